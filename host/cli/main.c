@@ -1,0 +1,49 @@
+/* offtrace: record an OpenMP offload program and look at the result. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "offtrace/offtrace.h"
+
+typedef struct verb {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} verb;
+
+static const verb verbs[] = {
+    {"record", ot_cmd_record, "run a program and record its offload activity into an OTF2 archive"},
+    {"info", ot_cmd_info, "say what is in an archive"},
+    {"convert", ot_cmd_convert, "turn a recording left by a program that died into an archive"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: offtrace <verb> [options] ...\n\n");
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        fprintf(to, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+    fprintf(to, "\n  offtrace record -o run1 -- ./app args   then   offtrace info run1\n");
+    fprintf(to, "  offtrace <verb> --help for the verb's options\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("offtrace %s\n", OFFTRACE_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(argv[1], verbs[i].name))
+            return verbs[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "offtrace: unknown verb '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,84 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "offtrace/offtrace.h"
+
+int ot_config_parse_size(const char *text, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (end == text || errno || text[0] == '-')
+        return -EINVAL;
+    unsigned long long scale = 1;
+    switch (*end) {
+    case 'k': case 'K': scale = 1ull << 10; end++; break;
+    case 'm': case 'M': scale = 1ull << 20; end++; break;
+    case 'g': case 'G': scale = 1ull << 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B' || *end == 'b')
+        end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
+    if (*end != '\0' || value > (~0ull) / scale)
+        return -EINVAL;
+    *out = (size_t)(value * scale);
+    return 0;
+}
+
+static int parse_switch(const char *text, int *out)
+{
+    static const char *on[] = {"1", "on", "yes", "true"};
+    static const char *off[] = {"0", "off", "no", "false"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!strcasecmp(text, on[i])) { *out = 1; return 0; }
+        if (!strcasecmp(text, off[i])) { *out = 0; return 0; }
+    }
+    return -EINVAL;
+}
+
+static int reject(char *err, size_t size, const char *name, const char *value, const char *accepted)
+{
+    snprintf(err, size, "offtrace: %s='%s' is not valid (accepted: %s); this run is not traced",
+             name, value, accepted);
+    return -EINVAL;
+}
+
+int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->enabled = 1;
+    cfg->chunk_bytes = OFFTRACE_DEFAULT_BUFFER_SIZE;
+    cfg->verbose = 1;
+    const char *v;
+
+    if ((v = getenv("OFFTRACE_ENABLE")) && parse_switch(v, &cfg->enabled))
+        return reject(err, err_size, "OFFTRACE_ENABLE", v, "1, 0, on, off, yes, no, true, false");
+    if ((v = getenv("OFFTRACE_VERBOSE"))) {
+        if (strlen(v) != 1 || v[0] < '0' || v[0] > '2')
+            return reject(err, err_size, "OFFTRACE_VERBOSE", v, "0, 1, 2");
+        cfg->verbose = v[0] - '0';
+    }
+    if ((v = getenv("OFFTRACE_BUFFER_SIZE"))) {
+        size_t size;
+        if (ot_config_parse_size(v, &size) || size < OFFTRACE_MIN_BUFFER_SIZE ||
+            size > OFFTRACE_MAX_BUFFER_SIZE)
+            return reject(err, err_size, "OFFTRACE_BUFFER_SIZE", v,
+                          "a size from 64K to 1G, such as 512K, 4M or 1G");
+        /* Chunks hold whole records and start on page boundaries. */
+        cfg->chunk_bytes = (size + 4095) & ~(size_t)4095;
+    }
+    if ((v = getenv("OFFTRACE_OUTPUT"))) {
+        if (!*v || strlen(v) >= sizeof cfg->output)
+            return reject(err, err_size, "OFFTRACE_OUTPUT", v,
+                          "a directory path that does not exist yet");
+        strcpy(cfg->output, v);
+    }
+    if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
+        cfg->output_preclaimed = !strcmp(v, "1");
+    return 0;
+}

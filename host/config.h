@@ -1,0 +1,34 @@
+/**
+ * \file config.h
+ * \brief The recorder's settings, read once from OFFTRACE_* environment
+ *        variables (documented in include/offtrace/offtrace.h).
+ */
+#ifndef OT_HOST_CONFIG_H
+#define OT_HOST_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct ot_config {
+    int enabled;            /**< OFFTRACE_ENABLE */
+    char output[4096];      /**< OFFTRACE_OUTPUT, "" = default name */
+    size_t chunk_bytes;     /**< OFFTRACE_BUFFER_SIZE */
+    int verbose;            /**< OFFTRACE_VERBOSE: 0 quiet, 1 one line at exit, 2 debug */
+    int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */
+} ot_config;
+
+/**
+ * \brief Fill \p cfg from the environment.
+ * \param err buffer for a one-line message naming the variable and the
+ *            accepted values when a value is wrong.
+ * \return 0 when every variable is valid, -EINVAL otherwise (then \p err is set
+ *         and the caller must not trace).
+ */
+int ot_config_from_env(ot_config *cfg, char *err, size_t err_size);
+
+/**
+ * \brief Parse a byte size such as "512K", "4M", "1G" or "65536".
+ * \return 0 and *out, or -EINVAL.
+ */
+int ot_config_parse_size(const char *text, size_t *out);
+
+#endif

@@ -1,0 +1,265 @@
+#define _GNU_SOURCE
+#include "convert.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <omp-tools.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert_internal.h"
+#include "offtrace/offtrace.h"
+
+uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
+{
+    return ot_timemap_apply(c->rec.ticks_to_ns, ticks);
+}
+
+/* ---- devices ---- */
+
+static const char *device_kind(const converter *c, int num)
+{
+    for (size_t i = 0; i < c->rec.device_count; i++)
+        if (c->rec.devices[i].num == num)
+            return c->rec.devices[i].kind;
+    return "device";
+}
+
+device_state *ot_cv_device(converter *c, int num)
+{
+    for (size_t i = 0; i < c->device_count; i++)
+        if (c->devices[i].num == num)
+            return &c->devices[i];
+    if (c->device_count == MAX_DEVICES || num < 0)
+        return NULL;
+    device_state *d = &c->devices[c->device_count++];
+    d->num = num;
+    return d;
+}
+
+static int is_offload_device(const converter *c, int num)
+{
+    for (size_t i = 0; i < c->rec.device_count; i++)
+        if (c->rec.devices[i].num == num)
+            return 1;
+    return 0;
+}
+
+/* The offload device a data operation touches: the end that is one of the
+ * devices the runtime initialised (the other end is the host). Without a
+ * device list, the end that is not the host number. */
+int ot_cv_op_device(const converter *c, const offtrace_raw_record *r)
+{
+    if (c->rec.device_count)
+        return is_offload_device(c, r->dst_device) ? r->dst_device : r->src_device;
+    if (r->dst_device >= 0 && r->dst_device != c->rec.host_device)
+        return r->dst_device;
+    return r->src_device;
+}
+
+static int record_device(const converter *c, const offtrace_raw_record *r)
+{
+    return r->event == OFFTRACE_RAW_DATA_OP ? ot_cv_op_device(c, r) : r->dst_device;
+}
+
+/* Mark devices that did anything, then give each an accelerator group, a
+ * timeline and an RDMA location whose comm ranks come first. */
+static int create_devices(converter *c)
+{
+    for (size_t s = 0; s < c->rec.stream_count; s++)
+        for (size_t i = 0; i < c->rec.streams[s].count; i++) {
+            const offtrace_raw_record *r = &c->rec.streams[s].records[i];
+            if (r->event == OFFTRACE_RAW_SUBMIT)
+                continue;
+            device_state *d = ot_cv_device(c, record_device(c, r));
+            if (d)
+                d->used = 1;
+        }
+    for (size_t i = 0; i < c->device_count; i++) {
+        device_state *d = &c->devices[i];
+        char name[64];
+        snprintf(name, sizeof name, "device %d RDMA", d->num);
+        d->timeline = ot_dt_new(d->num);
+        if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
+            return -ENOMEM;
+        d->rdma = ot_tw_add_location(c->tw, ot_dt_rdma_location(d->num), name, OT_LOC_DEVICE_RDMA, d->num, 1,
+                                     &d->rdma_rank);
+        if (!d->rdma)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- device memory bookkeeping ---- */
+
+static uint64_t alloc_key(int device, uint64_t addr)
+{
+    return (addr * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(unsigned)device;
+}
+
+int ot_cv_alloc_remember(converter *c, int device, uint64_t addr, uint64_t bytes)
+{
+    if ((c->alloc_count + 1) * 2 > c->alloc_capacity) {
+        size_t cap = c->alloc_capacity ? c->alloc_capacity * 2 : 1024;
+        void *old = c->allocs;
+        size_t old_cap = c->alloc_capacity;
+        c->allocs = calloc(cap, sizeof *c->allocs);
+        if (!c->allocs) {
+            c->allocs = old;
+            return -ENOMEM;
+        }
+        c->alloc_capacity = cap;
+        c->alloc_count = 0;
+        for (size_t i = 0; i < old_cap; i++) {
+            typeof(c->allocs) e = &((typeof(c->allocs))old)[i];
+            if (e->key && e->bytes != UINT64_MAX) {
+                size_t j = e->key & (cap - 1);
+                while (c->allocs[j].key)
+                    j = (j + 1) & (cap - 1);
+                c->allocs[j] = *e;
+                c->alloc_count++;
+            }
+        }
+        free(old);
+    }
+    uint64_t key = alloc_key(device, addr) | 1;
+    size_t j = key & (c->alloc_capacity - 1);
+    while (c->allocs[j].key && c->allocs[j].key != key)
+        j = (j + 1) & (c->alloc_capacity - 1);
+    if (!c->allocs[j].key)
+        c->alloc_count++;
+    c->allocs[j].key = key;
+    c->allocs[j].bytes = bytes;
+    return 0;
+}
+
+/* Returns the bytes allocated at addr and forgets them (tombstone). */
+uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr)
+{
+    if (!c->alloc_capacity)
+        return 0;
+    uint64_t key = alloc_key(device, addr) | 1;
+    size_t j = key & (c->alloc_capacity - 1);
+    while (c->allocs[j].key) {
+        if (c->allocs[j].key == key && c->allocs[j].bytes != UINT64_MAX) {
+            uint64_t bytes = c->allocs[j].bytes;
+            c->allocs[j].bytes = UINT64_MAX;
+            return bytes;
+        }
+        j = (j + 1) & (c->alloc_capacity - 1);
+    }
+    return 0;
+}
+
+
+/* ---- orchestration ---- */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* An earlier conversion may have died half way: start from a clean slate. */
+static void remove_partial_archive(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    remove(path);
+    snprintf(path, sizeof path, "%s/%s.def", dir, OFFTRACE_ARCHIVE_NAME);
+    remove(path);
+    snprintf(path, sizeof path, "%s/%s", dir, OFFTRACE_ARCHIVE_NAME);
+    remove_tree(path);
+}
+
+static void set_number(ot_trace_writer *tw, const char *key, uint64_t value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)value);
+    ot_tw_property(tw, key, text);
+}
+
+static int write_everything(converter *c, const ot_convert_options *opts)
+{
+    int rc = create_devices(c);
+    for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++)
+        rc = ot_cv_host_thread(c, &c->rec.streams[i]);
+    for (size_t i = 0; rc == 0 && i < c->device_count; i++)
+        rc = ot_dt_write(c->devices[i].timeline, c->tw, c->devices[i].rdma, &c->clipped);
+    if (rc)
+        return rc;
+    uint64_t records = 0;
+    for (size_t i = 0; i < c->rec.stream_count; i++)
+        records += c->rec.streams[i].count;
+    set_number(c->tw, "RECORDS", records);
+    set_number(c->tw, "LOST_RECORDS", c->rec.lost_records + opts->extra_lost);
+    set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
+    set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
+    set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
+    set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
+    return 0;
+}
+
+static void converter_free(converter *c)
+{
+    for (size_t i = 0; i < c->device_count; i++)
+        ot_dt_free(c->devices[i].timeline);
+    free(c->allocs);
+    ot_symbolizer_close(c->sym);
+    ot_raw_free(&c->rec);
+    free(c);
+}
+
+int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
+{
+    char raw_dir[4200];
+    snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
+    converter *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(msg, msg_size, "offtrace: out of memory");
+        return -ENOMEM;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
+    if (rc) {
+        converter_free(c);
+        return rc;
+    }
+    c->sym = ot_symbolizer_open();
+    for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
+        ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]);
+    remove_partial_archive(dir);
+    c->tw = ot_tw_open(dir, msg, msg_size);
+    if (!c->sym || !c->tw) {
+        if (!c->sym)
+            snprintf(msg, msg_size, "offtrace: out of memory");
+        ot_tw_abort(c->tw);
+        converter_free(c);
+        return -ENOMEM;
+    }
+    rc = write_everything(c, opts);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == 0) {
+        char secs[32];
+        snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
+        rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns, msg, msg_size);
+    } else {
+        snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
+        ot_tw_abort(c->tw);
+    }
+    converter_free(c);
+    if (rc == 0 && !opts->keep_raw)
+        remove_tree(raw_dir);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/**
+ * \file convert.h
+ * \brief Turn a recording directory (`<dir>/raw/`) into the OTF2 archive
+ *        `<dir>/traces.otf2`, then remove the raw files.
+ *
+ * Runs inside the traced process at its exit, or in `offtrace record` /
+ * `offtrace convert` after the process died. A half-written archive from an
+ * interrupted earlier attempt is replaced.
+ */
+#ifndef OT_CONVERT_CONVERT_H
+#define OT_CONVERT_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ot_convert_options {
+    const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
+    uint64_t extra_lost;  /**< records lost outside any stream */
+    int keep_raw;         /**< leave raw/ in place after success */
+} ot_convert_options;
+
+/**
+ * \brief Convert `<dir>/raw` into `<dir>/traces.otf2`.
+ * \param msg one-line message on failure.
+ * \return 0, -ENOENT when there is no recording, or another negative errno.
+ */
+int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size);
+
+#endif

@@ -1,0 +1,60 @@
+/**
+ * \file convert_internal.h
+ * \brief State shared by the conversion's orchestration (convert.c) and its
+ *        per-host-thread pass (host_pass.c).
+ */
+#ifndef OT_CONVERT_INTERNAL_H
+#define OT_CONVERT_INTERNAL_H
+
+#include <stdint.h>
+
+#include "device_timeline.h"
+#include "raw_reader.h"
+#include "symbolize.h"
+#include "trace_writer.h"
+
+#define MAX_DEVICES 64
+#define MAX_OPEN 256
+
+/* One offload device as the conversion sees it. */
+typedef struct device_state {
+    int num;
+    int used;
+    ot_device_timeline *timeline;
+    OTF2_EvtWriter *rdma;
+    uint32_t rdma_rank;
+} device_state;
+
+typedef struct converter {
+    ot_raw_recording rec;
+    ot_symbolizer *sym;
+    ot_trace_writer *tw;
+    device_state devices[MAX_DEVICES];
+    size_t device_count;
+    /* device memory: (device, address) -> bytes, for deletes that report 0 */
+    struct { uint64_t key, bytes; } *allocs;
+    size_t alloc_capacity, alloc_count;
+    uint64_t unfinished, unmatched, clipped;
+} converter;
+
+/** \brief Host ticks to host ns. */
+uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
+
+/** \brief The state of device \p num (created on first use); NULL past MAX_DEVICES. */
+device_state *ot_cv_device(converter *c, int num);
+
+/** \brief The offload device a data operation touches. */
+int ot_cv_op_device(const converter *c, const offtrace_raw_record *r);
+
+/** \brief Remember an allocation; forget one and return its size (0 if unknown). */
+int ot_cv_alloc_remember(converter *c, int device, uint64_t addr, uint64_t bytes);
+uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr);
+
+/**
+ * \brief Write one host thread's events and hand its device-side events to
+ *        the device timelines.
+ * \return 0 or a negative errno.
+ */
+int ot_cv_host_thread(converter *c, const ot_raw_stream *stream);
+
+#endif

@@ -1,0 +1,399 @@
+/**
+ * \file host_pass.c
+ * \brief Convert one host thread's records: its Enter/Leave and RMA events
+ *        go straight to its location; kernels, transfers and memory changes
+ *        go to the device timelines.
+ *
+ * A `target data` construct reaches OMPT as an enter-data and a later
+ * exit-data construct. A pre-pass pairs them: an exit-data on the same
+ * thread, for the same device, from the same function, matches the most
+ * recent unmatched enter-data (last in, first out). A pair becomes a
+ * "target data" region around both. An `enter data` / `exit data` pair in
+ * one function is shown the same way: it is a data region too.
+ */
+#define _GNU_SOURCE
+#include <omp-tools.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_internal.h"
+
+#define MAX_OPEN 256
+#define NO_REGION UINT32_MAX
+#define EVENT_SPAN 0xFF /* open_item.event of a target data span */
+
+typedef struct open_item {
+    uint8_t event, subkind;
+    int device;
+    uint64_t id, begin, bytes, codeptr, addr;
+    OTF2_RegionRef region, outer; /* outer: API wrapper entered before region */
+} open_item;
+
+typedef struct span_pair {
+    uint64_t enter_id, exit_id;
+    OTF2_RegionRef region;
+} span_pair;
+
+typedef struct thread_pass {
+    converter *c;
+    const ot_raw_stream *s;
+    OTF2_EvtWriter *w;
+    open_item open[MAX_OPEN];
+    size_t depth;
+    span_pair *spans;
+    size_t span_count;
+    uint64_t last_time;
+} thread_pass;
+
+static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
+static int is_exit_data(uint8_t k) { return k == ompt_target_exit_data || k == ompt_target_exit_data_nowait; }
+static int is_to_device(uint8_t op) { return op == ompt_target_data_transfer_to_device || op == ompt_target_data_transfer_to_device_async; }
+static int is_from_device(uint8_t op) { return op == ompt_target_data_transfer_from_device || op == ompt_target_data_transfer_from_device_async; }
+static int is_alloc(uint8_t op) { return op == ompt_target_data_alloc || op == ompt_target_data_alloc_async; }
+static int is_delete(uint8_t op) { return op == ompt_target_data_delete || op == ompt_target_data_delete_async; }
+
+static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, size_t size)
+{
+    if (ot_symbolizer_lookup(c->sym, codeptr, loc) != 0)
+        memset(loc, 0, sizeof *loc);
+    ot_srcloc_format(loc, codeptr, label, size);
+}
+
+static const char *construct_name(uint8_t kind)
+{
+    switch (kind) {
+    case ompt_target: return "target";
+    case ompt_target_enter_data: return "target enter data";
+    case ompt_target_exit_data: return "target exit data";
+    case ompt_target_update: return "target update";
+    case ompt_target_nowait: return "target nowait";
+    case ompt_target_enter_data_nowait: return "target enter data nowait";
+    case ompt_target_exit_data_nowait: return "target exit data nowait";
+    case ompt_target_update_nowait: return "target update nowait";
+    default: return "target (unknown kind)";
+    }
+}
+
+static OTF2_RegionRef construct_region(converter *c, uint8_t kind, uint64_t codeptr)
+{
+    ot_srcloc loc;
+    char label[512], name[640];
+    locate(c, codeptr, &loc, label, sizeof label);
+    snprintf(name, sizeof name, "%s @%s", construct_name(kind), label);
+    OTF2_RegionRole role = (kind == ompt_target || kind == ompt_target_nowait) ? OTF2_REGION_ROLE_TASK_WAIT
+                                                                               : OTF2_REGION_ROLE_DATA_TRANSFER;
+    return ot_tw_region(c->tw, name, role, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line, loc.line);
+}
+
+static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
+{
+    ot_srcloc loc;
+    char label[512], name[640];
+    locate(c, target_codeptr, &loc, label, sizeof label);
+    if (loc.kernel)
+        snprintf(name, sizeof name, "%s", loc.kernel);
+    else
+        snprintf(name, sizeof name, "kernel @%s", label);
+    return ot_tw_region(c->tw, name, OTF2_REGION_ROLE_FUNCTION, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line,
+                        loc.line);
+}
+
+static OTF2_RegionRef data_op_region(converter *c, uint8_t op)
+{
+    const char *name = "data op associate";
+    OTF2_RegionRole role = OTF2_REGION_ROLE_CODE;
+    if (is_to_device(op))
+        name = "data op host->device", role = OTF2_REGION_ROLE_DATA_TRANSFER;
+    else if (is_from_device(op))
+        name = "data op device->host", role = OTF2_REGION_ROLE_DATA_TRANSFER;
+    else if (is_alloc(op))
+        name = "data op alloc", role = OTF2_REGION_ROLE_ALLOCATE;
+    else if (is_delete(op))
+        name = "data op delete", role = OTF2_REGION_ROLE_DEALLOCATE;
+    else if (op == ompt_target_data_disassociate)
+        name = "data op disassociate";
+    return ot_tw_region(c->tw, name, role, OT_PARADIGM_OPENMP_TARGET, NULL, 0, 0);
+}
+
+/* Data operations outside any construct come from the device memory API. */
+static OTF2_RegionRef api_region(converter *c, uint8_t op, uint64_t codeptr)
+{
+    const char *api = is_alloc(op) ? "omp_target_alloc"
+                    : is_delete(op) ? "omp_target_free"
+                    : (is_to_device(op) || is_from_device(op)) ? "omp_target_memcpy"
+                    : "omp_target_associate_ptr";
+    ot_srcloc loc;
+    char label[512], name[640];
+    locate(c, codeptr, &loc, label, sizeof label);
+    snprintf(name, sizeof name, "%s @%s", api, label);
+    return ot_tw_region(c->tw, name, OTF2_REGION_ROLE_WRAPPER, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line,
+                        loc.line);
+}
+
+static OTF2_RegionRef rdma_region(converter *c, int to_device)
+{
+    return ot_tw_region(c->tw, to_device ? "transfer host->device" : "transfer device->host",
+                        OTF2_REGION_ROLE_DATA_TRANSFER, OT_PARADIGM_OPENMP_TARGET, NULL, 0, 0);
+}
+
+/* ---- pre-pass: pair enter-data with exit-data ---- */
+
+typedef struct pending_enter {
+    uint64_t id, codeptr;
+    int device;
+    const char *function;
+} pending_enter;
+
+static const char *function_of(converter *c, uint64_t codeptr)
+{
+    ot_srcloc loc;
+    if (ot_symbolizer_lookup(c->sym, codeptr, &loc) != 0 || !loc.function)
+        return NULL;
+    return loc.function;
+}
+
+static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_record *exit)
+{
+    span_pair *s = realloc(p->spans, (p->span_count + 1) * sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    p->spans = s;
+    ot_srcloc begin, end;
+    char label[512], name[640];
+    locate(p->c, exit->codeptr, &end, label, sizeof label);
+    locate(p->c, e->codeptr, &begin, label, sizeof label);
+    snprintf(name, sizeof name, "target data @%s", label);
+    s[p->span_count++] = (span_pair){e->id, exit->id,
+        ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_CODE, OT_PARADIGM_OPENMP_TARGET, begin.file, begin.line,
+                     end.file && begin.file && !strcmp(end.file, begin.file) ? end.line : begin.line)};
+    return 0;
+}
+
+static int pair_data_regions(thread_pass *p)
+{
+    pending_enter pending[MAX_OPEN];
+    size_t depth = 0;
+    for (size_t i = 0; i < p->s->count; i++) {
+        const offtrace_raw_record *r = &p->s->records[i];
+        if (r->event != OFFTRACE_RAW_TARGET || r->endpoint != OFFTRACE_RAW_BEGIN)
+            continue;
+        if (is_enter_data(r->subkind) && depth < MAX_OPEN) {
+            pending[depth++] = (pending_enter){r->id, r->codeptr, r->dst_device, function_of(p->c, r->codeptr)};
+        } else if (is_exit_data(r->subkind) && depth) {
+            const pending_enter *top = &pending[depth - 1];
+            const char *fn = function_of(p->c, r->codeptr);
+            if (top->device == r->dst_device && fn && top->function && !strcmp(fn, top->function)) {
+                if (add_span(p, top, r))
+                    return -ENOMEM;
+                depth--;
+            }
+        }
+    }
+    return 0;
+}
+
+static const span_pair *span_by_enter(const thread_pass *p, uint64_t id)
+{
+    for (size_t i = p->span_count; i-- > 0;)
+        if (p->spans[i].enter_id == id)
+            return &p->spans[i];
+    return NULL;
+}
+
+/* ---- write pass ---- */
+
+static void enter(thread_pass *p, uint64_t t, OTF2_RegionRef r)
+{
+    if (r == NO_REGION)
+        return;
+    OTF2_EvtWriter_Enter(p->w, NULL, t, r);
+    ot_tw_cover(p->c->tw, t);
+}
+
+static void leave(thread_pass *p, uint64_t t, OTF2_RegionRef r)
+{
+    if (r == NO_REGION)
+        return;
+    OTF2_EvtWriter_Leave(p->w, NULL, t, r);
+    ot_tw_cover(p->c->tw, t);
+}
+
+static open_item *push(thread_pass *p)
+{
+    if (p->depth == MAX_OPEN)
+        return NULL;
+    open_item *o = &p->open[p->depth++];
+    memset(o, 0, sizeof *o);
+    o->region = o->outer = NO_REGION;
+    return o;
+}
+
+/* Close an item at time t; `end` is its END record, or NULL when the thread
+ * stopped (the program died) before the operation finished. */
+static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+{
+    converter *c = p->c;
+    device_state *d = ot_cv_device(c, o->device);
+    if (!end)
+        c->unfinished++;
+    if (o->event == OFFTRACE_RAW_DATA_OP) {
+        if (is_to_device(o->subkind) || is_from_device(o->subkind)) {
+            OTF2_EvtWriter_RmaOpCompleteBlocking(p->w, NULL, t, ot_tw_window(c->tw), o->id);
+            if (d && d->timeline)
+                ot_dt_add_transfer(d->timeline, o->begin, t, rdma_region(c, is_to_device(o->subkind)));
+        } else if (is_alloc(o->subkind) && end && d && d->timeline) {
+            ot_cv_alloc_remember(c, o->device, end->dst_addr, end->bytes);
+            ot_dt_add_memory(d->timeline, t, (int64_t)end->bytes);
+        } else if (is_delete(o->subkind) && end && d && d->timeline) {
+            uint64_t bytes = ot_cv_alloc_forget(c, o->device, end->src_addr);
+            if (bytes)
+                ot_dt_add_memory(d->timeline, t, -(int64_t)bytes);
+        }
+    } else if (o->event == OFFTRACE_RAW_SUBMIT && d && d->timeline) {
+        ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr));
+    }
+    leave(p, t, o->region);
+    leave(p, t, o->outer);
+}
+
+/* Pop to the item with this event and id, closing anything above it as
+ * unfinished. Returns 0 when found. */
+static int pop_matching(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, const offtrace_raw_record *r)
+{
+    size_t i = p->depth;
+    while (i-- > 0)
+        if (p->open[i].event == event && p->open[i].id == id)
+            break;
+    if (i == (size_t)-1) {
+        p->c->unmatched++;
+        return -1;
+    }
+    while (p->depth > i + 1)
+        close_item(p, &p->open[--p->depth], t, NULL);
+    close_item(p, &p->open[--p->depth], t, r);
+    return 0;
+}
+
+static const open_item *find_open(const thread_pass *p, uint8_t event, uint64_t id)
+{
+    for (size_t i = p->depth; i-- > 0;)
+        if (p->open[i].event == event && p->open[i].id == id)
+            return &p->open[i];
+    return NULL;
+}
+
+static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    if (r->endpoint == OFFTRACE_RAW_BEGIN) {
+        const span_pair *span = is_enter_data(r->subkind) ? span_by_enter(p, r->id) : NULL;
+        open_item *o;
+        if (span && (o = push(p))) {
+            o->event = EVENT_SPAN;
+            o->id = span->exit_id;
+            o->region = span->region;
+            o->device = r->dst_device;
+            enter(p, t, o->region);
+        }
+        if ((o = push(p))) {
+            o->event = OFFTRACE_RAW_TARGET;
+            o->subkind = r->subkind;
+            o->id = r->id;
+            o->device = r->dst_device;
+            o->codeptr = r->codeptr;
+            o->begin = t;
+            o->region = construct_region(p->c, r->subkind, r->codeptr);
+            enter(p, t, o->region);
+        }
+        return;
+    }
+    if (pop_matching(p, OFFTRACE_RAW_TARGET, r->id, t, r) == 0 && is_exit_data(r->subkind) && p->depth &&
+        p->open[p->depth - 1].event == EVENT_SPAN && p->open[p->depth - 1].id == r->id)
+        close_item(p, &p->open[--p->depth], t, r);
+}
+
+static void on_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
+        pop_matching(p, OFFTRACE_RAW_DATA_OP, r->id, t, r);
+        return;
+    }
+    open_item *o = push(p);
+    if (!o)
+        return;
+    o->event = OFFTRACE_RAW_DATA_OP;
+    o->subkind = r->subkind;
+    o->id = r->id;
+    o->device = ot_cv_op_device(p->c, r);
+    o->begin = t;
+    o->bytes = r->bytes;
+    if (r->target_id == 0)
+        o->outer = api_region(p->c, r->subkind, r->codeptr);
+    o->region = data_op_region(p->c, r->subkind);
+    enter(p, t, o->outer);
+    enter(p, t, o->region);
+    device_state *d = ot_cv_device(p->c, o->device);
+    if (d && d->rdma && is_to_device(r->subkind))
+        OTF2_EvtWriter_RmaPut(p->w, NULL, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+    else if (d && d->rdma && is_from_device(r->subkind))
+        OTF2_EvtWriter_RmaGet(p->w, NULL, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+}
+
+static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
+        pop_matching(p, OFFTRACE_RAW_SUBMIT, r->id, t, r);
+        return;
+    }
+    const open_item *target = find_open(p, OFFTRACE_RAW_TARGET, r->target_id);
+    open_item *o = push(p);
+    if (!o)
+        return;
+    o->event = OFFTRACE_RAW_SUBMIT;
+    o->id = r->id;
+    o->begin = t;
+    o->device = target ? target->device : -1;
+    o->codeptr = target ? target->codeptr : 0;
+}
+
+static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t size)
+{
+    if (h->is_process_main)
+        snprintf(name, size, "Master thread");
+    else if (h->thread_kind == OFFTRACE_RAW_THREAD_WORKER)
+        snprintf(name, size, "OpenMP thread %u (tid %d)", h->thread_index, h->os_tid);
+    else
+        snprintf(name, size, "thread %u (tid %d)", h->thread_index, h->os_tid);
+}
+
+int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
+{
+    thread_pass *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->c = c;
+    p->s = s;
+    char name[128];
+    thread_name(&s->header, name, sizeof name);
+    p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
+    int rc = p->w ? pair_data_regions(p) : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < s->count; i++) {
+        const offtrace_raw_record *r = &s->records[i];
+        uint64_t t = ot_cv_to_ns(c, r->time);
+        if (t < p->last_time) /* never let a clock read make time run back */
+            t = p->last_time;
+        p->last_time = t;
+        if (r->event == OFFTRACE_RAW_TARGET)
+            on_target(p, r, t);
+        else if (r->event == OFFTRACE_RAW_DATA_OP)
+            on_data_op(p, r, t);
+        else if (r->event == OFFTRACE_RAW_SUBMIT)
+            on_submit(p, r, t);
+    }
+    while (rc == 0 && p->depth)
+        close_item(p, &p->open[--p->depth], p->last_time, NULL);
+    free(p->spans);
+    free(p);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/**
+ * \file raw_reader.h
+ * \brief Read a recording directory (`<dir>/raw/`, see raw_format.h) back:
+ *        the thread streams, the clock pairs, the device list.
+ */
+#ifndef OT_CONVERT_RAW_READER_H
+#define OT_CONVERT_RAW_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offtrace/raw_format.h"
+#include "timemap.h"
+
+/** One thread's committed records, in the order the thread wrote them. */
+typedef struct ot_raw_stream {
+    offtrace_raw_stream_header header;
+    offtrace_raw_record *records; /**< compacted copy, empty chunk tails removed */
+    size_t count;
+} ot_raw_stream;
+
+typedef struct ot_raw_device {
+    int num;
+    char kind[64];
+} ot_raw_device;
+
+typedef struct ot_raw_recording {
+    ot_raw_stream *streams;
+    size_t stream_count;
+    ot_raw_device *devices;
+    size_t device_count;
+    int host_device;          /**< omp_get_initial_device(), -1 if unknown */
+    ot_timemap *ticks_to_ns;  /**< host ticks -> CLOCK_MONOTONIC ns */
+    int64_t realtime_offset_ns; /**< realtime - monotonic at the first pair */
+    char **maps_files;        /**< paths of maps.<n>, oldest first */
+    size_t maps_count;
+    uint64_t lost_records;    /**< sum over stream headers */
+    uint64_t ignored_streams; /**< streams of another format version */
+} ot_raw_recording;
+
+/**
+ * \brief Load `<raw_dir>`.
+ * \param err one-line message on failure.
+ * \return 0, -ENOENT when the directory is not a recording, -EINVAL when it is
+ *         unusable (e.g. no clock pairs), -ENOMEM.
+ */
+int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
+
+/** \brief Release everything ot_raw_load allocated. */
+void ot_raw_free(ot_raw_recording *rec);
+
+#endif

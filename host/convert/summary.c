@@ -1,0 +1,345 @@
+#define _GNU_SOURCE
+#include "summary.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "offtrace/offtrace.h"
+
+typedef struct reader_state {
+    ot_summary *s;
+    char **strings;
+    size_t string_count;
+    int *region_kind;          /* construct kind per region, -1 for others */
+    size_t region_count;
+    uint64_t *stream_locations;
+    size_t stream_count;
+    uint64_t *locations;
+    size_t location_count;
+    uint64_t first, last;
+} reader_state;
+
+static void *grow(void *p, size_t *count, size_t need, size_t item)
+{
+    if (need < *count)
+        return p;
+    size_t n = need + 64;
+    char *q = realloc(p, n * item);
+    if (!q)
+        return NULL;
+    memset(q + *count * item, 0, (n - *count) * item);
+    *count = n;
+    return q;
+}
+
+static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
+{
+    reader_state *r = u;
+    char **s = grow(r->strings, &r->string_count, self, sizeof *s);
+    if (!s)
+        return OTF2_CALLBACK_INTERRUPT;
+    r->strings = s;
+    s[self] = strdup(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int construct_kind(const char *name)
+{
+    static const char *prefixes[OT_CONSTRUCT_KINDS] = {"target @", "target enter data", "target exit data",
+                                                       "target update", "target data @"};
+    if (!strncmp(name, "target nowait @", 15))
+        return OT_CONSTRUCT_TARGET;
+    for (int k = 0; k < OT_CONSTRUCT_KINDS; k++)
+        if (!strncmp(name, prefixes[k], strlen(prefixes[k])))
+            return k;
+    return -1;
+}
+
+static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                    OTF2_StringRef desc, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    reader_state *r = u;
+    size_t before = r->region_count;
+    int *k = grow(r->region_kind, &r->region_count, self, sizeof *k);
+    if (!k)
+        return OTF2_CALLBACK_INTERRUPT;
+    for (size_t i = before; i < r->region_count; i++)
+        k[i] = -1;
+    r->region_kind = k;
+    const char *text = name < r->string_count && r->strings[name] ? r->strings[name] : "";
+    k[self] = construct_kind(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                      uint64_t events, OTF2_LocationGroupRef group)
+{
+    reader_state *r = u;
+    uint64_t *all = realloc(r->locations, (r->location_count + 1) * sizeof *all);
+    if (!all)
+        return OTF2_CALLBACK_INTERRUPT;
+    all[r->location_count++] = self;
+    r->locations = all;
+    r->s->events += events;
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD)
+        r->s->host_threads++;
+    if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
+        size_t count = r->stream_count;
+        uint64_t *l = realloc(r->stream_locations, (count + 1) * sizeof *l);
+        if (!l)
+            return OTF2_CALLBACK_INTERRUPT;
+        l[count] = self;
+        r->stream_locations = l;
+        r->stream_count++;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                   OTF2_LocationGroupRef creator)
+{
+    reader_state *r = u;
+    if (type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)
+        r->s->devices++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t rt)
+{
+    reader_state *r = u;
+    r->s->duration_s = resolution ? (double)length / (double)resolution : 0;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* RDMA locations are accelerator streams too; a kernel is an Enter on a
+ * stream whose id is not an RDMA id (low 16 bits all ones). */
+static int is_kernel_stream(const reader_state *r, OTF2_LocationRef loc)
+{
+    if ((loc & 0xFFFFu) == 0xFFFFu)
+        return 0;
+    for (size_t i = 0; i < r->stream_count; i++)
+        if (r->stream_locations[i] == loc)
+            return 1;
+    return 0;
+}
+
+static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                  OTF2_AttributeList *a,
+                                  OTF2_RegionRef region)
+{
+    reader_state *r = u;
+    if (is_kernel_stream(r, loc))
+        r->s->kernels++;
+    else if (region < r->region_count && r->region_kind[region] >= 0)
+        r->s->constructs[r->region_kind[region]]++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_put(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                  OTF2_AttributeList *a,
+                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    reader_state *r = u;
+    r->s->h2d_count++;
+    r->s->h2d_bytes += bytes;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_get(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                  OTF2_AttributeList *a,
+                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    reader_state *r = u;
+    r->s->d2h_count++;
+    r->s->d2h_bytes += bytes;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void read_properties(OTF2_Reader *rd, ot_summary *s)
+{
+    char *value = NULL;
+    if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
+        s->lost_records = strtoull(value, NULL, 10);
+        free(value);
+    }
+    if (OTF2_Reader_GetProperty(rd, "OFFTRACE::UNFINISHED_OPERATIONS", &value) == OTF2_SUCCESS && value) {
+        s->unfinished = strtoull(value, NULL, 10);
+        free(value);
+    }
+    if (OTF2_Reader_GetProperty(rd, "OFFTRACE::CONVERSION_SECONDS", &value) == OTF2_SUCCESS && value) {
+        s->conversion_s = strtod(value, NULL);
+        free(value);
+    }
+    snprintf(s->partial, sizeof s->partial, "no");
+    if (OTF2_Reader_GetProperty(rd, "OFFTRACE::PARTIAL", &value) == OTF2_SUCCESS && value) {
+        snprintf(s->partial, sizeof s->partial, "%s", value);
+        free(value);
+    }
+    char *creator = NULL;
+    if (OTF2_Reader_GetCreator(rd, &creator) == OTF2_SUCCESS && creator) {
+        snprintf(s->creator, sizeof s->creator, "%s", creator);
+        free(creator);
+    }
+}
+
+static uint64_t archive_bytes_total;
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    if (flag == FTW_F)
+        archive_bytes_total += (uint64_t)st->st_size;
+    return 0;
+}
+
+static int read_definitions(OTF2_Reader *rd, reader_state *st)
+{
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    if (!gdr)
+        return -EINVAL;
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, st);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n;
+    OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    return rc == OTF2_SUCCESS ? 0 : -EINVAL;
+}
+
+/* Each location is read with its own local reader, one after the other:
+ * nothing is merged, so memory stays flat in the number of events. */
+static int read_events(OTF2_Reader *rd, reader_state *st)
+{
+    for (size_t i = 0; i < st->location_count; i++)
+        OTF2_Reader_SelectLocation(rd, st->locations[i]);
+    int has_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS)
+        return -EINVAL;
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < st->location_count; i++) {
+        if (has_defs) {
+            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, st->locations[i]);
+            uint64_t n;
+            if (dr) {
+                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+                OTF2_Reader_CloseDefReader(rd, dr);
+            }
+        }
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, st->locations[i]);
+        if (!er) {
+            rc = -EINVAL;
+            break;
+        }
+        OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, st);
+        uint64_t n;
+        if (OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
+            rc = -EINVAL;
+        OTF2_Reader_CloseEvtReader(rd, er);
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    if (has_defs)
+        OTF2_Reader_CloseDefFiles(rd);
+    OTF2_Reader_CloseEvtFiles(rd);
+    return rc;
+}
+
+static void free_state(reader_state *st)
+{
+    for (size_t i = 0; i < st->string_count; i++)
+        free(st->strings[i]);
+    free(st->strings);
+    free(st->region_kind);
+    free(st->stream_locations);
+    free(st->locations);
+}
+
+int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    char anchor[4200];
+    struct stat sb;
+    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    if (stat(anchor, &sb) != 0) {
+        snprintf(err, err_size, "offtrace: '%s' holds no trace (no %s.otf2)", dir, OFFTRACE_ARCHIVE_NAME);
+        return -ENOENT;
+    }
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd) {
+        snprintf(err, err_size, "offtrace: '%s' is not a readable OTF2 archive", anchor);
+        return -EINVAL;
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    reader_state st = {.s = out};
+    read_properties(rd, out);
+    int rc = read_definitions(rd, &st);
+    out->device_streams = st.stream_count > out->devices ? st.stream_count - out->devices : 0;
+    if (rc == 0)
+        rc = read_events(rd, &st);
+    OTF2_Reader_Close(rd);
+    free_state(&st);
+    if (rc) {
+        snprintf(err, err_size, "offtrace: '%s' is damaged or not an OTF2 archive offtrace can read", anchor);
+        return rc;
+    }
+    archive_bytes_total = 0;
+    nftw(dir, add_size, 16, FTW_PHYS);
+    out->archive_bytes = archive_bytes_total;
+    return 0;
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t size)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, size, "%.2f GiB", b / 1073741824.0);
+    else if (b >= (1ull << 20))
+        snprintf(buf, size, "%.2f MiB", b / 1048576.0);
+    else if (b >= (1ull << 10))
+        snprintf(buf, size, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(buf, size, "%llu B", (unsigned long long)b);
+}
+
+void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
+{
+    char h2d[32], d2h[32], size[32];
+    human_bytes(s->h2d_bytes, h2d, sizeof h2d);
+    human_bytes(s->d2h_bytes, d2h, sizeof d2h);
+    human_bytes(s->archive_bytes, size, sizeof size);
+    fprintf(to, "offtrace: target regions   %llu target, %llu enter data, %llu exit data, %llu update, "
+                "%llu data regions\n",
+            (unsigned long long)s->constructs[OT_CONSTRUCT_TARGET],
+            (unsigned long long)s->constructs[OT_CONSTRUCT_ENTER_DATA],
+            (unsigned long long)s->constructs[OT_CONSTRUCT_EXIT_DATA],
+            (unsigned long long)s->constructs[OT_CONSTRUCT_UPDATE],
+            (unsigned long long)s->constructs[OT_CONSTRUCT_DATA_REGION]);
+    fprintf(to, "offtrace: kernels          %llu on %llu device(s)\n", (unsigned long long)s->kernels,
+            (unsigned long long)s->devices);
+    fprintf(to, "offtrace: host->device     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->h2d_count,
+            (unsigned long long)s->h2d_bytes, h2d);
+    fprintf(to, "offtrace: device->host     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->d2h_count,
+            (unsigned long long)s->d2h_bytes, d2h);
+    fprintf(to, "offtrace: trace            %llu events, %llu host threads, %.6f s, %s on disk\n",
+            (unsigned long long)s->events, (unsigned long long)s->host_threads, s->duration_s, size);
+    fprintf(to, "offtrace: overhead         %.3f s writing the archive at exit; per-event cost in "
+                "docs/performance.md\n", s->conversion_s);
+    if (s->lost_records)
+        fprintf(to, "offtrace: LOST             %llu records could not be stored\n",
+                (unsigned long long)s->lost_records);
+    if (strcmp(s->partial, "no"))
+        fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
+                s->partial, (unsigned long long)s->unfinished);
+    fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
+}

@@ -1,0 +1,39 @@
+/**
+ * \file summary.h
+ * \brief Read an offtrace OTF2 archive back with OTF2's reader and count
+ *        what is in it: the numbers `offtrace record` and `offtrace info`
+ *        print. Streaming: memory does not grow with the number of events.
+ */
+#ifndef OT_CONVERT_SUMMARY_H
+#define OT_CONVERT_SUMMARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { OT_CONSTRUCT_TARGET, OT_CONSTRUCT_ENTER_DATA, OT_CONSTRUCT_EXIT_DATA, OT_CONSTRUCT_UPDATE,
+       OT_CONSTRUCT_DATA_REGION, OT_CONSTRUCT_KINDS };
+
+typedef struct ot_summary {
+    uint64_t constructs[OT_CONSTRUCT_KINDS]; /**< Enter events per construct kind */
+    uint64_t kernels;                          /**< Enter events on device streams */
+    uint64_t h2d_count, h2d_bytes;             /**< RmaPut */
+    uint64_t d2h_count, d2h_bytes;             /**< RmaGet */
+    uint64_t events, host_threads, devices, device_streams;
+    uint64_t lost_records, unfinished;
+    double duration_s, conversion_s;
+    uint64_t archive_bytes;
+    char partial[256];                         /**< "no" or the reason */
+    char creator[128];
+} ot_summary;
+
+/**
+ * \brief Summarise `<dir>/traces.otf2`.
+ * \param err one-line message on failure.
+ * \return 0, -ENOENT (no archive), -EINVAL (not readable as OTF2).
+ */
+int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size);
+
+/** \brief Print the human summary (a few aligned lines). */
+void ot_summary_print(const ot_summary *s, const char *dir, FILE *to);
+
+#endif

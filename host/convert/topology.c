@@ -1,0 +1,59 @@
+#include "topology.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void add_prop(ot_topology *t, const char *name, const char *value)
+{
+    if (t->prop_count >= OT_TOPOLOGY_MAX_PROPS || !value || !*value)
+        return;
+    snprintf(t->prop_name[t->prop_count], sizeof t->prop_name[0], "%s", name);
+    snprintf(t->prop_value[t->prop_count], sizeof t->prop_value[0], "%s", value);
+    t->prop_count++;
+}
+
+static void add_count(ot_topology *t, hwloc_topology_t topo, const char *name, hwloc_obj_type_t type)
+{
+    int n = hwloc_get_nbobjs_by_type(topo, type);
+    char value[32];
+    if (n <= 0)
+        return;
+    snprintf(value, sizeof value, "%d", n);
+    add_prop(t, name, value);
+}
+
+int ot_topology_describe(ot_topology *out)
+{
+    memset(out, 0, sizeof *out);
+    strcpy(out->machine, "Linux");
+    if (gethostname(out->hostname, sizeof out->hostname - 1) != 0)
+        strcpy(out->hostname, "localhost");
+
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0)
+        return -EIO;
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return -EIO;
+    }
+    hwloc_obj_t root = hwloc_get_root_obj(topo);
+    const char *product = hwloc_obj_get_info_by_name(root, "DMIProductName");
+    if (product && *product)
+        snprintf(out->machine, sizeof out->machine, "%s", product);
+    hwloc_obj_t package = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+    if (package)
+        add_prop(out, "CPU model", hwloc_obj_get_info_by_name(package, "CPUModel"));
+    add_count(out, topo, "packages", HWLOC_OBJ_PACKAGE);
+    add_count(out, topo, "NUMA nodes", HWLOC_OBJ_NUMANODE);
+    add_count(out, topo, "cores", HWLOC_OBJ_CORE);
+    add_count(out, topo, "hardware threads", HWLOC_OBJ_PU);
+    char mem[32];
+    snprintf(mem, sizeof mem, "%llu MiB", (unsigned long long)(root->total_memory >> 20));
+    add_prop(out, "memory", mem);
+    add_prop(out, "OS", hwloc_obj_get_info_by_name(root, "OSName"));
+    hwloc_topology_destroy(topo);
+    return 0;
+}

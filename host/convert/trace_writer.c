@@ -1,0 +1,449 @@
+#define _GNU_SOURCE
+#include "trace_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "offtrace/offtrace.h"
+#include "topology.h"
+
+typedef struct interned { char *key; uint32_t id; } interned;
+
+/* Open-addressing table from a key string to a dense id. */
+typedef struct intern_table {
+    interned *slots;
+    size_t capacity, count;
+    char **by_id; /* key of each id, for writing definitions */
+} intern_table;
+
+typedef struct region_def {
+    OTF2_StringRef name, file;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+    uint32_t begin_line, end_line;
+} region_def;
+
+typedef struct location_def {
+    uint64_t id;
+    OTF2_StringRef name;
+    ot_location_kind kind;
+    int device;
+    OTF2_EvtWriter *writer;
+} location_def;
+
+typedef struct device_def {
+    int num;
+    OTF2_StringRef name;
+    OTF2_SystemTreeNodeRef node;
+    OTF2_LocationGroupRef group;
+} device_def;
+
+struct ot_trace_writer {
+    OTF2_Archive *archive;
+    intern_table strings, region_keys;
+    region_def *regions;
+    location_def *locations;
+    size_t location_count;
+    uint64_t *comm_members;
+    uint32_t comm_count;
+    device_def *devices;
+    size_t device_count;
+    uint64_t first_time, last_time;
+};
+
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static int intern_grow(intern_table *t)
+{
+    size_t cap = t->capacity ? t->capacity * 2 : 256;
+    interned *slots = calloc(cap, sizeof *slots);
+    char **by_id = realloc(t->by_id, cap * sizeof *by_id);
+    if (!slots || !by_id) {
+        free(slots);
+        if (by_id)
+            t->by_id = by_id;
+        return -ENOMEM;
+    }
+    t->by_id = by_id;
+    for (size_t i = 0; i < t->capacity; i++) {
+        if (!t->slots[i].key)
+            continue;
+        size_t j = hash_text(t->slots[i].key) & (cap - 1);
+        while (slots[j].key)
+            j = (j + 1) & (cap - 1);
+        slots[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->capacity = cap;
+    return 0;
+}
+
+/* Returns the id of key, adding it if new; *added tells which. UINT32_MAX on ENOMEM. */
+static uint32_t intern(intern_table *t, const char *key, int *added)
+{
+    *added = 0;
+    if ((t->count + 1) * 2 > t->capacity && intern_grow(t) != 0)
+        return UINT32_MAX;
+    size_t j = hash_text(key) & (t->capacity - 1);
+    while (t->slots[j].key) {
+        if (!strcmp(t->slots[j].key, key))
+            return t->slots[j].id;
+        j = (j + 1) & (t->capacity - 1);
+    }
+    char *copy = strdup(key);
+    if (!copy)
+        return UINT32_MAX;
+    t->slots[j].key = copy;
+    t->slots[j].id = (uint32_t)t->count;
+    t->by_id[t->count] = copy;
+    *added = 1;
+    return (uint32_t)t->count++;
+}
+
+static void intern_free(intern_table *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        free(t->by_id[i]);
+    free(t->slots);
+    free(t->by_id);
+}
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
+                                bool final)
+{
+    return OTF2_FLUSH;
+}
+
+/* No post-flush timestamp: a BufferFlush record stamped "now" could lie after
+ * events still to be written on the same location. */
+static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
+
+ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size)
+{
+    ot_trace_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, err_size, "offtrace: out of memory");
+        return NULL;
+    }
+    w->first_time = UINT64_MAX;
+    w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
+                                   OTF2_CHUNK_SIZE_EVENTS_DEFAULT, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!w->archive) {
+        snprintf(err, err_size, "offtrace: cannot create the OTF2 archive in '%s'", dir);
+        free(w);
+        return NULL;
+    }
+    OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(w->archive);
+    OTF2_Archive_SetCreator(w->archive, "offtrace " OFFTRACE_VERSION_STRING);
+    OTF2_Archive_SetDescription(w->archive, "OpenMP offload trace");
+    OTF2_Archive_OpenEvtFiles(w->archive);
+    return w;
+}
+
+OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text)
+{
+    int added;
+    return intern(&w->strings, text ? text : "", &added);
+}
+
+OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRole role,
+                            OTF2_Paradigm paradigm, const char *file, uint32_t begin_line,
+                            uint32_t end_line)
+{
+    char key[1024];
+    int added;
+    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%s\x1f%u\x1f%u", name, (int)role, (int)paradigm,
+             file ? file : "", begin_line, end_line);
+    uint32_t id = intern(&w->region_keys, key, &added);
+    if (id == UINT32_MAX || !added)
+        return id;
+    region_def *r = realloc(w->regions, (id + 1) * sizeof *r);
+    if (!r)
+        return UINT32_MAX;
+    w->regions = r;
+    r[id] = (region_def){ot_tw_string(w, name), file ? ot_tw_string(w, file) : OTF2_UNDEFINED_STRING,
+                         role, paradigm, begin_line, end_line};
+    return id;
+}
+
+int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind)
+{
+    device_def *d = realloc(w->devices, (w->device_count + 1) * sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    w->devices = d;
+    char name[128];
+    snprintf(name, sizeof name, "%s device %d", kind, device_num);
+    d[w->device_count] = (device_def){device_num, ot_tw_string(w, name), 0, 0};
+    w->device_count++;
+    return 0;
+}
+
+OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
+                                   ot_location_kind kind, int device, int comm_member,
+                                   uint32_t *rank_out)
+{
+    location_def *l = realloc(w->locations, (w->location_count + 1) * sizeof *l);
+    if (!l)
+        return NULL;
+    w->locations = l;
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
+    if (!ew)
+        return NULL;
+    l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), kind, device, ew};
+    if (comm_member) {
+        uint64_t *m = realloc(w->comm_members, (w->comm_count + 1) * sizeof *m);
+        if (!m)
+            return NULL;
+        w->comm_members = m;
+        m[w->comm_count] = location_id;
+        if (rank_out)
+            *rank_out = w->comm_count;
+        w->comm_count++;
+    }
+    return ew;
+}
+
+OTF2_RmaWinRef ot_tw_window(const ot_trace_writer *w)
+{
+    return 0;
+}
+
+OTF2_MetricRef ot_tw_memory_metric(const ot_trace_writer *w)
+{
+    return 0;
+}
+
+void ot_tw_cover(ot_trace_writer *w, uint64_t t)
+{
+    if (t < w->first_time)
+        w->first_time = t;
+    if (t > w->last_time)
+        w->last_time = t;
+}
+
+void ot_tw_property(ot_trace_writer *w, const char *key, const char *value)
+{
+    char name[128];
+    snprintf(name, sizeof name, "OFFTRACE::%s", key);
+    OTF2_Archive_SetProperty(w->archive, name, value, true);
+}
+
+/* ---- closing: event files, local definition files, global definitions ---- */
+
+static void close_event_writers(ot_trace_writer *w, uint64_t *event_counts)
+{
+    for (size_t i = 0; i < w->location_count; i++) {
+        uint64_t n = 0;
+        OTF2_EvtWriter_GetNumberOfEvents(w->locations[i].writer, &n);
+        event_counts[i] = n;
+        OTF2_Archive_CloseEvtWriter(w->archive, w->locations[i].writer);
+    }
+    OTF2_Archive_CloseEvtFiles(w->archive);
+    /* Every location gets a local definition file, even an empty one, so
+     * readers find what they look for. */
+    OTF2_Archive_OpenDefFiles(w->archive);
+    for (size_t i = 0; i < w->location_count; i++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(w->archive, w->locations[i].id);
+        if (dw)
+            OTF2_Archive_CloseDefWriter(w->archive, dw);
+    }
+    OTF2_Archive_CloseDefFiles(w->archive);
+}
+
+/* Every string the global definitions use, interned before any is written
+ * because OTF2 wants strings defined before their users. */
+typedef struct def_strings {
+    ot_topology topo;
+    OTF2_StringRef machine, host, cls_machine, cls_node, cls_device, process, paradigm;
+    OTF2_StringRef prop_names[OT_TOPOLOGY_MAX_PROPS], prop_values[OT_TOPOLOGY_MAX_PROPS];
+    OTF2_StringRef comm_locations, comm_group, comm, window;
+    OTF2_StringRef metric_name, metric_desc, metric_unit;
+} def_strings;
+
+static void intern_def_strings(ot_trace_writer *w, def_strings *d)
+{
+    ot_topology_describe(&d->topo);
+    d->machine = ot_tw_string(w, d->topo.machine);
+    d->host = ot_tw_string(w, d->topo.hostname);
+    d->cls_machine = ot_tw_string(w, "machine");
+    d->cls_node = ot_tw_string(w, "node");
+    d->cls_device = ot_tw_string(w, "OpenMP Device");
+    d->process = ot_tw_string(w, "Process");
+    d->paradigm = ot_tw_string(w, "OpenMP Target");
+    for (int i = 0; i < d->topo.prop_count; i++) {
+        d->prop_names[i] = ot_tw_string(w, d->topo.prop_name[i]);
+        d->prop_values[i] = ot_tw_string(w, d->topo.prop_value[i]);
+    }
+    d->comm_locations = ot_tw_string(w, "offload transfer locations");
+    d->comm_group = ot_tw_string(w, "offload transfer group");
+    d->comm = ot_tw_string(w, "offload transfers");
+    d->window = ot_tw_string(w, "offload transfer window");
+    d->metric_name = ot_tw_string(w, "device memory in use");
+    d->metric_desc = ot_tw_string(w, "bytes allocated on the device by OpenMP");
+    d->metric_unit = ot_tw_string(w, "bytes");
+}
+
+static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    OTF2_GlobalDefWriter_WriteParadigm(g, OT_PARADIGM_OPENMP_TARGET, d->paradigm,
+                                       OTF2_PARADIGM_CLASS_ACCELERATOR);
+    OTF2_AttributeValue yes;
+    OTF2_Type type;
+    OTF2_AttributeValue_SetBoolean(OTF2_TRUE, &type, &yes);
+    OTF2_GlobalDefWriter_WriteParadigmProperty(g, OT_PARADIGM_OPENMP_TARGET, OTF2_PARADIGM_PROPERTY_RMA_ONLY,
+                                               type, yes);
+}
+
+/* Node ids: 0 machine, 1 host node, 2.. one per device. Location groups:
+ * 0 the process, 1.. one per device. */
+static void write_system_tree(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, d->machine, d->cls_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, d->host, d->cls_node, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, 1, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY);
+    for (int i = 0; i < d->topo.prop_count; i++) {
+        OTF2_AttributeValue v = {.stringRef = d->prop_values[i]};
+        OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(g, 1, d->prop_names[i], OTF2_TYPE_STRING, v);
+    }
+    for (size_t i = 0; i < w->device_count; i++) {
+        w->devices[i].node = (OTF2_SystemTreeNodeRef)(2 + i);
+        w->devices[i].group = (OTF2_LocationGroupRef)(1 + i);
+        OTF2_GlobalDefWriter_WriteSystemTreeNode(g, w->devices[i].node, w->devices[i].name, d->cls_device, 1);
+        OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, w->devices[i].node,
+                                                       OTF2_SYSTEM_TREE_DOMAIN_ACCELERATOR_DEVICE);
+    }
+}
+
+static OTF2_LocationGroupRef group_of_device(const ot_trace_writer *w, int device)
+{
+    for (size_t i = 0; i < w->device_count; i++)
+        if (w->devices[i].num == device)
+            return w->devices[i].group;
+    return 0;
+}
+
+static void write_locations(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d,
+                            const uint64_t *event_counts)
+{
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, d->process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    for (size_t i = 0; i < w->device_count; i++)
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, w->devices[i].group, w->devices[i].name,
+                                                OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, w->devices[i].node, 0);
+    for (size_t i = 0; i < w->location_count; i++) {
+        const location_def *l = &w->locations[i];
+        OTF2_LocationType type = l->kind == OT_LOC_HOST_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD
+                                                               : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+        OTF2_LocationGroupRef group = l->kind == OT_LOC_HOST_THREAD ? 0 : group_of_device(w, l->device);
+        OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, event_counts[i], group);
+    }
+}
+
+static void write_regions(ot_trace_writer *w, OTF2_GlobalDefWriter *g)
+{
+    for (size_t i = 0; i < w->region_keys.count; i++) {
+        const region_def *r = &w->regions[i];
+        OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, r->name, r->name, OTF2_UNDEFINED_STRING, r->role,
+                                         r->paradigm, OTF2_REGION_FLAG_NONE, r->file, r->begin_line,
+                                         r->end_line);
+    }
+}
+
+/* One window over one communicator whose members are the host threads that
+ * transfer and every device's RDMA location; a rank is an index into it. */
+static int write_rma(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    uint64_t *ranks = malloc((w->comm_count ? w->comm_count : 1) * sizeof *ranks);
+    if (!ranks)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < w->comm_count; i++)
+        ranks[i] = i;
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, d->comm_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                    OT_PARADIGM_OPENMP_TARGET, OTF2_GROUP_FLAG_NONE, w->comm_count,
+                                    w->comm_members);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, d->comm_group, OTF2_GROUP_TYPE_COMM_GROUP, OT_PARADIGM_OPENMP_TARGET,
+                                    OTF2_GROUP_FLAG_NONE, w->comm_count, ranks);
+    free(ranks);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, d->comm, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteRmaWin(g, 0, d->window, 0, OTF2_RMA_WIN_FLAG_NONE);
+    return 0;
+}
+
+static void write_memory_metric(OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    OTF2_GlobalDefWriter_WriteMetricMember(g, 0, d->metric_name, d->metric_desc, OTF2_METRIC_TYPE_OTHER,
+                                           OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
+                                           d->metric_unit);
+    OTF2_MetricMemberRef member = 0;
+    OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                          OTF2_RECORDER_KIND_ABSTRACT);
+}
+
+int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_t err_size)
+{
+    uint64_t *event_counts = calloc(w->location_count ? w->location_count : 1, sizeof *event_counts);
+    def_strings *d = calloc(1, sizeof *d);
+    if (!event_counts || !d) {
+        free(event_counts);
+        free(d);
+        snprintf(err, err_size, "offtrace: out of memory writing the archive");
+        ot_tw_abort(w);
+        return -ENOMEM;
+    }
+    close_event_writers(w, event_counts);
+    intern_def_strings(w, d);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(w->archive);
+    if (w->first_time == UINT64_MAX)
+        w->first_time = w->last_time = 0;
+    uint64_t realtime = (uint64_t)((int64_t)w->first_time + realtime_offset_ns);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, w->first_time,
+                                              w->last_time - w->first_time + 1, realtime);
+    for (size_t i = 0; i < w->strings.count; i++)
+        OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, w->strings.by_id[i]);
+    write_paradigm(g, d);
+    write_system_tree(w, g, d);
+    write_locations(w, g, d, event_counts);
+    write_regions(w, g);
+    int rc = write_rma(w, g, d);
+    write_memory_metric(g, d);
+    OTF2_Archive_CloseGlobalDefWriter(w->archive, g);
+    OTF2_ErrorCode otf2_rc = OTF2_Archive_Close(w->archive);
+    free(event_counts);
+    free(d);
+    w->archive = NULL;
+    ot_tw_abort(w);
+    if (rc || otf2_rc != OTF2_SUCCESS) {
+        snprintf(err, err_size, "offtrace: closing the archive failed: %s",
+                 rc ? strerror(-rc) : OTF2_Error_GetDescription(otf2_rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+void ot_tw_abort(ot_trace_writer *w)
+{
+    if (!w)
+        return;
+    if (w->archive)
+        OTF2_Archive_Close(w->archive);
+    intern_free(&w->strings);
+    intern_free(&w->region_keys);
+    free(w->regions);
+    free(w->locations);
+    free(w->comm_members);
+    free(w->devices);
+    free(w);
+}

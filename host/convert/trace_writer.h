@@ -1,0 +1,86 @@
+/**
+ * \file trace_writer.h
+ * \brief Writes the OTF2 archive: interns strings and regions, creates
+ *        locations and their event writers, and writes the global
+ *        definitions in the order OTF2 expects when the archive is closed.
+ *
+ * Single-threaded: the converter is the only user. Event times are host
+ * CLOCK_MONOTONIC nanoseconds; each location must be written in
+ * non-decreasing time, which the converter guarantees and OTF2 enforces.
+ */
+#ifndef OT_CONVERT_TRACE_WRITER_H
+#define OT_CONVERT_TRACE_WRITER_H
+
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+/** OTF2 3.1's OTF2_PARADIGM_OPENMP_TARGET, declared by us on 3.0 as Score-P 9 does. */
+#define OT_PARADIGM_OPENMP_TARGET ((OTF2_Paradigm)25)
+
+typedef struct ot_trace_writer ot_trace_writer;
+
+/** What a location is, for its definition. */
+typedef enum ot_location_kind {
+    OT_LOC_HOST_THREAD,
+    OT_LOC_DEVICE_STREAM,
+    OT_LOC_DEVICE_RDMA,
+} ot_location_kind;
+
+/**
+ * \brief Open `<dir>/traces.otf2` for writing.
+ * \return the writer or NULL (message in \p err).
+ */
+ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size);
+
+/** \brief Intern a string; returns its id. */
+OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text);
+
+/**
+ * \brief Intern a region (same name, role, file and lines -> same id).
+ * \param file NULL for none.
+ */
+OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRole role,
+                            OTF2_Paradigm paradigm, const char *file, uint32_t begin_line,
+                            uint32_t end_line);
+
+/**
+ * \brief Declare an offload device; creates its accelerator location group.
+ * \return 0 or -ENOMEM.
+ */
+int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind);
+
+/**
+ * \brief Create a location and its event writer.
+ * \param device device number (ignored for host threads).
+ * \param comm_member 1 if it takes part in the RMA window (host threads that
+ *        transfer, RDMA locations); its rank is the order of such calls.
+ * \return the event writer, NULL on failure.
+ */
+OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
+                                   ot_location_kind kind, int device, int comm_member,
+                                   uint32_t *rank_out);
+
+/** \brief The RMA window every transfer is written to. */
+OTF2_RmaWinRef ot_tw_window(const ot_trace_writer *w);
+
+/** \brief The "device memory in use" metric class. */
+OTF2_MetricRef ot_tw_memory_metric(const ot_trace_writer *w);
+
+/** \brief Extend the time range covered by ClockProperties. */
+void ot_tw_cover(ot_trace_writer *w, uint64_t t);
+
+/** \brief Attach a key = value property to the archive (OFFTRACE::<key>). */
+void ot_tw_property(ot_trace_writer *w, const char *key, const char *value);
+
+/**
+ * \brief Write definitions and close everything.
+ * \param realtime_offset_ns realtime minus monotonic, for the archive's wall clock.
+ * \return 0 or a negative errno (message in \p err).
+ */
+int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_t err_size);
+
+/** \brief Abandon a writer after an error (files are left for the caller to remove). */
+void ot_tw_abort(ot_trace_writer *w);
+
+#endif

@@ -1,0 +1,72 @@
+/**
+ * \file stream.h
+ * \brief Per-thread record streams: the recorder's hot path.
+ *
+ * Who writes: each stream has one writer, its own thread, so reserving a
+ * slot is a pointer bump with no atomic and no lock. Who reads: the
+ * converter, only after the writers have finished or died. Ordering: a
+ * record's `event` byte is stored last with release semantics
+ * (ot_stream_commit), so a reader that sees a non-zero event sees the whole
+ * record.
+ *
+ * Slots live in a file-backed shared mapping (one chunk of
+ * OFFTRACE_BUFFER_SIZE at a time), so records survive the death of the
+ * process. When a chunk is full the slow path maps the next one; only if that
+ * fails are records lost, and then they are counted in the stream header.
+ */
+#ifndef OT_HOST_STREAM_H
+#define OT_HOST_STREAM_H
+
+#include <stdint.h>
+
+#include "offtrace/raw_format.h"
+
+typedef struct ot_stream {
+    offtrace_raw_record *next;   /**< next free slot */
+    offtrace_raw_record *end;    /**< end of the mapped chunk */
+    offtrace_raw_stream_header *header;
+    uint64_t id_base;            /**< thread index << 40: ids unique without atomics */
+    uint64_t id_counter;
+    int fd;
+    uint64_t file_bytes;         /**< bytes of the file mapped so far */
+    offtrace_raw_record scratch; /**< written when no slot can be had */
+} ot_stream;
+
+extern __thread ot_stream *ot_stream_current;
+extern __thread uint32_t ot_thread_kind; /**< from the OMPT thread_begin callback */
+extern int ot_recording;                 /**< 1 while records are taken */
+
+/** \brief Slow path: create the thread's stream or map its next chunk. */
+offtrace_raw_record *ot_stream_reserve_slow(void);
+
+/** \brief A slot for one record; never NULL. */
+static inline offtrace_raw_record *ot_stream_reserve(void)
+{
+    ot_stream *s = ot_stream_current;
+    if (__builtin_expect(s != 0 && s->next < s->end, 1))
+        return s->next++;
+    return ot_stream_reserve_slow();
+}
+
+/** \brief A fresh operation id, unique in the process. */
+static inline uint64_t ot_stream_new_id(void)
+{
+    ot_stream *s = ot_stream_current;
+    if (__builtin_expect(s == 0, 0))
+        return 0; /* the record went to the orphan slot and is counted lost */
+    return s->id_base | ++s->id_counter;
+}
+
+/** rief Records lost because a thread could not get a stream at all. */
+uint64_t ot_stream_orphan_lost(void);
+
+/** \brief Publish a filled slot. */
+static inline void ot_stream_commit(offtrace_raw_record *r, uint8_t event)
+{
+    __atomic_store_n(&r->event, event, __ATOMIC_RELEASE);
+}
+
+/** \brief Unmap the calling thread's stream (thread end); records stay in the file. */
+void ot_stream_close_current(void);
+
+#endif

@@ -1,0 +1,200 @@
+/**
+ * \file tool.c
+ * \brief The OMPT tool: registration, the target callbacks (hot path) and
+ *        the exit path that converts the recording into an OTF2 archive.
+ *
+ * Every callback is: read the clock, reserve a slot in the thread's stream,
+ * fill it, commit it. No lock, no allocation, no I/O, except on the slow path
+ * of ot_stream_reserve when a chunk is full. Nothing here calls back into
+ * OpenMP, so no recursion guard is needed.
+ */
+#define _GNU_SOURCE
+#include <omp-tools.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "convert.h"
+#include "offtrace/offtrace.h"
+#include "crash.h"
+#include "session.h"
+#include "stream.h"
+
+#define OT_EXPORT __attribute__((visibility("default")))
+
+static ompt_set_callback_t set_callback;
+static int finalized; /* atomic: the exit path runs once */
+
+static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
+{
+    ot_thread_kind = (uint32_t)kind;
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+    ot_stream_close_current();
+}
+
+static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                          ompt_data_t *task_data, ompt_data_t *target_task_data,
+                          ompt_data_t *target_data, const void *codeptr_ra)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *r = ot_stream_reserve();
+    if (endpoint == ompt_scope_begin)
+        target_data->value = ot_stream_new_id();
+    r->time = now;
+    r->id = target_data->value;
+    r->target_id = target_data->value;
+    r->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    r->dst_device = (int16_t)device_num;
+    r->subkind = (uint8_t)kind;
+    r->endpoint = (uint8_t)endpoint;
+    ot_stream_commit(r, OFFTRACE_RAW_TARGET);
+}
+
+static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                           ompt_data_t *target_data, ompt_id_t *host_op_id,
+                           ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                           void *dest_addr, int dest_device_num, size_t bytes,
+                           const void *codeptr_ra)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *r = ot_stream_reserve();
+    if (endpoint == ompt_scope_begin)
+        *host_op_id = ot_stream_new_id();
+    r->time = now;
+    r->id = *host_op_id;
+    r->target_id = target_data ? target_data->value : 0;
+    r->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    r->bytes = bytes;
+    r->src_addr = (uint64_t)(uintptr_t)src_addr;
+    r->dst_addr = (uint64_t)(uintptr_t)dest_addr;
+    r->src_device = (int16_t)src_device_num;
+    r->dst_device = (int16_t)dest_device_num;
+    r->subkind = (uint8_t)optype;
+    r->endpoint = (uint8_t)endpoint;
+    ot_stream_commit(r, OFFTRACE_RAW_DATA_OP);
+}
+
+static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                          ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *r = ot_stream_reserve();
+    if (endpoint == ompt_scope_begin)
+        *host_op_id = ot_stream_new_id();
+    r->time = now;
+    r->id = *host_op_id;
+    r->target_id = target_data ? target_data->value : 0;
+    r->bytes = requested_num_teams;
+    r->endpoint = (uint8_t)endpoint;
+    ot_stream_commit(r, OFFTRACE_RAW_SUBMIT);
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
+                                 ompt_function_lookup_t lookup, const char *documentation)
+{
+    ot_session_add_device(device_num, type);
+    ot_session_clock_pair();
+}
+
+static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
+                           void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+                           uint64_t module_id)
+{
+    /* Code may have been loaded since start-up: refresh the address map. */
+    ot_session_snapshot_maps();
+}
+
+static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name)
+{
+    int rc = set_callback(event, fn);
+    if (rc == ompt_set_never || rc == ompt_set_error) {
+        fprintf(stderr, "offtrace: the OpenMP runtime does not deliver %s; it is missing from the trace\n",
+                name);
+        return -1;
+    }
+    return 0;
+}
+
+#define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
+
+/* Runs the conversion once, from whichever exit path comes first. */
+static void finish_recording(void)
+{
+    if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
+        return;
+    ot_recording = 0;
+    ot_session_clock_pair();
+    ot_session_snapshot_maps();
+    ot_session_set_status("finalizing");
+    ot_convert_options opts = {.reason = NULL, .extra_lost = ot_stream_orphan_lost()};
+    char msg[512];
+    int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", msg);
+    else if (ot_the_session.verbose)
+        fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", ot_the_session.dir,
+                OFFTRACE_ARCHIVE_NAME);
+}
+
+static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
+                           ompt_data_t *tool_data)
+{
+    set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set_callback)
+        return 0;
+    ot_session_add_device(initial_device_num, "host");
+    REGISTER(ompt_callback_thread_begin, on_thread_begin);
+    REGISTER(ompt_callback_thread_end, on_thread_end);
+    REGISTER(ompt_callback_device_initialize, on_device_initialize);
+    REGISTER(ompt_callback_device_load, on_device_load);
+    REGISTER(ompt_callback_target_emi, on_target_emi);
+    REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
+    REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
+    ot_recording = 1;
+    atexit(finish_recording);
+    return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+    finish_recording();
+}
+
+OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                    const char *runtime_version)
+{
+    static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
+    ot_config cfg;
+    char err[512];
+    if (ot_config_from_env(&cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return NULL;
+    }
+    if (!cfg.enabled)
+        return NULL;
+    ot_clock_init();
+    if (ot_session_open(&cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return NULL;
+    }
+    ot_session_set_status("recording");
+    ot_session_clock_pair();
+    /* Two pairs a millisecond apart give the tick rate even if the program
+     * dies before any other pair is taken. */
+    uint64_t start = ot_clock_monotonic_ns();
+    while (ot_clock_monotonic_ns() - start < 1000000u)
+        ;
+    ot_session_clock_pair();
+    ot_session_snapshot_maps();
+    if (!cfg.output_preclaimed)
+        ot_crash_install(ot_the_session.dir);
+    return &result;
+}

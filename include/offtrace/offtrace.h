@@ -1,0 +1,41 @@
+/**
+ * \file offtrace.h
+ * \brief offtrace: what a traced program and its user can rely on.
+ *
+ * The host library `libofftrace.so` is an OMPT tool. It is loaded into an
+ * unchanged program through `OMP_TOOL_LIBRARIES=/path/to/libofftrace.so`
+ * (which `offtrace record` sets) and is configured only through the
+ * environment:
+ *
+ * | variable               | values                          | default |
+ * |------------------------|---------------------------------|---------|
+ * | OFFTRACE_ENABLE        | 1, 0, on, off, yes, no, true, false | on  |
+ * | OFFTRACE_OUTPUT        | a directory that does not exist | offtrace-<program>-<pid> |
+ * | OFFTRACE_BUFFER_SIZE   | 64K .. 1G (K, M, G suffixes)    | 1M      |
+ * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
+ *
+ * A wrong value is reported in one line on stderr naming the variable and
+ * the accepted values; the program then runs untraced. An existing output
+ * directory is never reused: the library picks `<name>.1`, `<name>.2`, ...
+ * and says which. OFFTRACE_BUFFER_SIZE is the size of one per-thread record
+ * chunk; a thread maps a new chunk each time one fills.
+ *
+ * Error rule for every offtrace_ and ot_ function that returns int: 0 on
+ * success, a negative errno value on failure. Functions returning pointers
+ * return NULL on failure. Nothing inside the traced process ever exits or
+ * aborts: on an internal failure tracing stops, the loss is counted, and it
+ * is said once.
+ */
+#ifndef OFFTRACE_OFFTRACE_H
+#define OFFTRACE_OFFTRACE_H
+
+#define OFFTRACE_VERSION_STRING "0.1.0"
+
+#define OFFTRACE_DEFAULT_BUFFER_SIZE (1u << 20)
+#define OFFTRACE_MIN_BUFFER_SIZE (64u << 10)
+#define OFFTRACE_MAX_BUFFER_SIZE (1u << 30)
+
+/** Name of the OTF2 archive inside the output directory (`<dir>/traces.otf2`). */
+#define OFFTRACE_ARCHIVE_NAME "traces"
+
+#endif /* OFFTRACE_OFFTRACE_H */

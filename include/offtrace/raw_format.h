@@ -1,0 +1,108 @@
+/**
+ * \file raw_format.h
+ * \brief The raw event stream: what the in-process recorders write and the
+ *        converter reads.
+ *
+ * A recording session is a directory `<out>/raw/` holding one stream file per
+ * host thread that did anything (`thread-<index>.rec`), a clock file
+ * (`clock.pairs`), a device list (`devices.txt`), snapshots of the process
+ * memory map (`maps.<n>`), and a status file (`status`).
+ *
+ * Stream files are written through shared file mappings, so every committed
+ * record is in the page cache the moment it is written: a program that dies
+ * by a signal or `_exit` leaves all of its records behind, and `offtrace
+ * record` converts them after the fact.
+ *
+ * Concurrency: a stream file has exactly one writer, its thread. A record is
+ * committed by storing its `event` byte last with release ordering; a slot
+ * whose `event` is 0 has never been committed. Readers (the converter, after
+ * the writers are done or dead) stop at the first uncommitted slot of a chunk.
+ *
+ * Versioning: readers refuse a stream whose `version` differs from
+ * OFFTRACE_RAW_VERSION or whose `record_size` differs from
+ * sizeof(offtrace_raw_record).
+ */
+#ifndef OFFTRACE_RAW_FORMAT_H
+#define OFFTRACE_RAW_FORMAT_H
+
+#include <stdint.h>
+
+#define OFFTRACE_RAW_VERSION 1u
+#define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
+#define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
+
+/** Event classes carried by a raw record (the `event` byte). */
+#define OFFTRACE_RAW_EVENTS(X)                                                   \
+    X(TARGET, 1)     /* target construct begin/end; subkind = ompt_target_t */   \
+    X(DATA_OP, 2)    /* data operation begin/end; subkind = ompt_target_data_op_t */ \
+    X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */
+
+enum offtrace_raw_event {
+    OFFTRACE_RAW_NONE = 0,
+#define OFFTRACE_RAW_ENUM(name, value) OFFTRACE_RAW_##name = value,
+    OFFTRACE_RAW_EVENTS(OFFTRACE_RAW_ENUM)
+#undef OFFTRACE_RAW_ENUM
+};
+
+/** Endpoints, as OMPT's ompt_scope_endpoint_t. */
+enum offtrace_raw_endpoint {
+    OFFTRACE_RAW_BEGIN = 1,
+    OFFTRACE_RAW_END = 2,
+};
+
+/**
+ * One fixed-size record: 64 bytes, one cache line. `event` is written last.
+ *
+ * Field use by event:
+ *  - TARGET:  id = target region id; dst_device = its device; codeptr.
+ *  - DATA_OP: id = host op id; target_id = enclosing target region id or 0;
+ *             src/dst address and device; bytes; codeptr.
+ *  - SUBMIT:  target_id; bytes = requested number of teams (the device is
+ *             the enclosing target's).
+ */
+typedef struct offtrace_raw_record {
+    uint64_t time;       /**< host clock ticks, see clock.pairs */
+    uint64_t id;         /**< operation id, unique within the process */
+    uint64_t target_id;  /**< enclosing target region id, 0 if none */
+    uint64_t codeptr;    /**< return address in the user's code */
+    uint64_t bytes;      /**< bytes moved or allocated (see above) */
+    uint64_t src_addr;
+    uint64_t dst_addr;
+    int16_t src_device;  /**< OpenMP device number; the host is omp_get_initial_device() */
+    int16_t dst_device;  /**< for TARGET: the device the construct is for */
+    uint8_t subkind;     /**< ompt_target_t or ompt_target_data_op_t */
+    uint8_t endpoint;    /**< enum offtrace_raw_endpoint */
+    uint8_t reserved;
+    uint8_t event;       /**< enum offtrace_raw_event; written last (commit) */
+} offtrace_raw_record;
+
+_Static_assert(sizeof(offtrace_raw_record) == 64, "raw record must be 64 bytes");
+
+/** Thread kinds in the stream header (values of ompt_thread_t, 0 = unknown). */
+enum offtrace_raw_thread_kind {
+    OFFTRACE_RAW_THREAD_UNKNOWN = 0,
+    OFFTRACE_RAW_THREAD_INITIAL = 1,
+    OFFTRACE_RAW_THREAD_WORKER = 2,
+    OFFTRACE_RAW_THREAD_OTHER = 3,
+};
+
+/**
+ * Header at offset 0 of every stream file; records start at
+ * OFFTRACE_RAW_HEADER_SIZE. `lost_records` is updated by the writer with
+ * relaxed atomic adds and read after the writer is gone.
+ */
+typedef struct offtrace_raw_stream_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t record_size;
+    uint32_t thread_index;  /**< 0 for the first thread that recorded, then 1, 2, ... */
+    uint32_t thread_kind;   /**< enum offtrace_raw_thread_kind */
+    int32_t os_tid;
+    int32_t is_process_main; /**< 1 when os_tid == pid */
+    uint64_t lost_records;  /**< records this thread could not store */
+    uint64_t chunk_bytes;   /**< size of each mapped chunk */
+} offtrace_raw_stream_header;
+
+/** One line of clock.pairs: "<ticks> <monotonic_ns> <realtime_ns>\n". */
+
+#endif /* OFFTRACE_RAW_FORMAT_H */

@@ -1,0 +1,45 @@
+/**
+ * \file timemap.h
+ * \brief Map one clock onto another from sync points: offset plus drift,
+ *        interpolated between neighbouring points.
+ *
+ * Between two sync points (x0, y0) and (x1, y1) a time x maps to
+ * y0 + (x - x0) * (y1 - y0) / (x1 - x0); before the first and after the last
+ * point the nearest segment is extended. With one point only, the map is an
+ * offset with the rate given at creation. The map is monotonic whenever the
+ * points are increasing in both coordinates; points that are not are dropped
+ * on insertion, so a jittery clock read can never make time go backwards.
+ * Used for host TSC ticks -> host ns now, and for device -> host time later.
+ */
+#ifndef OT_SYNC_TIMEMAP_H
+#define OT_SYNC_TIMEMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ot_timemap ot_timemap;
+
+/**
+ * \brief Create an empty map.
+ * \param default_rate y units per x unit used while fewer than two points exist.
+ * \return the map, or NULL when out of memory.
+ */
+ot_timemap *ot_timemap_new(double default_rate);
+
+/**
+ * \brief Add a sync point. Points must come in increasing x; a point whose x
+ *        or y does not increase over the last kept point is ignored.
+ * \return 0 when kept, 1 when ignored, -ENOMEM.
+ */
+int ot_timemap_add(ot_timemap *m, uint64_t x, uint64_t y);
+
+/** \brief Number of points kept. */
+size_t ot_timemap_points(const ot_timemap *m);
+
+/** \brief Map x to y. With no point at all, returns x unchanged. */
+uint64_t ot_timemap_apply(const ot_timemap *m, uint64_t x);
+
+/** \brief Free the map (NULL is fine). */
+void ot_timemap_free(ot_timemap *m);
+
+#endif /* OT_SYNC_TIMEMAP_H */
