@@ -2,6 +2,9 @@
 #include "stream.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,27 +15,105 @@
 
 #include "session.h"
 
-__thread ot_stream *ot_stream_current;
-__thread uint32_t ot_thread_kind;
+OT_TLS ot_stream *ot_stream_current;
+OT_TLS uint32_t ot_thread_kind;
 int ot_recording;
 
 /* Streams are never freed while the process runs: a stream whose thread
  * has ended still owns its header mapping, which the exit path reads. */
 
-static int map_next_chunk(ot_stream *s)
+#define MAX_PREPARED_STREAMS 1024
+
+static ot_stream *all_streams[MAX_PREPARED_STREAMS];
+static unsigned stream_count;          /* atomic */
+static sem_t preparer_wakeup;
+static pthread_t preparer;
+static int preparer_running, preparer_stop;
+
+/* Extend the file and map its next chunk; called with s->lock held. */
+static offtrace_raw_record *map_chunk_locked(ot_stream *s, int touch)
 {
     size_t chunk = ot_the_session.chunk_bytes;
     uint64_t offset = s->file_bytes;
     if (ftruncate(s->fd, (off_t)(offset + chunk)) != 0)
-        return -errno;
+        return NULL;
     void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)offset);
     if (p == MAP_FAILED)
+        return NULL;
+    s->file_bytes = offset + chunk;
+    /* A write fault per page now, here, instead of one in a callback later.
+     * Writing 0 to an event byte leaves the slot uncommitted. */
+    for (size_t page = 0; touch && page < chunk; page += 4096)
+        ((volatile offtrace_raw_record *)((char *)p + page))->event = OFFTRACE_RAW_NONE;
+    return p;
+}
+
+static void *preparer_main(void *unused)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    while (!__atomic_load_n(&preparer_stop, __ATOMIC_ACQUIRE)) {
+        while (sem_wait(&preparer_wakeup) != 0 && errno == EINTR)
+            ;
+        unsigned n = __atomic_load_n(&stream_count, __ATOMIC_ACQUIRE);
+        for (unsigned i = 0; i < n; i++) {
+            ot_stream *s = all_streams[i];
+            if (!s || !__atomic_exchange_n(&s->wants_chunk, 0, __ATOMIC_ACQ_REL))
+                continue;
+            pthread_mutex_lock(s->lock);
+            if (!s->prepared)
+                s->prepared = map_chunk_locked(s, 1);
+            pthread_mutex_unlock(s->lock);
+        }
+    }
+    return NULL;
+}
+
+int ot_stream_start_preparer(void)
+{
+    if (sem_init(&preparer_wakeup, 0, 0) != 0)
         return -errno;
+    int rc = pthread_create(&preparer, NULL, preparer_main, NULL);
+    if (rc)
+        return -rc;
+    preparer_running = 1;
+    return 0;
+}
+
+void ot_stream_stop_preparer(void)
+{
+    if (!preparer_running)
+        return;
+    __atomic_store_n(&preparer_stop, 1, __ATOMIC_RELEASE);
+    sem_post(&preparer_wakeup);
+    pthread_join(preparer, NULL);
+    preparer_running = 0;
+}
+
+static void request_chunk(ot_stream *s)
+{
+    if (!preparer_running)
+        return;
+    __atomic_store_n(&s->wants_chunk, 1, __ATOMIC_RELEASE);
+    sem_post(&preparer_wakeup);
+}
+
+/* Switch to the prepared chunk, or map one now if none is ready. */
+static int map_next_chunk(ot_stream *s)
+{
+    size_t chunk = ot_the_session.chunk_bytes;
+    pthread_mutex_lock(s->lock);
+    offtrace_raw_record *p = s->prepared ? s->prepared : map_chunk_locked(s, 0);
+    s->prepared = NULL;
+    pthread_mutex_unlock(s->lock);
+    if (!p)
+        return -ENOSPC;
     if (s->end) /* the previous chunk is complete; its pages stay in the file */
         munmap((char *)s->end - chunk, chunk);
     s->next = p;
     s->end = (offtrace_raw_record *)((char *)p + chunk);
-    s->file_bytes = offset + chunk;
+    request_chunk(s);
     ot_session_clock_pair();
     return 0;
 }
@@ -63,6 +144,15 @@ static ot_stream *stream_create(void)
     h->chunk_bytes = ot_the_session.chunk_bytes;
     s->file_bytes = OFFTRACE_RAW_HEADER_SIZE;
     s->id_base = (uint64_t)(index + 1) << 40;
+    s->lock = malloc(sizeof(pthread_mutex_t));
+    if (!s->lock)
+        goto fail;
+    pthread_mutex_init(s->lock, NULL);
+    unsigned slot = __atomic_fetch_add(&stream_count, 1, __ATOMIC_ACQ_REL);
+    if (slot < MAX_PREPARED_STREAMS)
+        __atomic_store_n(&all_streams[slot], s, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&stream_count, MAX_PREPARED_STREAMS, __ATOMIC_RELEASE);
     return s;
 fail:
     if (s->fd >= 0)

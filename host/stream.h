@@ -22,6 +22,7 @@
 #include "offtrace/raw_format.h"
 
 typedef struct ot_stream {
+    /* Hot fields first: the callbacks touch only these. */
     offtrace_raw_record *next;   /**< next free slot */
     offtrace_raw_record *end;    /**< end of the mapped chunk */
     offtrace_raw_stream_header *header;
@@ -29,11 +30,19 @@ typedef struct ot_stream {
     uint64_t id_counter;
     int fd;
     uint64_t file_bytes;         /**< bytes of the file mapped so far */
+    /* Chunk preparation (slow path, under `lock`): the preparer thread maps
+     * and pre-faults the next chunk so that the owner never takes a page
+     * fault on a fresh page inside a callback. */
+    void *lock;                  /**< pthread_mutex_t, kept opaque here */
+    offtrace_raw_record *prepared; /**< next chunk, mapped and touched, or NULL */
+    int wants_chunk;             /**< atomic: ask the preparer for a chunk */
     offtrace_raw_record scratch; /**< written when no slot can be had */
 } ot_stream;
 
-extern __thread ot_stream *ot_stream_current;
-extern __thread uint32_t ot_thread_kind; /**< from the OMPT thread_begin callback */
+#define OT_TLS __thread __attribute__((tls_model("initial-exec")))
+
+extern OT_TLS ot_stream *ot_stream_current;
+extern OT_TLS uint32_t ot_thread_kind; /**< from the OMPT thread_begin callback */
 extern int ot_recording;                 /**< 1 while records are taken */
 
 /** \brief Slow path: create the thread's stream or map its next chunk. */
@@ -68,5 +77,11 @@ static inline void ot_stream_commit(offtrace_raw_record *r, uint8_t event)
 
 /** \brief Unmap the calling thread's stream (thread end); records stay in the file. */
 void ot_stream_close_current(void);
+
+/** \brief Start the chunk preparer thread (once, at tool start-up). */
+int ot_stream_start_preparer(void);
+
+/** \brief Stop and join the preparer (at exit, before conversion). */
+void ot_stream_stop_preparer(void);
 
 #endif

@@ -131,6 +131,7 @@ static void finish_recording(void)
     if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
         return;
     ot_recording = 0;
+    ot_stream_stop_preparer();
     ot_session_clock_pair();
     ot_session_snapshot_maps();
     ot_session_set_status("finalizing");
@@ -159,6 +160,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
     ot_recording = 1;
+    if (ot_stream_start_preparer() != 0 && ot_the_session.verbose > 1)
+        fprintf(stderr, "offtrace: no chunk preparer thread; callbacks will fault in fresh pages\n");
     atexit(finish_recording);
     return 1;
 }

@@ -14,6 +14,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 #define OT_KERNEL_PREFIX "__omp_offloading_"
 #define OT_MAX_CANDIDATES 32
+#define OT_MAX_SCOPES 16 /* inlining depth followed */
 
 /** A string handed out to callers; all are freed at close. */
 typedef struct ot_str {
@@ -34,7 +37,14 @@ typedef struct ot_str {
 typedef struct ot_kernel {
     const char *name; /**< canonical entry name */
     const char *tail; /**< what follows `__omp_offloading_<dev>_<file>_` */
+    uint64_t region_id; /**< file address of `.<name>.region_id`, 0 if unseen */
 } ot_kernel;
+
+/** A CU's address range; see ot_module_cu(). */
+typedef struct ot_cu_range {
+    Dwarf_Addr lo, hi; /**< file addresses (no bias) */
+    Dwarf_Die die;
+} ot_cu_range;
 
 typedef struct ot_module {
     char *path;
@@ -48,6 +58,9 @@ typedef struct ot_module {
     bool kernels_indexed;
     ot_kernel *kernels;
     size_t kernel_count, kernel_cap;
+    bool cus_indexed;
+    ot_cu_range *cus;
+    size_t cu_count, cu_cap;
 } ot_module;
 
 typedef struct ot_range {
@@ -127,6 +140,12 @@ static const char *ot_strndup(ot_symbolizer *s, const char *text, size_t len)
     str->next = s->strings;
     s->strings = str;
     return str->text;
+}
+
+static bool ot_ends_with(const char *text, const char *suffix)
+{
+    size_t len = strlen(text), slen = strlen(suffix);
+    return len >= slen && strcmp(text + len - slen, suffix) == 0;
 }
 
 static const char *ot_basename(const char *path)
@@ -352,6 +371,7 @@ static int ot_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
 {
     /* Every module is reported with its file; never go looking (the
      * build-id search may end in a debuginfod download). */
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
     return -1;
 }
 
@@ -424,6 +444,85 @@ static int ot_module_open(ot_module *m)
     return rc;
 }
 
+/* ------------------------------------------------------- raw ELF reading */
+
+static uint32_t ot_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t ot_le64(const unsigned char *p)
+{
+    return (uint64_t)ot_le32(p) | (uint64_t)ot_le32(p + 4) << 32;
+}
+
+/** The file contents at file address `addr`: bytes after it, and before it in its section. */
+static const unsigned char *ot_elf_at(Elf *elf, GElf_Addr addr, size_t *after, size_t *before)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS ||
+            addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+            continue;
+        Elf_Data *data = elf_rawdata(scn, NULL);
+        size_t off = addr - sh.sh_addr;
+        if (!data || !data->d_buf || off >= data->d_size)
+            return NULL;
+        *after = data->d_size - off;
+        if (before)
+            *before = off;
+        return (const unsigned char *)data->d_buf + off;
+    }
+    return NULL;
+}
+
+/** Only 64-bit little-endian objects are read for pointers and code. */
+static unsigned ot_elf_relative_type(Elf *elf)
+{
+    GElf_Ehdr eh;
+    if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB)
+        return 0;
+    switch (eh.e_machine) {
+    case EM_X86_64: return R_X86_64_RELATIVE;
+    case EM_AARCH64: return R_AARCH64_RELATIVE;
+    case EM_PPC64: return R_PPC64_RELATIVE;
+    default: return 0;
+    }
+}
+
+/** A pointer stored at `addr`. lld leaves PIE pointers 0 in the file and
+ *  only states them as the addend of a RELATIVE relocation. */
+static bool ot_elf_pointer(Elf *elf, GElf_Addr addr, GElf_Addr *value)
+{
+    unsigned relative = ot_elf_relative_type(elf);
+    if (relative == 0)
+        return false;
+    size_t after;
+    const unsigned char *p = ot_elf_at(elf, addr, &after, NULL);
+    if (!p || after < 8)
+        return false;
+    *value = ot_le64(p);
+    Elf_Scn *scn = NULL;
+    while (*value == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+            !(data = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && i <= INT_MAX; i++) {
+            GElf_Rela rela;
+            if (gelf_getrela(data, (int)i, &rela) && rela.r_offset == addr &&
+                GELF_R_TYPE(rela.r_info) == relative) {
+                *value = (GElf_Addr)rela.r_addend;
+                break;
+            }
+        }
+    }
+    return *value != 0;
+}
+
 /* ---------------------------------------------------------- kernel index */
 
 /** Length of `__omp_offloading_<hex>_<hex>_` at the start of name[0..len), else 0. */
@@ -472,7 +571,7 @@ static bool ot_tail_matches(const char *tail, const char *fn, size_t len, unsign
  * and `.offloading.entry.<name>`. With optimization only the last two may
  * survive, so all are reduced to the entry name instead of being skipped.
  */
-static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym)
+static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym, uint64_t region_id)
 {
     static const char entry[] = ".offloading.entry.";
     static const char debug[] = "_debug__";
@@ -491,13 +590,60 @@ static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym)
     const char *name = ot_strndup(s, sym, len);
     if (!name)
         return -ENOMEM;
-    m->kernels[m->kernel_count++] = (ot_kernel){name, name + head};
+    m->kernels[m->kernel_count++] = (ot_kernel){name, name + head, region_id};
     return 0;
 }
 
 static int ot_kernel_cmp(const void *a, const void *b)
 {
     return strcmp(((const ot_kernel *)a)->name, ((const ot_kernel *)b)->name);
+}
+
+/**
+ * The table libomptarget registers kernels from survives strip, so it names
+ * the kernels (with their region ids) where no symbol table does. LLVM 19
+ * writes {addr, name, size, flags, data} as `omp_offloading_entries`; LLVM
+ * 20 {reserved, version, kind, flags, addr, name, size, data, aux} as
+ * `llvm_offload_entries`.
+ */
+static int ot_index_entry_table(ot_symbolizer *s, ot_module *m, Elf *elf, const GElf_Shdr *sh,
+                                bool v2)
+{
+    size_t stride = v2 ? 56 : 32, at_addr = v2 ? 16 : 0, at_name = v2 ? 24 : 8;
+    for (GElf_Addr entry = sh->sh_addr; entry + stride <= sh->sh_addr + sh->sh_size; entry += stride) {
+        GElf_Addr region = 0, name_addr;
+        size_t after;
+        if (!ot_elf_pointer(elf, entry + at_name, &name_addr))
+            continue;
+        ot_elf_pointer(elf, entry + at_addr, &region);
+        const char *name = (const char *)ot_elf_at(elf, name_addr, &after, NULL);
+        if (name && strnlen(name, after) < after && ot_kernel_add(s, m, name, region) != 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int ot_module_index_entries(ot_symbolizer *s, ot_module *m)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(m->mod, &bias);
+    size_t shstrndx;
+    if (!elf || ot_elf_relative_type(elf) == 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        if (!name || sh.sh_type != SHT_PROGBITS)
+            continue;
+        bool v2 = strcmp(name, "llvm_offload_entries") == 0;
+        if (!v2 && strcmp(name, "omp_offloading_entries") != 0)
+            continue;
+        int rc = ot_index_entry_table(s, m, elf, &sh, v2);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /** Once per module: its symbol table (symtab, else dynsym) is read here. */
@@ -513,15 +659,20 @@ static int ot_module_index_kernels(ot_symbolizer *s, ot_module *m)
         GElf_Addr addr;
         const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
         if (name && strstr(name, OT_KERNEL_PREFIX))
-            rc = ot_kernel_add(s, m, name);
+            rc = ot_kernel_add(s, m, name, ot_ends_with(name, ".region_id") ? sym.st_value : 0);
     }
+    if (rc == 0)
+        rc = ot_module_index_entries(s, m);
     if (m->kernel_count == 0)
         return rc;
     qsort(m->kernels, m->kernel_count, sizeof *m->kernels, ot_kernel_cmp);
     size_t kept = 1; /* the symbols of one kernel are now neighbours */
     for (size_t i = 1; i < m->kernel_count; i++) {
-        if (strcmp(m->kernels[i].name, m->kernels[kept - 1].name) != 0)
+        ot_kernel *last = &m->kernels[kept - 1];
+        if (strcmp(m->kernels[i].name, last->name) != 0)
             m->kernels[kept++] = m->kernels[i];
+        else if (last->region_id == 0)
+            last->region_id = m->kernels[i].region_id;
     }
     m->kernel_count = kept;
     return rc;
@@ -541,6 +692,168 @@ static const char *ot_kernel_find(const ot_module *m, const char *fn, size_t len
         found = m->kernels[i].name;
     }
     return found;
+}
+
+/* ------------------------------------------------------------- CU index */
+
+static int ot_cu_range_cmp(const void *a, const void *b)
+{
+    const ot_cu_range *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/** Once per module, and only when dwfl cannot place an address in a CU. */
+static void ot_module_index_cus(ot_module *m)
+{
+    if (m->cus_indexed)
+        return;
+    m->cus_indexed = true; /* on ENOMEM keep what was found */
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+    Dwarf_CU *cu = NULL, *next;
+    Dwarf_Half version;
+    uint8_t type;
+    Dwarf_Die die, sub;
+    while (dw && dwarf_get_units(dw, cu, &next, &version, &type, &die, &sub) == 0) {
+        cu = next;
+        if (type == DW_UT_type || type == DW_UT_split_type)
+            continue;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+            if (lo == 0 || lo >= hi)
+                continue; /* code the linker discarded lands at 0 */
+            if (ot_grow((void **)&m->cus, &m->cu_cap, m->cu_count + 1, sizeof *m->cus) != 0)
+                goto sort;
+            m->cus[m->cu_count++] = (ot_cu_range){lo, hi, die};
+        }
+    }
+sort:
+    qsort(m->cus, m->cu_count, sizeof *m->cus, ot_cu_range_cmp);
+}
+
+/**
+ * The CU holding pc. dwfl finds it through .debug_aranges, which clang only
+ * emits when asked (-gdwarf-aranges) and elfutils before 0.192 does not
+ * derive from the CUs, so the CUs' own ranges are the fallback.
+ */
+static Dwarf_Die *ot_module_cu(ot_module *m, uint64_t pc, Dwarf_Addr *bias, Dwarf_Die *mem)
+{
+    Dwarf_Die *die = dwfl_module_addrdie(m->mod, pc, bias);
+    if (die)
+        return die;
+    ot_module_index_cus(m);
+    if (m->cu_count == 0 || !dwfl_module_getdwarf(m->mod, bias))
+        return NULL;
+    Dwarf_Addr rel = pc - *bias;
+    size_t lo = 0, hi = m->cu_count; /* first range with lo > rel */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->cus[mid].lo <= rel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || rel >= m->cus[lo - 1].hi)
+        return NULL;
+    *mem = m->cus[lo - 1].die;
+    return mem;
+}
+
+/* ---------------------------------------------- call-site scan (x86-64) */
+
+typedef struct ot_psource {
+    const char *file, *function; /**< not NUL-terminated: see the lengths */
+    size_t file_len, function_len;
+    unsigned line;
+} ot_psource;
+
+typedef struct ot_call_site {
+    const ot_kernel *kernel;
+    bool has_source;
+    ot_psource source;
+} ot_call_site;
+
+/** clang's `;file;function;line;column;;` ("unknown" and 0 without -g). */
+static bool ot_psource_parse(const char *text, ot_psource *ps)
+{
+    const char *file = text + 1, *function, *line;
+    if (text[0] != ';' || !(function = strchr(file, ';')) || !(line = strchr(++function, ';')))
+        return false;
+    line++;
+    char *end;
+    unsigned long number = isdigit((unsigned char)*line) ? strtoul(line, &end, 10) : 0;
+    if (number == 0 || number > UINT_MAX || *end != ';' || strncmp(file, "unknown;", 8) == 0)
+        return false;
+    *ps = (ot_psource){file, function, (size_t)(function - 1 - file),
+                       (size_t)(line - 1 - function), (unsigned)number};
+    return ps->file_len > 0 && ps->function_len > 0;
+}
+
+/** clang's ident_t: i32 reserved (0), flags, reserved, strlen(psource); then
+ *  the psource pointer. The length check rejects look-alikes such as the
+ *  arrays of map-clause names. */
+static bool ot_ident_psource(Elf *elf, GElf_Addr ident, ot_psource *ps)
+{
+    size_t after;
+    GElf_Addr str;
+    const unsigned char *p = ot_elf_at(elf, ident, &after, NULL);
+    if (!p || after < 24 || ot_le32(p) != 0 || !ot_elf_pointer(elf, ident + 16, &str))
+        return false;
+    uint32_t len = ot_le32(p + 12);
+    const char *text = (const char *)ot_elf_at(elf, str, &after, NULL);
+    if (!text || len == 0 || len >= after || text[len] != '\0' || strlen(text) != len)
+        return false;
+    return ot_psource_parse(text, ps);
+}
+
+static const ot_kernel *ot_kernel_by_region(const ot_module *m, GElf_Addr region_id)
+{
+    for (size_t i = 0; i < m->kernel_count; i++) {
+        if (region_id != 0 && m->kernels[i].region_id == region_id)
+            return &m->kernels[i];
+    }
+    return NULL;
+}
+
+/**
+ * For optimized code, where the line table says line 0 at the call, and for
+ * code without DWARF. clang passes each offload call the construct's
+ * `ident_t` (its psource names the pragma's file, function and line) and,
+ * to __tgt_target_kernel, the address of the region's `.region_id` as host
+ * pointer, both loaded by RIP-relative `lea` shortly before the call. x86
+ * cannot be disassembled backwards, so the bytes before the call are
+ * searched for that encoding, and only targets that check out (a known
+ * region id; an ident with a consistent psource) count, closest first.
+ */
+static void ot_scan_call_site(const ot_module *m, uint64_t pc, ot_call_site *site)
+{
+    enum { WINDOW = 192, LEA = 7 };
+    GElf_Addr bias;
+    GElf_Ehdr eh;
+    Elf *elf = dwfl_module_getelf(m->mod, &bias);
+    if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB)
+        return;
+    GElf_Addr at = pc - bias; /* the last byte of the call */
+    size_t after, before;
+    const unsigned char *code = ot_elf_at(elf, at, &after, &before);
+    size_t span = before < WINDOW ? before : WINDOW;
+    if (!code || span <= LEA)
+        return;
+    /* A call takes at least 2 bytes, so a lea must end before at - 1. */
+    for (size_t i = span - LEA; i-- > 0;) {
+        const unsigned char *insn = code - span + i;
+        if ((insn[0] & 0xF8) != 0x48 || insn[1] != 0x8d || (insn[2] & 0xC7) != 0x05)
+            continue; /* not REX.W lea disp32(%rip) */
+        GElf_Addr target = at - span + i + LEA + (int64_t)(int32_t)ot_le32(insn + 3);
+        if (!site->kernel)
+            site->kernel = ot_kernel_by_region(m, target);
+        if (!site->has_source)
+            site->has_source = ot_ident_psource(elf, target, &site->source);
+        if (site->kernel && site->has_source)
+            break;
+    }
 }
 
 /* -------------------------------------------------------- address lookup */
@@ -581,10 +894,34 @@ static size_t ot_outlined_caller_len(Dwarf_Die *die, const char *name)
     return name[len] == '.' ? len : 0;
 }
 
+/**
+ * Visit the CU's function definitions, also those inside namespaces and
+ * classes. dwarf_getscopes() is not used because elfutils prunes DIEs without
+ * addresses, namespaces included, so C++ functions in a namespace are missed.
+ */
+static bool ot_walk_functions(Dwarf_Die *parent, bool (*visit)(Dwarf_Die *, void *), void *arg,
+                              int depth)
+{
+    Dwarf_Die child;
+    if (depth > 32 || dwarf_child(parent, &child) != 0)
+        return false;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && visit(&child, arg))
+            return true;
+        if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+             tag == DW_TAG_union_type || tag == DW_TAG_module) &&
+            ot_walk_functions(&child, visit, arg, depth + 1))
+            return true;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
 struct ot_func_search {
-    const char *want;
+    Dwarf_Addr pc;    /**< by address, or */
+    const char *want; /**< by name or linkage name, want[0..len) */
     size_t len;
-    const char *found;
+    Dwarf_Die found;
 };
 
 static bool ot_name_is(const char *name, const char *want, size_t len)
@@ -592,15 +929,61 @@ static bool ot_name_is(const char *name, const char *want, size_t len)
     return name && strncmp(name, want, len) == 0 && name[len] == '\0';
 }
 
-static int ot_func_search_cb(Dwarf_Die *die, void *arg)
+static bool ot_visit_named(Dwarf_Die *die, void *arg)
 {
     struct ot_func_search *fs = arg;
-    const char *name = dwarf_diename(die);
-    if (ot_name_is(name, fs->want, fs->len) || ot_name_is(ot_linkage_name(die), fs->want, fs->len)) {
-        fs->found = name;
-        return DWARF_CB_ABORT;
+    if (!ot_name_is(dwarf_diename(die), fs->want, fs->len) &&
+        !ot_name_is(ot_linkage_name(die), fs->want, fs->len))
+        return false;
+    fs->found = *die;
+    return true;
+}
+
+static bool ot_visit_pc(Dwarf_Die *die, void *arg)
+{
+    struct ot_func_search *fs = arg;
+    if (dwarf_haspc(die, fs->pc) <= 0)
+        return false;
+    fs->found = *die;
+    return true;
+}
+
+/** The child of `die` whose range holds pc and that may hold inlined code. */
+static bool ot_inner_scope(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *inner)
+{
+    if (dwarf_child(die, inner) != 0)
+        return false;
+    do {
+        int tag = dwarf_tag(inner);
+        if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+             tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+            dwarf_haspc(inner, pc) > 0)
+            return true;
+    } while (dwarf_siblingof(inner, inner) == 0);
+    return false;
+}
+
+/** Function scopes holding pc, innermost first: inlined subroutines, then
+ *  the concrete function. Returns how many. */
+static int ot_function_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *scopes, int max)
+{
+    struct ot_func_search fs = {.pc = pc};
+    if (max <= 0 || !ot_walk_functions(cu, ot_visit_pc, &fs, 0))
+        return 0;
+    int n = 0;
+    scopes[n++] = fs.found;
+    Dwarf_Die cur = fs.found, inner;
+    while (n < max && ot_inner_scope(&cur, pc, &inner)) {
+        if (dwarf_tag(&inner) == DW_TAG_inlined_subroutine)
+            scopes[n++] = inner;
+        cur = inner;
     }
-    return DWARF_CB_OK;
+    for (int i = 0; i < n / 2; i++) { /* outermost first -> innermost first */
+        Dwarf_Die t = scopes[i];
+        scopes[i] = scopes[n - 1 - i];
+        scopes[n - 1 - i] = t;
+    }
+    return n;
 }
 
 /** The name to show for the innermost function scope of the address. */
@@ -610,10 +993,10 @@ static const char *ot_scope_display_name(ot_symbolizer *s, Dwarf_Die *cu, Dwarf_
     size_t len = ot_outlined_caller_len(die, name);
     if (len == 0)
         return name;
-    struct ot_func_search fs = {name, len, NULL};
-    dwarf_getfuncs(cu, ot_func_search_cb, &fs, 0); /* mangled -> source name */
-    if (fs.found)
-        return fs.found;
+    struct ot_func_search fs = {.want = name, .len = len};
+    const char *source_name = NULL; /* mangled -> source name */
+    if (ot_walk_functions(cu, ot_visit_named, &fs, 0) && (source_name = dwarf_diename(&fs.found)))
+        return source_name;
     const char *copy = ot_strndup(s, name, len);
     return copy ? copy : name;
 }
@@ -647,36 +1030,80 @@ static unsigned ot_call_line(Dwarf_Die *die)
  * The callers (each at the call line of the scope inside it) are still
  * offered to the kernel match, in case the line table was coarser.
  */
-static void ot_resolve_scopes(ot_symbolizer *s, ot_module *m, uint64_t pc, uint64_t ra,
-                              ot_srcloc *out, ot_candidates *c)
+static void ot_resolve_scopes(ot_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr rel, Dwarf_Addr bias,
+                              uint64_t ra, ot_srcloc *out, ot_candidates *c)
 {
-    Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(m->mod, pc, &bias);
-    Dwarf_Die *scopes = NULL;
-    int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : -1;
+    Dwarf_Die scopes[OT_MAX_SCOPES];
+    int n = ot_function_scopes(cu, rel, scopes, OT_MAX_SCOPES);
     unsigned line = out->line;
-    bool first = true;
     for (int i = 0; i < n; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        if (first) {
-            const char *name = ot_scope_display_name(s, cu, &scopes[i]);
+        if (i == 0) {
+            const char *name = ot_scope_display_name(s, cu, &scopes[0]);
             Dwarf_Addr entry;
             if (name) {
                 out->function = name;
                 out->function_offset = 0;
-                if (dwarf_entrypc(&scopes[i], &entry) == 0 && entry + bias < ra)
+                if (dwarf_entrypc(&scopes[0], &entry) == 0 && entry + bias < ra)
                     out->function_offset = ra - (entry + bias);
             }
-            first = false;
         }
         ot_scope_candidates(&scopes[i], line, c);
-        if (tag != DW_TAG_inlined_subroutine)
-            break; /* the concrete function: beyond are the CU, namespaces */
-        line = ot_call_line(&scopes[i]);
+        line = ot_call_line(&scopes[i]); /* where scopes[i + 1] calls it */
     }
-    free(scopes);
+}
+
+static void ot_resolve_line(Dwarf_Die *cu, Dwarf_Addr rel, ot_srcloc *out)
+{
+    Dwarf_Line *dl = dwarf_getsrc_die(cu, rel);
+    const char *file = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+    int line = 0;
+    if (file && dwarf_lineno(dl, &line) == 0 && line > 0) {
+        out->file = file;
+        out->line = (unsigned)line;
+    }
+}
+
+/** psource names the file as the compiler was given it: anchor it at the
+ *  CU's directory, as the line table does. */
+static const char *ot_psource_path(ot_symbolizer *s, Dwarf_Die *cu, const ot_psource *ps)
+{
+    Dwarf_Attribute attr;
+    const char *dir = cu && ps->file[0] != '/' ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+    if (!dir)
+        return ot_strndup(s, ps->file, ps->file_len);
+    size_t dir_len = strlen(dir);
+    char *path = malloc(dir_len + 1 + ps->file_len);
+    if (!path)
+        return NULL;
+    memcpy(path, dir, dir_len);
+    path[dir_len] = '/';
+    memcpy(path + dir_len + 1, ps->file, ps->file_len);
+    const char *copy = ot_strndup(s, path, dir_len + 1 + ps->file_len);
+    free(path);
+    return copy;
+}
+
+/** Fill what DWARF could not tell from the call site itself. */
+static void ot_apply_call_site(ot_symbolizer *s, ot_module *m, Dwarf_Die *cu, uint64_t pc,
+                               ot_srcloc *out)
+{
+    ot_call_site site = {0};
+    ot_scan_call_site(m, pc, &site);
+    const ot_psource *ps = &site.source;
+    if (site.has_source && out->line == 0) {
+        const char *file = ot_psource_path(s, cu, ps);
+        const char *function = ot_strndup(s, ps->function, ps->function_len);
+        if (file && function) { /* the pragma's function, even where inlined */
+            out->file = file;
+            out->line = ps->line;
+            out->function = function;
+            out->function_offset = 0;
+        }
+    }
+    if (!out->kernel && site.kernel)
+        out->kernel = site.kernel->name;
+    if (!out->kernel && site.has_source) /* C names; C++ ones are qualified, not mangled */
+        out->kernel = ot_kernel_find(m, ps->function, ps->function_len, ps->line);
 }
 
 static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *out)
@@ -694,23 +1121,25 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
         out->function = symbol;
         out->function_offset = off + 1;
     }
-    Dwfl_Line *dl = dwfl_module_getsrc(m->mod, pc);
-    int line = 0;
-    const char *file = dl ? dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL) : NULL;
-    if (file && line > 0) {
-        out->file = file;
-        out->line = (unsigned)line;
-    }
     ot_candidates c = {.n = 0};
-    ot_resolve_scopes(s, m, pc, ra, out, &c);
+    Dwarf_Addr bias;
+    Dwarf_Die cu_mem, *cu = ot_module_cu(m, pc, &bias, &cu_mem);
+    if (cu) {
+        ot_resolve_line(cu, pc - bias, out);
+        ot_resolve_scopes(s, cu, pc - bias, bias, ra, out, &c);
+    }
     if (c.n == 0 && symbol && *symbol) {
         size_t len = strcspn(symbol, "."); /* `work.omp_outlined`, `f.cold` */
         ot_candidates_add(&c, symbol, len ? len : strlen(symbol), out->line);
     }
-    if (c.n == 0 || ot_module_index_kernels(s, m) != 0)
+    if (ot_module_index_kernels(s, m) != 0)
         return;
-    for (size_t i = 0; i < c.n && !out->kernel; i++)
+    for (size_t i = 0; i < c.n && !out->kernel && out->line != 0; i++)
         out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, c.c[i].line);
+    if (out->line == 0 || !out->kernel)
+        ot_apply_call_site(s, m, cu, pc, out);
+    for (size_t i = 0; i < c.n && !out->kernel; i++) /* last resort: a function's only kernel */
+        out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, 0);
 }
 
 /* -------------------------------------------------------------- public API */
@@ -821,6 +1250,7 @@ void ot_symbolizer_close(ot_symbolizer *s)
         if (s->modules[i].dwfl)
             dwfl_end(s->modules[i].dwfl);
         free(s->modules[i].kernels);
+        free(s->modules[i].cus);
         free(s->modules[i].path);
     }
     while (s->strings) {

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install what offtrace needs (Debian 12 packages only), build it, and trace
+# the bundled CG example. Safe to run again: installed packages are skipped.
+set -eu
+cd "$(dirname "$0")"
+
+PACKAGES="cmake make pkg-config clang-19 libomp-19-dev libotf2-trace-dev otf2-tools \
+libcriterion-dev libhwloc-dev libdw-dev"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "offtrace setup: installing$missing"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
+fi
+
+cmake -S . -B build
+cmake --build build -j "$(nproc)"
+
+if [ "${1:-}" != "--no-demo" ]; then
+    rm -rf offtrace-demo-cg
+    ./build/bin/offtrace record -o offtrace-demo-cg -- ./build/bin/example_cg
+    ./build/bin/offtrace info offtrace-demo-cg
+fi

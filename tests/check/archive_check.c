@@ -1,0 +1,415 @@
+#define _GNU_SOURCE
+#include "archive_check.h"
+
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LOC 256
+#define MAX_DEPTH 512
+#define MAX_INTERVALS 200000
+
+typedef struct loc_state {
+    uint64_t id, declared, seen, last_time;
+    OTF2_LocationType type;
+    uint32_t group;
+    int is_rdma;
+    uint32_t stack[MAX_DEPTH];
+    uint64_t begin[MAX_DEPTH];
+    size_t depth;
+    uint64_t pending[64];
+    size_t pending_count;
+} loc_state;
+
+typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
+
+typedef struct state {
+    archive_facts *f;
+    char **strings; size_t nstrings;
+    char **region_name; uint32_t *region_line; size_t nregions;
+    loc_state locs[MAX_LOC]; size_t nlocs;
+    int group_is_accel[64]; int group_has_creator[64];
+    uint64_t comm_members[MAX_LOC]; size_t ncomm;
+    uint64_t clock_begin, clock_end;
+    interval *targets; size_t ntargets;
+    interval *kernels; size_t nkernels;
+} state;
+
+static void problem(state *s, const char *fmt, ...)
+{
+    if (s->f->first_problem[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->f->first_problem, sizeof s->f->first_problem, fmt, ap);
+    va_end(ap);
+}
+
+static loc_state *loc(state *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        if (s->locs[i].id == id)
+            return &s->locs[i];
+    return NULL;
+}
+
+static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *t)
+{
+    state *s = u;
+    if (self >= s->nstrings) {
+        size_t n = self + 256;
+        s->strings = realloc(s->strings, n * sizeof *s->strings);
+        memset(s->strings + s->nstrings, 0, (n - s->nstrings) * sizeof *s->strings);
+        s->nstrings = n;
+    }
+    s->strings[self] = strdup(t);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *str(state *s, OTF2_StringRef r)
+{
+    return r < s->nstrings && s->strings[r] ? s->strings[r] : "";
+}
+
+static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef c,
+                                  OTF2_StringRef d, OTF2_RegionRole role, OTF2_Paradigm p, OTF2_RegionFlag fl,
+                                  OTF2_StringRef file, uint32_t b, uint32_t e)
+{
+    state *s = u;
+    if (self >= s->nregions) {
+        size_t n = self + 256;
+        s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
+        s->region_line = realloc(s->region_line, n * sizeof *s->region_line);
+        memset(s->region_name + s->nregions, 0, (n - s->nregions) * sizeof *s->region_name);
+        memset(s->region_line + s->nregions, 0, (n - s->nregions) * sizeof *s->region_line);
+        s->nregions = n;
+    }
+    s->region_name[self] = strdup(str(s, name));
+    s->region_line[self] = b;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                 OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                 OTF2_LocationGroupRef creator)
+{
+    state *s = u;
+    if (self < 64) {
+        s->group_is_accel[self] = type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR;
+        s->group_has_creator[self] = creator != OTF2_UNDEFINED_LOCATION_GROUP;
+    }
+    if (type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR) {
+        s->f->devices++;
+        if (creator == OTF2_UNDEFINED_LOCATION_GROUP)
+            s->f->bad_groups++;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                    uint64_t n, OTF2_LocationGroupRef group)
+{
+    state *s = u;
+    if (s->nlocs == MAX_LOC)
+        return OTF2_CALLBACK_INTERRUPT;
+    loc_state *l = &s->locs[s->nlocs++];
+    memset(l, 0, sizeof *l);
+    l->id = self;
+    l->declared = n;
+    l->type = type;
+    l->group = group;
+    l->is_rdma = strstr(str(s, name), "RDMA") != NULL;
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD)
+        s->f->host_threads++;
+    if (l->is_rdma)
+        s->f->rdma_locations++;
+    int accel = group < 64 && s->group_is_accel[group];
+    if ((type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) != accel) {
+        s->f->bad_groups++;
+        problem(s, "location %s in the wrong kind of group", str(s, name));
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_grp(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                               OTF2_Paradigm p, OTF2_GroupFlag fl, uint32_t n, const uint64_t *members)
+{
+    state *s = u;
+    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        for (uint32_t i = 0; i < n && s->ncomm < MAX_LOC; i++)
+            s->comm_members[s->ncomm++] = members[i];
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t len, uint64_t rt)
+{
+    state *s = u;
+    s->clock_begin = off;
+    s->clock_end = off + len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Common bookkeeping for every event: time order, clock range, count. */
+static loc_state *on_event(state *s, OTF2_LocationRef l, OTF2_TimeStamp t)
+{
+    loc_state *ls = loc(s, l);
+    s->f->events++;
+    if (!ls)
+        return NULL;
+    ls->seen++;
+    if (t < ls->last_time) {
+        s->f->backwards++;
+        problem(s, "time goes back on location %llu", (unsigned long long)l);
+    }
+    ls->last_time = t;
+    if (t < s->clock_begin || t > s->clock_end) {
+        s->f->outside_clock++;
+        problem(s, "event at %llu outside the clock range", (unsigned long long)t);
+    }
+    return ls;
+}
+
+static void count_construct(state *s, const char *name)
+{
+    archive_facts *f = s->f;
+    if (!strncmp(name, "target @", 8) || !strncmp(name, "target nowait @", 15))
+        f->target++;
+    else if (!strncmp(name, "target enter data", 17))
+        f->enter_data++;
+    else if (!strncmp(name, "target exit data", 16))
+        f->exit_data++;
+    else if (!strncmp(name, "target update", 13))
+        f->update++;
+    else if (!strncmp(name, "target data @", 13))
+        f->data_regions++;
+}
+
+static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    state *s = u;
+    loc_state *ls = on_event(s, l, t);
+    if (!ls || ls->depth == MAX_DEPTH)
+        return OTF2_CALLBACK_SUCCESS;
+    ls->stack[ls->depth] = r;
+    ls->begin[ls->depth++] = t;
+    if (ls->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !ls->is_rdma)
+        s->f->kernels++;
+    else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD && r < s->nregions && s->region_name[r])
+        count_construct(s, s->region_name[r]);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void add_interval(interval **v, size_t *n, uint64_t b, uint64_t e, uint32_t line)
+{
+    if (*n % 1024 == 0)
+        *v = realloc(*v, (*n + 1024) * sizeof **v);
+    (*v)[(*n)++] = (interval){b, e, line};
+}
+
+static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    state *s = u;
+    loc_state *ls = on_event(s, l, t);
+    if (!ls)
+        return OTF2_CALLBACK_SUCCESS;
+    if (!ls->depth || ls->stack[ls->depth - 1] != r) {
+        s->f->unbalanced++;
+        problem(s, "Leave of region %u without its Enter on location %llu", r, (unsigned long long)l);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    uint64_t begin = ls->begin[--ls->depth];
+    const char *name = r < s->nregions && s->region_name[r] ? s->region_name[r] : "";
+    if (ls->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !ls->is_rdma)
+        add_interval(&s->kernels, &s->nkernels, begin, t, s->region_line[r]);
+    else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD &&
+             (!strncmp(name, "target @", 8) || !strncmp(name, "target nowait @", 15)))
+        add_interval(&s->targets, &s->ntargets, begin, t, s->region_line[r]);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void rma_op(state *s, OTF2_LocationRef l, OTF2_TimeStamp t, uint32_t remote, uint64_t id)
+{
+    loc_state *ls = on_event(s, l, t);
+    if (remote >= s->ncomm || !loc(s, s->comm_members[remote]) || !loc(s, s->comm_members[remote])->is_rdma) {
+        s->f->bad_remote++;
+        problem(s, "RMA remote rank %u is not an RDMA location", remote);
+    }
+    if (ls && ls->pending_count < 64)
+        ls->pending[ls->pending_count++] = id;
+}
+
+static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                               OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    state *s = u;
+    s->f->puts++;
+    s->f->put_bytes += bytes;
+    rma_op(s, l, t, remote, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                               OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    state *s = u;
+    s->f->gets++;
+    s->f->get_bytes += bytes;
+    rma_op(s, l, t, remote, id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                    OTF2_RmaWinRef w, uint64_t id)
+{
+    state *s = u;
+    loc_state *ls = on_event(s, l, t);
+    s->f->completions++;
+    if (!ls)
+        return OTF2_CALLBACK_SUCCESS;
+    for (size_t i = 0; i < ls->pending_count; i++)
+        if (ls->pending[i] == id) {
+            ls->pending[i] = ls->pending[--ls->pending_count];
+            return OTF2_CALLBACK_SUCCESS;
+        }
+    s->f->unpaired_rma++;
+    problem(s, "completion %llu without its put/get", (unsigned long long)id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                  OTF2_MetricRef m, uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *v)
+{
+    state *s = u;
+    on_event(s, l, t);
+    s->f->metrics++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int read_defs(OTF2_Reader *rd, state *s)
+{
+    OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, d_group);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, d_grp);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, d_clock);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, cb, s);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n;
+    int rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, g, &n) == OTF2_SUCCESS ? 0 : -1;
+    OTF2_Reader_CloseGlobalDefReader(rd, g);
+    return rc;
+}
+
+static int read_events(OTF2_Reader *rd, state *s)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        OTF2_Reader_SelectLocation(rd, s->locs[i].id);
+    OTF2_Reader_OpenDefFiles(rd);
+    OTF2_Reader_OpenEvtFiles(rd);
+    for (size_t i = 0; i < s->nlocs; i++) {
+        OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, s->locs[i].id);
+        uint64_t n;
+        if (d) {
+            OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
+            OTF2_Reader_CloseDefReader(rd, d);
+        }
+        if (!OTF2_Reader_GetEvtReader(rd, s->locs[i].id))
+            return -1;
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    OTF2_GlobalEvtReader *g = OTF2_Reader_GetGlobalEvtReader(rd);
+    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, e_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, e_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, e_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, e_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, g, cb, s);
+    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+    uint64_t n;
+    int rc = OTF2_Reader_ReadAllGlobalEvents(rd, g, &n) == OTF2_SUCCESS ? 0 : -1;
+    OTF2_Reader_CloseGlobalEvtReader(rd, g);
+    OTF2_Reader_CloseEvtFiles(rd);
+    return rc;
+}
+
+/* Each kernel must lie inside a host `target` region of the same source line. */
+static void check_kernels(state *s)
+{
+    for (size_t k = 0; k < s->nkernels; k++) {
+        int inside = 0;
+        for (size_t t = 0; t < s->ntargets && !inside; t++)
+            inside = s->targets[t].line == s->kernels[k].line && s->targets[t].begin <= s->kernels[k].begin &&
+                     s->kernels[k].end <= s->targets[t].end;
+        if (!inside) {
+            s->f->kernel_outside++;
+            problem(s, "kernel of line %u at %llu lies in no host target region", s->kernels[k].line,
+                    (unsigned long long)s->kernels[k].begin);
+        }
+    }
+}
+
+static void final_checks(state *s)
+{
+    for (size_t i = 0; i < s->nlocs; i++) {
+        loc_state *l = &s->locs[i];
+        if (l->depth) {
+            s->f->unbalanced += l->depth;
+            problem(s, "%zu regions left open on location %llu", l->depth, (unsigned long long)l->id);
+        }
+        if (l->pending_count) {
+            s->f->unpaired_rma += l->pending_count;
+            problem(s, "put/get without completion on location %llu", (unsigned long long)l->id);
+        }
+        if (l->seen != l->declared) {
+            s->f->count_mismatch++;
+            problem(s, "location %llu declares %llu events, holds %llu", (unsigned long long)l->id,
+                    (unsigned long long)l->declared, (unsigned long long)l->seen);
+        }
+    }
+    check_kernels(s);
+}
+
+int archive_check(const char *dir, archive_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    char anchor[4096];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    state *s = calloc(1, sizeof *s);
+    s->f = f;
+    int rc = read_defs(rd, s);
+    if (rc == 0)
+        rc = read_events(rd, s);
+    if (rc == 0)
+        final_checks(s);
+    OTF2_Reader_Close(rd);
+    for (size_t i = 0; i < s->nstrings; i++)
+        free(s->strings[i]);
+    for (size_t i = 0; i < s->nregions; i++)
+        free(s->region_name[i]);
+    free(s->strings);
+    free(s->region_name);
+    free(s->region_line);
+    free(s->targets);
+    free(s->kernels);
+    free(s);
+    return rc;
+}
+
+uint64_t archive_violations(const archive_facts *f)
+{
+    return f->unbalanced + f->backwards + f->outside_clock + f->count_mismatch + f->unpaired_rma + f->bad_remote +
+           f->kernel_outside + f->bad_groups;
+}

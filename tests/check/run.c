@@ -1,0 +1,71 @@
+#define _GNU_SOURCE
+#include "run.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *slurp(FILE *f)
+{
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    return buf;
+}
+
+int run_command(char *const argv[], char *const env[], const char *stdin_text, run_result *r)
+{
+    FILE *out = tmpfile(), *err = tmpfile(), *in = tmpfile();
+    if (!out || !err || !in)
+        return -1;
+    if (stdin_text)
+        fputs(stdin_text, in);
+    fflush(in);
+    rewind(in);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fileno(in), 0);
+        dup2(fileno(out), 1);
+        dup2(fileno(err), 2);
+        for (int i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    if (pid < 0)
+        return -1;
+    while (waitpid(pid, &r->status, 0) < 0)
+        ;
+    r->out = slurp(out);
+    r->err = slurp(err);
+    fclose(out);
+    fclose(err);
+    fclose(in);
+    return 0;
+}
+
+void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+void scratch_path(char *buf, unsigned size, const char *name)
+{
+    static unsigned counter;
+    mkdir(OFFTRACE_TEST_SCRATCH, 0777);
+    snprintf(buf, size, "%s/%s-%d-%u", OFFTRACE_TEST_SCRATCH, name, (int)getpid(), counter++);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", buf, buf);
+    if (system(cmd) != 0)
+        return;
+}

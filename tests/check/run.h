@@ -1,0 +1,27 @@
+/**
+ * \file run.h
+ * \brief Run a command for a test: extra environment, optional stdin text,
+ *        stdout and stderr captured into strings.
+ */
+#ifndef OT_TEST_RUN_H
+#define OT_TEST_RUN_H
+
+typedef struct run_result {
+    int status;   /**< raw waitpid status */
+    char *out;    /**< captured stdout (malloc'd, NUL-terminated) */
+    char *err;    /**< captured stderr */
+} run_result;
+
+/**
+ * \brief Run argv[0] (PATH lookup) with `env` ("NAME=value" strings, NULL
+ *        terminated, may be NULL) added to the environment.
+ * \return 0 when the command ran, -1 when it could not be run at all.
+ */
+int run_command(char *const argv[], char *const env[], const char *stdin_text, run_result *r);
+
+void run_free(run_result *r);
+
+/** \brief A fresh scratch directory path (not created) under the build's test dir. */
+void scratch_path(char *buf, unsigned size, const char *name);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * The command line and the library outside it: programs that cannot start,
+ * programs that die, bad settings, and a program whose own behaviour must
+ * pass through unchanged.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+
+static char cli[4096];
+
+static void setup(void)
+{
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+}
+
+TestSuite(cli, .init = setup, .timeout = 120);
+
+static void prog_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", OFFTRACE_BIN_DIR, name);
+}
+
+static void archive_is_valid(const char *dir, archive_facts *f)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", "--silent", "-Werror", anchor, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "otf2-print rejects %s: %s", dir, r.err);
+    run_free(&r);
+    cr_assert_eq(archive_check(dir, f), 0);
+    cr_assert_eq(archive_violations(f), 0, "%s", f->first_problem);
+}
+
+Test(cli, program_output_arguments_stdin_and_exit_code_pass_through)
+{
+    char dir[4096], prog[4096];
+    scratch_path(dir, sizeof dir, "passthrough");
+    prog_path(prog, sizeof prog, "exit_code");
+    char *argv[] = {cli, "record", "-o", dir, "--", prog, "first arg", "-o", "x", NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, "a\nb\nc\n", &r), 0);
+    cr_assert(WIFEXITED(r.status));
+    cr_assert_eq(WEXITSTATUS(r.status), 7);
+    cr_assert(strstr(r.out, "first arg\n-o\nx\n"), "arguments changed: %s", r.out);
+    cr_assert(strstr(r.out, "3"), "stdin not passed: %s", r.out);
+    cr_assert(!strstr(r.out, "offtrace:"), "offtrace wrote into the program's stdout");
+    cr_assert(strstr(r.err, "offtrace: archive"), "no summary: %s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 1);
+}
+
+Test(cli, existing_output_directory_is_refused)
+{
+    char dir[4096], prog[4096], marker[4200];
+    scratch_path(dir, sizeof dir, "exists");
+    mkdir(dir, 0777);
+    snprintf(marker, sizeof marker, "%s/keep", dir);
+    fclose(fopen(marker, "w"));
+    prog_path(prog, sizeof prog, "example_saxpy");
+    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 2);
+    cr_assert(strstr(r.err, "already exists"), "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(marker, &st), 0);
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    cr_assert_neq(stat(anchor, &st), 0, "a trace was mixed into an existing directory");
+}
+
+Test(cli, missing_program_is_127_and_not_executable_is_126)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "noprog");
+    char *argv[] = {cli, "record", "-o", dir, "--", "/nonexistent/program", NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 127);
+    cr_assert(strstr(r.err, "No such file or directory"), "%s", r.err);
+    run_free(&r);
+    char *argv2[] = {cli, "record", "-o", dir, "--", "no-such-command-offtrace", NULL};
+    cr_assert_eq(run_command(argv2, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 127);
+    cr_assert(strstr(r.err, "command not found"), "%s", r.err);
+    run_free(&r);
+    char plain[4096];
+    scratch_path(plain, sizeof plain, "not-executable");
+    FILE *f = fopen(plain, "w");
+    fputs("just text\n", f);
+    fclose(f);
+    chmod(plain, 0644);
+    char *argv3[] = {cli, "record", "-o", dir, "--", plain, NULL};
+    cr_assert_eq(run_command(argv3, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 126);
+    cr_assert(strstr(r.err, "Permission denied"), "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_neq(stat(dir, &st), 0, "an empty output directory was left behind");
+}
+
+static void crash_case(const char *program, int expect_signal, int expect_exit, const char *reason_word)
+{
+    char dir[4096], prog[4096];
+    scratch_path(dir, sizeof dir, program);
+    prog_path(prog, sizeof prog, program);
+    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    if (expect_signal) {
+        cr_assert(WIFSIGNALED(r.status), "record did not report the signal (status %x)", r.status);
+        cr_assert_eq(WTERMSIG(r.status), expect_signal);
+    } else {
+        cr_assert(WIFEXITED(r.status));
+        cr_assert_eq(WEXITSTATUS(r.status), expect_exit);
+    }
+    cr_assert(strstr(r.err, "PARTIAL"), "record did not say the trace is partial: %s", r.err);
+    cr_assert(strstr(r.err, reason_word), "record did not say why: %s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_geq(f.target, 2, "the regions before the death are missing");
+    cr_assert_geq(f.puts, 1);
+}
+
+Test(cli, abort_leaves_a_partial_archive)
+{
+    crash_case("crash_abort", SIGABRT, 0, "SIGABRT");
+}
+
+Test(cli, segfault_leaves_a_partial_archive)
+{
+    crash_case("crash_segv", SIGSEGV, 0, "SIGSEGV");
+}
+
+Test(cli, underscore_exit_from_a_worker_leaves_a_partial_archive)
+{
+    crash_case("crash_exit_worker", 0, 3, "_exit");
+}
+
+Test(cli, library_alone_with_a_wrong_setting_runs_the_program_untraced)
+{
+    char dir[4096], prog[4096], out[4200], tool[4200];
+    scratch_path(dir, sizeof dir, "badenv");
+    prog_path(prog, sizeof prog, "exit_code");
+    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    char *env[] = {tool, out, "OFFTRACE_BUFFER_SIZE=lots", NULL};
+    char *argv[] = {prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, "", &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 7);
+    cr_assert(strstr(r.err, "OFFTRACE_BUFFER_SIZE='lots'"), "%s", r.err);
+    cr_assert(strstr(r.err, "64K to 1G"), "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_neq(stat(dir, &st), 0);
+}
+
+Test(cli, library_alone_never_reuses_a_directory)
+{
+    char dir[4096], prog[4096], out[4200], tool[4200], fresh[4200];
+    scratch_path(dir, sizeof dir, "alone");
+    mkdir(dir, 0777);
+    prog_path(prog, sizeof prog, "example_saxpy");
+    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    char *env[] = {tool, out, NULL};
+    char *argv[] = {prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 0);
+    snprintf(fresh, sizeof fresh, "%s.1", dir);
+    cr_assert(strstr(r.err, fresh), "did not say where it wrote: %s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(fresh, &f);
+    cr_assert_gt(f.target, 0);
+}
+
+Test(cli, library_alone_leaves_an_archive_when_the_program_crashes)
+{
+    char dir[4096], prog[4096], out[4200], tool[4200];
+    scratch_path(dir, sizeof dir, "alonecrash");
+    prog_path(prog, sizeof prog, "crash_segv");
+    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    char *env[] = {tool, out, NULL};
+    char *argv[] = {prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "the program's death changed");
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_geq(f.target, 2);
+}
+
+Test(cli, info_reads_an_archive_and_rejects_what_is_not_one)
+{
+    char dir[4096], prog[4096];
+    scratch_path(dir, sizeof dir, "info");
+    prog_path(prog, sizeof prog, "example_saxpy");
+    char *rec[] = {cli, "record", "-o", dir, "--", prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(rec, NULL, NULL, &r), 0);
+    run_free(&r);
+    char *info[] = {cli, "info", dir, NULL};
+    cr_assert_eq(run_command(info, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 0);
+    cr_assert(strstr(r.out, "offtrace: kernels"), "%s", r.out);
+    run_free(&r);
+    char *bad[] = {cli, "info", "/etc", NULL};
+    cr_assert_eq(run_command(bad, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 2);
+    cr_assert(strstr(r.err, "no trace"), "%s", r.err);
+    run_free(&r);
+    char *none[] = {cli, "info", "/nonexistent-offtrace", NULL};
+    cr_assert_eq(run_command(none, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 2);
+    run_free(&r);
+    char *verb[] = {cli, "frobnicate", NULL};
+    cr_assert_eq(run_command(verb, NULL, NULL, &r), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 2);
+    run_free(&r);
+}

@@ -1,0 +1,564 @@
+/**
+ * \file test_symbolize.c
+ * \brief The symbolizer against real binaries: this test process itself,
+ *        libc, and a freshly compiled offload program that records its own
+ *        OMPT return addresses and maps, then exits before they are resolved.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/ot-symbolize-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+TestSuite(symbolize, .init = make_tmpdir, .fini = remove_tmpdir);
+
+/** Path of `name` in the test's temporary directory (one buffer per slot). */
+static const char *tmp_path(const char *name)
+{
+    static char bufs[4][PATH_MAX];
+    static int next;
+    char *buf = bufs[next++ % 4];
+    snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
+    return buf;
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t size = 0, cap = 4096;
+    char *text = malloc(cap);
+    size_t n;
+    while (text && (n = fread(text + size, 1, cap - size - 1, f)) > 0) {
+        size += n;
+        if (cap - size < 1024)
+            text = realloc(text, cap *= 2);
+    }
+    fclose(f);
+    cr_assert_not_null(text);
+    text[size] = '\0';
+    return text;
+}
+
+static void snapshot_self(const char *path)
+{
+    char *maps = read_file("/proc/self/maps");
+    write_file(path, maps, strlen(maps));
+    free(maps);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static ot_symbolizer *open_with_maps(const char *maps)
+{
+    ot_symbolizer *s = ot_symbolizer_open();
+    cr_assert_not_null(s);
+    cr_assert_eq(ot_symbolizer_add_maps(s, maps), 0);
+    return s;
+}
+
+/* ------------------------------------------------ the test process itself */
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static uint64_t return_address_of_call(void)
+{
+    uint64_t ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+    return ra;
+}
+
+/* The call and __LINE__ share a line; the store after the call keeps it from
+ * becoming a tail call, which would return elsewhere. */
+__attribute__((noinline)) static uint64_t known_caller(unsigned *line)
+{
+    uint64_t ra = return_address_of_call(); *line = __LINE__;
+    sink = ra;
+    return ra;
+}
+
+Test(symbolize, own_caller)
+{
+    unsigned line = 0;
+    uint64_t ra = known_caller(&line);
+    const char *maps = tmp_path("maps");
+    snapshot_self(maps);
+    ot_symbolizer *s = open_with_maps(maps);
+
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_not_null(loc.file);
+    cr_assert_str_eq(base_name(loc.file), "test_symbolize.c");
+    cr_assert_eq(loc.line, line);
+    cr_assert_str_eq(loc.function, "known_caller");
+    cr_assert_null(loc.kernel);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert_gt(n, 0);
+    exe[n] = '\0';
+    cr_assert_str_eq(loc.module, exe);
+
+    char label[64], want[64];
+    snprintf(want, sizeof want, "test_symbolize.c:%u", line);
+    cr_assert_eq(ot_srcloc_format(&loc, ra, label, sizeof label), (int)strlen(want));
+    cr_assert_str_eq(label, want);
+
+    ot_srcloc again; /* from the cache: the very same strings */
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &again), 0);
+    cr_assert_eq(again.file, loc.file);
+    cr_assert_eq(again.function, loc.function);
+    cr_assert_eq(again.line, loc.line);
+    ot_symbolizer_close(s);
+}
+
+Test(symbolize, libc_function_from_symbol_table)
+{
+    void *getpid_addr = dlsym(RTLD_DEFAULT, "getpid"); /* libc's, not a PLT stub */
+    cr_assert_not_null(getpid_addr);
+    uint64_t ra = (uint64_t)(uintptr_t)getpid_addr + 4;
+    const char *maps = tmp_path("maps");
+    snapshot_self(maps);
+    ot_symbolizer *s = open_with_maps(maps);
+
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_not_null(loc.module);
+    cr_assert(strncmp(base_name(loc.module), "libc.so", 7) == 0, "module %s", loc.module);
+    cr_assert_not_null(loc.function);
+    cr_assert(strstr(loc.function, "getpid") != NULL, "function %s", loc.function);
+    cr_assert_eq(loc.function_offset, 4);
+    cr_assert_null(loc.kernel);
+
+    char label[128], want[128];
+    if (loc.file && loc.line) /* libc debug info installed */
+        snprintf(want, sizeof want, "%s:%u", base_name(loc.file), loc.line);
+    else
+        snprintf(want, sizeof want, "%s+0x4", loc.function);
+    ot_srcloc_format(&loc, ra, label, sizeof label);
+    cr_assert_str_eq(label, want);
+    ot_symbolizer_close(s);
+}
+
+Test(symbolize, addresses_in_no_module)
+{
+    const char *maps = tmp_path("maps");
+    snapshot_self(maps);
+    ot_symbolizer *s = open_with_maps(maps);
+    ot_srcloc loc;
+    char label[64];
+
+    cr_assert_eq(ot_symbolizer_lookup(s, 0, &loc), -ENOENT);
+    cr_assert_null(loc.module);
+    cr_assert_null(loc.function);
+    ot_srcloc_format(&loc, 0, label, sizeof label);
+    cr_assert_str_eq(label, "0x0");
+
+    int local = 0;
+    void *heap = malloc(64);
+    uint64_t nowhere[] = {0x10, (uintptr_t)heap, (uintptr_t)&local, UINT64_MAX};
+    for (size_t i = 0; i < sizeof nowhere / sizeof *nowhere; i++) {
+        cr_assert_eq(ot_symbolizer_lookup(s, nowhere[i], &loc), -ENOENT, "%#" PRIx64, nowhere[i]);
+        char want[32];
+        snprintf(want, sizeof want, "0x%" PRIx64, nowhere[i]);
+        ot_srcloc_format(&loc, nowhere[i], label, sizeof label);
+        cr_assert_str_eq(label, want);
+    }
+    free(heap);
+
+    /* A failed lookup, and a label that does not fit. */
+    cr_assert_eq(ot_srcloc_format(NULL, 0x1234, label, sizeof label), 6);
+    cr_assert_str_eq(label, "0x1234");
+    cr_assert_eq(ot_srcloc_format(NULL, 0x1234, label, 4), 6);
+    cr_assert_str_eq(label, "0x1");
+    cr_assert_eq(ot_srcloc_format(NULL, 0x1234, NULL, 0), 6);
+    ot_symbolizer_close(s);
+}
+
+/* ---------------------------------------------------------- bad snapshots */
+
+Test(symbolize, missing_maps_file)
+{
+    unsigned line;
+    uint64_t ra = known_caller(&line);
+    ot_symbolizer *s = ot_symbolizer_open();
+    cr_assert_not_null(s);
+    cr_assert_eq(ot_symbolizer_add_maps(s, tmp_path("no-such-maps")), -ENOENT);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), -ENOENT);
+    ot_symbolizer_close(s);
+}
+
+Test(symbolize, garbage_maps_file)
+{
+    static const char garbage[] = "hello world\n"
+                                  "\x01\x02\xff\xfe\x00\x7f binary\n"
+                                  "ffff-0000 r-xp 0 fe:00 1 /usr/bin/true\n"     /* lo > hi */
+                                  "1000-2000 rwzq 0 fe:00 1 /usr/bin/true\n"     /* perms */
+                                  "1000-2000 r-xp zz fe:00 1 /usr/bin/true\n"    /* offset */
+                                  "12345678";                                  /* cut short */
+    unsigned line;
+    uint64_t ra = known_caller(&line);
+    const char *path = tmp_path("garbage");
+    write_file(path, garbage, sizeof garbage - 1);
+    ot_symbolizer *s = ot_symbolizer_open();
+    cr_assert_eq(ot_symbolizer_add_maps(s, path), -EINVAL);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), -ENOENT);
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x1800, &loc), -ENOENT);
+
+    write_file(path, "", 0);
+    cr_assert_eq(ot_symbolizer_add_maps(s, path), -EINVAL);
+    cr_assert_eq(ot_symbolizer_add_maps(s, tmpdir), -EISDIR);
+    cr_assert_eq(ot_symbolizer_add_maps(NULL, path), -EINVAL);
+    cr_assert_eq(ot_symbolizer_add_maps(s, NULL), -EINVAL);
+    cr_assert_eq(ot_symbolizer_lookup(NULL, ra, &loc), -EINVAL);
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, NULL), -EINVAL);
+    ot_symbolizer_close(s);
+    ot_symbolizer_close(NULL);
+}
+
+/* A snapshot cut short by a crash, with noise in it, still resolves. */
+Test(symbolize, truncated_snapshot_with_noise)
+{
+    unsigned line;
+    uint64_t ra = known_caller(&line);
+    char *maps = read_file("/proc/self/maps");
+    size_t len = strlen(maps);
+    char *text = malloc(len + 64);
+    cr_assert_not_null(text);
+    int head = snprintf(text, 64, "not a maps line\n\n");
+    memcpy(text + head, maps, len);
+    size_t cut = head + len - 20; /* half of the last line ([vsyscall] or so) */
+    const char *path = tmp_path("maps");
+    write_file(path, text, cut);
+
+    ot_symbolizer *s = open_with_maps(path);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_eq(loc.line, line);
+    ot_symbolizer_close(s);
+    free(text);
+    free(maps);
+}
+
+/* -------------------------------------------------- address-only fallback */
+
+Test(symbolize, vanished_files_keep_module_offset)
+{
+    static const char maps[] =
+        "7f1200000000-7f1200001000 r--p 00000000 fe:00 42       /nonexistent/lib/libgone.so\n"
+        "7f1200001000-7f1200005000 r-xp 00001000 fe:00 42       /nonexistent/lib/libgone.so\n"
+        "7f1200005000-7f1200006000 rw-p 00004000 fe:00 42       /nonexistent/lib/libgone.so\n"
+        "7f1300000000-7f1300002000 r-xp 00000000 00:00 0        [vdso]\n"
+        "7f1400000000-7f1400001000 rwxp 00000000 00:00 0 \n"
+        "7f1500000000-7f1500010000 r-xp 00000000 fe:00 43       /tmp/old program (deleted)\n";
+    const char *path = tmp_path("maps");
+    write_file(path, maps, sizeof maps - 1);
+    ot_symbolizer *s = open_with_maps(path);
+    ot_srcloc loc;
+    char label[64];
+
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1200001235, &loc), 0);
+    cr_assert_str_eq(loc.module, "/nonexistent/lib/libgone.so");
+    cr_assert_eq(loc.module_offset, 0x1235);
+    cr_assert_null(loc.file);
+    cr_assert_null(loc.function);
+    ot_srcloc_format(&loc, 0x7f1200001235, label, sizeof label);
+    cr_assert_str_eq(label, "libgone.so+0x1235");
+
+    /* Data pages, the vdso and anonymous code are no module. */
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1200000100, &loc), -ENOENT);
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1200005100, &loc), -ENOENT);
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1300000100, &loc), -ENOENT);
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1400000100, &loc), -ENOENT);
+
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1500000101, &loc), 0);
+    cr_assert_str_eq(loc.module, "/tmp/old program");
+    ot_srcloc_format(&loc, 0x7f1500000101, label, sizeof label);
+    cr_assert_str_eq(label, "old program+0x101");
+    ot_symbolizer_close(s);
+}
+
+/* The executable rebuilt since the snapshot (same path and filesystem, other
+ * inode): its line table would lie, so only module+offset is given. */
+Test(symbolize, rebuilt_file_is_not_trusted)
+{
+    unsigned line;
+    uint64_t ra = known_caller(&line);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert_gt(n, 0);
+    exe[n] = '\0';
+    struct stat st;
+    cr_assert_eq(stat(exe, &st), 0);
+
+    char *maps = read_file("/proc/self/maps");
+    char *out = malloc(strlen(maps) + 4096);
+    cr_assert_not_null(out);
+    size_t len = 0;
+    for (char *line_text = strtok(maps, "\n"); line_text; line_text = strtok(NULL, "\n")) {
+        uint64_t lo, hi, off, ino;
+        char perms[5];
+        int path_at = 0;
+        if (sscanf(line_text, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*x:%*x %" SCNu64 " %n", &lo,
+                   &hi, perms, &off, &ino, &path_at) == 5 &&
+            strcmp(line_text + path_at, exe) == 0)
+            len += sprintf(out + len, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %x:%x %" PRIu64 " %s\n",
+                           lo, hi, perms, off, major(st.st_dev), minor(st.st_dev),
+                           (uint64_t)st.st_ino + 1, exe);
+    }
+    const char *path = tmp_path("maps");
+    write_file(path, out, len);
+    ot_symbolizer *s = open_with_maps(path);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_str_eq(loc.module, exe);
+    cr_assert_null(loc.file);
+    cr_assert_null(loc.function);
+    cr_assert_gt(loc.module_offset, 0);
+    ot_symbolizer_close(s);
+    free(out);
+    free(maps);
+}
+
+/* A library loaded late only shows in a later snapshot; misses cached before
+ * it arrived must not stick. */
+Test(symbolize, later_snapshot_adds_modules)
+{
+    static const char early[] =
+        "7f1200001000-7f1200005000 r-xp 00001000 fe:00 42 /nonexistent/lib/libgone.so\n";
+    unsigned line;
+    uint64_t ra = known_caller(&line);
+    const char *first = tmp_path("maps.0"), *second = tmp_path("maps.1");
+    write_file(first, early, sizeof early - 1);
+    snapshot_self(second);
+
+    ot_symbolizer *s = open_with_maps(first);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), -ENOENT);
+    cr_assert_eq(ot_symbolizer_add_maps(s, second), 0);
+    cr_assert_eq(ot_symbolizer_add_maps(s, second), 0); /* the same again: no harm */
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_eq(loc.line, line);
+    cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1200001010, &loc), 0);
+    cr_assert_eq(loc.module_offset, 0x10); /* no offset-0 line: mapped linearly */
+    ot_symbolizer_close(s);
+}
+
+/* ------------------------------------------------- a real offload program */
+
+/*
+ * A tiny OpenMP offload program that is its own OMPT tool: it writes the
+ * codeptr_ra of each target region, then its /proc/self/maps, and exits. The
+ * markers name the lines of the three pragmas: in a plain function, in an
+ * inlinable one, and inside a parallel region (outlined by clang).
+ */
+static const char fixture_src[] =
+    "#include <omp-tools.h>\n"
+    "#include <stdio.h>\n"
+    "static FILE *out;\n"
+    "static void on_target(ompt_target_t kind, ompt_scope_endpoint_t ep, int dev,\n"
+    "                      ompt_data_t *task, ompt_data_t *target, ompt_id_t *op,\n"
+    "                      const void *codeptr_ra)\n"
+    "{\n"
+    "    if (out && kind == ompt_target && ep == ompt_scope_begin)\n"
+    "        fprintf(out, \"%p\\n\", codeptr_ra);\n"
+    "}\n"
+    "static int init(ompt_function_lookup_t lookup, int num, ompt_data_t *data)\n"
+    "{\n"
+    "    ompt_set_callback_t set = (ompt_set_callback_t)lookup(\"ompt_set_callback\");\n"
+    "    set(ompt_callback_target_emi, (ompt_callback_t)on_target);\n"
+    "    return 1;\n"
+    "}\n"
+    "static void fini(ompt_data_t *data) {}\n"
+    "ompt_start_tool_result_t *ompt_start_tool(unsigned version, const char *runtime)\n"
+    "{\n"
+    "    static ompt_start_tool_result_t result = {init, fini, {0}};\n"
+    "    return &result;\n"
+    "}\n"
+    "void work(float *x, int n)\n"
+    "{\n"
+    "#pragma omp target map(tofrom: x[0:n]) /* L_WORK */\n"
+    "    for (int i = 0; i < n; i++) x[i] += 1;\n"
+    "}\n"
+    "static inline void helper(float *x, int n)\n"
+    "{\n"
+    "#pragma omp target map(tofrom: x[0:n]) /* L_HELPER */\n"
+    "    for (int i = 0; i < n; i++) x[i] += 1;\n"
+    "}\n"
+    "void par(float *x, int n)\n"
+    "{\n"
+    "#pragma omp parallel num_threads(1)\n"
+    "    {\n"
+    "#pragma omp target map(tofrom: x[0:n]) /* L_PAR */\n"
+    "        for (int i = 0; i < n; i++) x[i] += 1;\n"
+    "    }\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    float x[4] = {0};\n"
+    "    if (argc != 3 || !(out = fopen(argv[1], \"w\")))\n"
+    "        return 2;\n"
+    "    work(x, 4);\n"
+    "    helper(x, 4);\n"
+    "    par(x, 4);\n"
+    "    FILE *in = fopen(\"/proc/self/maps\", \"r\"), *maps = fopen(argv[2], \"w\");\n"
+    "    for (int c; in && maps && (c = fgetc(in)) != EOF;)\n"
+    "        fputc(c, maps);\n"
+    "    fclose(in);\n"
+    "    fclose(maps);\n"
+    "    fclose(out);\n"
+    "    return x[0] == 3 ? 0 : 1;\n"
+    "}\n";
+
+static unsigned fixture_line(const char *marker)
+{
+    const char *at = strstr(fixture_src, marker);
+    cr_assert_not_null(at);
+    unsigned line = 1;
+    for (const char *p = fixture_src; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/** Build the fixture at -O<opt>; skips the test where clang-19 cannot offload. */
+static const char *build_fixture(int opt)
+{
+    if (system("clang-19 --version >/dev/null 2>&1") != 0)
+        cr_skip_test("clang-19 is not installed");
+    write_file(tmp_path("fixture.c"), fixture_src, sizeof fixture_src - 1);
+    static char bin[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s/fixture-O%d", tmpdir, opt);
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && clang-19 -g -O%d -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+             " -Wl,-rpath,\"$(dirname \"$(clang-19 -print-file-name=libomptarget.so)\")\""
+             " fixture.c -o '%s' >build.log 2>&1",
+             tmpdir, opt, bin);
+    if (system(cmd) != 0)
+        cr_skip_test("clang-19 cannot build for x86_64 offload (see build.log)");
+    return bin;
+}
+
+static void check_kernel_name(const char *kernel, const char *function, unsigned line)
+{
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, "_%s_l%u", function, line);
+    cr_assert_not_null(kernel, "no kernel for %s:%u", function, line);
+    cr_assert(strncmp(kernel, "__omp_offloading_", 17) == 0, "kernel %s", kernel);
+    size_t len = strlen(kernel), slen = strlen(suffix);
+    cr_assert(len > slen && strcmp(kernel + len - slen, suffix) == 0, "kernel %s, want *%s", kernel,
+              suffix);
+}
+
+static void check_find_kernel(const char *bin)
+{
+    unsigned l_work = fixture_line("L_WORK"), l_helper = fixture_line("L_HELPER");
+    unsigned l_par = fixture_line("L_PAR");
+    ot_symbolizer *s = ot_symbolizer_open();
+    const char *kernel;
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", l_work, &kernel), 0);
+    check_kernel_name(kernel, "work", l_work);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "helper", l_helper, &kernel), 0);
+    check_kernel_name(kernel, "helper", l_helper);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "par", l_par, &kernel), 0);
+    check_kernel_name(kernel, "par", l_par);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", 0, &kernel), 0); /* its only one */
+    check_kernel_name(kernel, "work", l_work);
+
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", l_work + 1, &kernel), -ENOENT);
+    cr_assert_null(kernel);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "wor", l_work, &kernel), -ENOENT);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "main", 0, &kernel), -ENOENT);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, tmp_path("nothing"), "work", l_work, &kernel),
+                 -ENOENT);
+    cr_assert_lt(ot_symbolizer_find_kernel(s, tmp_path("fixture.c"), "work", l_work, &kernel), 0);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, NULL, l_work, &kernel), -EINVAL);
+    ot_symbolizer_close(s);
+}
+
+/** Run the fixture and resolve what it recorded, after it has exited. */
+static void check_post_mortem(const char *bin)
+{
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && env -u OMP_TOOL_LIBRARIES OMP_TOOL=enabled '%s' ras maps >run.log 2>&1",
+             tmpdir, bin);
+    if (system(cmd) != 0)
+        cr_skip_test("the offload fixture does not run here (see run.log)");
+    char *ras = read_file(tmp_path("ras"));
+    uint64_t ra[3];
+    if (sscanf(ras, "%" SCNx64 " %" SCNx64 " %" SCNx64, &ra[0], &ra[1], &ra[2]) != 3)
+        cr_skip_test("the OpenMP runtime reported no target regions");
+    free(ras);
+
+    static const char *functions[] = {"work", "helper", "par"};
+    static const char *markers[] = {"L_WORK", "L_HELPER", "L_PAR"};
+    ot_symbolizer *s = open_with_maps(tmp_path("maps"));
+    for (int i = 0; i < 3; i++) {
+        ot_srcloc loc;
+        unsigned line = fixture_line(markers[i]);
+        cr_assert_eq(ot_symbolizer_lookup(s, ra[i], &loc), 0);
+        cr_assert_str_eq(loc.module, bin);
+        cr_assert_not_null(loc.file, "%s", functions[i]);
+        cr_assert_str_eq(base_name(loc.file), "fixture.c");
+        cr_assert_eq(loc.line, line, "%s: line %u, want %u", functions[i], loc.line, line);
+        cr_assert_str_eq(loc.function, functions[i]);
+        check_kernel_name(loc.kernel, functions[i], line);
+    }
+    ot_symbolizer_close(s);
+}
+
+Test(symbolize, offload_program_O0, .timeout = 120)
+{
+    const char *bin = build_fixture(0);
+    check_find_kernel(bin);
+    check_post_mortem(bin);
+}
+
+/* Optimized, the host entries are gone: only `.region_id` and
+ * `.offloading.entry` symbols name the kernels, and helper() is inlined. */
+Test(symbolize, offload_program_O2, .timeout = 120)
+{
+    const char *bin = build_fixture(2);
+    check_find_kernel(bin);
+    check_post_mortem(bin);
+}

@@ -1,0 +1,62 @@
+/* The clock map: offset and drift from sync points, interpolated. */
+#include <criterion/criterion.h>
+
+#include "timemap.h"
+
+Test(timemap, identity_without_points)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    cr_assert_eq(ot_timemap_apply(m, 12345), 12345);
+    ot_timemap_free(m);
+}
+
+Test(timemap, one_point_is_offset_with_default_rate)
+{
+    ot_timemap *m = ot_timemap_new(0.5);
+    ot_timemap_add(m, 1000, 5000);
+    cr_assert_eq(ot_timemap_apply(m, 3000), 6000);
+    cr_assert_eq(ot_timemap_apply(m, 1000), 5000);
+    ot_timemap_free(m);
+}
+
+Test(timemap, interpolates_offset_and_drift_between_points)
+{
+    /* Device clock 5 s ahead, running 200 ppm fast. */
+    ot_timemap *m = ot_timemap_new(1.0);
+    const uint64_t off = 5000000000ull;
+    for (uint64_t host = 0; host <= 10000000000ull; host += 1000000000ull)
+        cr_assert_eq(ot_timemap_add(m, off + host + host / 5000, host), 0);
+    for (uint64_t host = 123456789; host < 10000000000ull; host += 777777777) {
+        uint64_t dev = off + host + host / 5000;
+        int64_t err = (int64_t)ot_timemap_apply(m, dev) - (int64_t)host;
+        cr_assert(err >= -1 && err <= 1, "error %lld ns at %llu", (long long)err, (unsigned long long)host);
+    }
+    ot_timemap_free(m);
+}
+
+Test(timemap, extrapolates_with_nearest_segment)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    ot_timemap_add(m, 100, 1000);
+    ot_timemap_add(m, 200, 1200);
+    cr_assert_eq(ot_timemap_apply(m, 300), 1400);
+    cr_assert_eq(ot_timemap_apply(m, 50), 900);
+    ot_timemap_free(m);
+}
+
+Test(timemap, drops_points_that_would_run_time_backwards)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    cr_assert_eq(ot_timemap_add(m, 100, 1000), 0);
+    cr_assert_eq(ot_timemap_add(m, 150, 990), 1);
+    cr_assert_eq(ot_timemap_add(m, 90, 1100), 1);
+    cr_assert_eq(ot_timemap_add(m, 200, 1100), 0);
+    cr_assert_eq(ot_timemap_points(m), 2);
+    uint64_t last = 0;
+    for (uint64_t x = 0; x < 400; x += 7) {
+        uint64_t y = ot_timemap_apply(m, x);
+        cr_assert_geq(y, last);
+        last = y;
+    }
+    ot_timemap_free(m);
+}
