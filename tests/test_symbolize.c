@@ -97,22 +97,23 @@ static ot_symbolizer *open_with_maps(const char *maps)
 
 /* ------------------------------------------------ the test process itself */
 
-static volatile uint64_t sink;
+static volatile uint64_t captured_ra;
+static volatile unsigned after_line;
 
-__attribute__((noinline)) static uint64_t return_address_of_call(void)
+__attribute__((noinline)) static void capture_return_address(void)
 {
-    uint64_t ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
-    __asm__ volatile("" ::: "memory");
-    return ra;
+    captured_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
 }
 
-/* The call and __LINE__ share a line; the store after the call keeps it from
- * becoming a tail call, which would return elsewhere. */
+/* The instruction the call returns to belongs to the next line, so a lookup
+ * of the return address itself (not of the call) would give that line. The
+ * store after the call also keeps it from becoming a tail call. */
 __attribute__((noinline)) static uint64_t known_caller(unsigned *line)
 {
-    uint64_t ra = return_address_of_call(); *line = __LINE__;
-    sink = ra;
-    return ra;
+    *line = __LINE__ + 1;
+    capture_return_address();
+    after_line = __LINE__;
+    return captured_ra;
 }
 
 Test(symbolize, own_caller)
@@ -379,7 +380,7 @@ Test(symbolize, later_snapshot_adds_modules)
     cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
     cr_assert_eq(loc.line, line);
     cr_assert_eq(ot_symbolizer_lookup(s, 0x7f1200001010, &loc), 0);
-    cr_assert_eq(loc.module_offset, 0x10); /* no offset-0 line: mapped linearly */
+    cr_assert_eq(loc.module_offset, 0x1010); /* no offset-0 line: mapped linearly */
     ot_symbolizer_close(s);
 }
 
@@ -459,22 +460,25 @@ static unsigned fixture_line(const char *marker)
     return line;
 }
 
-/** Build the fixture at -O<opt>; skips the test where clang-19 cannot offload. */
-static const char *build_fixture(int opt)
+/**
+ * Build the fixture as `name` with extra compiler flags, then run `post` on
+ * it (e.g. strip); skips the test where the toolchain cannot do it.
+ */
+static const char *build_fixture(const char *name, const char *flags, const char *post)
 {
     if (system("clang-19 --version >/dev/null 2>&1") != 0)
         cr_skip_test("clang-19 is not installed");
     write_file(tmp_path("fixture.c"), fixture_src, sizeof fixture_src - 1);
     static char bin[PATH_MAX];
-    snprintf(bin, sizeof bin, "%s/fixture-O%d", tmpdir, opt);
+    snprintf(bin, sizeof bin, "%s/%s", tmpdir, name);
     char cmd[4 * PATH_MAX];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && clang-19 -g -O%d -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+             "cd '%s' && clang-19 %s -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
              " -Wl,-rpath,\"$(dirname \"$(clang-19 -print-file-name=libomptarget.so)\")\""
-             " fixture.c -o '%s' >build.log 2>&1",
-             tmpdir, opt, bin);
+             " fixture.c -o '%s' >build.log 2>&1 %s%s",
+             tmpdir, flags, bin, post ? "&& " : "", post ? post : "");
     if (system(cmd) != 0)
-        cr_skip_test("clang-19 cannot build for x86_64 offload (see build.log)");
+        cr_skip_test("cannot build the offload fixture with `%s` (see build.log)", flags);
     return bin;
 }
 
@@ -515,8 +519,8 @@ static void check_find_kernel(const char *bin)
     ot_symbolizer_close(s);
 }
 
-/** Run the fixture and resolve what it recorded, after it has exited. */
-static void check_post_mortem(const char *bin)
+/** Run the fixture; the codeptr_ra of its three target regions. */
+static void run_fixture(const char *bin, uint64_t ra[3])
 {
     char cmd[4 * PATH_MAX];
     snprintf(cmd, sizeof cmd,
@@ -525,40 +529,80 @@ static void check_post_mortem(const char *bin)
     if (system(cmd) != 0)
         cr_skip_test("the offload fixture does not run here (see run.log)");
     char *ras = read_file(tmp_path("ras"));
-    uint64_t ra[3];
-    if (sscanf(ras, "%" SCNx64 " %" SCNx64 " %" SCNx64, &ra[0], &ra[1], &ra[2]) != 3)
-        cr_skip_test("the OpenMP runtime reported no target regions");
+    int got = sscanf(ras, "%" SCNx64 " %" SCNx64 " %" SCNx64, &ra[0], &ra[1], &ra[2]);
     free(ras);
+    if (got != 3)
+        cr_skip_test("the OpenMP runtime reported no target regions");
+}
 
-    static const char *functions[] = {"work", "helper", "par"};
-    static const char *markers[] = {"L_WORK", "L_HELPER", "L_PAR"};
+static const char *const fixture_functions[] = {"work", "helper", "par"};
+static const char *const fixture_markers[] = {"L_WORK", "L_HELPER", "L_PAR"};
+
+/**
+ * Run the fixture and resolve what it recorded once it has exited. With
+ * `source` the pragma's file:line and function are expected too; the kernel
+ * always.
+ */
+static void check_post_mortem(const char *bin, bool source)
+{
+    uint64_t ra[3];
+    run_fixture(bin, ra);
     ot_symbolizer *s = open_with_maps(tmp_path("maps"));
     for (int i = 0; i < 3; i++) {
         ot_srcloc loc;
-        unsigned line = fixture_line(markers[i]);
+        const char *function = fixture_functions[i];
+        unsigned line = fixture_line(fixture_markers[i]);
         cr_assert_eq(ot_symbolizer_lookup(s, ra[i], &loc), 0);
         cr_assert_str_eq(loc.module, bin);
-        cr_assert_not_null(loc.file, "%s", functions[i]);
+        check_kernel_name(loc.kernel, function, line);
+        if (!source)
+            continue;
+        cr_assert_not_null(loc.file, "%s", function);
         cr_assert_str_eq(base_name(loc.file), "fixture.c");
-        cr_assert_eq(loc.line, line, "%s: line %u, want %u", functions[i], loc.line, line);
-        cr_assert_str_eq(loc.function, functions[i]);
-        check_kernel_name(loc.kernel, functions[i], line);
+        cr_assert_eq(loc.line, line, "%s: line %u, want %u", function, loc.line, line);
+        cr_assert_str_eq(loc.function, function);
     }
     ot_symbolizer_close(s);
 }
 
 Test(symbolize, offload_program_O0, .timeout = 120)
 {
-    const char *bin = build_fixture(0);
+    const char *bin = build_fixture("fixture-O0", "-g -O0", NULL);
     check_find_kernel(bin);
-    check_post_mortem(bin);
+    check_post_mortem(bin, true);
 }
 
-/* Optimized, the host entries are gone: only `.region_id` and
- * `.offloading.entry` symbols name the kernels, and helper() is inlined. */
+/* Optimized, the host entries are gone (only `.region_id` and
+ * `.offloading.entry` symbols name the kernels), helper() is inlined, and
+ * the line table says line 0 at the calls: the call site has to tell. */
 Test(symbolize, offload_program_O2, .timeout = 120)
 {
-    const char *bin = build_fixture(2);
+    const char *bin = build_fixture("fixture-O2", "-g -O2", NULL);
     check_find_kernel(bin);
-    check_post_mortem(bin);
+    check_post_mortem(bin, true);
+}
+
+/* lld leaves PIE pointers zero in the file, stated only by relocations. */
+Test(symbolize, offload_program_lld, .timeout = 120)
+{
+    const char *bin = build_fixture("fixture-lld", "-g -O2 -fuse-ld=lld", NULL);
+    check_find_kernel(bin);
+    check_post_mortem(bin, true);
+}
+
+/* Without symbol table nor DWARF: the offload entry table still names the
+ * kernels and the construct's ident still gives the pragma's location. */
+Test(symbolize, offload_program_stripped, .timeout = 120)
+{
+    const char *bin = build_fixture("fixture-stripped", "-g -O2", "strip fixture-stripped");
+    check_find_kernel(bin);
+    check_post_mortem(bin, true);
+}
+
+/* Without -g there is no location at all, but the kernel is still known. */
+Test(symbolize, offload_program_without_debug_info, .timeout = 120)
+{
+    const char *bin = build_fixture("fixture-nodebug", "-O2", NULL);
+    check_find_kernel(bin);
+    check_post_mortem(bin, false);
 }

@@ -702,6 +702,20 @@ static int ot_cu_range_cmp(const void *a, const void *b)
     return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
+static int ot_index_cu_ranges(ot_module *m, Dwarf_Die *cu)
+{
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+        if (lo == 0 || lo >= hi)
+            continue; /* code the linker discarded lands at 0 */
+        if (ot_grow((void **)&m->cus, &m->cu_cap, m->cu_count + 1, sizeof *m->cus) != 0)
+            return -ENOMEM;
+        m->cus[m->cu_count++] = (ot_cu_range){lo, hi, *cu};
+    }
+    return 0;
+}
+
 /** Once per module, and only when dwfl cannot place an address in a CU. */
 static void ot_module_index_cus(ot_module *m)
 {
@@ -716,20 +730,11 @@ static void ot_module_index_cus(ot_module *m)
     Dwarf_Die die, sub;
     while (dw && dwarf_get_units(dw, cu, &next, &version, &type, &die, &sub) == 0) {
         cu = next;
-        if (type == DW_UT_type || type == DW_UT_split_type)
-            continue;
-        Dwarf_Addr base, lo, hi;
-        ptrdiff_t off = 0;
-        while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
-            if (lo == 0 || lo >= hi)
-                continue; /* code the linker discarded lands at 0 */
-            if (ot_grow((void **)&m->cus, &m->cu_cap, m->cu_count + 1, sizeof *m->cus) != 0)
-                goto sort;
-            m->cus[m->cu_count++] = (ot_cu_range){lo, hi, die};
-        }
+        if (type != DW_UT_type && type != DW_UT_split_type && ot_index_cu_ranges(m, &die) != 0)
+            break;
     }
-sort:
-    qsort(m->cus, m->cu_count, sizeof *m->cus, ot_cu_range_cmp);
+    if (m->cu_count > 1)
+        qsort(m->cus, m->cu_count, sizeof *m->cus, ot_cu_range_cmp);
 }
 
 /**
@@ -1160,6 +1165,7 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
     char *line = NULL;
     size_t cap = 0, parsed = 0;
     int rc = 0;
+    errno = 0;
     while (rc == 0 && getline(&line, &cap, f) >= 0) {
         ot_maps_line m;
         if (!ot_parse_maps_line(line, &m))
@@ -1168,7 +1174,7 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
         rc = ot_maps_take(s, &bases, &m);
     }
     if (rc == 0 && ferror(f))
-        rc = -EIO;
+        rc = errno ? -errno : -EIO; /* e.g. EISDIR */
     if (rc == 0 && parsed == 0)
         rc = -EINVAL;
     free(line);

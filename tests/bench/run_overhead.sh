@@ -3,6 +3,8 @@
 # one run for: no tool, a do-nothing OMPT tool, offtrace, and LLVM's own
 # LIBOMPTARGET_PROFILE. Configurations are interleaved round by round and the
 # median of the rounds is reported, so machine noise hits all of them alike.
+# offtrace's runs include writing the raw records to the page cache and the
+# archive at exit (the exit part is outside the timed loop).
 #   usage: tests/bench/run_overhead.sh [BUILD_DIR] [ITERATIONS] [ROUNDS]
 # Prints a Markdown table (docs/performance.md holds the last one).
 set -eu
@@ -18,6 +20,7 @@ trap 'rm -rf "$TMP"' EXIT
 run() { # name, then env assignments
     name=$1; shift
     env "$@" "$BIN" "$ITER" >> "$TMP/$name"
+    sync # no run pays for the previous run's writeback
 }
 
 i=0
