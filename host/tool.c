@@ -4,7 +4,7 @@
  *        the exit path that converts the recording into an OTF2 archive.
  *
  * Every callback is: read the clock, reserve a slot in the thread's stream,
- * fill it, commit it. No lock, no allocation, no I/O, except on the slow path
+ * build the record on the stack, store it into the slot (event byte last). No lock, no allocation, no I/O, except on the slow path
  * of ot_stream_reserve when a chunk is full. Nothing here calls back into
  * OpenMP, so no recursion guard is needed.
  */
@@ -45,17 +45,20 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
                           ompt_data_t *target_data, const void *codeptr_ra)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *r = ot_stream_reserve();
+    offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin)
         target_data->value = ot_stream_new_id();
-    r->time = now;
-    r->id = target_data->value;
-    r->target_id = target_data->value;
-    r->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
-    r->dst_device = (int16_t)device_num;
-    r->subkind = (uint8_t)kind;
-    r->endpoint = (uint8_t)endpoint;
-    ot_stream_commit(r, OFFTRACE_RAW_TARGET);
+    offtrace_raw_record r = {
+        .time = now,
+        .id = target_data->value,
+        .target_id = target_data->value,
+        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
+        .dst_device = (int16_t)device_num,
+        .subkind = (uint8_t)kind,
+        .endpoint = (uint8_t)endpoint,
+        .event = OFFTRACE_RAW_TARGET,
+    };
+    ot_stream_store(slot, &r);
 }
 
 static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
@@ -65,36 +68,42 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                            const void *codeptr_ra)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *r = ot_stream_reserve();
+    offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin)
         *host_op_id = ot_stream_new_id();
-    r->time = now;
-    r->id = *host_op_id;
-    r->target_id = target_data ? target_data->value : 0;
-    r->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
-    r->bytes = bytes;
-    r->src_addr = (uint64_t)(uintptr_t)src_addr;
-    r->dst_addr = (uint64_t)(uintptr_t)dest_addr;
-    r->src_device = (int16_t)src_device_num;
-    r->dst_device = (int16_t)dest_device_num;
-    r->subkind = (uint8_t)optype;
-    r->endpoint = (uint8_t)endpoint;
-    ot_stream_commit(r, OFFTRACE_RAW_DATA_OP);
+    offtrace_raw_record r = {
+        .time = now,
+        .id = *host_op_id,
+        .target_id = target_data ? target_data->value : 0,
+        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
+        .bytes = bytes,
+        .src_addr = (uint64_t)(uintptr_t)src_addr,
+        .dst_addr = (uint64_t)(uintptr_t)dest_addr,
+        .src_device = (int16_t)src_device_num,
+        .dst_device = (int16_t)dest_device_num,
+        .subkind = (uint8_t)optype,
+        .endpoint = (uint8_t)endpoint,
+        .event = OFFTRACE_RAW_DATA_OP,
+    };
+    ot_stream_store(slot, &r);
 }
 
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
                           ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *r = ot_stream_reserve();
+    offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin)
         *host_op_id = ot_stream_new_id();
-    r->time = now;
-    r->id = *host_op_id;
-    r->target_id = target_data ? target_data->value : 0;
-    r->bytes = requested_num_teams;
-    r->endpoint = (uint8_t)endpoint;
-    ot_stream_commit(r, OFFTRACE_RAW_SUBMIT);
+    offtrace_raw_record r = {
+        .time = now,
+        .id = *host_op_id,
+        .target_id = target_data ? target_data->value : 0,
+        .bytes = requested_num_teams,
+        .endpoint = (uint8_t)endpoint,
+        .event = OFFTRACE_RAW_SUBMIT,
+    };
+    ot_stream_store(slot, &r);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,

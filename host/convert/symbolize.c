@@ -115,19 +115,19 @@ typedef struct ot_candidates {
 
 /* ---------------------------------------------------------------- helpers */
 
-static int ot_grow(void **array, size_t *cap, size_t need, size_t elem)
+/** Room for `need` elements: the array, maybe moved, or NULL (the old one
+ *  still valid) when out of memory. */
+static void *ot_reserve(void *array, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
-        return 0;
+        return array;
     size_t n = *cap ? *cap * 2 : 16;
     while (n < need)
         n *= 2;
-    void *p = realloc(*array, n * elem);
-    if (!p)
-        return -ENOMEM;
-    *array = p;
-    *cap = n;
-    return 0;
+    void *p = realloc(array, n * elem);
+    if (p)
+        *cap = n;
+    return p;
 }
 
 static const char *ot_strndup(ot_symbolizer *s, const char *text, size_t len)
@@ -203,8 +203,10 @@ static int ot_bases_set(ot_base_table *t, const char *path, uint64_t base)
             return 0;
         }
     }
-    if (ot_grow((void **)&t->items, &t->cap, t->count + 1, sizeof *t->items) != 0)
+    void *items = ot_reserve(t->items, &t->cap, t->count + 1, sizeof *t->items);
+    if (!items)
         return -ENOMEM;
+    t->items = items;
     char *copy = strdup(path);
     if (!copy)
         return -ENOMEM;
@@ -232,8 +234,10 @@ static int ot_module_get(ot_symbolizer *s, const ot_maps_line *m, uint64_t base,
             return 0;
         }
     }
-    if (ot_grow((void **)&s->modules, &s->module_cap, s->module_count + 1, sizeof *s->modules))
+    ot_module *modules = ot_reserve(s->modules, &s->module_cap, s->module_count + 1, sizeof *modules);
+    if (!modules)
         return -ENOMEM;
+    s->modules = modules;
     ot_module *mod = &s->modules[s->module_count];
     memset(mod, 0, sizeof *mod);
     mod->path = strdup(m->path);
@@ -265,8 +269,10 @@ static int ot_maps_take(ot_symbolizer *s, ot_base_table *bases, const ot_maps_li
     size_t index;
     if (ot_module_get(s, m, base, &index) != 0)
         return -ENOMEM;
-    if (ot_grow((void **)&s->ranges, &s->range_cap, s->range_count + 1, sizeof *s->ranges))
+    ot_range *ranges = ot_reserve(s->ranges, &s->range_cap, s->range_count + 1, sizeof *ranges);
+    if (!ranges)
         return -ENOMEM;
+    s->ranges = ranges;
     s->ranges[s->range_count++] = (ot_range){m->lo, m->hi, index};
     if (m->hi - m->lo > s->max_range_len)
         s->max_range_len = m->hi - m->lo;
@@ -380,7 +386,7 @@ static int ot_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
                              GElf_Word crc, char **debuginfo_file_name)
 {
     /* The standard search ends with a debuginfod download whenever
-     * DEBUGINFOD_URLS is set (Debian sets it for login shells); at the exit
+     * DEBUGINFOD_URLS is set (some distributions set it system-wide); at the exit
      * of the traced program that can block for minutes, so then only the
      * local build-id tree (where -dbgsym packages install) is searched. */
     const char *urls = getenv("DEBUGINFOD_URLS");
@@ -477,35 +483,51 @@ static const unsigned char *ot_elf_at(Elf *elf, GElf_Addr addr, size_t *after, s
     return NULL;
 }
 
+/** The relocation types that can state a pointer to the object's own data. */
+typedef struct ot_reloc_types {
+    unsigned relative, glob_dat, abs64;
+} ot_reloc_types;
+
 /** Only 64-bit little-endian objects are read for pointers and code. */
-static unsigned ot_elf_relative_type(Elf *elf)
+static bool ot_elf_reloc_types(Elf *elf, ot_reloc_types *t)
 {
     GElf_Ehdr eh;
     if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
         eh.e_ident[EI_DATA] != ELFDATA2LSB)
-        return 0;
+        return false;
     switch (eh.e_machine) {
-    case EM_X86_64: return R_X86_64_RELATIVE;
-    case EM_AARCH64: return R_AARCH64_RELATIVE;
-    case EM_PPC64: return R_PPC64_RELATIVE;
-    default: return 0;
+    case EM_X86_64:
+        *t = (ot_reloc_types){R_X86_64_RELATIVE, R_X86_64_GLOB_DAT, R_X86_64_64};
+        return true;
+    case EM_AARCH64:
+        *t = (ot_reloc_types){R_AARCH64_RELATIVE, R_AARCH64_GLOB_DAT, R_AARCH64_ABS64};
+        return true;
+    case EM_PPC64:
+        *t = (ot_reloc_types){R_PPC64_RELATIVE, R_PPC64_GLOB_DAT, R_PPC64_ADDR64};
+        return true;
+    default:
+        return false;
     }
 }
 
-/** A pointer stored at `addr`. lld leaves PIE pointers 0 in the file and
- *  only states them as the addend of a RELATIVE relocation. */
-static bool ot_elf_pointer(Elf *elf, GElf_Addr addr, GElf_Addr *value)
+/** A defined symbol's value; undefined ones live in another module. */
+static bool ot_elf_symbol_value(Elf *elf, size_t symtab, size_t index, GElf_Addr *value)
 {
-    unsigned relative = ot_elf_relative_type(elf);
-    if (relative == 0)
+    Elf_Scn *scn = elf_getscn(elf, symtab);
+    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+    GElf_Sym sym;
+    if (!data || index > INT_MAX || !gelf_getsym(data, (int)index, &sym) ||
+        sym.st_shndx == SHN_UNDEF)
         return false;
-    size_t after;
-    const unsigned char *p = ot_elf_at(elf, addr, &after, NULL);
-    if (!p || after < 8)
-        return false;
-    *value = ot_le64(p);
+    *value = sym.st_value;
+    return true;
+}
+
+/** What the dynamic relocation at `addr`, if any, will store there. */
+static bool ot_elf_reloc_value(Elf *elf, const ot_reloc_types *t, GElf_Addr addr, GElf_Addr *value)
+{
     Elf_Scn *scn = NULL;
-    while (*value == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
         GElf_Shdr sh;
         Elf_Data *data;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
@@ -513,14 +535,38 @@ static bool ot_elf_pointer(Elf *elf, GElf_Addr addr, GElf_Addr *value)
             continue;
         for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && i <= INT_MAX; i++) {
             GElf_Rela rela;
-            if (gelf_getrela(data, (int)i, &rela) && rela.r_offset == addr &&
-                GELF_R_TYPE(rela.r_info) == relative) {
+            if (!gelf_getrela(data, (int)i, &rela) || rela.r_offset != addr)
+                continue;
+            unsigned type = (unsigned)GELF_R_TYPE(rela.r_info);
+            if (type == t->relative) {
                 *value = (GElf_Addr)rela.r_addend;
-                break;
+                return true;
             }
+            if ((type == t->glob_dat || type == t->abs64) &&
+                ot_elf_symbol_value(elf, sh.sh_link, GELF_R_SYM(rela.r_info), value)) {
+                *value += (GElf_Addr)rela.r_addend;
+                return true;
+            }
+            return false;
         }
     }
-    return *value != 0;
+    return false;
+}
+
+/**
+ * A pointer stored at `addr`. A PIE or library holds it as a dynamic
+ * relocation: ld.bfd also writes the value into the file, lld leaves 0 there,
+ * and a GOT slot holds 0 until the symbol is bound.
+ */
+static bool ot_elf_pointer(Elf *elf, GElf_Addr addr, GElf_Addr *value)
+{
+    ot_reloc_types types;
+    size_t after;
+    const unsigned char *p = ot_elf_at(elf, addr, &after, NULL);
+    if (!p || after < 8 || !ot_elf_reloc_types(elf, &types))
+        return false;
+    *value = ot_le64(p);
+    return *value != 0 || ot_elf_reloc_value(elf, &types, addr, value);
 }
 
 /* ---------------------------------------------------------- kernel index */
@@ -585,8 +631,10 @@ static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym, uint64
     size_t head = ot_kernel_head_len(sym, len);
     if (head == 0)
         return 0;
-    if (ot_grow((void **)&m->kernels, &m->kernel_cap, m->kernel_count + 1, sizeof *m->kernels) != 0)
+    ot_kernel *kernels = ot_reserve(m->kernels, &m->kernel_cap, m->kernel_count + 1, sizeof *kernels);
+    if (!kernels)
         return -ENOMEM;
+    m->kernels = kernels;
     const char *name = ot_strndup(s, sym, len);
     if (!name)
         return -ENOMEM;
@@ -628,7 +676,8 @@ static int ot_module_index_entries(ot_symbolizer *s, ot_module *m)
     GElf_Addr bias;
     Elf *elf = dwfl_module_getelf(m->mod, &bias);
     size_t shstrndx;
-    if (!elf || ot_elf_relative_type(elf) == 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
+    ot_reloc_types types;
+    if (!elf || !ot_elf_reloc_types(elf, &types) || elf_getshdrstrndx(elf, &shstrndx) != 0)
         return 0;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -646,7 +695,7 @@ static int ot_module_index_entries(ot_symbolizer *s, ot_module *m)
     return 0;
 }
 
-/** Once per module: its symbol table (symtab, else dynsym) is read here. */
+/** Once per module: the symbol table (symtab, else dynsym) and the entry table. */
 static int ot_module_index_kernels(ot_symbolizer *s, ot_module *m)
 {
     if (m->kernels_indexed)
@@ -709,8 +758,10 @@ static int ot_index_cu_ranges(ot_module *m, Dwarf_Die *cu)
     while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
         if (lo == 0 || lo >= hi)
             continue; /* code the linker discarded lands at 0 */
-        if (ot_grow((void **)&m->cus, &m->cu_cap, m->cu_count + 1, sizeof *m->cus) != 0)
+        ot_cu_range *cus = ot_reserve(m->cus, &m->cu_cap, m->cu_count + 1, sizeof *cus);
+        if (!cus)
             return -ENOMEM;
+        m->cus = cus;
         m->cus[m->cu_count++] = (ot_cu_range){lo, hi, *cu};
     }
     return 0;
@@ -739,7 +790,7 @@ static void ot_module_index_cus(ot_module *m)
 
 /**
  * The CU holding pc. dwfl finds it through .debug_aranges, which clang only
- * emits when asked (-gdwarf-aranges) and elfutils before 0.192 does not
+ * emits when asked (-gdwarf-aranges) and elfutils 0.188 does not
  * derive from the CUs, so the CUs' own ranges are the fallback.
  */
 static Dwarf_Die *ot_module_cu(ot_module *m, uint64_t pc, Dwarf_Addr *bias, Dwarf_Die *mem)
@@ -798,18 +849,19 @@ static bool ot_psource_parse(const char *text, ot_psource *ps)
 /** clang's ident_t: i32 reserved (0), flags, reserved, strlen(psource); then
  *  the psource pointer. The length check rejects look-alikes such as the
  *  arrays of map-clause names. */
-static bool ot_ident_psource(Elf *elf, GElf_Addr ident, ot_psource *ps)
+static const char *ot_ident_psource(Elf *elf, GElf_Addr ident)
 {
     size_t after;
     GElf_Addr str;
     const unsigned char *p = ot_elf_at(elf, ident, &after, NULL);
     if (!p || after < 24 || ot_le32(p) != 0 || !ot_elf_pointer(elf, ident + 16, &str))
-        return false;
+        return NULL;
     uint32_t len = ot_le32(p + 12);
     const char *text = (const char *)ot_elf_at(elf, str, &after, NULL);
-    if (!text || len == 0 || len >= after || text[len] != '\0' || strlen(text) != len)
-        return false;
-    return ot_psource_parse(text, ps);
+    if (!text || len == 0 || len >= after || text[len] != '\0' || strlen(text) != len ||
+        text[0] != ';')
+        return NULL;
+    return text;
 }
 
 static const ot_kernel *ot_kernel_by_region(const ot_module *m, GElf_Addr region_id)
@@ -821,43 +873,59 @@ static const ot_kernel *ot_kernel_by_region(const ot_module *m, GElf_Addr region
     return NULL;
 }
 
+/** Length of the call instruction that ends at `end` (exclusive): a
+ *  direct call, or one through the GOT (-fno-plt); 0 if neither. */
+static size_t ot_call_length(const unsigned char *end, size_t before)
+{
+    if (before >= 5 && end[-5] == 0xe8)
+        return 5;
+    if (before >= 6 && end[-6] == 0xff && end[-5] == 0x15)
+        return 6;
+    return 0;
+}
+
 /**
  * For optimized code, where the line table says line 0 at the call, and for
- * code without DWARF. clang passes each offload call the construct's
- * `ident_t` (its psource names the pragma's file, function and line) and,
- * to __tgt_target_kernel, the address of the region's `.region_id` as host
- * pointer, both loaded by RIP-relative `lea` shortly before the call. x86
- * cannot be disassembled backwards, so the bytes before the call are
- * searched for that encoding, and only targets that check out (a known
- * region id; an ident with a consistent psource) count, closest first.
+ * code without DWARF. clang passes every libomptarget entry the construct's
+ * `ident_t` in %rdi (its psource names the pragma's file, function and line)
+ * and __tgt_target_kernel the region's `.region_id` address in %r8, set by
+ * `lea ident(%rip),%rdi` and then `lea id(%rip),%r8` (`mov id@GOT(%rip),%r8`
+ * in a library) just before the call. x86 cannot be disassembled backwards,
+ * so the bytes before the call are searched for those encodings; the first
+ * ident found, the call's own, ends the search, so that a region id loaded
+ * for an earlier call is never taken.
  */
 static void ot_scan_call_site(const ot_module *m, uint64_t pc, ot_call_site *site)
 {
-    enum { WINDOW = 192, LEA = 7 };
-    GElf_Addr bias;
+    enum { WINDOW = 192, INSN = 7 };
+    GElf_Addr bias, region = 0;
     GElf_Ehdr eh;
     Elf *elf = dwfl_module_getelf(m->mod, &bias);
-    if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
-        eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
         return;
-    GElf_Addr at = pc - bias; /* the last byte of the call */
     size_t after, before;
-    const unsigned char *code = ot_elf_at(elf, at, &after, &before);
-    size_t span = before < WINDOW ? before : WINDOW;
-    if (!code || span <= LEA)
+    const unsigned char *last = ot_elf_at(elf, pc - bias, &after, &before);
+    size_t call = last ? ot_call_length(last + 1, before + 1) : 0;
+    if (call == 0)
         return;
-    /* A call takes at least 2 bytes, so a lea must end before at - 1. */
-    for (size_t i = span - LEA; i-- > 0;) {
-        const unsigned char *insn = code - span + i;
-        if ((insn[0] & 0xF8) != 0x48 || insn[1] != 0x8d || (insn[2] & 0xC7) != 0x05)
-            continue; /* not REX.W lea disp32(%rip) */
-        GElf_Addr target = at - span + i + LEA + (int64_t)(int32_t)ot_le32(insn + 3);
-        if (!site->kernel)
-            site->kernel = ot_kernel_by_region(m, target);
-        if (!site->has_source)
-            site->has_source = ot_ident_psource(elf, target, &site->source);
-        if (site->kernel && site->has_source)
-            break;
+    const unsigned char *end = last + 1 - call; /* where the call starts */
+    GElf_Addr end_addr = pc - bias + 1 - call;
+    size_t span = before + 1 - call < WINDOW ? before + 1 - call : WINDOW;
+    for (size_t i = INSN; i <= span; i++) {
+        const unsigned char *insn = end - i;
+        GElf_Addr target = end_addr - i + INSN + (int64_t)(int32_t)ot_le32(insn + 3);
+        if (insn[0] == 0x4c && insn[2] == 0x05 && insn[1] == 0x8d && region == 0)
+            region = target; /* lea id(%rip),%r8 */
+        else if (insn[0] == 0x4c && insn[2] == 0x05 && insn[1] == 0x8b && region == 0)
+            ot_elf_pointer(elf, target, &region); /* mov id@GOT(%rip),%r8 */
+        else if (insn[0] == 0x48 && insn[1] == 0x8d && insn[2] == 0x3d) { /* lea x(%rip),%rdi */
+            const char *psource = ot_ident_psource(elf, target);
+            if (!psource)
+                continue;
+            site->has_source = ot_psource_parse(psource, &site->source);
+            site->kernel = ot_kernel_by_region(m, region);
+            return;
+        }
     }
 }
 
@@ -1028,30 +1096,37 @@ static unsigned ot_call_line(Dwarf_Die *die)
 }
 
 /**
- * Function scopes from the innermost out. `function` is the innermost one,
- * inlined or not: the line table gives the inlined code's own file:line, and
- * a label must name the function that line is in. It is also the function
- * whose name LLVM put in the kernel entry, since the pragma sits in its body.
- * The callers (each at the call line of the scope inside it) are still
- * offered to the kernel match, in case the line table was coarser.
+ * `function` is the innermost function scope, inlined or not, rather than the
+ * concrete function the code was inlined into: the line table gives the
+ * inlined code's own file:line, so a label must name the function that line
+ * is in; and that is the function whose (linkage) name LLVM put into the
+ * kernel entry, since the pragma sits in its body.
  */
+static void ot_set_function(ot_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *scope, Dwarf_Addr bias,
+                            uint64_t ra, ot_srcloc *out)
+{
+    const char *name = ot_scope_display_name(s, cu, scope);
+    Dwarf_Addr entry;
+    if (!name)
+        return; /* keep the ELF symbol */
+    out->function = name;
+    out->function_offset = 0;
+    if (dwarf_entrypc(scope, &entry) == 0 && entry + bias < ra)
+        out->function_offset = ra - (entry + bias);
+}
+
+/** The function, and the kernel-name candidates: every function scope from
+ *  the innermost out, each at the line in it (the call line of the scope
+ *  inlined into it), in case the line table was coarser than the pragma. */
 static void ot_resolve_scopes(ot_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr rel, Dwarf_Addr bias,
                               uint64_t ra, ot_srcloc *out, ot_candidates *c)
 {
     Dwarf_Die scopes[OT_MAX_SCOPES];
     int n = ot_function_scopes(cu, rel, scopes, OT_MAX_SCOPES);
+    if (n > 0)
+        ot_set_function(s, cu, &scopes[0], bias, ra, out);
     unsigned line = out->line;
     for (int i = 0; i < n; i++) {
-        if (i == 0) {
-            const char *name = ot_scope_display_name(s, cu, &scopes[0]);
-            Dwarf_Addr entry;
-            if (name) {
-                out->function = name;
-                out->function_offset = 0;
-                if (dwarf_entrypc(&scopes[0], &entry) == 0 && entry + bias < ra)
-                    out->function_offset = ra - (entry + bias);
-            }
-        }
         ot_scope_candidates(&scopes[i], line, c);
         line = ot_call_line(&scopes[i]); /* where scopes[i + 1] calls it */
     }
@@ -1143,7 +1218,10 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
         out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, c.c[i].line);
     if (out->line == 0 || !out->kernel)
         ot_apply_call_site(s, m, cu, pc, out);
-    for (size_t i = 0; i < c.n && !out->kernel; i++) /* last resort: a function's only kernel */
+    /* Last resort, with no line to tell the constructs of a function apart:
+     * its only kernel. With a line this would pin the kernel on, say, the
+     * enclosing `target data`. */
+    for (size_t i = 0; i < c.n && !out->kernel && out->line == 0; i++)
         out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, 0);
 }
 
