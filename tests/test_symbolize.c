@@ -342,8 +342,9 @@ Test(symbolize, rebuilt_file_is_not_trusted)
         if (sscanf(line_text, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*x:%*x %" SCNu64 " %n", &lo,
                    &hi, perms, &off, &ino, &path_at) == 5 &&
             strcmp(line_text + path_at, exe) == 0)
-            len += sprintf(out + len, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %x:%x %" PRIu64 " %s\n",
-                           lo, hi, perms, off, major(st.st_dev), minor(st.st_dev),
+            len += sprintf(out + len,
+                           "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %x:%x %" PRIu64 " %s\n", lo,
+                           hi, perms, off, major(st.st_dev), minor(st.st_dev),
                            (uint64_t)st.st_ino + 1, exe);
     }
     const char *path = tmp_path("maps");

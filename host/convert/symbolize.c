@@ -130,16 +130,24 @@ static void *ot_reserve(void *array, size_t *cap, size_t need, size_t elem)
     return p;
 }
 
-static const char *ot_strndup(ot_symbolizer *s, const char *text, size_t len)
+/** A string of `len` characters (and a NUL) that lives until close. */
+static char *ot_str_new(ot_symbolizer *s, size_t len)
 {
     ot_str *str = malloc(sizeof *str + len + 1);
     if (!str)
         return NULL;
-    memcpy(str->text, text, len);
     str->text[len] = '\0';
     str->next = s->strings;
     s->strings = str;
     return str->text;
+}
+
+static const char *ot_strndup(ot_symbolizer *s, const char *text, size_t len)
+{
+    char *copy = ot_str_new(s, len);
+    if (copy)
+        memcpy(copy, text, len);
+    return copy;
 }
 
 static bool ot_ends_with(const char *text, const char *suffix)
@@ -234,7 +242,8 @@ static int ot_module_get(ot_symbolizer *s, const ot_maps_line *m, uint64_t base,
             return 0;
         }
     }
-    ot_module *modules = ot_reserve(s->modules, &s->module_cap, s->module_count + 1, sizeof *modules);
+    ot_module *modules =
+        ot_reserve(s->modules, &s->module_cap, s->module_count + 1, sizeof *modules);
     if (!modules)
         return -ENOMEM;
     s->modules = modules;
@@ -626,12 +635,14 @@ static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym, uint64
     else if (sym[0] == '.')
         sym++;
     size_t len = strcspn(sym, "."); /* identifiers and mangled names have no '.' */
-    if (len > sizeof debug - 1 && memcmp(sym + len - (sizeof debug - 1), debug, sizeof debug - 1) == 0)
-        len -= sizeof debug - 1;
+    size_t dlen = sizeof debug - 1;
+    if (len > dlen && memcmp(sym + len - dlen, debug, dlen) == 0)
+        len -= dlen;
     size_t head = ot_kernel_head_len(sym, len);
     if (head == 0)
         return 0;
-    ot_kernel *kernels = ot_reserve(m->kernels, &m->kernel_cap, m->kernel_count + 1, sizeof *kernels);
+    ot_kernel *kernels =
+        ot_reserve(m->kernels, &m->kernel_cap, m->kernel_count + 1, sizeof *kernels);
     if (!kernels)
         return -ENOMEM;
     m->kernels = kernels;
@@ -658,7 +669,8 @@ static int ot_index_entry_table(ot_symbolizer *s, ot_module *m, Elf *elf, const 
                                 bool v2)
 {
     size_t stride = v2 ? 56 : 32, at_addr = v2 ? 16 : 0, at_name = v2 ? 24 : 8;
-    for (GElf_Addr entry = sh->sh_addr; entry + stride <= sh->sh_addr + sh->sh_size; entry += stride) {
+    GElf_Addr end = sh->sh_addr + sh->sh_size;
+    for (GElf_Addr entry = sh->sh_addr; entry + stride <= end; entry += stride) {
         GElf_Addr region = 0, name_addr;
         size_t after;
         if (!ot_elf_pointer(elf, entry + at_name, &name_addr))
@@ -1148,19 +1160,27 @@ static void ot_resolve_line(Dwarf_Die *cu, Dwarf_Addr rel, ot_srcloc *out)
 static const char *ot_psource_path(ot_symbolizer *s, Dwarf_Die *cu, const ot_psource *ps)
 {
     Dwarf_Attribute attr;
-    const char *dir = cu && ps->file[0] != '/' ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+    const char *dir = NULL;
+    if (cu && ps->file[0] != '/')
+        dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
     if (!dir)
         return ot_strndup(s, ps->file, ps->file_len);
     size_t dir_len = strlen(dir);
-    char *path = malloc(dir_len + 1 + ps->file_len);
-    if (!path)
-        return NULL;
-    memcpy(path, dir, dir_len);
-    path[dir_len] = '/';
-    memcpy(path + dir_len + 1, ps->file, ps->file_len);
-    const char *copy = ot_strndup(s, path, dir_len + 1 + ps->file_len);
-    free(path);
-    return copy;
+    char *path = ot_str_new(s, dir_len + 1 + ps->file_len);
+    if (path) {
+        memcpy(path, dir, dir_len);
+        path[dir_len] = '/';
+        memcpy(path + dir_len + 1, ps->file, ps->file_len);
+    }
+    return path;
+}
+
+static const char *ot_match_candidates(const ot_module *m, const ot_candidates *c, bool any_line)
+{
+    const char *kernel = NULL;
+    for (size_t i = 0; i < c->n && !kernel; i++)
+        kernel = ot_kernel_find(m, c->c[i].name, c->c[i].len, any_line ? 0 : c->c[i].line);
+    return kernel;
 }
 
 /** Fill what DWARF could not tell from the call site itself. */
@@ -1214,15 +1234,15 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
     }
     if (ot_module_index_kernels(s, m) != 0)
         return;
-    for (size_t i = 0; i < c.n && !out->kernel && out->line != 0; i++)
-        out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, c.c[i].line);
+    if (out->line != 0)
+        out->kernel = ot_match_candidates(m, &c, false);
     if (out->line == 0 || !out->kernel)
         ot_apply_call_site(s, m, cu, pc, out);
     /* Last resort, with no line to tell the constructs of a function apart:
      * its only kernel. With a line this would pin the kernel on, say, the
      * enclosing `target data`. */
-    for (size_t i = 0; i < c.n && !out->kernel && out->line == 0; i++)
-        out->kernel = ot_kernel_find(m, c.c[i].name, c.c[i].len, 0);
+    if (!out->kernel && out->line == 0)
+        out->kernel = ot_match_candidates(m, &c, true);
 }
 
 /* -------------------------------------------------------------- public API */

@@ -22,12 +22,12 @@ typedef struct ot_symbolizer ot_symbolizer;
 
 /** What is known about one return address; every field may be unknown. */
 typedef struct ot_srcloc {
-    const char *file;         /**< source file path from DWARF, NULL if unknown */
-    unsigned line;            /**< 0 if unknown */
-    const char *function;     /**< DWARF name, else ELF symbol; NULL if unknown */
+    const char *file;         /**< source file of the construct, NULL if unknown */
+    unsigned line;            /**< its line, 0 if unknown */
+    const char *function;     /**< source function (DWARF name, else ELF symbol), NULL if unknown */
     uint64_t function_offset; /**< return address - start of `function` (0 if unknown) */
     const char *module;       /**< path of the ELF object holding the address, NULL if none */
-    uint64_t module_offset;   /**< return address - load base of `module` */
+    uint64_t module_offset;   /**< return address - load base (offset-0 mapping) of `module` */
     const char *kernel;       /**< `__omp_offloading_..._l<line>` entry, NULL if none */
 } ot_srcloc;
 
@@ -49,7 +49,8 @@ ot_symbolizer *ot_symbolizer_open(void);
  * \param s the symbolizer.
  * \param maps_path the snapshot file.
  * \return 0; -EINVAL when the file holds no maps line at all (or s/maps_path
- *         is NULL); the errno of fopen() when it cannot be read; -ENOMEM.
+ *         is NULL); -errno when it cannot be opened or read (-ENOENT,
+ *         -EACCES, -EISDIR); -ENOMEM.
  */
 int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path);
 
@@ -60,6 +61,19 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path);
  * return address itself often belongs to the next statement. Results are
  * cached per address, as the same construct is looked up once per
  * execution.
+ *
+ * Sources, best first: the DWARF line table and scopes (inlined functions
+ * included; `function` is the innermost one, where the pragma is). Where
+ * optimized code has line 0 at the call, or there is no DWARF at all, the
+ * call site itself (x86-64): clang passes each libomptarget entry the
+ * construct's `ident_t`, whose location string names file, function and
+ * line when built with -g. Then the ELF symbol table, then module+offset.
+ *
+ * `kernel` is found by name (function and line, as LLVM builds it) in the
+ * module's symbols and offload entry table, else through the region id the
+ * call passes to __tgt_target_kernel. It is meant for `target` constructs;
+ * for data constructs it is normally NULL, but a function's only kernel may
+ * be reported when nothing tells the constructs of that function apart.
  *
  * \param s the symbolizer.
  * \param return_address `codeptr_ra` as OMPT reported it.
@@ -85,8 +99,9 @@ int ot_symbolizer_lookup(ot_symbolizer *s, uint64_t return_address, ot_srcloc *o
  * \param line the line of the pragma; 0 accepts any line when the function
  *        holds exactly one target region.
  * \param kernel set to the entry name on success, NULL otherwise.
- * \return 0 when found; -ENOENT when there is no such entry (or no such
- *         file); -EINVAL for NULL arguments; -ENOMEM.
+ * \return 0 when found; -ENOENT when there is no such entry or file; another
+ *         negative errno when the file cannot be used (-ENOEXEC: not ELF);
+ *         -EINVAL for NULL arguments; -ENOMEM.
  */
 int ot_symbolizer_find_kernel(ot_symbolizer *s, const char *module_path,
                               const char *function, unsigned line, const char **kernel);

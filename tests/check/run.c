@@ -69,3 +69,16 @@ void scratch_path(char *buf, unsigned size, const char *name)
     if (system(cmd) != 0)
         return;
 }
+
+int otf2_print_check(const char *dir, char **message)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", "--silent", "-Werror", anchor, NULL};
+    run_result r;
+    if (run_command(argv, NULL, NULL, &r) != 0)
+        return -1;
+    free(r.out);
+    *message = r.err;
+    return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
+}

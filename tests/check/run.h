@@ -21,6 +21,12 @@ int run_command(char *const argv[], char *const env[], const char *stdin_text, r
 
 void run_free(run_result *r);
 
+/**
+ * \brief Run `otf2-print --silent -Werror` on `<dir>/traces.otf2`.
+ * \return its exit status (0 = accepted); its stderr in *message (malloc'd).
+ */
+int otf2_print_check(const char *dir, char **message);
+
 /** \brief A fresh scratch directory path (not created) under the build's test dir. */
 void scratch_path(char *buf, unsigned size, const char *name);
 
