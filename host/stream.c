@@ -173,6 +173,12 @@ uint64_t ot_stream_orphan_lost(void)
 offtrace_raw_record *ot_stream_reserve_slow(void)
 {
     int saved_errno = errno;
+    if (!__atomic_load_n(&ot_recording, __ATOMIC_ACQUIRE)) {
+        /* Before start, after the end, or in a forked child: not part of
+         * this recording, so not counted as lost either. */
+        errno = saved_errno;
+        return &orphan.scratch;
+    }
     ot_stream *s = ot_stream_current;
     if (!s) {
         s = stream_create();
@@ -183,7 +189,7 @@ offtrace_raw_record *ot_stream_reserve_slow(void)
         }
         ot_stream_current = s;
     }
-    if (!ot_recording || map_next_chunk(s) != 0) {
+    if (map_next_chunk(s) != 0) {
         __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
         errno = saved_errno;
         return &s->scratch;

@@ -12,6 +12,7 @@
 #include <omp-tools.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,17 @@
 
 static ompt_set_callback_t set_callback;
 static int finalized; /* atomic: the exit path runs once */
+
+/* A forked child shares the parent's record files (shared mappings) and
+ * would run the parent's exit path: it records nothing and converts nothing.
+ * Only the forking thread exists in the child, so clearing its stream
+ * pointer is enough. */
+static void on_fork_child(void)
+{
+    ot_recording = 0;
+    ot_stream_current = NULL;
+    __atomic_store_n(&finalized, 1, __ATOMIC_RELEASE);
+}
 
 static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
@@ -208,5 +220,6 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     ot_session_snapshot_maps();
     if (!cfg.output_preclaimed)
         ot_crash_install(ot_the_session.dir);
+    pthread_atfork(NULL, NULL, on_fork_child);
     return &result;
 }

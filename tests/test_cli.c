@@ -236,3 +236,42 @@ Test(cli, info_reads_an_archive_and_rejects_what_is_not_one)
     cr_assert_eq(WEXITSTATUS(r.status), 2);
     run_free(&r);
 }
+
+Test(cli, a_forked_child_does_not_touch_the_parents_trace)
+{
+    char dir[4096], prog[4096];
+    scratch_path(dir, sizeof dir, "fork");
+    prog_path(prog, sizeof prog, "fork_child");
+    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_assert(!strstr(r.err, "PARTIAL"), "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 3, "the parent ran 3 target regions, the trace holds %llu",
+                 (unsigned long long)f.target);
+    cr_assert_eq(f.update, 0, "the child's target update leaked into the parent's trace");
+    cr_assert_eq(f.puts, 3);
+}
+
+Test(cli, a_forked_child_does_not_convert_the_parents_recording)
+{
+    char dir[4096], prog[4096], out[4200], tool[4200];
+    scratch_path(dir, sizeof dir, "forkalone");
+    prog_path(prog, sizeof prog, "fork_child");
+    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    char *env[] = {tool, out, NULL};
+    char *argv[] = {prog, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_assert(!strstr(r.err, "not an offtrace recording"), "the child took the recording: %s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 3);
+    cr_assert_eq(f.update, 0);
+}
