@@ -150,6 +150,38 @@ Test(symbolize, own_caller)
     ot_symbolizer_close(s);
 }
 
+/* Inlined even at -O0. The line is the inlined function's own, so the
+ * function reported must be the inlined one, not the one it landed in. */
+__attribute__((always_inline)) static inline void inlined_capture(unsigned *line)
+{
+    *line = __LINE__ + 1;
+    capture_return_address();
+    after_line = __LINE__;
+}
+
+__attribute__((noinline)) static uint64_t inlining_caller(unsigned *line)
+{
+    inlined_capture(line);
+    after_line = __LINE__;
+    return captured_ra;
+}
+
+Test(symbolize, inlined_function)
+{
+    unsigned line = 0;
+    uint64_t ra = inlining_caller(&line);
+    const char *maps = tmp_path("maps");
+    snapshot_self(maps);
+    ot_symbolizer *s = open_with_maps(maps);
+    ot_srcloc loc;
+    cr_assert_eq(ot_symbolizer_lookup(s, ra, &loc), 0);
+    cr_assert_not_null(loc.file);
+    cr_assert_str_eq(base_name(loc.file), "test_symbolize.c");
+    cr_assert_eq(loc.line, line);
+    cr_assert_str_eq(loc.function, "inlined_capture");
+    ot_symbolizer_close(s);
+}
+
 Test(symbolize, libc_function_from_symbol_table)
 {
     void *getpid_addr = dlsym(RTLD_DEFAULT, "getpid"); /* libc's, not a PLT stub */
@@ -388,10 +420,13 @@ Test(symbolize, later_snapshot_adds_modules)
 /* ------------------------------------------------- a real offload program */
 
 /*
- * A tiny OpenMP offload program that is its own OMPT tool: it writes the
- * codeptr_ra of each target region, then its /proc/self/maps, and exits. The
- * markers name the lines of the three pragmas: in a plain function, in an
- * inlinable one, and inside a parallel region (outlined by clang).
+ * A tiny OpenMP offload program that is its own OMPT tool: it writes the kind
+ * and codeptr_ra of each target construct, then its /proc/self/maps, and
+ * exits. The markers name the lines of the pragmas: target regions in a plain
+ * function, in an inlinable one, inside a parallel region (outlined by
+ * clang) and in a loop (optimized, the ident and region id are loaded into
+ * registers once, before it), and an update right after the first region,
+ * whose call must not be given that region's kernel.
  */
 static const char fixture_src[] =
     "#include <omp-tools.h>\n"
@@ -401,8 +436,8 @@ static const char fixture_src[] =
     "                      ompt_data_t *task, ompt_data_t *target, ompt_id_t *op,\n"
     "                      const void *codeptr_ra)\n"
     "{\n"
-    "    if (out && kind == ompt_target && ep == ompt_scope_begin)\n"
-    "        fprintf(out, \"%p\\n\", codeptr_ra);\n"
+    "    if (out && ep == ompt_scope_begin)\n"
+    "        fprintf(out, \"%d %p\\n\", (int)kind, codeptr_ra);\n"
     "}\n"
     "static int init(ompt_function_lookup_t lookup, int num, ompt_data_t *data)\n"
     "{\n"
@@ -416,11 +451,19 @@ static const char fixture_src[] =
     "    static ompt_start_tool_result_t result = {init, fini, {0}};\n"
     "    return &result;\n"
     "}\n"
+    "#ifdef __cplusplus\n"
+    "namespace ns {\n"
+    "#endif\n"
     "void work(float *x, int n)\n"
     "{\n"
     "#pragma omp target map(tofrom: x[0:n]) /* L_WORK */\n"
     "    for (int i = 0; i < n; i++) x[i] += 1;\n"
+    "#pragma omp target update from(x[0:n]) /* L_UPDATE */\n"
     "}\n"
+    "#ifdef __cplusplus\n"
+    "}\n"
+    "using ns::work;\n"
+    "#endif\n"
     "static inline void helper(float *x, int n)\n"
     "{\n"
     "#pragma omp target map(tofrom: x[0:n]) /* L_HELPER */\n"
@@ -434,6 +477,11 @@ static const char fixture_src[] =
     "        for (int i = 0; i < n; i++) x[i] += 1;\n"
     "    }\n"
     "}\n"
+    "static void looped(float *x, int n)\n"
+    "{\n"
+    "#pragma omp target teams distribute parallel for map(tofrom: x[0:n]) /* L_LOOP */\n"
+    "    for (int i = 0; i < n; i++) x[i] -= 1;\n"
+    "}\n"
     "int main(int argc, char **argv)\n"
     "{\n"
     "    float x[4] = {0};\n"
@@ -442,45 +490,63 @@ static const char fixture_src[] =
     "    work(x, 4);\n"
     "    helper(x, 4);\n"
     "    par(x, 4);\n"
+    "    for (int k = 0; k < 4; k++) { /* once before the loop: ident and region id */\n"
+    "        looped(x, 4);\n"
+    "        looped(x, 4);\n"
+    "    }\n"
     "    FILE *in = fopen(\"/proc/self/maps\", \"r\"), *maps = fopen(argv[2], \"w\");\n"
     "    for (int c; in && maps && (c = fgetc(in)) != EOF;)\n"
     "        fputc(c, maps);\n"
     "    fclose(in);\n"
     "    fclose(maps);\n"
     "    fclose(out);\n"
-    "    return x[0] == 3 ? 0 : 1;\n"
+    "    return 0;\n"
     "}\n";
 
-static unsigned fixture_line(const char *marker)
+static unsigned line_of(const char *source, const char *marker)
 {
-    const char *at = strstr(fixture_src, marker);
+    const char *at = strstr(source, marker);
     cr_assert_not_null(at);
     unsigned line = 1;
-    for (const char *p = fixture_src; p < at; p++)
+    for (const char *p = source; p < at; p++)
         line += *p == '\n';
     return line;
 }
 
+static unsigned fixture_line(const char *marker)
+{
+    return line_of(fixture_src, marker);
+}
+
 /**
- * Build the fixture as `name` with extra compiler flags, then run `post` on
- * it (e.g. strip); skips the test where the toolchain cannot do it.
+ * Build `source` (written as fixture.c) into `name` with clang-19, -fopenmp
+ * and extra flags, then run `post` on it (e.g. strip); skips the test where
+ * the toolchain cannot do it.
  */
-static const char *build_fixture(const char *name, const char *flags, const char *post)
+static const char *build_program(const char *source, const char *name, const char *flags,
+                                 const char *post)
 {
     if (system("clang-19 --version >/dev/null 2>&1") != 0)
         cr_skip_test("clang-19 is not installed");
-    write_file(tmp_path("fixture.c"), fixture_src, sizeof fixture_src - 1);
+    write_file(tmp_path("fixture.c"), source, strlen(source));
     static char bin[PATH_MAX];
     snprintf(bin, sizeof bin, "%s/%s", tmpdir, name);
     char cmd[4 * PATH_MAX];
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && clang-19 %s -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+             "cd '%s' && clang-19 %s -fopenmp"
              " -Wl,-rpath,\"$(dirname \"$(clang-19 -print-file-name=libomptarget.so)\")\""
              " fixture.c -o '%s' >build.log 2>&1 %s%s",
              tmpdir, flags, bin, post ? "&& " : "", post ? post : "");
     if (system(cmd) != 0)
-        cr_skip_test("cannot build the offload fixture with `%s` (see build.log)", flags);
+        cr_skip_test("cannot build with `%s` (see build.log)", flags);
     return bin;
+}
+
+static const char *build_fixture(const char *name, const char *flags, const char *post)
+{
+    char all[256];
+    snprintf(all, sizeof all, "-fopenmp-targets=x86_64-pc-linux-gnu %s", flags);
+    return build_program(fixture_src, name, all, post);
 }
 
 static void check_kernel_name(const char *kernel, const char *function, unsigned line)
@@ -494,22 +560,34 @@ static void check_kernel_name(const char *kernel, const char *function, unsigned
               suffix);
 }
 
-static void check_find_kernel(const char *bin)
+static const char *const fixture_markers[] = {"L_WORK", "L_HELPER", "L_PAR", "L_LOOP"};
+/* What LLVM puts into the kernel names: the linkage names. */
+static const char *const c_kernel_names[] = {"work", "helper", "par", "looped"};
+static const char *const cxx_kernel_names[] = {"_ZN2ns4workEPfi", "_ZL6helperPfi", "_Z3parPfi",
+                                               "_ZL6loopedPfi"};
+
+/** `want`, or in C++ possibly qualified: `ns::want`. */
+static bool function_is(const char *got, const char *want)
 {
-    unsigned l_work = fixture_line("L_WORK"), l_helper = fixture_line("L_HELPER");
-    unsigned l_par = fixture_line("L_PAR");
+    size_t len = strlen(got), wlen = strlen(want);
+    return strcmp(got, want) == 0 ||
+           (len > wlen + 2 && strcmp(got + len - wlen, want) == 0 && got[len - wlen - 1] == ':');
+}
+
+static void check_find_kernel(const char *bin, const char *const names[4])
+{
     ot_symbolizer *s = ot_symbolizer_open();
     const char *kernel;
-    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", l_work, &kernel), 0);
-    check_kernel_name(kernel, "work", l_work);
-    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "helper", l_helper, &kernel), 0);
-    check_kernel_name(kernel, "helper", l_helper);
-    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "par", l_par, &kernel), 0);
-    check_kernel_name(kernel, "par", l_par);
-    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", 0, &kernel), 0); /* its only one */
-    check_kernel_name(kernel, "work", l_work);
+    for (int i = 0; i < 4; i++) {
+        unsigned line = fixture_line(fixture_markers[i]);
+        cr_assert_eq(ot_symbolizer_find_kernel(s, bin, names[i], line, &kernel), 0, "%s", names[i]);
+        check_kernel_name(kernel, names[i], line);
+    }
+    unsigned l_work = fixture_line("L_WORK");
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, names[0], 0, &kernel), 0); /* its only one */
+    check_kernel_name(kernel, names[0], l_work);
 
-    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "work", l_work + 1, &kernel), -ENOENT);
+    cr_assert_eq(ot_symbolizer_find_kernel(s, bin, names[0], l_work + 1, &kernel), -ENOENT);
     cr_assert_null(kernel);
     cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "wor", l_work, &kernel), -ENOENT);
     cr_assert_eq(ot_symbolizer_find_kernel(s, bin, "main", 0, &kernel), -ENOENT);
@@ -520,8 +598,22 @@ static void check_find_kernel(const char *bin)
     ot_symbolizer_close(s);
 }
 
-/** Run the fixture; the codeptr_ra of its three target regions. */
-static void run_fixture(const char *bin, uint64_t ra[3])
+enum { FIXTURE_RECORDS = 12 };
+
+/** In the order the fixture runs them; the update has no kernel. */
+static const struct fixture_construct {
+    int kind; /**< ompt_target_t */
+    const char *marker, *function;
+    int kernel; /**< index into the kernel names, -1 for none */
+} fixture_constructs[] = {
+    {1, "L_WORK", "work", 0},     {4, "L_UPDATE", "work", -1}, {1, "L_HELPER", "helper", 1},
+    {1, "L_PAR", "par", 2},       {1, "L_LOOP", "looped", 3},  {1, "L_LOOP", "looped", 3},
+    {1, "L_LOOP", "looped", 3},   {1, "L_LOOP", "looped", 3},  {1, "L_LOOP", "looped", 3},
+    {1, "L_LOOP", "looped", 3},   {1, "L_LOOP", "looped", 3},  {1, "L_LOOP", "looped", 3},
+};
+
+/** Run the fixture; the codeptr_ra of its constructs. */
+static void run_fixture(const char *bin, uint64_t ra[FIXTURE_RECORDS])
 {
     char cmd[4 * PATH_MAX];
     snprintf(cmd, sizeof cmd,
@@ -529,39 +621,48 @@ static void run_fixture(const char *bin, uint64_t ra[3])
              tmpdir, bin);
     if (system(cmd) != 0)
         cr_skip_test("the offload fixture does not run here (see run.log)");
-    char *ras = read_file(tmp_path("ras"));
-    int got = sscanf(ras, "%" SCNx64 " %" SCNx64 " %" SCNx64, &ra[0], &ra[1], &ra[2]);
-    free(ras);
-    if (got != 3)
-        cr_skip_test("the OpenMP runtime reported no target regions");
+    FILE *f = fopen(tmp_path("ras"), "r");
+    cr_assert_not_null(f);
+    int got = 0, kind;
+    while (got < FIXTURE_RECORDS && fscanf(f, "%d %" SCNx64, &kind, &ra[got]) == 2) {
+        cr_assert_eq(kind, fixture_constructs[got].kind, "record %d", got);
+        got++;
+    }
+    fclose(f);
+    if (got == 0)
+        cr_skip_test("the OpenMP runtime reported no target constructs");
+    cr_assert_eq(got, FIXTURE_RECORDS);
 }
 
-static const char *const fixture_functions[] = {"work", "helper", "par"};
-static const char *const fixture_markers[] = {"L_WORK", "L_HELPER", "L_PAR"};
-
 /**
- * Run the fixture and resolve what it recorded once it has exited. With
- * `source` the pragma's file:line and function are expected too; the kernel
- * always.
+ * Run the fixture and resolve what it recorded once it has exited: the
+ * kernels (none for the update), and with `source` the pragma's file:line
+ * and function too.
  */
-static void check_post_mortem(const char *bin, bool source)
+static void check_post_mortem(const char *bin, bool source, const char *const names[4])
 {
-    uint64_t ra[3];
+    uint64_t ra[FIXTURE_RECORDS];
     run_fixture(bin, ra);
     ot_symbolizer *s = open_with_maps(tmp_path("maps"));
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < FIXTURE_RECORDS; i++) {
+        const struct fixture_construct *fc = &fixture_constructs[i];
+        unsigned line = fixture_line(fc->marker);
         ot_srcloc loc;
-        const char *function = fixture_functions[i];
-        unsigned line = fixture_line(fixture_markers[i]);
         cr_assert_eq(ot_symbolizer_lookup(s, ra[i], &loc), 0);
         cr_assert_str_eq(loc.module, bin);
-        check_kernel_name(loc.kernel, function, line);
+        bool hoisted = strcmp(fc->marker, "L_LOOP") == 0;
+        if (fc->kernel < 0)
+            cr_assert_null(loc.kernel, "%s: kernel %s", fc->marker, loc.kernel);
+        else if (source || !hoisted || loc.kernel) /* see offload_program_without_debug_info */
+            check_kernel_name(loc.kernel, names[fc->kernel], line);
         if (!source)
             continue;
-        cr_assert_not_null(loc.file, "%s", function);
+        cr_assert_not_null(loc.file, "%s", fc->marker);
         cr_assert_str_eq(base_name(loc.file), "fixture.c");
-        cr_assert_eq(loc.line, line, "%s: line %u, want %u", function, loc.line, line);
-        cr_assert_str_eq(loc.function, function);
+        cr_assert_eq(loc.line, line, "%s: line %u, want %u", fc->marker, loc.line, line);
+        cr_assert_not_null(loc.function);
+        cr_assert(function_is(loc.function, fc->function), "function %s, want %s", loc.function,
+                  fc->function);
     }
     ot_symbolizer_close(s);
 }
@@ -569,8 +670,8 @@ static void check_post_mortem(const char *bin, bool source)
 Test(symbolize, offload_program_O0, .timeout = 120)
 {
     const char *bin = build_fixture("fixture-O0", "-g -O0", NULL);
-    check_find_kernel(bin);
-    check_post_mortem(bin, true);
+    check_find_kernel(bin, c_kernel_names);
+    check_post_mortem(bin, true, c_kernel_names);
 }
 
 /* Optimized, the host entries are gone (only `.region_id` and
@@ -579,16 +680,16 @@ Test(symbolize, offload_program_O0, .timeout = 120)
 Test(symbolize, offload_program_O2, .timeout = 120)
 {
     const char *bin = build_fixture("fixture-O2", "-g -O2", NULL);
-    check_find_kernel(bin);
-    check_post_mortem(bin, true);
+    check_find_kernel(bin, c_kernel_names);
+    check_post_mortem(bin, true, c_kernel_names);
 }
 
 /* lld leaves PIE pointers zero in the file, stated only by relocations. */
 Test(symbolize, offload_program_lld, .timeout = 120)
 {
     const char *bin = build_fixture("fixture-lld", "-g -O2 -fuse-ld=lld", NULL);
-    check_find_kernel(bin);
-    check_post_mortem(bin, true);
+    check_find_kernel(bin, c_kernel_names);
+    check_post_mortem(bin, true, c_kernel_names);
 }
 
 /* Without symbol table nor DWARF: the offload entry table still names the
@@ -596,14 +697,105 @@ Test(symbolize, offload_program_lld, .timeout = 120)
 Test(symbolize, offload_program_stripped, .timeout = 120)
 {
     const char *bin = build_fixture("fixture-stripped", "-g -O2", "strip fixture-stripped");
-    check_find_kernel(bin);
-    check_post_mortem(bin, true);
+    check_find_kernel(bin, c_kernel_names);
+    check_post_mortem(bin, true, c_kernel_names);
 }
 
-/* Without -g there is no location at all, but the kernel is still known. */
+/* Without -g there is no location at all, but the kernel is still known,
+ * except where the compiler hoisted the region id into a register: with no
+ * psource line to check it against, that is not trusted. */
 Test(symbolize, offload_program_without_debug_info, .timeout = 120)
 {
     const char *bin = build_fixture("fixture-nodebug", "-O2", NULL);
-    check_find_kernel(bin);
-    check_post_mortem(bin, false);
+    check_find_kernel(bin, c_kernel_names);
+    check_post_mortem(bin, false, c_kernel_names);
+}
+
+/* C++: kernels carry mangled names, work() sits in a namespace (which
+ * elfutils' own scope lookup does not enter), par() outlines to
+ * `_Z3parPfi.omp_outlined`. */
+Test(symbolize, offload_program_cxx_O0, .timeout = 120)
+{
+    const char *bin = build_fixture("fixture-cxx-O0", "-x c++ -g -O0", NULL);
+    check_find_kernel(bin, cxx_kernel_names);
+    check_post_mortem(bin, true, cxx_kernel_names);
+}
+
+Test(symbolize, offload_program_cxx_O2, .timeout = 120)
+{
+    const char *bin = build_fixture("fixture-cxx-O2", "-x c++ -g -O2", NULL);
+    check_find_kernel(bin, cxx_kernel_names);
+    check_post_mortem(bin, true, cxx_kernel_names);
+}
+
+/* ------------------------------------- DWARF alone: no offload call to read */
+
+/*
+ * Plain calls (no libomptarget entry, so nothing at the call site to read):
+ * what DWARF alone must give. A C++ function in a namespace, which
+ * elfutils' own scope lookup does not enter, a parallel region, which clang
+ * outlines into an artificial `_Z1gv.omp_outlined` outside g's DIE, and a
+ * call right after the region, whose setup (an ident in %rdi) is near but
+ * belongs to the runtime call before.
+ */
+static const char cxx_src[] =
+    "#include <stdio.h>\n"
+    "static void *volatile ras[3];\n"
+    "extern \"C\" __attribute__((noinline)) void capture(int i)\n"
+    "{\n"
+    "    ras[i] = __builtin_return_address(0);\n"
+    "}\n"
+    "namespace ns {\n"
+    "__attribute__((noinline)) void f()\n"
+    "{\n"
+    "    capture(0); /* L_NS */\n"
+    "    ras[0] = ras[0];\n"
+    "}\n"
+    "}\n"
+    "__attribute__((noinline)) void g()\n"
+    "{\n"
+    "#pragma omp parallel num_threads(1)\n"
+    "    {\n"
+    "        capture(1); /* L_OUTLINED */\n"
+    "        ras[1] = ras[1];\n"
+    "    }\n"
+    "    capture(2); /* L_AFTER */\n"
+    "    ras[2] = ras[2];\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    ns::f();\n"
+    "    g();\n"
+    "    FILE *out = fopen(argv[1], \"w\"), *in = fopen(\"/proc/self/maps\", \"r\");\n"
+    "    fprintf(out, \"%p %p %p\\n\", ras[0], ras[1], ras[2]);\n"
+    "    for (int c; (c = fgetc(in)) != EOF;)\n"
+    "        fputc(c, out);\n"
+    "    return fclose(out) != 0;\n"
+    "}\n";
+
+Test(symbolize, cxx_namespace_and_outlined_region, .timeout = 120)
+{
+    const char *bin = build_program(cxx_src, "cxx-plain", "-x c++ -g -O0", NULL);
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' out >run.log 2>&1", tmpdir, bin);
+    cr_assert_eq(system(cmd), 0, "see run.log");
+    uint64_t ra[3];
+    FILE *f = fopen(tmp_path("out"), "r");
+    cr_assert_not_null(f);
+    cr_assert_eq(fscanf(f, "%" SCNx64 " %" SCNx64 " %" SCNx64, &ra[0], &ra[1], &ra[2]), 3);
+    fclose(f);
+
+    ot_symbolizer *s = open_with_maps(tmp_path("out")); /* the maps follow the first line */
+    static const char *const markers[] = {"L_NS", "L_OUTLINED", "L_AFTER"};
+    static const char *const functions[] = {"f", "g", "g"};
+    for (int i = 0; i < 3; i++) {
+        ot_srcloc loc;
+        cr_assert_eq(ot_symbolizer_lookup(s, ra[i], &loc), 0);
+        cr_assert_not_null(loc.file, "%s", markers[i]);
+        cr_assert_str_eq(base_name(loc.file), "fixture.c");
+        cr_assert_eq(loc.line, line_of(cxx_src, markers[i]), "%s", markers[i]);
+        cr_assert_str_eq(loc.function, functions[i]);
+        cr_assert_null(loc.kernel);
+    }
+    ot_symbolizer_close(s);
 }

@@ -5,6 +5,13 @@
  * Each module (one ELF file at one load base) gets its own Dwfl, opened on
  * the first lookup that lands in it: a traced process maps dozens of
  * libraries and OMPT return addresses fall in two or three of them.
+ *
+ * Layers, each covering what the one before cannot: the maps snapshots give
+ * module+offset; the ELF symbol table a function; DWARF file, line and the
+ * (inlined) function; and, for calls into libomptarget on x86-64, the call
+ * site itself: the `ident_t` and region id the compiler passes, which stay
+ * right where optimized DWARF is vague and survive `strip`. Kernels are
+ * indexed once per module from the symbol table and the offload entry table.
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
@@ -578,6 +585,33 @@ static bool ot_elf_pointer(Elf *elf, GElf_Addr addr, GElf_Addr *value)
     return *value != 0 || ot_elf_reloc_value(elf, &types, addr, value);
 }
 
+/** The name of the symbol a dynamic relocation at `addr` binds (a PLT or
+ *  GOT slot), or NULL. */
+static const char *ot_elf_reloc_symbol(Elf *elf, GElf_Addr addr)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh, symsh;
+        Elf_Data *data, *syms;
+        Elf_Scn *symscn;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+            !(data = elf_getdata(scn, NULL)) || !(symscn = elf_getscn(elf, sh.sh_link)) ||
+            !gelf_getshdr(symscn, &symsh) || !(syms = elf_getdata(symscn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && i <= INT_MAX; i++) {
+            GElf_Rela rela;
+            GElf_Sym sym;
+            if (!gelf_getrela(data, (int)i, &rela) || rela.r_offset != addr)
+                continue;
+            size_t index = GELF_R_SYM(rela.r_info);
+            if (index == 0 || index > INT_MAX || !gelf_getsym(syms, (int)index, &sym))
+                return NULL;
+            return elf_strptr(elf, symsh.sh_link, sym.st_name);
+        }
+    }
+    return NULL;
+}
+
 /* ---------------------------------------------------------- kernel index */
 
 /** Length of `__omp_offloading_<hex>_<hex>_` at the start of name[0..len), else 0. */
@@ -740,19 +774,43 @@ static int ot_module_index_kernels(ot_symbolizer *s, ot_module *m)
 }
 
 /** With a line: the first match. Without: only an unambiguous one. */
-static const char *ot_kernel_find(const ot_module *m, const char *fn, size_t len, unsigned line)
+static const ot_kernel *ot_kernel_find(const ot_module *m, const char *fn, size_t len,
+                                       unsigned line)
 {
-    const char *found = NULL;
+    const ot_kernel *found = NULL;
     for (size_t i = 0; i < m->kernel_count; i++) {
         if (!ot_tail_matches(m->kernels[i].tail, fn, len, line))
             continue;
         if (line != 0)
-            return m->kernels[i].name;
+            return &m->kernels[i];
         if (found)
             return NULL;
-        found = m->kernels[i].name;
+        found = &m->kernels[i];
     }
     return found;
+}
+
+/** Split a kernel's `<fn>_l<line>[_<count>]` into the function's length and
+ *  the line. */
+static bool ot_tail_split(const char *tail, size_t *fn_len, unsigned *line)
+{
+    size_t len = strlen(tail);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t end = len;
+        while (end > 0 && isdigit((unsigned char)tail[end - 1]))
+            end--;
+        if (end == len || end < 3)
+            return false;
+        if (tail[end - 1] == 'l' && tail[end - 2] == '_') {
+            *fn_len = end - 2;
+            *line = (unsigned)strtoul(tail + end, NULL, 10);
+            return true;
+        }
+        if (tail[end - 1] != '_')
+            return false;
+        len = end - 1; /* drop `_<count>` and look again */
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------- CU index */
@@ -896,21 +954,144 @@ static size_t ot_call_length(const unsigned char *end, size_t before)
     return 0;
 }
 
-/**
- * For optimized code, where the line table says line 0 at the call, and for
- * code without DWARF. clang passes every libomptarget entry the construct's
- * `ident_t` in %rdi (its psource names the pragma's file, function and line)
- * and __tgt_target_kernel the region's `.region_id` address in %r8, set by
- * `lea ident(%rip),%rdi` and then `lea id(%rip),%r8` (`mov id@GOT(%rip),%r8`
- * in a library) just before the call. x86 cannot be disassembled backwards,
- * so the bytes before the call are searched for those encodings; the first
- * ident found, the call's own, ends the search, so that a region id loaded
- * for an earlier call is never taken.
- */
-static void ot_scan_call_site(const ot_module *m, uint64_t pc, ot_call_site *site)
+enum { OT_RDI = 7, OT_R8 = 8, OT_RIP_LOAD = 7 /* bytes */ };
+
+/** `lea d(%rip),%reg` or `mov d(%rip),%reg` (a GOT load) at p: the register,
+ *  else -1. */
+static int ot_rip_load(const unsigned char *p, bool *is_lea)
 {
-    enum { WINDOW = 192, INSN = 7 };
-    GElf_Addr bias, region = 0;
+    if ((p[0] & 0xFB) != 0x48 || (p[2] & 0xC7) != 0x05 || (p[1] != 0x8d && p[1] != 0x8b))
+        return -1;
+    *is_lea = p[1] == 0x8d;
+    return ((p[0] & 4) << 1) | ((p[2] >> 3) & 7);
+}
+
+/** `mov %src,%dst` (64-bit) at p: src, else -1. */
+static int ot_reg_move_to(const unsigned char *p, int dst)
+{
+    if ((p[0] & 0xF8) != 0x48 || (p[2] & 0xC0) != 0xC0)
+        return -1;
+    int reg = ((p[0] & 4) << 1) | ((p[2] >> 3) & 7), rm = ((p[0] & 1) << 3) | (p[2] & 7);
+    if (p[1] == 0x89 && rm == dst)
+        return reg;
+    if (p[1] == 0x8b && reg == dst)
+        return rm;
+    return -1;
+}
+
+/** The code before a call, as the scan sees it. */
+typedef struct ot_code {
+    Elf *elf;
+    const unsigned char *start; /**< first byte of the call */
+    GElf_Addr start_addr;       /**< its file address */
+    size_t span;                /**< readable bytes before it */
+} ot_code;
+
+/** The address the RIP-relative load `dist` bytes before the call yields. */
+static bool ot_rip_value(const ot_code *code, size_t dist, bool is_lea, GElf_Addr *value)
+{
+    const unsigned char *p = code->start - dist;
+    GElf_Addr target = code->start_addr - dist + OT_RIP_LOAD + (int64_t)(int32_t)ot_le32(p + 3);
+    if (is_lea) {
+        *value = target;
+        return true;
+    }
+    return ot_elf_pointer(code->elf, target, value);
+}
+
+/** What was last loaded into `reg` before `from` (a distance from the call),
+ *  when the compiler hoisted the load out of a loop into that register. */
+static bool ot_chase_register(const ot_code *code, size_t from, int reg, GElf_Addr *value)
+{
+    for (size_t dist = from + OT_RIP_LOAD; dist <= code->span; dist++) {
+        bool is_lea;
+        if (ot_rip_load(code->start - dist, &is_lea) == reg)
+            return ot_rip_value(code, dist, is_lea, value);
+    }
+    return false;
+}
+
+/** An argument register's value: the address it was loaded with, found
+ *  directly (`chained` false) or through a register it was copied from. */
+typedef struct ot_arg {
+    GElf_Addr value;
+    int from_reg; /**< copied from this register at `at`, -1 if not */
+    size_t at;
+    bool chained;
+} ot_arg;
+
+/** Walk back from the call to where %rdi, the ident, is set (any write to
+ *  it ends the walk: what precedes was set up for an earlier call) and,
+ *  close to the call, %r8. */
+static void ot_scan_arguments(const ot_code *code, ot_arg *ident, ot_arg *region)
+{
+    enum { REGION_WINDOW = 48, IDENT_WINDOW = 192 };
+    size_t limit = code->span < IDENT_WINDOW ? code->span : IDENT_WINDOW;
+    for (size_t dist = 3; dist <= limit; dist++) {
+        const unsigned char *p = code->start - dist;
+        bool is_lea = false;
+        bool near = dist <= REGION_WINDOW && !region->value && region->from_reg < 0;
+        int loaded = dist >= OT_RIP_LOAD ? ot_rip_load(p, &is_lea) : -1;
+        int src;
+        if (loaded == OT_R8 && near) {
+            ot_rip_value(code, dist, is_lea, &region->value);
+        } else if (loaded == OT_RDI) {
+            GElf_Addr value;
+            if (ot_rip_value(code, dist, is_lea, &value) && ot_ident_psource(code->elf, value))
+                ident->value = value;
+            return;
+        } else if (near && (src = ot_reg_move_to(p, OT_R8)) >= 0) {
+            *region = (ot_arg){.from_reg = src, .at = dist};
+        } else if ((src = ot_reg_move_to(p, OT_RDI)) >= 0) {
+            *ident = (ot_arg){.from_reg = src, .at = dist};
+            return;
+        }
+    }
+}
+
+/**
+ * The function a call goes to: through a PLT stub (`jmp *slot(%rip)`) or
+ * straight through the GOT (-fno-plt), the symbol bound to the slot; else
+ * the module's own symbol at the target. NULL when not known.
+ */
+static const char *ot_callee(const ot_module *m, const ot_code *code, size_t call, GElf_Addr bias)
+{
+    const unsigned char *p = code->start;
+    if (call == 6) { /* call *slot(%rip) */
+        GElf_Addr slot = code->start_addr + 6 + (int64_t)(int32_t)ot_le32(p + 2);
+        return ot_elf_reloc_symbol(code->elf, slot);
+    }
+    GElf_Addr target = code->start_addr + 5 + (int64_t)(int32_t)ot_le32(p + 1);
+    size_t after;
+    const unsigned char *stub = ot_elf_at(code->elf, target, &after, NULL);
+    for (size_t i = 0; stub && i < 16 && i + 6 <= after; i++) {
+        if (stub[i] != 0xff || stub[i + 1] != 0x25)
+            continue;
+        GElf_Addr slot = target + i + 6 + (int64_t)(int32_t)ot_le32(stub + i + 2);
+        const char *name = ot_elf_reloc_symbol(code->elf, slot);
+        if (name)
+            return name;
+        break;
+    }
+    return dwfl_module_addrname(m->mod, target + bias);
+}
+
+/**
+ * What a call into libomptarget itself says. clang passes every entry the
+ * construct's `ident_t` in %rdi (its psource names the pragma's file,
+ * function and line) and __tgt_target_kernel the region's `.region_id`
+ * address in %r8, loaded RIP-relative just before the call, or, in a loop,
+ * once before the loop into registers that are copied at each call. x86
+ * cannot be disassembled backwards, so the bytes are searched for these
+ * encodings, and only targets that check out count: a known region id; an
+ * ident whose psource length matches. The first write to %rdi ends the
+ * search (what precedes it was set up for earlier calls). What was found
+ * through a copied register must agree: the kernel's line is the psource's.
+ */
+static void ot_scan_call_site(const ot_module *m, uint64_t pc, uint64_t in_function,
+                              ot_call_site *site)
+{
+    GElf_Addr bias;
     GElf_Ehdr eh;
     Elf *elf = dwfl_module_getelf(m->mod, &bias);
     if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
@@ -918,26 +1099,32 @@ static void ot_scan_call_site(const ot_module *m, uint64_t pc, ot_call_site *sit
     size_t after, before;
     const unsigned char *last = ot_elf_at(elf, pc - bias, &after, &before);
     size_t call = last ? ot_call_length(last + 1, before + 1) : 0;
-    if (call == 0)
+    if (call == 0 || call > in_function + 1)
         return;
-    const unsigned char *end = last + 1 - call; /* where the call starts */
-    GElf_Addr end_addr = pc - bias + 1 - call;
-    size_t span = before + 1 - call < WINDOW ? before + 1 - call : WINDOW;
-    for (size_t i = INSN; i <= span; i++) {
-        const unsigned char *insn = end - i;
-        GElf_Addr target = end_addr - i + INSN + (int64_t)(int32_t)ot_le32(insn + 3);
-        if (insn[0] == 0x4c && insn[2] == 0x05 && insn[1] == 0x8d && region == 0)
-            region = target; /* lea id(%rip),%r8 */
-        else if (insn[0] == 0x4c && insn[2] == 0x05 && insn[1] == 0x8b && region == 0)
-            ot_elf_pointer(elf, target, &region); /* mov id@GOT(%rip),%r8 */
-        else if (insn[0] == 0x48 && insn[1] == 0x8d && insn[2] == 0x3d) { /* lea x(%rip),%rdi */
-            const char *psource = ot_ident_psource(elf, target);
-            if (!psource)
-                continue;
-            site->has_source = ot_psource_parse(psource, &site->source);
-            site->kernel = ot_kernel_by_region(m, region);
-            return;
-        }
+    size_t span = before + 1 - call; /* within the section and the function */
+    if (span > in_function + 1 - call)
+        span = in_function + 1 - call;
+    ot_code code = {elf, last + 1 - call, pc - bias + 1 - call, span < 16384 ? span : 16384};
+    const char *callee = ot_callee(m, &code, call, bias);
+    if (!callee || strncmp(callee, "__tgt_", 6) != 0)
+        return; /* only libomptarget's entries are passed an ident */
+    ot_arg ident = {.from_reg = -1}, region = {.from_reg = -1};
+    ot_scan_arguments(&code, &ident, &region);
+    ident.chained = ident.from_reg >= 0 &&
+                    ot_chase_register(&code, ident.at, ident.from_reg, &ident.value);
+    region.chained = region.from_reg >= 0 &&
+                     ot_chase_register(&code, region.at, region.from_reg, &region.value);
+    const char *psource = ident.value ? ot_ident_psource(elf, ident.value) : NULL;
+    site->has_source = psource && ot_psource_parse(psource, &site->source);
+    site->kernel = ot_kernel_by_region(m, region.value);
+    if (!ident.chained && !region.chained)
+        return;
+    size_t fn_len;
+    unsigned line;
+    if (!site->has_source || !site->kernel || !ot_tail_split(site->kernel->tail, &fn_len, &line) ||
+        line != site->source.line) {
+        site->has_source = site->has_source && !ident.chained;
+        site->kernel = region.chained ? NULL : site->kernel;
     }
 }
 
@@ -1175,35 +1362,84 @@ static const char *ot_psource_path(ot_symbolizer *s, Dwarf_Die *cu, const ot_pso
     return path;
 }
 
-static const char *ot_match_candidates(const ot_module *m, const ot_candidates *c, bool any_line)
+/**
+ * The kernel launched here: the region id passed to the call names it
+ * exactly. Else by name: with the call's own psource, the DWARF names (mangled
+ * in C++, where psource has the qualified name) at the psource line. Without
+ * it, every function scope at its own line, or the line above: the line
+ * table often names the construct's loop rather than its pragma. (Not two:
+ * a `target update` right after a one-line region would take its kernel.)
+ * `pragma` is then set to the pragma's line if the innermost scope matched.
+ */
+static const ot_kernel *ot_choose_kernel(const ot_module *m, const ot_call_site *site,
+                                         const ot_candidates *c, unsigned *pragma)
 {
-    const char *kernel = NULL;
-    for (size_t i = 0; i < c->n && !kernel; i++)
-        kernel = ot_kernel_find(m, c->c[i].name, c->c[i].len, any_line ? 0 : c->c[i].line);
-    return kernel;
-}
-
-/** Fill what DWARF could not tell from the call site itself. */
-static void ot_apply_call_site(ot_symbolizer *s, ot_module *m, Dwarf_Die *cu, uint64_t pc,
-                               ot_srcloc *out)
-{
-    ot_call_site site = {0};
-    ot_scan_call_site(m, pc, &site);
-    const ot_psource *ps = &site.source;
-    if (site.has_source && out->line == 0) {
-        const char *file = ot_psource_path(s, cu, ps);
-        const char *function = ot_strndup(s, ps->function, ps->function_len);
-        if (file && function) { /* the pragma's function, even where inlined */
-            out->file = file;
-            out->line = ps->line;
-            out->function = function;
-            out->function_offset = 0;
+    if (site->kernel)
+        return site->kernel;
+    const ot_psource *ps = site->has_source ? &site->source : NULL;
+    const ot_kernel *k = ps ? ot_kernel_find(m, ps->function, ps->function_len, ps->line) : NULL;
+    for (size_t i = 0; i < c->n && !k; i++) {
+        unsigned line = ps ? ps->line : c->c[i].line;
+        for (unsigned up = 0; up <= (ps ? 0 : 1) && up < line && !k; up++) {
+            k = ot_kernel_find(m, c->c[i].name, c->c[i].len, line - up);
+            if (k && !ps && line == c->c[0].line)
+                *pragma = line - up;
         }
     }
-    if (!out->kernel && site.kernel)
-        out->kernel = site.kernel->name;
-    if (!out->kernel && site.has_source) /* C names; C++ ones are qualified, not mangled */
-        out->kernel = ot_kernel_find(m, ps->function, ps->function_len, ps->line);
+    return k;
+}
+
+/** The construct's own location, which beats the line table: clang hangs
+ *  the offload setup code on neighbouring lines. */
+static void ot_apply_psource(ot_symbolizer *s, Dwarf_Die *cu, const ot_psource *ps,
+                             ot_srcloc *out)
+{
+    const char *file = ot_psource_path(s, cu, ps);
+    const char *function = ot_strndup(s, ps->function, ps->function_len);
+    if (!file || !function)
+        return;
+    out->file = file;
+    out->line = ps->line;
+    out->function = function; /* where the pragma is, even if inlined */
+    out->function_offset = 0;
+}
+
+/** Where `die` is declared. dwarf_decl_file() of elfutils 0.188 takes file 0
+ *  for "none", but in DWARF 5 it is the CU's primary source file. */
+static const char *ot_decl_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    Dwarf_Files *files;
+    size_t count;
+    if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), &index) != 0 ||
+        dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+        return NULL;
+    return dwarf_filesrc(files, index, NULL, NULL);
+}
+
+/**
+ * A kernel launch nothing else could place (no line, no psource: the ident
+ * was kept in another register): the entry name says which function holds
+ * the pragma, and at what line; DWARF says where that function is.
+ */
+static void ot_locate_from_kernel(Dwarf_Die *cu, const ot_kernel *k, ot_srcloc *out)
+{
+    size_t fn_len;
+    unsigned line;
+    if (!cu || !ot_tail_split(k->tail, &fn_len, &line))
+        return;
+    struct ot_func_search fs = {.want = k->tail, .len = fn_len};
+    if (!ot_walk_functions(cu, ot_visit_named, &fs, 0))
+        return;
+    const char *file = ot_decl_file(cu, &fs.found);
+    const char *function = dwarf_diename(&fs.found);
+    if (!file || !function)
+        return;
+    out->file = file;
+    out->line = line;
+    out->function = function;
+    out->function_offset = 0;
 }
 
 static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *out)
@@ -1234,15 +1470,19 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
     }
     if (ot_module_index_kernels(s, m) != 0)
         return;
-    if (out->line != 0)
-        out->kernel = ot_match_candidates(m, &c, false);
-    if (out->line == 0 || !out->kernel)
-        ot_apply_call_site(s, m, cu, pc, out);
-    /* Last resort, with no line to tell the constructs of a function apart:
-     * its only kernel. With a line this would pin the kernel on, say, the
-     * enclosing `target data`. */
-    if (!out->kernel && out->line == 0)
-        out->kernel = ot_match_candidates(m, &c, true);
+    ot_call_site site = {0};
+    ot_scan_call_site(m, pc, symbol ? off : UINT64_MAX - 1, &site);
+    if (site.has_source)
+        ot_apply_psource(s, cu, &site.source, out);
+    unsigned pragma = 0;
+    const ot_kernel *kernel = ot_choose_kernel(m, &site, &c, &pragma);
+    if (kernel) {
+        out->kernel = kernel->name;
+        if (pragma && out->line)
+            out->line = pragma;
+        if (out->line == 0)
+            ot_locate_from_kernel(cu, kernel, out);
+    }
 }
 
 /* -------------------------------------------------------------- public API */
@@ -1329,8 +1569,9 @@ int ot_symbolizer_find_kernel(ot_symbolizer *s, const char *module_path, const c
     }
     if (ot_module_index_kernels(s, m) != 0)
         return -ENOMEM;
-    *kernel = ot_kernel_find(m, function, strlen(function), line);
-    return *kernel ? 0 : -ENOENT;
+    const ot_kernel *k = ot_kernel_find(m, function, strlen(function), line);
+    *kernel = k ? k->name : NULL;
+    return k ? 0 : -ENOENT;
 }
 
 int ot_srcloc_format(const ot_srcloc *loc, uint64_t return_address, char *buf, size_t size)

@@ -62,18 +62,17 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path);
  * cached per address, as the same construct is looked up once per
  * execution.
  *
- * Sources, best first: the DWARF line table and scopes (inlined functions
- * included; `function` is the innermost one, where the pragma is). Where
- * optimized code has line 0 at the call, or there is no DWARF at all, the
- * call site itself (x86-64): clang passes each libomptarget entry the
- * construct's `ident_t`, whose location string names file, function and
- * line when built with -g. Then the ELF symbol table, then module+offset.
+ * Sources, best first: on x86-64 the call site itself: clang passes each
+ * libomptarget entry the construct's `ident_t`, whose location string names
+ * the pragma's file, line and function (with -g), more precisely than the
+ * line table of optimized code. Then DWARF: line table and scopes, inlined
+ * functions included (`function` is the innermost one, where the pragma
+ * is). Then the ELF symbol table, then module+offset.
  *
- * `kernel` is found by name (function and line, as LLVM builds it) in the
- * module's symbols and offload entry table, else through the region id the
- * call passes to __tgt_target_kernel. It is meant for `target` constructs;
- * for data constructs it is normally NULL, but a function's only kernel may
- * be reported when nothing tells the constructs of that function apart.
+ * `kernel` is the region id passed to __tgt_target_kernel, looked up in the
+ * module's symbols and offload entry table, else the entry whose name
+ * matches function and line. It is meant for `target` constructs and is
+ * NULL for data constructs.
  *
  * \param s the symbolizer.
  * \param return_address `codeptr_ra` as OMPT reported it.
