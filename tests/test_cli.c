@@ -150,17 +150,26 @@ Test(cli, underscore_exit_from_a_worker_leaves_a_partial_archive)
     crash_case("crash_exit_worker", 0, 3, "_exit");
 }
 
-Test(cli, library_alone_with_a_wrong_setting_runs_the_program_untraced)
+/* Runs a program with libofftrace.so as its OMPT tool and OFFTRACE_OUTPUT=dir,
+ * without the CLI; `setting` is one more "NAME=value" or NULL. */
+static void run_with_library(const char *program, const char *dir, char *setting, const char *stdin_text,
+                             run_result *r)
 {
-    char dir[4096], prog[4096], out[4200], tool[4200];
-    scratch_path(dir, sizeof dir, "badenv");
-    prog_path(prog, sizeof prog, "exit_code");
+    char prog[4096], out[4200], tool[4200];
+    prog_path(prog, sizeof prog, program);
     snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
     snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
-    char *env[] = {tool, out, "OFFTRACE_BUFFER_SIZE=lots", NULL};
+    char *env[] = {tool, out, setting, NULL};
     char *argv[] = {prog, NULL};
+    cr_assert_eq(run_command(argv, env, stdin_text, r), 0);
+}
+
+Test(cli, library_alone_with_a_wrong_setting_runs_the_program_untraced)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "badenv");
     run_result r;
-    cr_assert_eq(run_command(argv, env, "", &r), 0);
+    run_with_library("exit_code", dir, "OFFTRACE_BUFFER_SIZE=lots", "", &r);
     cr_assert_eq(WEXITSTATUS(r.status), 7);
     cr_assert(strstr(r.err, "OFFTRACE_BUFFER_SIZE='lots'"), "%s", r.err);
     cr_assert(strstr(r.err, "64K to 1G"), "%s", r.err);
@@ -171,16 +180,11 @@ Test(cli, library_alone_with_a_wrong_setting_runs_the_program_untraced)
 
 Test(cli, library_alone_never_reuses_a_directory)
 {
-    char dir[4096], prog[4096], out[4200], tool[4200], fresh[4200];
+    char dir[4096], fresh[4200];
     scratch_path(dir, sizeof dir, "alone");
     mkdir(dir, 0777);
-    prog_path(prog, sizeof prog, "example_saxpy");
-    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
-    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
-    char *env[] = {tool, out, NULL};
-    char *argv[] = {prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    run_with_library("example_saxpy", dir, NULL, NULL, &r);
     cr_assert_eq(WEXITSTATUS(r.status), 0);
     snprintf(fresh, sizeof fresh, "%s.1", dir);
     cr_assert(strstr(r.err, fresh), "did not say where it wrote: %s", r.err);
@@ -192,15 +196,10 @@ Test(cli, library_alone_never_reuses_a_directory)
 
 Test(cli, library_alone_leaves_an_archive_when_the_program_crashes)
 {
-    char dir[4096], prog[4096], out[4200], tool[4200];
+    char dir[4096];
     scratch_path(dir, sizeof dir, "alonecrash");
-    prog_path(prog, sizeof prog, "crash_segv");
-    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
-    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
-    char *env[] = {tool, out, NULL};
-    char *argv[] = {prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    run_with_library("crash_segv", dir, NULL, NULL, &r);
     cr_assert(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV, "the program's death changed");
     run_free(&r);
     archive_facts f;
@@ -258,15 +257,10 @@ Test(cli, a_forked_child_does_not_touch_the_parents_trace)
 
 Test(cli, a_forked_child_does_not_convert_the_parents_recording)
 {
-    char dir[4096], prog[4096], out[4200], tool[4200];
+    char dir[4096];
     scratch_path(dir, sizeof dir, "forkalone");
-    prog_path(prog, sizeof prog, "fork_child");
-    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
-    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
-    char *env[] = {tool, out, NULL};
-    char *argv[] = {prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    run_with_library("fork_child", dir, NULL, NULL, &r);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
     cr_assert(!strstr(r.err, "not an offtrace recording"), "the child took the recording: %s", r.err);
     run_free(&r);
