@@ -6,7 +6,7 @@
  * slot is a pointer bump with no atomic and no lock. Who reads: the
  * converter, only after the writers have finished or died. Ordering: a
  * record's `event` byte is stored last with release semantics
- * (ot_stream_commit), so a reader that sees a non-zero event sees the whole
+ * (ot_stream_store), so a reader that sees a non-zero event sees the whole
  * record.
  *
  * Slots live in a file-backed shared mapping (one chunk of
@@ -82,12 +82,6 @@ static inline void ot_stream_store(offtrace_raw_record *slot, const offtrace_raw
 {
     __builtin_memcpy(slot, rec, offsetof(offtrace_raw_record, event));
     __atomic_store_n(&slot->event, rec->event, __ATOMIC_RELEASE);
-}
-
-/** \brief Publish a filled slot. */
-static inline void ot_stream_commit(offtrace_raw_record *r, uint8_t event)
-{
-    __atomic_store_n(&r->event, event, __ATOMIC_RELEASE);
 }
 
 /** \brief Unmap the calling thread's stream (thread end); records stay in the file. */

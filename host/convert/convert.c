@@ -96,65 +96,72 @@ static int create_devices(converter *c)
 
 /* ---- device memory bookkeeping ---- */
 
-static uint64_t alloc_key(int device, uint64_t addr)
+/* Open addressing keyed by the exact (device, address): GPUs hand out the
+ * same virtual address on different devices. Forgotten slots become
+ * tombstones so that later probes still pass them. */
+enum { SLOT_EMPTY, SLOT_LIVE, SLOT_FORGOTTEN };
+
+static size_t alloc_slot(int device, uint64_t addr, size_t capacity)
 {
-    return (addr * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(unsigned)device;
+    return (size_t)(((addr >> 3) * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(unsigned)device) & (capacity - 1);
+}
+
+static ot_cv_alloc *alloc_find(converter *c, int device, uint64_t addr, int for_insert)
+{
+    size_t j = alloc_slot(device, addr, c->alloc_capacity);
+    ot_cv_alloc *reusable = NULL;
+    for (; c->allocs[j].state != SLOT_EMPTY; j = (j + 1) & (c->alloc_capacity - 1)) {
+        ot_cv_alloc *e = &c->allocs[j];
+        if (e->state == SLOT_LIVE && e->device == device && e->addr == addr)
+            return e;
+        if (e->state == SLOT_FORGOTTEN && !reusable)
+            reusable = e;
+    }
+    if (!for_insert)
+        return NULL;
+    return reusable ? reusable : &c->allocs[j];
+}
+
+static int alloc_grow(converter *c)
+{
+    size_t old_capacity = c->alloc_capacity;
+    ot_cv_alloc *old = c->allocs;
+    c->alloc_capacity = old_capacity ? old_capacity * 2 : 1024;
+    c->allocs = calloc(c->alloc_capacity, sizeof *c->allocs);
+    if (!c->allocs) {
+        c->allocs = old;
+        c->alloc_capacity = old_capacity;
+        return -ENOMEM;
+    }
+    c->alloc_used = 0;
+    for (size_t i = 0; i < old_capacity; i++)
+        if (old[i].state == SLOT_LIVE) {
+            *alloc_find(c, old[i].device, old[i].addr, 1) = old[i];
+            c->alloc_used++;
+        }
+    free(old);
+    return 0;
 }
 
 int ot_cv_alloc_remember(converter *c, int device, uint64_t addr, uint64_t bytes)
 {
-    if ((c->alloc_count + 1) * 2 > c->alloc_capacity) {
-        size_t cap = c->alloc_capacity ? c->alloc_capacity * 2 : 1024;
-        void *old = c->allocs;
-        size_t old_cap = c->alloc_capacity;
-        c->allocs = calloc(cap, sizeof *c->allocs);
-        if (!c->allocs) {
-            c->allocs = old;
-            return -ENOMEM;
-        }
-        c->alloc_capacity = cap;
-        c->alloc_count = 0;
-        for (size_t i = 0; i < old_cap; i++) {
-            typeof(c->allocs) e = &((typeof(c->allocs))old)[i];
-            if (e->key && e->bytes != UINT64_MAX) {
-                size_t j = e->key & (cap - 1);
-                while (c->allocs[j].key)
-                    j = (j + 1) & (cap - 1);
-                c->allocs[j] = *e;
-                c->alloc_count++;
-            }
-        }
-        free(old);
-    }
-    uint64_t key = alloc_key(device, addr) | 1;
-    size_t j = key & (c->alloc_capacity - 1);
-    while (c->allocs[j].key && c->allocs[j].key != key)
-        j = (j + 1) & (c->alloc_capacity - 1);
-    if (!c->allocs[j].key)
-        c->alloc_count++;
-    c->allocs[j].key = key;
-    c->allocs[j].bytes = bytes;
+    if ((c->alloc_used + 1) * 2 > c->alloc_capacity && alloc_grow(c) != 0)
+        return -ENOMEM;
+    ot_cv_alloc *e = alloc_find(c, device, addr, 1);
+    if (e->state == SLOT_EMPTY)
+        c->alloc_used++; /* tombstones and live slots are already counted */
+    *e = (ot_cv_alloc){addr, bytes, device, SLOT_LIVE};
     return 0;
 }
 
-/* Returns the bytes allocated at addr and forgets them (tombstone). */
 uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr)
 {
-    if (!c->alloc_capacity)
+    ot_cv_alloc *e = c->alloc_capacity ? alloc_find(c, device, addr, 0) : NULL;
+    if (!e)
         return 0;
-    uint64_t key = alloc_key(device, addr) | 1;
-    size_t j = key & (c->alloc_capacity - 1);
-    while (c->allocs[j].key) {
-        if (c->allocs[j].key == key && c->allocs[j].bytes != UINT64_MAX) {
-            uint64_t bytes = c->allocs[j].bytes;
-            c->allocs[j].bytes = UINT64_MAX;
-            return bytes;
-        }
-        j = (j + 1) & (c->alloc_capacity - 1);
-    }
-    return 0;
+    e->state = SLOT_FORGOTTEN;
+    return e->bytes;
 }
-
 
 /* ---- orchestration ---- */
 

@@ -14,7 +14,14 @@
 #include "trace_writer.h"
 
 #define MAX_DEVICES 64
-#define MAX_OPEN 256
+
+/** A device allocation still in use: deletes report 0 bytes, so the size
+ * is looked up here. */
+typedef struct ot_cv_alloc {
+    uint64_t addr, bytes;
+    int32_t device;
+    uint8_t state;
+} ot_cv_alloc;
 
 /* One offload device as the conversion sees it. */
 typedef struct device_state {
@@ -32,8 +39,8 @@ typedef struct converter {
     device_state devices[MAX_DEVICES];
     size_t device_count;
     /* device memory: (device, address) -> bytes, for deletes that report 0 */
-    struct { uint64_t key, bytes; } *allocs;
-    size_t alloc_capacity, alloc_count;
+    ot_cv_alloc *allocs;
+    size_t alloc_capacity, alloc_used; /* used = live + forgotten slots */
     uint64_t unfinished, unmatched, clipped;
 } converter;
 
