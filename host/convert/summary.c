@@ -2,7 +2,7 @@
 #include "summary.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +188,32 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     }
 }
 
-static uint64_t archive_bytes_total;
-static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
+static uint64_t file_size(const char *path)
 {
-    if (flag == FTW_F)
-        archive_bytes_total += (uint64_t)st->st_size;
-    return 0;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+/* The archive's own files: the anchor, the global definitions, and the
+ * per-location files in `traces/`. Nothing else in the directory counts. */
+static uint64_t archive_size(const char *dir)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    uint64_t total = file_size(path);
+    snprintf(path, sizeof path, "%s/%s.def", dir, OFFTRACE_ARCHIVE_NAME);
+    total += file_size(path);
+    snprintf(path, sizeof path, "%s/%s", dir, OFFTRACE_ARCHIVE_NAME);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char file[4700];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        total += file_size(file);
+    }
+    if (d)
+        closedir(d);
+    return total;
 }
 
 static int read_definitions(OTF2_Reader *rd, reader_state *st)
@@ -294,9 +314,7 @@ int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size
         snprintf(err, err_size, "offtrace: '%s' is damaged or not an OTF2 archive offtrace can read", anchor);
         return rc;
     }
-    archive_bytes_total = 0;
-    nftw(dir, add_size, 16, FTW_PHYS);
-    out->archive_bytes = archive_bytes_total;
+    out->archive_bytes = archive_size(dir);
     return 0;
 }
 
