@@ -239,10 +239,10 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
     if (!end)
         c->unfinished++;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
-        if (is_to_device(o->subkind) || is_from_device(o->subkind)) {
+        if ((is_to_device(o->subkind) || is_from_device(o->subkind)) && d && d->rdma) {
+            /* Same condition as the put/get in on_data_op: no completion without its op. */
             OTF2_EvtWriter_RmaOpCompleteBlocking(p->w, NULL, t, ot_tw_window(c->tw), o->id);
-            if (d && d->timeline)
-                ot_dt_add_transfer(d->timeline, o->begin, t, rdma_region(c, is_to_device(o->subkind)));
+            ot_dt_add_transfer(d->timeline, o->begin, t, rdma_region(c, is_to_device(o->subkind)));
         } else if (is_alloc(o->subkind) && end && d && d->timeline) {
             ot_cv_alloc_remember(c, o->device, end->dst_addr, end->bytes);
             ot_dt_add_memory(d->timeline, t, (int64_t)end->bytes);
