@@ -78,6 +78,8 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
                           "a directory path that does not exist yet");
         strcpy(cfg->output, v);
     }
+    if ((v = getenv("OFFTRACE_KEEP_RAW")) && parse_switch(v, &cfg->keep_raw))
+        return reject(err, err_size, "OFFTRACE_KEEP_RAW", v, "1, 0, on, off, yes, no, true, false");
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");
     return 0;

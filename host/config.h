@@ -13,6 +13,7 @@ typedef struct ot_config {
     char output[4096];      /**< OFFTRACE_OUTPUT, "" = default name */
     size_t chunk_bytes;     /**< OFFTRACE_BUFFER_SIZE */
     int verbose;            /**< OFFTRACE_VERBOSE: 0 quiet, 1 one line at exit, 2 debug */
+    int keep_raw;           /**< OFFTRACE_KEEP_RAW: leave <dir>/raw after conversion */
     int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */
 } ot_config;
 

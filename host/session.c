@@ -49,6 +49,7 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     char wanted[4096], chosen[4096];
     s->chunk_bytes = cfg->chunk_bytes;
     s->verbose = cfg->verbose;
+    s->keep_raw = cfg->keep_raw;
     if (cfg->output[0])
         snprintf(wanted, sizeof wanted, "%s", cfg->output);
     else

@@ -20,6 +20,7 @@ typedef struct ot_session {
     char raw_dir[4200];  /**< <dir>/raw */
     size_t chunk_bytes;
     int verbose;
+    int keep_raw;        /**< OFFTRACE_KEEP_RAW */
     int pairs_fd;        /**< clock.pairs, O_APPEND */
     unsigned maps_snapshots;
     uint32_t next_thread_index; /**< atomic */

@@ -23,12 +23,15 @@
 #include "convert.h"
 #include "offtrace/offtrace.h"
 #include "crash.h"
+#include "device_link.h"
 #include "session.h"
 #include "stream.h"
 
 #define OT_EXPORT __attribute__((visibility("default")))
 
 static ompt_set_callback_t set_callback;
+/* The device of the target construct this thread is in: submits do not say. */
+static OT_TLS int current_target_device = -1;
 static int finalized; /* atomic: the exit path runs once */
 
 /* A forked child shares the parent's record files (shared mappings) and
@@ -39,6 +42,8 @@ static void on_fork_child(void)
 {
     ot_recording = 0;
     ot_stream_current = NULL;
+    ot_device_link_attached = 0; /* the collector's files are the parent's too */
+    ot_device_link_wants_operations = 0;
     __atomic_store_n(&finalized, 1, __ATOMIC_RELEASE);
 }
 
@@ -58,8 +63,10 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
 {
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve();
-    if (endpoint == ompt_scope_begin)
+    if (endpoint == ompt_scope_begin) {
         target_data->value = ot_stream_new_id();
+        current_target_device = device_num;
+    }
     offtrace_raw_record r = {
         .time = now,
         .id = target_data->value,
@@ -71,6 +78,23 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
         .event = OFFTRACE_RAW_TARGET,
     };
     ot_stream_store(slot, &r);
+    if (ot_device_link_has(device_num)) {
+        if (endpoint == ompt_scope_begin)
+            ot_device_link_target_begin(device_num, target_data->value, (int)kind);
+        else
+            ot_device_link_target_end(device_num, target_data->value, (int)kind);
+    }
+}
+
+/* CUPTI's correlation wants every submit and data operation bracketed. */
+static inline void mark_operation(int device, ompt_scope_endpoint_t endpoint, uint64_t target_id, uint64_t op_id)
+{
+    if (device < 0 || device >= 64 || !(ot_device_link_wants_operations >> device & 1u))
+        return;
+    if (endpoint == ompt_scope_begin)
+        ot_device_link_operation_begin(device, target_id, op_id);
+    else
+        ot_device_link_operation_end(device, op_id);
 }
 
 static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
@@ -98,6 +122,9 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
         .event = OFFTRACE_RAW_DATA_OP,
     };
     ot_stream_store(slot, &r);
+    if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
+        mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
+                       r.target_id, r.id);
 }
 
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
@@ -116,6 +143,8 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
         .event = OFFTRACE_RAW_SUBMIT,
     };
     ot_stream_store(slot, &r);
+    if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
+        mark_operation(current_target_device, endpoint, r.target_id, r.id);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -123,6 +152,7 @@ static void on_device_initialize(int device_num, const char *type, ompt_device_t
 {
     ot_session_add_device(device_num, type);
     ot_session_clock_pair();
+    ot_device_link_attach(device_num, type, device, lookup);
 }
 
 static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
@@ -151,16 +181,20 @@ static void finish_recording(void)
 {
     if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
         return;
+    ot_device_link_finish();
     ot_recording = 0;
     ot_stream_stop_preparer();
     ot_session_clock_pair();
     ot_session_snapshot_maps();
     ot_session_set_status("finalizing");
-    ot_convert_options opts = {.reason = NULL, .extra_lost = ot_stream_orphan_lost()};
+    ot_convert_options opts = {.reason = NULL, .extra_lost = ot_stream_orphan_lost(),
+                               .keep_raw = ot_the_session.keep_raw};
     char msg[512];
     int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
     if (rc != 0)
         fprintf(stderr, "%s\n", msg);
+    else if (ot_the_session.keep_raw)
+        ot_session_set_status("converted"); /* tells `offtrace record` the kept raw/ is done with */
     else if (ot_the_session.verbose)
         fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", ot_the_session.dir,
                 OFFTRACE_ARCHIVE_NAME);
@@ -180,6 +214,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_target_emi, on_target_emi);
     REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
+    ot_device_link_open(lookup);
     ot_recording = 1;
     if (ot_stream_start_preparer() != 0 && ot_the_session.verbose > 1)
         fprintf(stderr, "offtrace: no chunk preparer thread; callbacks will fault in fresh pages\n");

@@ -32,15 +32,17 @@ typedef struct record_opts {
     const char *output;
     const char *buffer_size;
     int verbose;
+    int host_only;
     char **program;
 } record_opts;
 
 static void record_usage(FILE *to)
 {
-    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [-v] [--] PROGRAM [ARGS...]\n"
-                "  -o DIR    output directory (must not exist; default offtrace-PROGRAM, made unique)\n"
-                "  -b SIZE   per-thread buffer chunk, 64K..1G (default 1M)\n"
-                "  -v        let the library report what it does\n");
+    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--host-only] [-v] [--] PROGRAM [ARGS...]\n"
+                "  -o DIR       output directory (must not exist; default offtrace-PROGRAM, made unique)\n"
+                "  -b SIZE      per-thread buffer chunk, 64K..1G (default 1M)\n"
+                "  --host-only  no device detail (do not preload the device collector)\n"
+                "  -v           let the library report what it does\n");
 }
 
 static int parse(int argc, char **argv, record_opts *o)
@@ -59,6 +61,8 @@ static int parse(int argc, char **argv, record_opts *o)
             o->buffer_size = argv[++i];
         else if (!strcmp(argv[i], "-v"))
             o->verbose = 1;
+        else if (!strcmp(argv[i], "--host-only"))
+            o->host_only = 1;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             record_usage(stdout);
             return 1;
@@ -115,6 +119,24 @@ static int make_output_dir(const record_opts *o, char *dir, size_t size)
     return -1;
 }
 
+/* The device collector is preloaded ahead of anything the user preloads. */
+static int preload_collector(const char *self)
+{
+    char lib[PATH_MAX + 64];
+    snprintf(lib, sizeof lib, "%s/../lib/libofftrace-device.so", self);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "offtrace: the device collector is missing (%s); tracing without device detail\n", lib);
+        return 0;
+    }
+    const char *previous = getenv("LD_PRELOAD");
+    char *preload = NULL;
+    if (asprintf(&preload, "%s%s%s", lib, previous && *previous ? ":" : "", previous ? previous : "") < 0)
+        return -1;
+    setenv("LD_PRELOAD", preload, 1);
+    free(preload);
+    return 0;
+}
+
 static int setup_environment(const record_opts *o, const char *dir)
 {
     char self[PATH_MAX], lib[PATH_MAX + 64], absdir[PATH_MAX];
@@ -138,7 +160,7 @@ static int setup_environment(const record_opts *o, const char *dir)
     setenv("OFFTRACE_VERBOSE", o->verbose ? "2" : "0", 1);
     if (o->buffer_size)
         setenv("OFFTRACE_BUFFER_SIZE", o->buffer_size, 1);
-    return 0;
+    return o->host_only ? 0 : preload_collector(self);
 }
 
 /* Runs the program; *exec_errno is set when it could not be started. */
@@ -195,6 +217,21 @@ static void describe_end(int status, char *reason, size_t size)
                  WEXITSTATUS(status));
 }
 
+/* With OFFTRACE_KEEP_RAW the library leaves raw/ behind after converting it
+ * and says so in raw/status. */
+static int already_converted(const char *raw)
+{
+    char path[PATH_MAX + 16], status[32] = "";
+    snprintf(path, sizeof path, "%s/status", raw);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(status, 1, sizeof status - 1, f);
+    fclose(f);
+    status[n] = '\0';
+    return strncmp(status, "converted", 9) == 0;
+}
+
 /* Convert what the program left if it could not do it itself. */
 static int finish_archive(const char *dir, int status)
 {
@@ -202,7 +239,7 @@ static int finish_archive(const char *dir, int status)
     struct stat st;
     snprintf(raw, sizeof raw, "%s/raw", dir);
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
-    if (stat(raw, &st) == 0) {
+    if (stat(raw, &st) == 0 && !already_converted(raw)) {
         describe_end(status, reason, sizeof reason);
         ot_convert_options opts = {.reason = reason};
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {

@@ -73,7 +73,7 @@ static int create_devices(converter *c)
     for (size_t s = 0; s < c->rec.stream_count; s++)
         for (size_t i = 0; i < c->rec.streams[s].count; i++) {
             const offtrace_raw_record *r = &c->rec.streams[s].records[i];
-            if (r->event == OFFTRACE_RAW_SUBMIT)
+            if (r->event == OFFTRACE_RAW_SUBMIT || r->event == OFFTRACE_RAW_SYNC)
                 continue;
             device_state *d = ot_cv_device(c, record_device(c, r));
             if (d)
@@ -200,7 +200,15 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++)
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
     for (size_t i = 0; rc == 0 && i < c->device_count; i++)
-        rc = ot_dt_write(c->devices[i].timeline, c->tw, c->devices[i].rdma, &c->clipped);
+        if (c->devices[i].sync && ot_devsync_build(c->devices[i].sync) != 0) {
+            ot_devsync_free(c->devices[i].sync);
+            c->devices[i].sync = NULL;
+        }
+    for (size_t i = 0; rc == 0 && i < c->rec.device_stream_count; i++)
+        rc = ot_cv_device_records(c, &c->rec.device_streams[i]);
+    for (size_t i = 0; rc == 0 && i < c->device_count; i++)
+        if (c->devices[i].timeline) /* devices that only took sync points have none */
+            rc = ot_dt_write(c->devices[i].timeline, c->tw, c->devices[i].rdma, &c->clipped);
     if (rc)
         return rc;
     uint64_t records = 0;
@@ -212,14 +220,27 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
     set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    set_number(c->tw, "DEVICE_RECORDS", c->device_records);
+    set_number(c->tw, "DEVICE_LOCATIONS", c->device_locations);
+    set_number(c->tw, "LOST_DEVICE_RECORDS", c->device_lost);
+    set_number(c->tw, "DEVICE_EVENTS_CLAMPED_TO_TARGET", c->device_clamped);
+    set_number(c->tw, "UNMATCHED_DEVICE_END_RECORDS", c->device_unmatched);
+    set_number(c->tw, "DEVICE_REGIONS_OPEN_AT_END", c->device_open_at_end);
+    set_number(c->tw, "DEVICE_RECORDS_WITHOUT_DEVICE", c->device_records_without_device);
+    set_number(c->tw, "CLOCK_SYNC_POINTS", c->sync_points);
+    set_number(c->tw, "CLOCK_SYNC_POINTS_IMPRECISE", c->sync_points_imprecise);
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
     return 0;
 }
 
 static void converter_free(converter *c)
 {
-    for (size_t i = 0; i < c->device_count; i++)
+    for (size_t i = 0; i < c->device_count; i++) {
         ot_dt_free(c->devices[i].timeline);
+        ot_devsync_free(c->devices[i].sync);
+    }
+    ot_target_spans_free(c->spans);
+    ot_device_regions_free(c->device_regions);
     free(c->allocs);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
@@ -247,8 +268,10 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]);
     remove_partial_archive(dir);
     c->tw = ot_tw_open(dir, msg, msg_size);
-    if (!c->sym || !c->tw) {
-        if (!c->sym)
+    c->spans = ot_target_spans_new();
+    c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
+    if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
+        if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);
         converter_free(c);

@@ -8,12 +8,18 @@
 
 #include <stdint.h>
 
+#include "devsync.h"
+#include "device_regions.h"
 #include "device_timeline.h"
+#include "target_spans.h"
 #include "raw_reader.h"
 #include "symbolize.h"
 #include "trace_writer.h"
 
 #define MAX_DEVICES 64
+
+/** Clock pairs whose device read took longer than this are not used. */
+#define OT_CV_SYNC_MAX_WIDTH_NS 1000u
 
 /** A device allocation still in use: deletes report 0 bytes, so the size
  * is looked up here. */
@@ -30,6 +36,7 @@ typedef struct device_state {
     ot_device_timeline *timeline;
     OTF2_EvtWriter *rdma;
     uint32_t rdma_rank;
+    ot_devsync *sync;       /**< device clock -> host ns (NULL: no sync pair) */
 } device_state;
 
 typedef struct converter {
@@ -42,6 +49,11 @@ typedef struct converter {
     ot_cv_alloc *allocs;
     size_t alloc_capacity, alloc_used; /* used = live + forgotten slots */
     uint64_t unfinished, unmatched, clipped;
+    /* device detail (device_pass.c) */
+    ot_target_spans *spans;           /**< host span of every target region */
+    ot_device_regions *device_regions;
+    uint64_t device_records, device_lost, device_clamped, device_unmatched, device_open_at_end;
+    uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
 } converter;
 
 /** \brief Host ticks to host ns. */
@@ -63,5 +75,12 @@ uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr);
  * \return 0 or a negative errno.
  */
 int ot_cv_host_thread(converter *c, const ot_raw_stream *stream);
+
+/**
+ * \brief Write one device's collector records on device-thread locations.
+ *        Needs the host pass done (target spans) and the device's sync map.
+ * \return 0 or a negative errno.
+ */
+int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds);
 
 #endif

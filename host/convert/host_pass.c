@@ -253,6 +253,8 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
         }
     } else if (o->event == OFFTRACE_RAW_SUBMIT && d && d->timeline) {
         ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr));
+    } else if (o->event == OFFTRACE_RAW_TARGET) {
+        ot_target_spans_put(c->spans, o->id, o->begin, t);
     }
     leave(p, t, o->region);
     leave(p, t, o->outer);
@@ -357,6 +359,23 @@ static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     o->codeptr = target ? target->codeptr : 0;
 }
 
+/* A clock pair keeps its own host time: the per-thread monotonic fix-up
+ * above must not bend the device's clock map. A pair whose read took too
+ * long is left out: its neighbours bound the map better than it does. */
+static void on_sync(thread_pass *p, const offtrace_raw_record *r)
+{
+    uint64_t width_ns = ot_cv_to_ns(p->c, r->time + r->src_addr) - ot_cv_to_ns(p->c, r->time);
+    if (width_ns > OT_CV_SYNC_MAX_WIDTH_NS) { /* the device time lies anywhere in a wide window */
+        p->c->sync_points_imprecise++;
+        return;
+    }
+    device_state *d = ot_cv_device(p->c, r->dst_device);
+    if (d && !d->sync)
+        d->sync = ot_devsync_new();
+    if (d && d->sync && ot_devsync_add(d->sync, ot_cv_to_ns(p->c, r->time), r->bytes) == 0)
+        p->c->sync_points++;
+}
+
 static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t size)
 {
     if (h->is_process_main)
@@ -390,6 +409,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_data_op(p, r, t);
         else if (r->event == OFFTRACE_RAW_SUBMIT)
             on_submit(p, r, t);
+        else if (r->event == OFFTRACE_RAW_SYNC)
+            on_sync(p, r);
     }
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);

@@ -145,6 +145,54 @@ static int load_streams(const char *raw_dir, ot_raw_recording *rec, char **names
     return 0;
 }
 
+/* Device files are read whole: the converter revisits their records per
+ * device thread. A file of another format is ignored and counted. */
+static int read_device_file(const char *path, ot_raw_device_stream *ds)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    int rc = -EINVAL;
+    if (fread(&ds->header, sizeof ds->header, 1, f) == 1 &&
+        !memcmp(ds->header.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof ds->header.magic) &&
+        ds->header.version == OFFTRACE_RAW_VERSION && ds->header.record_size == sizeof(offtrace_device_record) &&
+        fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        size_t payload = size > (long)sizeof ds->header ? (size_t)size - sizeof ds->header : 0;
+        ds->count = payload / sizeof *ds->records;
+        ds->torn_records = payload % sizeof *ds->records ? 1 : 0;
+        ds->records = malloc((ds->count ? ds->count : 1) * sizeof *ds->records);
+        rc = -ENOMEM;
+        if (ds->records && fseek(f, sizeof ds->header, SEEK_SET) == 0 &&
+            fread(ds->records, sizeof *ds->records, ds->count, f) == ds->count)
+            rc = 0;
+    }
+    ds->header.backend[sizeof ds->header.backend - 1] = '\0';
+    fclose(f);
+    if (rc) {
+        free(ds->records);
+        ds->records = NULL;
+    }
+    return rc;
+}
+
+static int load_device_streams(ot_raw_recording *rec, char **names, size_t n)
+{
+    rec->device_streams = calloc(n ? n : 1, sizeof *rec->device_streams);
+    if (!rec->device_streams)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        int rc = read_device_file(names[i], &rec->device_streams[rec->device_stream_count]);
+        if (rc == -ENOMEM)
+            return rc;
+        if (rc)
+            rec->ignored_streams++;
+        else
+            rec->device_stream_count++;
+    }
+    return 0;
+}
+
 int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size)
 {
     memset(rec, 0, sizeof *rec);
@@ -153,13 +201,15 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
         snprintf(err, err_size, "offtrace: '%s' is not an offtrace recording: %s", raw_dir, strerror(errno));
         return -ENOENT;
     }
-    char **streams = NULL;
-    size_t stream_files = 0;
+    char **streams = NULL, **device_files = NULL;
+    size_t stream_files = 0, device_file_count = 0;
     int rc = 0;
     struct dirent *e;
     while (!rc && (e = readdir(d))) {
         if (!strncmp(e->d_name, "thread-", 7) && strstr(e->d_name, ".rec"))
             rc = add_name(&streams, &stream_files, raw_dir, e->d_name);
+        else if (!strncmp(e->d_name, "device-", 7) && strstr(e->d_name, ".rec"))
+            rc = add_name(&device_files, &device_file_count, raw_dir, e->d_name);
         else if (!strncmp(e->d_name, "maps.", 5))
             rc = add_name(&rec->maps_files, &rec->maps_count, raw_dir, e->d_name);
     }
@@ -174,12 +224,17 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
     if (!rc) {
         load_devices(raw_dir, rec);
         rc = load_streams(raw_dir, rec, streams, stream_files);
+        if (!rc)
+            rc = load_device_streams(rec, device_files, device_file_count);
         if (rc)
             snprintf(err, err_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     }
     for (size_t i = 0; i < stream_files; i++)
         free(streams[i]);
     free(streams);
+    for (size_t i = 0; i < device_file_count; i++)
+        free(device_files[i]);
+    free(device_files);
     return rc;
 }
 
@@ -188,6 +243,9 @@ void ot_raw_free(ot_raw_recording *rec)
     for (size_t i = 0; i < rec->stream_count; i++)
         free(rec->streams[i].records);
     free(rec->streams);
+    for (size_t i = 0; i < rec->device_stream_count; i++)
+        free(rec->device_streams[i].records);
+    free(rec->device_streams);
     free(rec->devices);
     for (size_t i = 0; i < rec->maps_count; i++)
         free(rec->maps_files[i]);

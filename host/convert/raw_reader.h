@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offtrace/collector.h"
 #include "offtrace/raw_format.h"
 #include "timemap.h"
 
@@ -24,6 +25,14 @@ typedef struct ot_raw_device {
     char kind[64];
 } ot_raw_device;
 
+/** What the device collector delivered for one device (device-<N>.rec). */
+typedef struct ot_raw_device_stream {
+    offtrace_raw_device_header header;
+    offtrace_device_record *records;
+    size_t count;
+    uint64_t torn_records; /**< a record cut short at the end of the file (death mid-write) */
+} ot_raw_device_stream;
+
 typedef struct ot_raw_recording {
     ot_raw_stream *streams;
     size_t stream_count;
@@ -36,6 +45,8 @@ typedef struct ot_raw_recording {
     size_t maps_count;
     uint64_t lost_records;    /**< sum over stream headers */
     uint64_t ignored_streams; /**< streams of another format version */
+    ot_raw_device_stream *device_streams;
+    size_t device_stream_count;
 } ot_raw_recording;
 
 /**

@@ -86,7 +86,7 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     all[r->location_count++] = self;
     r->locations = all;
     r->s->events += events;
-    if (type == OTF2_LOCATION_TYPE_CPU_THREAD)
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && (self >> 32) == 0) /* device threads have 2 << 32 */
         r->s->host_threads++;
     if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
         size_t count = r->stream_count;
@@ -118,10 +118,11 @@ static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset
 }
 
 /* RDMA locations are accelerator streams too; a kernel is an Enter on a
- * stream whose id is not an RDMA id (low 16 bits all ones). */
+ * kernel stream (id 1 << 32 | ...) whose id is not an RDMA id (low 16 bits
+ * all ones). */
 static int is_kernel_stream(const reader_state *r, OTF2_LocationRef loc)
 {
-    if ((loc & 0xFFFFu) == 0xFFFFu)
+    if ((loc & 0xFFFFu) == 0xFFFFu || (loc >> 32) != 1) /* RDMA rows; collector queues (3 << 32) */
         return 0;
     for (size_t i = 0; i < r->stream_count; i++)
         if (r->stream_locations[i] == loc)
@@ -161,9 +162,24 @@ static OTF2_CallbackCode ev_get(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static uint64_t number_property(OTF2_Reader *rd, const char *name)
+{
+    char *value = NULL;
+    uint64_t n = 0;
+    if (OTF2_Reader_GetProperty(rd, name, &value) == OTF2_SUCCESS && value) {
+        n = strtoull(value, NULL, 10);
+        free(value);
+    }
+    return n;
+}
+
 static void read_properties(OTF2_Reader *rd, ot_summary *s)
 {
     char *value = NULL;
+    s->device_records = number_property(rd, "OFFTRACE::DEVICE_RECORDS");
+    s->device_locations = number_property(rd, "OFFTRACE::DEVICE_LOCATIONS");
+    s->lost_device_records = number_property(rd, "OFFTRACE::LOST_DEVICE_RECORDS");
+    s->device_clamped = number_property(rd, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -349,10 +365,17 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
             (unsigned long long)s->h2d_bytes, h2d);
     fprintf(to, "offtrace: device->host     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->d2h_count,
             (unsigned long long)s->d2h_bytes, d2h);
+    if (s->device_records || s->device_locations)
+        fprintf(to, "offtrace: device detail    %llu records on %llu device threads/queues, %llu placed at their "
+                    "target region's edge\n", (unsigned long long)s->device_records,
+                (unsigned long long)s->device_locations, (unsigned long long)s->device_clamped);
     fprintf(to, "offtrace: trace            %llu events, %llu host threads, %.6f s, %s on disk\n",
             (unsigned long long)s->events, (unsigned long long)s->host_threads, s->duration_s, size);
     fprintf(to, "offtrace: overhead         %.3f s writing the archive at exit; per-event cost in "
                 "docs/performance.md\n", s->conversion_s);
+    if (s->lost_device_records)
+        fprintf(to, "offtrace: LOST             %llu device records could not be buffered or written\n",
+                (unsigned long long)s->lost_device_records);
     if (s->lost_records)
         fprintf(to, "offtrace: LOST             %llu records could not be stored\n",
                 (unsigned long long)s->lost_records);

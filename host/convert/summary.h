@@ -20,6 +20,7 @@ typedef struct ot_summary {
     uint64_t d2h_count, d2h_bytes;             /**< RmaGet */
     uint64_t events, host_threads, devices, device_streams;
     uint64_t lost_records, unfinished;
+    uint64_t device_records, device_locations, lost_device_records, device_clamped; /**< device detail */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

@@ -345,8 +345,9 @@ static void write_locations(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const d
                                                 OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, w->devices[i].node, 0);
     for (size_t i = 0; i < w->location_count; i++) {
         const location_def *l = &w->locations[i];
-        OTF2_LocationType type = l->kind == OT_LOC_HOST_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD
-                                                               : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+        OTF2_LocationType type = (l->kind == OT_LOC_HOST_THREAD || l->kind == OT_LOC_DEVICE_THREAD)
+                                     ? OTF2_LOCATION_TYPE_CPU_THREAD
+                                     : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
         OTF2_LocationGroupRef group = l->kind == OT_LOC_HOST_THREAD ? 0 : group_of_device(w, l->device);
         OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, event_counts[i], group);
     }

@@ -25,6 +25,7 @@ typedef enum ot_location_kind {
     OT_LOC_HOST_THREAD,
     OT_LOC_DEVICE_STREAM,
     OT_LOC_DEVICE_RDMA,
+    OT_LOC_DEVICE_THREAD, /**< a thread executing OpenMP on the device */
 } ot_location_kind;
 
 /**

@@ -13,6 +13,13 @@
  * | OFFTRACE_OUTPUT        | a directory that does not exist | offtrace-<program>-<pid> |
  * | OFFTRACE_BUFFER_SIZE   | 64K .. 1G (K, M, G suffixes)    | 1M      |
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
+ * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
+ *
+ * Device detail comes from the device collector, `libofftrace-device.so`,
+ * preloaded next to the host library (`offtrace record` does both; by hand:
+ * `LD_PRELOAD=.../libofftrace-device.so OMP_TOOL_LIBRARIES=.../libofftrace.so`).
+ * Its variables (OFFTRACE_DEVICE_BUFFER_SIZE, and the test knob
+ * OFFTRACE_TEST_DEVICE_CLOCK) are described in offtrace/collector.h.
  *
  * A wrong value is reported in one line on stderr naming the variable and
  * the accepted values; the program then runs untraced. An existing output

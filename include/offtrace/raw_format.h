@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 1u
+#define OFFTRACE_RAW_VERSION 2u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -35,7 +35,8 @@
 #define OFFTRACE_RAW_EVENTS(X)                                                   \
     X(TARGET, 1)     /* target construct begin/end; subkind = ompt_target_t */   \
     X(DATA_OP, 2)    /* data operation begin/end; subkind = ompt_target_data_op_t */ \
-    X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */
+    X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */ \
+    X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -59,6 +60,11 @@ enum offtrace_raw_endpoint {
  *             src/dst address and device; bytes; codeptr.
  *  - SUBMIT:  target_id; bytes = requested number of teams (the device is
  *             the enclosing target's).
+ *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
+ *             the device clock read, src_addr = how many host ticks the read
+ *             took (its uncertainty), bytes = the device clock, dst_device =
+ *             the device, subkind = enum offtrace_raw_sync_reason, target_id
+ *             = the target region at whose begin/end it was taken, or 0.
  */
 typedef struct offtrace_raw_record {
     uint64_t time;       /**< host clock ticks, see clock.pairs */
@@ -77,6 +83,14 @@ typedef struct offtrace_raw_record {
 } offtrace_raw_record;
 
 _Static_assert(sizeof(offtrace_raw_record) == 64, "raw record must be 64 bytes");
+
+/** Why a SYNC record was taken (its `subkind`). */
+enum offtrace_raw_sync_reason {
+    OFFTRACE_RAW_SYNC_ATTACH = 1,
+    OFFTRACE_RAW_SYNC_TARGET_BEGIN = 2,
+    OFFTRACE_RAW_SYNC_TARGET_END = 3,
+    OFFTRACE_RAW_SYNC_DETACH = 4,
+};
 
 /** Thread kinds in the stream header (values of ompt_thread_t, 0 = unknown). */
 enum offtrace_raw_thread_kind {
@@ -102,6 +116,28 @@ typedef struct offtrace_raw_stream_header {
     uint64_t lost_records;  /**< records this thread could not store */
     uint64_t chunk_bytes;   /**< size of each mapped chunk */
 } offtrace_raw_stream_header;
+
+/**
+ * Device records: `device-<N>.rec` holds what the device collector handed
+ * over for device N (offtrace/collector.h), as flushes delivered them: this
+ * header, then offtrace_device_record after offtrace_device_record, appended
+ * with write(2), so the file survives the death of the process. Records of
+ * one device thread or stream appear in the order they happened; records of
+ * different threads interleave by flush.
+ */
+#define OFFTRACE_RAW_DEVICE_MAGIC "OTDEVv1" /**< 8 bytes with the NUL */
+
+typedef struct offtrace_raw_device_header {
+    char magic[8];
+    uint32_t version;       /**< OFFTRACE_RAW_VERSION */
+    uint32_t record_size;   /**< sizeof(offtrace_device_record) */
+    int32_t device_num;
+    uint32_t reserved;
+    uint64_t lost_records;  /**< records the host could not write (updated at exit) */
+    char backend[32];       /**< the collector backend that served the device */
+} offtrace_raw_device_header;
+
+_Static_assert(sizeof(offtrace_raw_device_header) == 64, "device file header must be 64 bytes");
 
 /** One line of clock.pairs: "<ticks> <monotonic_ns> <realtime_ns>\n". */
 

@@ -15,7 +15,7 @@ typedef struct loc_state {
     uint64_t id, declared, seen, last_time;
     OTF2_LocationType type;
     uint32_t group;
-    int is_rdma;
+    int is_rdma, is_device_thread;
     uint32_t stack[MAX_DEPTH];
     uint64_t begin[MAX_DEPTH];
     size_t depth;
@@ -35,6 +35,10 @@ typedef struct state {
     uint64_t clock_begin, clock_end;
     interval *targets; size_t ntargets;
     interval *kernels; size_t nkernels;
+    uint64_t *device_times; size_t ndevice_times;      /* every device-thread event */
+    uint64_t *device_parallels; size_t ndevice_parallels; /* Enter times of device parallel regions */
+    uint64_t wanted_location;  /* archive_location_times: the location whose times are kept */
+    uint64_t *wanted_times; size_t nwanted_times;
 } state;
 
 static void problem(state *s, const char *fmt, ...)
@@ -121,12 +125,15 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     l->type = type;
     l->group = group;
     l->is_rdma = strstr(str(s, name), "RDMA") != NULL;
-    if (type == OTF2_LOCATION_TYPE_CPU_THREAD)
+    int accel = group < 64 && s->group_is_accel[group];
+    l->is_device_thread = type == OTF2_LOCATION_TYPE_CPU_THREAD && accel;
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !accel)
         s->f->host_threads++;
+    if (l->is_device_thread)
+        s->f->device_threads++;
     if (l->is_rdma)
         s->f->rdma_locations++;
-    int accel = group < 64 && s->group_is_accel[group];
-    if ((type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) != accel) {
+    if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !accel) {
         s->f->bad_groups++;
         problem(s, "location %s in the wrong kind of group", str(s, name));
     }
@@ -152,12 +159,18 @@ static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t l
 }
 
 /* Common bookkeeping for every event: time order, clock range, count. */
+static void push_time(uint64_t **v, size_t *n, uint64_t t);
+
 static loc_state *on_event(state *s, OTF2_LocationRef l, OTF2_TimeStamp t)
 {
     loc_state *ls = loc(s, l);
     s->f->events++;
     if (!ls)
         return NULL;
+    if (ls->is_device_thread)
+        push_time(&s->device_times, &s->ndevice_times, t);
+    if (l == s->wanted_location)
+        push_time(&s->wanted_times, &s->nwanted_times, t);
     ls->seen++;
     if (t < ls->last_time) {
         s->f->backwards++;
@@ -186,6 +199,32 @@ static void count_construct(state *s, const char *name)
         f->data_regions++;
 }
 
+static void push_time(uint64_t **v, size_t *n, uint64_t t)
+{
+    if (*n % 4096 == 0)
+        *v = realloc(*v, (*n + 4096) * sizeof **v);
+    (*v)[(*n)++] = t;
+}
+
+static void count_device_construct(state *s, const char *name, uint64_t t)
+{
+    archive_facts *f = s->f;
+    f->device_enters++;
+    if (!strncmp(name, "parallel", 8) || !strncmp(name, "teams", 5)) {
+        f->device_parallel++;
+        push_time(&s->device_parallels, &s->ndevice_parallels, t);
+    } else if (!strncmp(name, "loop", 4) || !strncmp(name, "distribute", 10))
+        f->device_loops++;
+    else if (strstr(name, "barrier") || !strncmp(name, "taskwait", 8) || !strncmp(name, "taskgroup", 9))
+        f->device_barriers++;
+    else if (!strncmp(name, "implicit task", 13) || !strncmp(name, "initial task", 12))
+        f->device_implicit_tasks++;
+    else if (!strncmp(name, "task @", 6) || !strcmp(name, "task"))
+        f->device_tasks++;
+    else if (!strncmp(name, "offtrace: device records lost", 29))
+        f->device_lost_markers++;
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
@@ -197,6 +236,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     ls->begin[ls->depth++] = t;
     if (ls->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !ls->is_rdma)
         s->f->kernels++;
+    else if (ls->is_device_thread)
+        count_device_construct(s, r < s->nregions && s->region_name[r] ? s->region_name[r] : "", t);
     else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD && r < s->nregions && s->region_name[r])
         count_construct(s, s->region_name[r]);
     return OTF2_CALLBACK_SUCCESS;
@@ -357,6 +398,71 @@ static void check_kernels(state *s)
     }
 }
 
+static int by_begin(const void *a, const void *b)
+{
+    const interval *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Host target regions merged into disjoint spans (nowait targets overlap). */
+static size_t merge_targets(state *s, interval *merged)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->ntargets; i++) {
+        if (n && s->targets[i].begin <= merged[n - 1].end) {
+            if (s->targets[i].end > merged[n - 1].end)
+                merged[n - 1].end = s->targets[i].end;
+        } else
+            merged[n++] = s->targets[i];
+    }
+    return n;
+}
+
+/* Device-thread events must lie inside host target regions, and every host
+ * target region should hold a device parallel region (a fact, not a rule:
+ * host-only traces have none). */
+static void check_device_detail(state *s)
+{
+    qsort(s->targets, s->ntargets, sizeof *s->targets, by_begin);
+    interval *merged = malloc((s->ntargets + 1) * sizeof *merged);
+    size_t n = merge_targets(s, merged);
+    for (size_t i = 0; i < s->ndevice_times; i++) {
+        uint64_t t = s->device_times[i];
+        size_t lo = 0, hi = n; /* first span with begin > t */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (merged[mid].begin <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0 || t > merged[lo - 1].end) {
+            s->f->device_outside++;
+            problem(s, "device-thread event at %llu lies in no host target region", (unsigned long long)t);
+        }
+    }
+    free(merged);
+    qsort(s->device_parallels, s->ndevice_parallels, sizeof *s->device_parallels, by_value);
+    for (size_t k = 0; k < s->ntargets; k++) {
+        size_t lo = 0, hi = s->ndevice_parallels;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (s->device_parallels[mid] < s->targets[k].begin)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == s->ndevice_parallels || s->device_parallels[lo] > s->targets[k].end)
+            s->f->targets_without_device_parallel++;
+    }
+}
+
 static void final_checks(state *s)
 {
     for (size_t i = 0; i < s->nlocs; i++) {
@@ -376,9 +482,10 @@ static void final_checks(state *s)
         }
     }
     check_kernels(s);
+    check_device_detail(s);
 }
 
-int archive_check(const char *dir, archive_facts *f)
+static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_t **times, size_t *ntimes)
 {
     memset(f, 0, sizeof *f);
     char anchor[4096];
@@ -389,6 +496,7 @@ int archive_check(const char *dir, archive_facts *f)
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     state *s = calloc(1, sizeof *s);
     s->f = f;
+    s->wanted_location = wanted;
     int rc = read_defs(rd, s);
     if (rc == 0)
         rc = read_events(rd, s);
@@ -404,12 +512,30 @@ int archive_check(const char *dir, archive_facts *f)
     free(s->region_line);
     free(s->targets);
     free(s->kernels);
+    free(s->device_times);
+    free(s->device_parallels);
+    if (times) {
+        *times = s->wanted_times;
+        *ntimes = s->nwanted_times;
+    } else
+        free(s->wanted_times);
     free(s);
     return rc;
+}
+
+int archive_check(const char *dir, archive_facts *f)
+{
+    return run_check(dir, f, UINT64_MAX, NULL, NULL);
+}
+
+int archive_location_times(const char *dir, uint64_t location, uint64_t **times, size_t *n)
+{
+    archive_facts f;
+    return run_check(dir, &f, location, times, n);
 }
 
 uint64_t archive_violations(const archive_facts *f)
 {
     return f->unbalanced + f->backwards + f->outside_clock + f->count_mismatch + f->unpaired_rma + f->bad_remote +
-           f->kernel_outside + f->bad_groups;
+           f->kernel_outside + f->bad_groups + f->device_outside;
 }

@@ -8,6 +8,7 @@
 #ifndef OT_TEST_ARCHIVE_CHECK_H
 #define OT_TEST_ARCHIVE_CHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct archive_facts {
@@ -17,6 +18,11 @@ typedef struct archive_facts {
     uint64_t completions, metrics;
     uint64_t host_threads, devices, rdma_locations;
     uint64_t events;
+    /* device detail: device-thread locations (CPU threads in an accelerator group) */
+    uint64_t device_threads, device_enters;
+    uint64_t device_parallel, device_loops, device_barriers, device_tasks, device_implicit_tasks;
+    uint64_t device_lost_markers; /* "offtrace: device records lost" regions */
+    uint64_t targets_without_device_parallel; /* host target regions with no device parallel inside */
     /* rule violations; each must be 0 */
     uint64_t unbalanced;          /* Leave without matching Enter, or regions left open */
     uint64_t backwards;           /* a timestamp smaller than the previous on its location */
@@ -26,6 +32,7 @@ typedef struct archive_facts {
     uint64_t bad_remote;          /* RMA remote that is not an RDMA location */
     uint64_t kernel_outside;      /* kernels not inside a host target region of the same line */
     uint64_t bad_groups;          /* stream outside an accelerator group, group without creator ... */
+    uint64_t device_outside;      /* device-thread events outside every host target region */
     char first_problem[512];
 } archive_facts;
 
@@ -34,6 +41,13 @@ typedef struct archive_facts {
  * \return 0 when the archive could be read (rule violations are in \p f), -1 otherwise.
  */
 int archive_check(const char *dir, archive_facts *f);
+
+/**
+ * \brief Timestamps of every Enter/Leave on one location, in file order.
+ * \param times  malloc'd array (caller frees), \p n its length.
+ * \return 0, or -1 when the archive cannot be read.
+ */
+int archive_location_times(const char *dir, uint64_t location, uint64_t **times, size_t *n);
 
 /** \brief Sum of all rule violations. */
 uint64_t archive_violations(const archive_facts *f);

@@ -1,0 +1,66 @@
+#define _GNU_SOURCE
+#include "device_clock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+static int skewed;
+static ot_clock_skew skew;
+
+int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
+{
+    char *end;
+    errno = 0;
+    long long offset = strtoll(text, &end, 10);
+    if (errno || end == text || *end != ':')
+        return -EINVAL;
+    const char *p = end + 1;
+    double drift = strtod(p, &end);
+    if (end == p || *end != ':' || drift < -10000.0 || drift > 10000.0)
+        return -EINVAL;
+    p = end + 1;
+    if (*p == '-')
+        return -EINVAL;
+    unsigned long long jitter = strtoull(p, &end, 10);
+    if (errno || end == p || *end != '\0' || jitter > 1000000000ull)
+        return -EINVAL;
+    *out = (ot_clock_skew){offset, drift, jitter};
+    return 0;
+}
+
+void ot_device_clock_set_skew(const ot_clock_skew *s)
+{
+    skewed = s != NULL;
+    if (s)
+        skew = *s;
+}
+
+/* Per-thread xorshift: jitter must not need a lock or a shared cache line. */
+static uint64_t next_random(void)
+{
+    static __thread uint64_t state;
+    if (!state)
+        state = (uint64_t)(uintptr_t)&state * 0x9E3779B97F4A7C15ull | 1;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
+uint64_t ot_device_clock_skewed(uint64_t true_ns)
+{
+    double drifted = (double)true_ns * (skew.drift_ppm * 1e-6);
+    int64_t jitter = 0;
+    if (skew.jitter_ns)
+        jitter = (int64_t)(next_random() % (2 * skew.jitter_ns + 1)) - (int64_t)skew.jitter_ns;
+    return (uint64_t)((int64_t)true_ns + skew.offset_ns + (int64_t)drifted + jitter);
+}
+
+uint64_t ot_device_clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return __builtin_expect(skewed, 0) ? ot_device_clock_skewed(ns) : ns;
+}

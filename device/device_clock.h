@@ -1,0 +1,39 @@
+/**
+ * \file device_clock.h
+ * \brief The host-offload device's clock: CLOCK_MONOTONIC in ns, optionally
+ *        skewed by the OFFTRACE_TEST_DEVICE_CLOCK test knob.
+ *
+ * A host-offload device shares the host's clock, which would hide every
+ * mistake of the time synchronisation. The knob makes this clock read
+ *   true + offset_ns + true * drift_ppm / 1e6 + u,  u uniform in [-jitter_ns, jitter_ns]
+ * so that tests (and outside checks) can see the sync undo a skew.
+ */
+#ifndef OT_DEVICE_CLOCK_H
+#define OT_DEVICE_CLOCK_H
+
+#include <stdint.h>
+
+/** A clock skew: what OFFTRACE_TEST_DEVICE_CLOCK describes. */
+typedef struct ot_clock_skew {
+    int64_t offset_ns;
+    double drift_ppm;
+    uint64_t jitter_ns;
+} ot_clock_skew;
+
+/**
+ * \brief Parse "offset_ns:drift_ppm:jitter_ns" (offset may be negative,
+ *        |drift| <= 10000 ppm, jitter <= 1 s).
+ * \return 0, or -EINVAL.
+ */
+int ot_clock_skew_parse(const char *text, ot_clock_skew *out);
+
+/** \brief Use \p skew from now on (NULL: no skew). Call before recording starts. */
+void ot_device_clock_set_skew(const ot_clock_skew *skew);
+
+/** \brief The device clock now, in ns. */
+uint64_t ot_device_clock_now(void);
+
+/** \brief Apply the configured skew to a true CLOCK_MONOTONIC time (jitter included). */
+uint64_t ot_device_clock_skewed(uint64_t true_ns);
+
+#endif /* OT_DEVICE_CLOCK_H */

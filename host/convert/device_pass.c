@@ -1,0 +1,165 @@
+/**
+ * \file device_pass.c
+ * \brief Write what the device collector recorded: one location per device
+ *        thread (or device stream), its regions placed on the host timeline.
+ *
+ * Device times go to host time through the device's sync map (sync/devsync).
+ * Each record belongs to a host target region (its target_id) and is kept
+ * inside it: a time the map puts outside (clock read jitter, or a team
+ * worker that reports leaving its last barrier only when it is woken for the
+ * next parallel region) is clamped to the region's edge and counted. Time
+ * never goes back on a location; an END that does not close the innermost
+ * open region is dropped and counted, and regions still open at the end are
+ * closed at the location's last time and counted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_internal.h"
+
+#define MAX_NESTING 64
+#define NO_THREAD UINT32_MAX
+
+typedef struct location_key {
+    uint32_t thread;
+    uint8_t stream;
+    size_t count, filled;
+    size_t *indices;
+} location_key;
+
+typedef struct open_region {
+    uint8_t kind, subkind;
+    OTF2_RegionRef region;
+} open_region;
+
+static location_key *key_for(location_key **keys, size_t *n, const offtrace_device_record *r)
+{
+    uint8_t stream = (r->flags & OFFTRACE_DEVICE_FLAG_STREAM) ? 1 : 0;
+    for (size_t i = *n; i-- > 0;)
+        if ((*keys)[i].thread == r->thread && (*keys)[i].stream == stream)
+            return &(*keys)[i];
+    location_key *k = realloc(*keys, (*n + 1) * sizeof *k);
+    if (!k)
+        return NULL;
+    *keys = k;
+    k[*n] = (location_key){.thread = r->thread, .stream = stream};
+    return &k[(*n)++];
+}
+
+/* Records of one thread are spread over the file by flush; gather each
+ * location's record indices, keeping their order. */
+static int partition(const ot_raw_device_stream *ds, location_key **keys, size_t *n)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < ds->count; i++) {
+            location_key *k = key_for(keys, n, &ds->records[i]);
+            if (!k)
+                return -ENOMEM;
+            if (pass == 0)
+                k->count++;
+            else {
+                if (!k->indices && !(k->indices = malloc(k->count * sizeof *k->indices)))
+                    return -ENOMEM;
+                k->indices[k->filled++] = i;
+            }
+        }
+    return 0;
+}
+
+static uint64_t place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last)
+{
+    uint64_t t = ot_devsync_to_host(d->sync, r->time), begin, end;
+    if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
+        if (t < begin || t > end)
+            c->device_clamped++;
+        t = t < begin ? begin : t > end ? end : t;
+    }
+    return t < last ? last : t;
+}
+
+static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_record *r, uint64_t t)
+{
+    OTF2_RegionRef region = ot_device_region(c->device_regions, r);
+    c->device_lost += r->value;
+    OTF2_EvtWriter_Enter(w, NULL, t, region);
+    OTF2_EvtWriter_Leave(w, NULL, t, region);
+}
+
+static void write_location(converter *c, const device_state *d, const ot_raw_device_stream *ds,
+                           const location_key *k, OTF2_EvtWriter *w)
+{
+    open_region open[MAX_NESTING];
+    size_t depth = 0;
+    uint64_t last = 0;
+    for (size_t i = 0; i < k->count; i++) {
+        const offtrace_device_record *r = &ds->records[k->indices[i]];
+        uint64_t t = place(c, d, r, last);
+        last = t;
+        ot_tw_cover(c->tw, t);
+        if (r->endpoint == OFFTRACE_DEVICE_BEGIN && depth < MAX_NESTING) {
+            open[depth] = (open_region){r->kind, r->subkind, ot_device_region(c->device_regions, r)};
+            OTF2_EvtWriter_Enter(w, NULL, t, open[depth++].region);
+        } else if (r->endpoint == OFFTRACE_DEVICE_END && depth && open[depth - 1].kind == r->kind &&
+                   open[depth - 1].subkind == r->subkind) {
+            OTF2_EvtWriter_Leave(w, NULL, t, open[--depth].region);
+        } else if (r->kind == OFFTRACE_DEVICE_LOST) {
+            write_lost(c, w, r, t);
+        } else {
+            c->device_unmatched++;
+        }
+    }
+    c->device_open_at_end += depth;
+    while (depth)
+        OTF2_EvtWriter_Leave(w, NULL, last, open[--depth].region);
+}
+
+static OTF2_EvtWriter *add_location(converter *c, int device, const location_key *k, uint32_t ordinal)
+{
+    char name[96];
+    uint64_t id;
+    if (k->stream) {
+        snprintf(name, sizeof name, "device %d queue %u", device, k->thread);
+        id = 3ull << 32 | (uint64_t)(device & 0xFFFF) << 16 | (ordinal & 0xFFFF);
+    } else {
+        snprintf(name, sizeof name, "device %d thread %u", device, k->thread);
+        id = 2ull << 32 | (uint64_t)(device & 0xFFFF) << 16 | (k->thread & 0xFFFF);
+    }
+    return ot_tw_add_location(c->tw, id, name, k->stream ? OT_LOC_DEVICE_STREAM : OT_LOC_DEVICE_THREAD, device, 0,
+                              NULL);
+}
+
+int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
+{
+    c->device_records += ds->count;
+    c->device_lost += ds->header.lost_records + ds->torn_records;
+    device_state *d = ot_cv_device(c, ds->header.device_num);
+    if (!d || !d->used || !d->sync) {
+        c->device_records_without_device += ds->count;
+        return 0;
+    }
+    location_key *keys = NULL;
+    size_t n = 0;
+    int rc = partition(ds, &keys, &n);
+    uint32_t streams = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (keys[i].thread == NO_THREAD) { /* losses of threads that had no buffer */
+            for (size_t j = 0; j < keys[i].count; j++)
+                c->device_lost += ds->records[keys[i].indices[j]].value;
+            continue;
+        }
+        OTF2_EvtWriter *w = add_location(c, d->num, &keys[i], keys[i].stream ? streams++ : 0);
+        if (!w) {
+            rc = -ENOMEM;
+            break;
+        }
+        c->device_locations++;
+        write_location(c, d, ds, &keys[i], w);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i].indices);
+    free(keys);
+    return rc;
+}

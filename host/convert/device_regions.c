@@ -1,0 +1,171 @@
+#include "device_regions.h"
+
+#include <omp-tools.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cached {
+    uint64_t key, codeptr;
+    OTF2_RegionRef region;
+    int used;
+} cached;
+
+struct ot_device_regions {
+    ot_trace_writer *tw;
+    ot_symbolizer *sym;
+    cached *slots;
+    size_t capacity, used;
+};
+
+typedef struct naming {
+    const char *name;
+    OTF2_RegionRole role;
+} naming;
+
+static naming work_naming(uint8_t subkind)
+{
+    switch (subkind) {
+    case ompt_work_loop: return (naming){"loop", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_sections: return (naming){"sections", OTF2_REGION_ROLE_SECTIONS};
+    case ompt_work_single_executor: return (naming){"single", OTF2_REGION_ROLE_SINGLE};
+    case ompt_work_single_other: return (naming){"single (other thread)", OTF2_REGION_ROLE_SINGLE};
+    case ompt_work_workshare: return (naming){"workshare", OTF2_REGION_ROLE_WORKSHARE};
+    case ompt_work_distribute: return (naming){"distribute", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_taskloop: return (naming){"taskloop", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_scope: return (naming){"scope", OTF2_REGION_ROLE_CODE};
+    case ompt_work_loop_static: return (naming){"loop (static)", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_loop_dynamic: return (naming){"loop (dynamic)", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_loop_guided: return (naming){"loop (guided)", OTF2_REGION_ROLE_LOOP};
+    case ompt_work_loop_other: return (naming){"loop", OTF2_REGION_ROLE_LOOP};
+    default: return (naming){"worksharing", OTF2_REGION_ROLE_WORKSHARE};
+    }
+}
+
+static naming sync_naming(uint8_t subkind)
+{
+    switch (subkind) {
+    case ompt_sync_region_barrier:
+    case ompt_sync_region_barrier_explicit: return (naming){"barrier", OTF2_REGION_ROLE_BARRIER};
+    case ompt_sync_region_barrier_implicit: return (naming){"implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
+    case ompt_sync_region_barrier_implementation:
+        return (naming){"barrier (runtime)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
+    case ompt_sync_region_taskwait: return (naming){"taskwait", OTF2_REGION_ROLE_TASK_WAIT};
+    case ompt_sync_region_taskgroup: return (naming){"taskgroup", OTF2_REGION_ROLE_TASK_WAIT};
+    case ompt_sync_region_reduction: return (naming){"reduction", OTF2_REGION_ROLE_CODE};
+    case ompt_sync_region_barrier_implicit_workshare:
+        return (naming){"implicit barrier (worksharing end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
+    case ompt_sync_region_barrier_implicit_parallel:
+        return (naming){"implicit barrier (parallel end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
+    case ompt_sync_region_barrier_teams:
+        return (naming){"implicit barrier (teams end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
+    default: return (naming){"synchronization", OTF2_REGION_ROLE_BARRIER};
+    }
+}
+
+static const char *copy_name(uint8_t subkind)
+{
+    switch (subkind) {
+    case OFFTRACE_COPY_HOST_TO_DEVICE: return "memcpy host->device";
+    case OFFTRACE_COPY_DEVICE_TO_HOST: return "memcpy device->host";
+    case OFFTRACE_COPY_DEVICE_TO_DEVICE: return "memcpy device->device";
+    default: return "memcpy";
+    }
+}
+
+/* Whether the construct's code address says where it is in the source. */
+static naming naming_of(const offtrace_device_record *rec, int *with_location)
+{
+    *with_location = 1;
+    switch (rec->kind) {
+    case OFFTRACE_DEVICE_PARALLEL:
+        return rec->subkind ? (naming){"teams", OTF2_REGION_ROLE_PARALLEL} : (naming){"parallel", OTF2_REGION_ROLE_PARALLEL};
+    case OFFTRACE_DEVICE_WORK: return work_naming(rec->subkind);
+    case OFFTRACE_DEVICE_SYNC: return sync_naming(rec->subkind);
+    case OFFTRACE_DEVICE_TASK: return (naming){"task", OTF2_REGION_ROLE_TASK};
+    default: break;
+    }
+    *with_location = 0;
+    switch (rec->kind) {
+    case OFFTRACE_DEVICE_IMPLICIT_TASK:
+        return rec->subkind ? (naming){"initial task", OTF2_REGION_ROLE_TASK}
+                            : (naming){"implicit task", OTF2_REGION_ROLE_TASK};
+    case OFFTRACE_DEVICE_KERNEL: return (naming){"kernel (device)", OTF2_REGION_ROLE_FUNCTION};
+    case OFFTRACE_DEVICE_MEMCPY: return (naming){copy_name(rec->subkind), OTF2_REGION_ROLE_DATA_TRANSFER};
+    case OFFTRACE_DEVICE_MEMSET: return (naming){"memset", OTF2_REGION_ROLE_DATA_TRANSFER};
+    case OFFTRACE_DEVICE_LOST: return (naming){"offtrace: device records lost", OTF2_REGION_ROLE_ARTIFICIAL};
+    default: return (naming){"device activity (unknown kind)", OTF2_REGION_ROLE_UNKNOWN};
+    }
+}
+
+static OTF2_RegionRef make_region(ot_device_regions *r, const offtrace_device_record *rec)
+{
+    int with_location;
+    naming n = naming_of(rec, &with_location);
+    OTF2_Paradigm paradigm = rec->kind == OFFTRACE_DEVICE_LOST ? OTF2_PARADIGM_MEASUREMENT_SYSTEM
+                           : rec->kind >= OFFTRACE_DEVICE_KERNEL ? OT_PARADIGM_OPENMP_TARGET
+                                                                 : OTF2_PARADIGM_OPENMP;
+    if (!with_location || !rec->codeptr)
+        return ot_tw_region(r->tw, n.name, n.role, paradigm, NULL, 0, 0);
+    ot_srcloc loc;
+    char label[512], name[640];
+    if (ot_symbolizer_lookup(r->sym, rec->codeptr, &loc) != 0)
+        memset(&loc, 0, sizeof loc);
+    ot_srcloc_format(&loc, rec->codeptr, label, sizeof label);
+    snprintf(name, sizeof name, "%s @%s", n.name, label);
+    return ot_tw_region(r->tw, name, n.role, paradigm, loc.file, loc.line, loc.line);
+}
+
+ot_device_regions *ot_device_regions_new(ot_trace_writer *tw, ot_symbolizer *sym)
+{
+    ot_device_regions *r = calloc(1, sizeof *r);
+    if (r) {
+        r->tw = tw;
+        r->sym = sym;
+    }
+    return r;
+}
+
+static cached *find(cached *slots, size_t capacity, uint64_t key, uint64_t codeptr)
+{
+    size_t i = (size_t)((key ^ codeptr) * 0x9E3779B97F4A7C15ull >> 20) & (capacity - 1);
+    while (slots[i].used && (slots[i].key != key || slots[i].codeptr != codeptr))
+        i = (i + 1) & (capacity - 1);
+    return &slots[i];
+}
+
+static int grow(ot_device_regions *r)
+{
+    size_t capacity = r->capacity ? r->capacity * 2 : 256;
+    cached *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < r->capacity; i++)
+        if (r->slots[i].used)
+            *find(slots, capacity, r->slots[i].key, r->slots[i].codeptr) = r->slots[i];
+    free(r->slots);
+    r->slots = slots;
+    r->capacity = capacity;
+    return 0;
+}
+
+OTF2_RegionRef ot_device_region(ot_device_regions *r, const offtrace_device_record *rec)
+{
+    uint64_t key = (uint64_t)rec->kind << 8 | rec->subkind;
+    if ((r->used + 1) * 2 > r->capacity && grow(r) != 0)
+        return make_region(r, rec);
+    cached *c = find(r->slots, r->capacity, key, rec->codeptr);
+    if (!c->used) {
+        *c = (cached){key, rec->codeptr, make_region(r, rec), 1};
+        r->used++;
+    }
+    return c->region;
+}
+
+void ot_device_regions_free(ot_device_regions *r)
+{
+    if (r) {
+        free(r->slots);
+        free(r);
+    }
+}

@@ -1,0 +1,220 @@
+/**
+ * \file device_link.c
+ * \brief Host side of the collector interface; see device_link.h.
+ *
+ * Sync points go into the calling thread's record stream (a SYNC record), so
+ * they are ordered with the target records they belong to and survive a
+ * crash like every other record. Delivered device records are appended to
+ * one file per device with write(2): the collector serialises flushes per
+ * device, and O_APPEND keeps concurrent deliveries (CUPTI's thread) whole.
+ */
+#define _GNU_SOURCE
+#include "device_link.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "offtrace/collector.h"
+#include "offtrace/raw_format.h"
+#include "session.h"
+#include "stream.h"
+
+#define MAX_LINKED 64
+
+uint64_t ot_device_link_attached;
+uint64_t ot_device_link_wants_operations;
+
+static const offtrace_collector *collector;
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+static int files[MAX_LINKED];
+static char backends[MAX_LINKED][32];
+static uint64_t lost[MAX_LINKED]; /* atomic: records that could not be written */
+
+static int open_device_file(int num)
+{
+    pthread_mutex_lock(&files_lock);
+    if (!files[num]) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/device-%d.rec", ot_the_session.raw_dir, num);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+        offtrace_raw_device_header h = {.version = OFFTRACE_RAW_VERSION,
+                                        .record_size = sizeof(offtrace_device_record),
+                                        .device_num = num};
+        memcpy(h.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h.magic);
+        memcpy(h.backend, backends[num], sizeof h.backend - 1);
+        if (fd >= 0 && write(fd, &h, sizeof h) != (ssize_t)sizeof h) {
+            close(fd);
+            fd = -1;
+        }
+        files[num] = fd >= 0 ? fd + 1 : -1; /* 0: not tried; -1: failed */
+    }
+    int fd = files[num] > 0 ? files[num] - 1 : -1;
+    pthread_mutex_unlock(&files_lock);
+    return fd;
+}
+
+static void deliver(void *context, int num, const offtrace_device_record *records, size_t count)
+{
+    if (num < 0 || num >= MAX_LINKED)
+        return;
+    int fd = open_device_file(num);
+    const char *p = (const char *)records;
+    size_t left = count * sizeof *records;
+    while (fd >= 0 && left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n;
+        left -= (size_t)n;
+    }
+    if (left) /* disk full or no file: say how much is missing */
+        __atomic_fetch_add(&lost[num], (left + sizeof *records - 1) / sizeof *records, __ATOMIC_RELAXED);
+}
+
+void ot_device_link_open(ompt_function_lookup_t host_lookup)
+{
+    offtrace_collector_entry_fn entry =
+        (offtrace_collector_entry_fn)dlsym(RTLD_DEFAULT, OFFTRACE_COLLECTOR_ENTRY_NAME);
+    if (!entry) {
+        if (ot_the_session.verbose > 1)
+            fprintf(stderr, "offtrace: no device collector (libofftrace-device.so) preloaded; "
+                            "tracing without device detail\n");
+        return;
+    }
+    const offtrace_collector *c = entry(OFFTRACE_COLLECTOR_INTERFACE_VERSION);
+    if (!c || c->interface_version != OFFTRACE_COLLECTOR_INTERFACE_VERSION ||
+        c->record_size != sizeof(offtrace_device_record)) {
+        fprintf(stderr, "offtrace: the preloaded device collector speaks interface version %u, this library %u; "
+                        "tracing without device detail\n",
+                c ? c->interface_version : 0u, OFFTRACE_COLLECTOR_INTERFACE_VERSION);
+        return;
+    }
+    offtrace_collector_host host = {
+        .interface_version = OFFTRACE_COLLECTOR_INTERFACE_VERSION,
+        .deliver = deliver,
+        .host_lookup = host_lookup,
+        .verbose = ot_the_session.verbose,
+    };
+    if (c->open(&host) != 0)
+        return; /* the collector has said why */
+    collector = c;
+}
+
+/* A (host, device) clock pair: host ticks halfway through the device read.
+ * A read that took long (the thread was preempted, a page fault) leaves the
+ * device time anywhere inside a wide window, so the tightest of up to three
+ * tries is kept, and its width goes with it for the converter to judge. */
+#define SYNC_TRIES 3
+#define SYNC_TIGHT_TICKS 1024u /* a few hundred ns on a GHz-class clock */
+
+static void take_sync_point(int num, uint64_t target_id, uint8_t reason)
+{
+    uint64_t best_width = UINT64_MAX, best_middle = 0, best_device = 0;
+    for (int i = 0; i < SYNC_TRIES && best_width > SYNC_TIGHT_TICKS; i++) {
+        uint64_t before = ot_clock_ticks();
+        uint64_t device_time = collector->device_time(num);
+        uint64_t after = ot_clock_ticks();
+        if (after - before < best_width) {
+            best_width = after - before;
+            best_middle = before + (after - before) / 2;
+            best_device = device_time;
+        }
+    }
+    offtrace_raw_record *slot = ot_stream_reserve();
+    offtrace_raw_record r = {
+        .time = best_middle,
+        .target_id = target_id,
+        .bytes = best_device,
+        .src_addr = best_width,
+        .dst_device = (int16_t)num,
+        .subkind = reason,
+        .event = OFFTRACE_RAW_SYNC,
+    };
+    ot_stream_store(slot, &r);
+}
+
+void ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt_function_lookup_t lookup)
+{
+    if (!collector || num < 0 || num >= MAX_LINKED)
+        return;
+    offtrace_collector_device_info info = {0};
+    int rc = collector->attach(num, type, device, lookup, &info);
+    if (rc != 0) {
+        if (ot_the_session.verbose)
+            fprintf(stderr, "offtrace: device %d (%s): %s; no device detail for it\n", num, type ? type : "?",
+                    rc == -ENOTSUP ? "no collector backend serves it" : strerror(-rc));
+        return;
+    }
+    snprintf(backends[num], sizeof backends[num], "%s", info.backend ? info.backend : "?");
+    __atomic_fetch_or(&ot_device_link_attached, 1ull << num, __ATOMIC_RELEASE);
+    if (info.wants_operations)
+        __atomic_fetch_or(&ot_device_link_wants_operations, 1ull << num, __ATOMIC_RELEASE);
+    take_sync_point(num, 0, OFFTRACE_RAW_SYNC_ATTACH);
+}
+
+void ot_device_link_target_begin(int num, uint64_t target_id, int kind)
+{
+    collector->target_begin(num, target_id, kind);
+    take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_BEGIN);
+}
+
+void ot_device_link_target_end(int num, uint64_t target_id, int kind)
+{
+    collector->target_end(num, target_id, kind);
+    take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_END);
+    collector->flush(num);
+}
+
+void ot_device_link_operation_begin(int num, uint64_t target_id, uint64_t op_id)
+{
+    collector->operation_begin(num, target_id, op_id);
+}
+
+void ot_device_link_operation_end(int num, uint64_t op_id)
+{
+    collector->operation_end(num, op_id);
+}
+
+/* The lost count goes into the file's header, where the converter reads it
+ * (through a descriptor of its own: Linux appends every pwrite on O_APPEND). */
+static void record_losses(int num)
+{
+    uint64_t n = __atomic_load_n(&lost[num], __ATOMIC_RELAXED);
+    if (!n || open_device_file(num) < 0)
+        return;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/device-%d.rec", ot_the_session.raw_dir, num);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (pwrite(fd, &n, sizeof n, offsetof(offtrace_raw_device_header, lost_records)) != (ssize_t)sizeof n)
+        fprintf(stderr, "offtrace: %llu device records of device %d could not be written and are not counted "
+                        "in the trace\n", (unsigned long long)n, num);
+    close(fd);
+}
+
+void ot_device_link_finish(void)
+{
+    if (!collector)
+        return;
+    for (int num = 0; num < MAX_LINKED; num++) {
+        if (!ot_device_link_has(num))
+            continue;
+        collector->flush(num);
+        take_sync_point(num, 0, OFFTRACE_RAW_SYNC_DETACH);
+        __atomic_fetch_and(&ot_device_link_attached, ~(1ull << num), __ATOMIC_RELEASE);
+        collector->detach(num);
+        record_losses(num);
+    }
+    collector->close();
+    collector = NULL;
+}

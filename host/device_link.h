@@ -1,0 +1,53 @@
+/**
+ * \file device_link.h
+ * \brief The host side of the collector interface (offtrace/collector.h):
+ *        finds the preloaded device collector, attaches devices, takes the
+ *        clock sync points, asks for flushes, and writes what the collector
+ *        delivers to raw/device-<N>.rec.
+ *
+ * Without a collector (not preloaded, or of another interface version) every
+ * function here is a no-op after one message; tracing goes on without
+ * device detail.
+ */
+#ifndef OT_HOST_DEVICE_LINK_H
+#define OT_HOST_DEVICE_LINK_H
+
+#include <stdint.h>
+
+#include <omp-tools.h>
+
+/** Bit d set: device d is attached to the collector (read on the hot path). */
+extern uint64_t ot_device_link_attached;
+/** Bit d set: device d wants operation_begin/operation_end (CUPTI correlation). */
+extern uint64_t ot_device_link_wants_operations;
+
+/**
+ * \brief Find and open the collector (at tool initialisation).
+ * \param host_lookup the host runtime's OMPT lookup.
+ */
+void ot_device_link_open(ompt_function_lookup_t host_lookup);
+
+/** \brief Attach a device (ompt_callback_device_initialize) and take a sync point. */
+void ot_device_link_attach(int device_num, const char *type, ompt_device_t *device,
+                           ompt_function_lookup_t lookup);
+
+/** \brief 1 when device \p num is attached. */
+static inline int ot_device_link_has(int num)
+{
+    return num >= 0 && num < 64 && (ot_device_link_attached >> num & 1u);
+}
+
+/** \brief A target construct begins on an attached device: mark it, take a sync point. */
+void ot_device_link_target_begin(int device_num, uint64_t target_id, int kind);
+
+/** \brief A target construct ends: mark it, take a sync point, flush the device. */
+void ot_device_link_target_end(int device_num, uint64_t target_id, int kind);
+
+/** \brief A submit or data operation begins/ends (only for devices that want it). */
+void ot_device_link_operation_begin(int device_num, uint64_t target_id, uint64_t op_id);
+void ot_device_link_operation_end(int device_num, uint64_t op_id);
+
+/** \brief At exit: flush, sync and detach every device, close the collector. */
+void ot_device_link_finish(void);
+
+#endif /* OT_HOST_DEVICE_LINK_H */

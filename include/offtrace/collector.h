@@ -1,0 +1,224 @@
+/**
+ * \file collector.h
+ * \brief The collector interface: the only way the host library and the
+ *        device-side collector (libofftrace-device.so) talk to each other.
+ *
+ * The collector is a separate shared library, preloaded into the traced
+ * program (`offtrace record` does it; by hand: `LD_PRELOAD=libofftrace-device.so`
+ * next to `OMP_TOOL_LIBRARIES=libofftrace.so`). It records what happens on
+ * each device into per-device buffers of fixed-size records stamped with the
+ * device's own clock, and hands complete buffers to the host when asked to
+ * flush. It knows nothing of OTF2 or of the host library's internals; the
+ * host knows nothing of the collector's backends.
+ *
+ * Discovery and versioning: the collector exports one symbol,
+ * OFFTRACE_COLLECTOR_ENTRY_NAME, a function of type offtrace_collector_entry_fn.
+ * The host looks it up with dlsym(RTLD_DEFAULT, ...), calls it with the
+ * interface version it was built for, and uses the returned table only if
+ * the table's `interface_version` and `record_size` equal its own. A
+ * missing collector or one of another version is reported once on stderr and
+ * tracing goes on without device detail.
+ *
+ * Call sequence, all made by the host library:
+ *   open (once) -> attach (per device, at device initialisation)
+ *   -> { target_begin -> [operation_begin/operation_end]* -> target_end
+ *        -> flush }* -> flush -> detach (per device) -> close (once).
+ * device_time may be called at any point between attach and detach.
+ *
+ * Threads: target_begin/target_end/operation_* are called on the thread that
+ * encounters the construct (a hidden helper thread for `nowait`), possibly
+ * on several threads at once for the same device. flush may run concurrently
+ * with recording on the device's threads: the collector only hands over
+ * records that are complete. The deliver callback may be called from flush
+ * or from a thread of the device runtime (CUPTI's buffer completion); the
+ * host makes it safe to call from any thread.
+ *
+ * Loss: records that cannot be buffered (the per-device-thread budget is
+ * exhausted) are counted and reported in an OFFTRACE_DEVICE_LOST record at
+ * the next flush of that device; nothing is dropped without a count.
+ *
+ * Error rule: functions returning int return 0 on success and a negative
+ * errno value on failure.
+ */
+#ifndef OFFTRACE_COLLECTOR_H
+#define OFFTRACE_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <omp-tools.h>
+
+#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 1u
+
+/** The one symbol the collector exports. */
+#define OFFTRACE_COLLECTOR_ENTRY_NAME "offtrace_collector_interface"
+
+/** What a device record describes (the `kind` field). */
+#define OFFTRACE_DEVICE_KINDS(X)                                                             \
+    /* OpenMP executing on the device (host-offload backend), one thread per `thread`: */    \
+    X(PARALLEL, 1)      /* parallel region on its encountering thread; value = requested */  \
+                        /* team size, subkind 1 = league of teams */                          \
+    X(IMPLICIT_TASK, 2) /* a thread's implicit task; value = team size, aux = thread num */  \
+    X(WORK, 3)          /* worksharing; subkind = ompt_work_t, value = iteration count */     \
+    X(SYNC, 4)          /* barrier/taskwait/taskgroup; subkind = ompt_sync_region_t */        \
+    X(TASK, 5)          /* an explicit task executing; codeptr = where it was created */      \
+    /* Device activity (CUPTI, OMPT device tracing), `thread` = stream/queue: */              \
+    X(KERNEL, 16)       /* kernel execution; op_id = host submit op that launched it */       \
+    X(MEMCPY, 17)       /* copy; subkind = enum offtrace_device_copy, value = bytes */        \
+    X(MEMSET, 18)       /* memset; value = bytes */                                           \
+    /* Bookkeeping: */                                                                        \
+    X(LOST, 32)         /* value = records this device thread could not buffer since the */  \
+                        /* last flush; time = when the loss was reported */
+
+enum offtrace_device_kind {
+#define OFFTRACE_DEVICE_KIND_ENUM(name, value) OFFTRACE_DEVICE_##name = value,
+    OFFTRACE_DEVICE_KINDS(OFFTRACE_DEVICE_KIND_ENUM)
+#undef OFFTRACE_DEVICE_KIND_ENUM
+};
+
+/** Copy directions of OFFTRACE_DEVICE_MEMCPY (the `subkind` field). */
+enum offtrace_device_copy {
+    OFFTRACE_COPY_OTHER = 0,
+    OFFTRACE_COPY_HOST_TO_DEVICE = 1,
+    OFFTRACE_COPY_DEVICE_TO_HOST = 2,
+    OFFTRACE_COPY_DEVICE_TO_DEVICE = 3,
+};
+
+/** Endpoints (the `endpoint` field); LOST uses OFFTRACE_DEVICE_POINT. */
+enum offtrace_device_endpoint {
+    OFFTRACE_DEVICE_BEGIN = 1,
+    OFFTRACE_DEVICE_END = 2,
+    OFFTRACE_DEVICE_POINT = 3,
+};
+
+/** Flags (the `flags` field). */
+enum offtrace_device_flags {
+    /** `thread` names a stream or queue of the device, not a device thread. */
+    OFFTRACE_DEVICE_FLAG_STREAM = 1u << 0,
+};
+
+/**
+ * One device record: 48 bytes, fixed size. Activity backends emit a BEGIN
+ * and an END record per activity so that every kind reads the same way.
+ * Records of one (device, thread) are delivered in the order they happened.
+ */
+typedef struct offtrace_device_record {
+    uint64_t time;      /**< device clock (the clock of device_time) */
+    uint64_t target_id; /**< host target region id given to target_begin; 0 unknown */
+    uint64_t op_id;     /**< host operation id (operation_begin) that caused it; 0 none */
+    uint64_t codeptr;   /**< code address of the construct (host address space); 0 unknown */
+    uint64_t value;     /**< kind-specific, see OFFTRACE_DEVICE_KINDS */
+    uint32_t thread;    /**< device thread (0, 1, ... per device) or stream number */
+    uint8_t kind;       /**< enum offtrace_device_kind */
+    uint8_t subkind;
+    uint8_t endpoint;   /**< enum offtrace_device_endpoint */
+    uint8_t flags;      /**< enum offtrace_device_flags */
+} offtrace_device_record;
+
+_Static_assert(sizeof(offtrace_device_record) == 48, "device record must be 48 bytes");
+
+/**
+ * \brief Receives complete records of one device (called by the collector).
+ * \param host_context the `context` of offtrace_collector_host
+ * \param device_num   OpenMP device number
+ * \param records      \p count records; valid only during the call
+ */
+typedef void (*offtrace_collector_deliver_fn)(void *host_context, int device_num,
+                                              const offtrace_device_record *records, size_t count);
+
+/** What the host gives the collector at open. */
+typedef struct offtrace_collector_host {
+    uint32_t interface_version;      /**< OFFTRACE_COLLECTOR_INTERFACE_VERSION */
+    void *context;                   /**< passed back to deliver */
+    offtrace_collector_deliver_fn deliver;
+    /** The host OpenMP runtime's OMPT lookup (from ompt_initialize). A
+     *  host-offload device runs its OpenMP code on this same runtime, so
+     *  that backend registers its device-side callbacks through it. Only
+     *  callbacks the host library does not register may be set:
+     *  parallel_begin/end, implicit_task, work, sync_region, task_create,
+     *  task_schedule. */
+    ompt_function_lookup_t host_lookup;
+    int verbose;                     /**< OFFTRACE_VERBOSE */
+} offtrace_collector_host;
+
+/** What the collector says about a device it attached. */
+typedef struct offtrace_collector_device_info {
+    const char *backend;    /**< "host-offload", "cupti", "ompt-trace" (static string) */
+    /** 1 when the backend needs operation_begin/operation_end around every
+     *  submit and data operation (CUPTI correlation); 0 spares the host the calls. */
+    int wants_operations;
+} offtrace_collector_device_info;
+
+/** The function table the collector returns. Every entry is non-NULL. */
+typedef struct offtrace_collector {
+    uint32_t interface_version; /**< OFFTRACE_COLLECTOR_INTERFACE_VERSION of the collector */
+    uint32_t record_size;       /**< sizeof(offtrace_device_record) of the collector */
+    const char *name;           /**< for messages, e.g. "libofftrace-device 0.1.0" */
+
+    /** \brief Start the collector. \return 0, or -EINVAL for another interface version. */
+    int (*open)(const offtrace_collector_host *host);
+
+    /**
+     * \brief Attach device \p device_num (from ompt_callback_device_initialize).
+     * \param device_type the runtime's name for the device ("generic-64bit", "CUDA", ...)
+     * \param device      the runtime's device handle
+     * \param device_lookup the device's OMPT lookup (may return NULL for everything)
+     * \param info        filled on success
+     * \return 0, or -ENOTSUP when no backend serves this device (no device detail),
+     *         or another negative errno.
+     */
+    int (*attach)(int device_num, const char *device_type, ompt_device_t *device,
+                  ompt_function_lookup_t device_lookup, offtrace_collector_device_info *info);
+
+    /** \brief A target construct of kind \p kind (ompt_target_t) begins on \p device_num. */
+    void (*target_begin)(int device_num, uint64_t target_id, int kind);
+
+    /** \brief The construct \p target_id ends: its device work is complete. */
+    void (*target_end)(int device_num, uint64_t target_id, int kind);
+
+    /** \brief A host operation (submit or data op) \p op_id begins; only if wants_operations. */
+    void (*operation_begin)(int device_num, uint64_t target_id, uint64_t op_id);
+
+    /** \brief The host operation \p op_id ends; only if wants_operations. */
+    void (*operation_end)(int device_num, uint64_t op_id);
+
+    /** \brief The device clock now (the clock of record times): ns for the
+     *  host-offload and CUPTI backends, the runtime's device time units for
+     *  OMPT device tracing. The host maps it linearly (offset and drift), so
+     *  only linearity matters. */
+    uint64_t (*device_time)(int device_num);
+
+    /**
+     * \brief Hand every complete record of \p device_num to deliver.
+     * \return the number of records delivered, or a negative errno.
+     */
+    long (*flush)(int device_num);
+
+    /** \brief Flush and stop recording \p device_num. */
+    void (*detach)(int device_num);
+
+    /** \brief Release everything (after every detach). */
+    void (*close)(void);
+} offtrace_collector;
+
+/**
+ * \brief The collector's entry point.
+ * \param host_interface_version the version the host was built for
+ * \return the collector's table (never NULL); the caller checks its versions.
+ */
+typedef const offtrace_collector *(*offtrace_collector_entry_fn)(uint32_t host_interface_version);
+
+/** Environment variables the collector reads. */
+/**
+ * OFFTRACE_DEVICE_BUFFER_SIZE: memory each device thread may hold between
+ * flushes (64K .. 1G, K/M/G suffixes; default 4M). Past it, records are
+ * counted as lost.
+ *
+ * OFFTRACE_TEST_DEVICE_CLOCK=offset_ns:drift_ppm:jitter_ns (test knob,
+ * host-offload backend only): the device clock reads
+ *   true + offset_ns + true * drift_ppm / 1e6 + u,  u uniform in [-jitter_ns, jitter_ns],
+ * where true is CLOCK_MONOTONIC in ns. Used to check clock synchronisation
+ * on a device that otherwise shares the host's clock.
+ */
+
+#endif /* OFFTRACE_COLLECTOR_H */

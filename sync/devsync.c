@@ -1,0 +1,74 @@
+#include "devsync.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "timemap.h"
+
+typedef struct { uint64_t host, device; } pair;
+
+struct ot_devsync {
+    pair *pairs;
+    size_t count, capacity;
+    ot_timemap *map;
+};
+
+ot_devsync *ot_devsync_new(void)
+{
+    return calloc(1, sizeof(ot_devsync));
+}
+
+int ot_devsync_add(ot_devsync *s, uint64_t host_ns, uint64_t device_time)
+{
+    if (s->count == s->capacity) {
+        size_t cap = s->capacity ? s->capacity * 2 : 64;
+        pair *p = realloc(s->pairs, cap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        s->pairs = p;
+        s->capacity = cap;
+    }
+    s->pairs[s->count++] = (pair){host_ns, device_time};
+    return 0;
+}
+
+static int by_host_time(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    return x->host < y->host ? -1 : x->host > y->host;
+}
+
+int ot_devsync_build(ot_devsync *s)
+{
+    if (!s->count)
+        return -ENODATA;
+    qsort(s->pairs, s->count, sizeof *s->pairs, by_host_time);
+    ot_timemap_free(s->map);
+    /* With a single pair the device is assumed to tick in ns. */
+    s->map = ot_timemap_new(1.0);
+    if (!s->map)
+        return -ENOMEM;
+    for (size_t i = 0; i < s->count; i++)
+        if (ot_timemap_add(s->map, s->pairs[i].device, s->pairs[i].host) < 0)
+            return -ENOMEM;
+    return 0;
+}
+
+size_t ot_devsync_points(const ot_devsync *s)
+{
+    return s->map ? ot_timemap_points(s->map) : 0;
+}
+
+uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time)
+{
+    return s->map ? ot_timemap_apply(s->map, device_time) : device_time;
+}
+
+void ot_devsync_free(ot_devsync *s)
+{
+    if (s) {
+        ot_timemap_free(s->map);
+        free(s->pairs);
+        free(s);
+    }
+}

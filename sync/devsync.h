@@ -1,0 +1,44 @@
+/**
+ * \file devsync.h
+ * \brief Device time -> host time for one device, from the (host, device)
+ *        clock pairs taken at device attach, at every target begin and end,
+ *        and at detach.
+ *
+ * Pairs arrive from several host threads in any order. Once all are in,
+ * they are ordered by host time and fed to a time map (offset plus drift,
+ * interpolated between neighbouring pairs): a device time between two pairs
+ * is mapped on the line through them, so its error is at most the larger
+ * error of the two pairs, however far apart they are and however much the
+ * device clock drifts. A pair whose device time does not increase over the
+ * previous one (a jittery read) is dropped, so the map is monotonic.
+ */
+#ifndef OT_SYNC_DEVSYNC_H
+#define OT_SYNC_DEVSYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ot_devsync ot_devsync;
+
+/** \brief An empty set of pairs, or NULL when out of memory. */
+ot_devsync *ot_devsync_new(void);
+
+/** \brief Add a pair (any order). \return 0 or -ENOMEM. */
+int ot_devsync_add(ot_devsync *s, uint64_t host_ns, uint64_t device_time);
+
+/**
+ * \brief Build the map from the pairs added so far; call before mapping.
+ * \return 0, -ENOMEM, or -ENODATA when there is no pair at all.
+ */
+int ot_devsync_build(ot_devsync *s);
+
+/** \brief Pairs kept in the map (after dropping non-monotonic ones). */
+size_t ot_devsync_points(const ot_devsync *s);
+
+/** \brief Map a device time to host ns (identity while there is no pair). */
+uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time);
+
+/** \brief Free (NULL is fine). */
+void ot_devsync_free(ot_devsync *s);
+
+#endif /* OT_SYNC_DEVSYNC_H */

@@ -1,0 +1,301 @@
+/*
+ * End to end with the device collector: what ran on the device appears on
+ * device-thread locations, inside the right host target regions, with the
+ * device clock skewed too; the reconstructed times match the truth; losses
+ * are counted exactly; a missing or foreign collector leaves a host-only
+ * trace.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "offtrace/collector.h"
+#include "offtrace/raw_format.h"
+
+#define DEVICE_THREAD_LOCATION(dev, thread) (2ull << 32 | (uint64_t)(dev) << 16 | (thread))
+
+/* `offtrace record -o DIR [options] PROGRAM args` with extra environment;
+ * returns stderr (the summary), which the caller frees. */
+static char *record(const char *dir, const char *option, char *const env[], const char *program, ...)
+{
+    char cli[4096], prog[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
+    char *argv[16] = {cli, "record", "-o", (char *)dir};
+    int n = 4;
+    if (option)
+        argv[n++] = (char *)option;
+    argv[n++] = prog;
+    va_list ap;
+    va_start(ap, program);
+    for (char *a; n < 15 && (a = va_arg(ap, char *));)
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s failed: %s", program, r.err);
+    char *err = r.err;
+    r.err = NULL;
+    run_free(&r);
+    return err;
+}
+
+static uint64_t property(const char *dir, const char *name)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    cr_assert_not_null(rd);
+    char *value = NULL;
+    uint64_t n = UINT64_MAX;
+    if (OTF2_Reader_GetProperty(rd, name, &value) == OTF2_SUCCESS && value)
+        n = strtoull(value, NULL, 10);
+    free(value);
+    OTF2_Reader_Close(rd);
+    cr_assert_neq(n, UINT64_MAX, "no property %s in %s", name, dir);
+    return n;
+}
+
+static void check_archive(const char *dir, archive_facts *f)
+{
+    cr_assert_eq(archive_check(dir, f), 0, "cannot read %s", dir);
+    cr_assert_eq(archive_violations(f), 0, "%s: %s", dir, f->first_problem);
+    char *message = NULL;
+    cr_assert_eq(otf2_print_check(dir, &message), 0, "otf2-print rejects %s: %s", dir, message ? message : "");
+    free(message);
+}
+
+/* Under every kernel: teams/parallel, loops and barriers on device threads,
+ * all inside host target regions, nothing unmatched or dropped. */
+static void expect_device_detail(const char *dir, const archive_facts *f, uint64_t kernels)
+{
+    cr_assert_eq(f->kernels, kernels);
+    cr_assert_geq(f->device_threads, 1);
+    cr_assert_eq(f->targets_without_device_parallel, 0, "%llu target regions without device detail",
+                 (unsigned long long)f->targets_without_device_parallel);
+    cr_assert_geq(f->device_parallel, kernels);
+    cr_assert_geq(f->device_loops, kernels);
+    cr_assert_geq(f->device_barriers, kernels);
+    cr_assert_geq(f->device_implicit_tasks, kernels);
+    cr_assert_eq(property(dir, "OFFTRACE::LOST_DEVICE_RECORDS"), 0);
+    cr_assert_eq(property(dir, "OFFTRACE::UNMATCHED_DEVICE_END_RECORDS"), 0);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE"), 0);
+    cr_assert_geq(property(dir, "OFFTRACE::CLOCK_SYNC_POINTS"), 2 * kernels);
+}
+
+Test(device, cg_shows_device_openmp_under_every_kernel, .timeout = 120)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "device-cg");
+    free(record(dir, NULL, NULL, "example_cg", NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    expect_device_detail(dir, &f, 302);
+}
+
+Test(device, stencil_shows_device_openmp_under_every_kernel, .timeout = 120)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "device-stencil");
+    free(record(dir, NULL, NULL, "example_stencil", NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    expect_device_detail(dir, &f, 81);
+}
+
+Test(device, tasks_singles_and_barriers_on_the_device, .timeout = 120)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "device-tasks");
+    free(record(dir, NULL, NULL, "example_device_tasks", "5", "0", NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    expect_device_detail(dir, &f, 5);
+    cr_assert_eq(f.device_tasks, 5 * 4, "4 explicit tasks per region, got %llu", (unsigned long long)f.device_tasks);
+    cr_assert_eq(f.device_threads, 2);
+}
+
+Test(device, skewed_device_clock_stays_inside_target_regions, .timeout = 120)
+{
+    const char *skews[] = {"OFFTRACE_TEST_DEVICE_CLOCK=5000000000:200:200",
+                           "OFFTRACE_TEST_DEVICE_CLOCK=-3000000000:-200:200"};
+    for (size_t i = 0; i < 2; i++) {
+        char dir[4096];
+        scratch_path(dir, sizeof dir, "device-cg-skewed");
+        char *env[] = {(char *)skews[i], NULL};
+        free(record(dir, NULL, env, "example_cg", NULL));
+        archive_facts f;
+        check_archive(dir, &f);
+        expect_device_detail(dir, &f, 302);
+    }
+}
+
+/* ---- clock synchronisation against the truth ---- */
+
+typedef struct skew {
+    double offset_ns, drift_ppm;
+} skew;
+
+static offtrace_device_record *read_device_file(const char *dir, int device, size_t *count)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/raw/device-%d.rec", dir, device);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no %s (OFFTRACE_KEEP_RAW=1 keeps it)", path);
+    offtrace_raw_device_header h;
+    cr_assert_eq(fread(&h, sizeof h, 1, f), 1);
+    cr_assert_eq(h.record_size, sizeof(offtrace_device_record));
+    fseek(f, 0, SEEK_END);
+    size_t n = ((size_t)ftell(f) - sizeof h) / sizeof(offtrace_device_record);
+    offtrace_device_record *r = malloc(n * sizeof *r);
+    fseek(f, sizeof h, SEEK_SET);
+    cr_assert_eq(fread(r, sizeof *r, n, f), n);
+    fclose(f);
+    *count = n;
+    return r;
+}
+
+/* The knob's clock is true + offset + true * drift (+ jitter): invert it. */
+static double true_time(const skew *s, uint64_t device_time)
+{
+    return ((double)device_time - s->offset_ns) / (1.0 + s->drift_ppm * 1e-6);
+}
+
+typedef struct truth_stats {
+    size_t events, within, late_ends;
+    double worst;
+} truth_stats;
+
+/* Device records of one thread map one to one, in order, onto the events of
+ * its location. Each event must be within 1 us of the truth, except a team
+ * worker's last barrier end and implicit-task end, which the runtime reports
+ * only when the worker is next woken, after its target region: those are
+ * placed at the region's end, earlier than the truth. */
+static void compare_thread(const char *dir, const offtrace_device_record *r, size_t n, uint32_t thread,
+                           const skew *s, truth_stats *st)
+{
+    uint64_t *times;
+    size_t ntimes;
+    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, thread), &times, &ntimes), 0);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].thread != thread || r[i].kind == OFFTRACE_DEVICE_LOST)
+            continue;
+        cr_assert_lt(k, ntimes, "thread %u: more records than events", thread);
+        double diff = (double)times[k++] - true_time(s, r[i].time);
+        st->events++;
+        if (fabs(diff) <= 1000.0) {
+            st->within++;
+            st->worst = fmax(st->worst, fabs(diff));
+            continue;
+        }
+        int late_end = r[i].endpoint == OFFTRACE_DEVICE_END && diff < 0 &&
+                       (r[i].kind == OFFTRACE_DEVICE_SYNC || r[i].kind == OFFTRACE_DEVICE_IMPLICIT_TASK);
+        cr_assert(late_end, "thread %u record %zu (kind %u endpoint %u) is %.0f ns off the truth", thread, i,
+                  r[i].kind, r[i].endpoint, diff);
+        st->late_ends++;
+    }
+    free(times);
+}
+
+static void check_against_truth(const char *knob, const skew *s)
+{
+    char dir[4096], keep[] = "OFFTRACE_KEEP_RAW=1";
+    scratch_path(dir, sizeof dir, "device-truth");
+    char *env[] = {(char *)knob, keep, NULL};
+    /* 150 target regions 20 ms apart: a run of about 3 s. */
+    free(record(dir, NULL, env, "example_device_tasks", "150", "20000", NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    expect_device_detail(dir, &f, 150);
+    size_t n;
+    offtrace_device_record *r = read_device_file(dir, 0, &n);
+    truth_stats st = {0};
+    for (uint32_t thread = 0; thread < f.device_threads; thread++)
+        compare_thread(dir, r, n, thread, s, &st);
+    free(r);
+    cr_assert_geq(st.events, 150 * 40);
+    /* Only a worker's two late events per region may be placed early. */
+    cr_assert_leq(st.late_ends, 2 * 150);
+    cr_log_info("%s: %zu events, %zu within 1 us (worst %.0f ns), %zu late worker ends", knob, st.events,
+                st.within, st.worst, st.late_ends);
+}
+
+Test(device, sync_undoes_seconds_of_offset_and_200ppm_drift, .timeout = 120)
+{
+    skew s = {5e9, 200};
+    check_against_truth("OFFTRACE_TEST_DEVICE_CLOCK=5000000000:200:200", &s);
+}
+
+Test(device, sync_undoes_negative_offset_and_drift, .timeout = 120)
+{
+    skew s = {-3e9, -200};
+    check_against_truth("OFFTRACE_TEST_DEVICE_CLOCK=-3000000000:-200:200", &s);
+}
+
+/* ---- losses, absence, refusal ---- */
+
+Test(device, full_buffers_are_counted_exactly, .timeout = 120)
+{
+    /* 300 parallel regions in each of 2 target regions: far more records
+     * between two flushes than one 64 KiB block holds. */
+    char roomy[4096], tight[4096], small[] = "OFFTRACE_DEVICE_BUFFER_SIZE=64K";
+    scratch_path(roomy, sizeof roomy, "device-roomy");
+    scratch_path(tight, sizeof tight, "device-tight");
+    free(record(roomy, NULL, NULL, "example_device_tasks", "2", "0", "300", NULL));
+    char *env[] = {small, NULL};
+    char *summary = record(tight, NULL, env, "example_device_tasks", "2", "0", "300", NULL);
+    archive_facts f;
+    cr_assert_eq(archive_check(tight, &f), 0);
+    uint64_t all = property(roomy, "OFFTRACE::DEVICE_RECORDS");
+    uint64_t kept = property(tight, "OFFTRACE::DEVICE_RECORDS");
+    uint64_t lost = property(tight, "OFFTRACE::LOST_DEVICE_RECORDS");
+    cr_assert_eq(property(roomy, "OFFTRACE::LOST_DEVICE_RECORDS"), 0);
+    cr_assert_gt(lost, 0);
+    cr_assert_gt(f.device_lost_markers, 0, "the loss is not marked in the trace");
+    /* Every record is either kept or counted; the markers are records too. */
+    cr_assert_eq(kept - f.device_lost_markers + lost, all, "kept %llu markers %llu lost %llu all %llu",
+                 (unsigned long long)kept, (unsigned long long)f.device_lost_markers, (unsigned long long)lost,
+                 (unsigned long long)all);
+    char line[128];
+    snprintf(line, sizeof line, "LOST             %llu device records", (unsigned long long)lost);
+    cr_assert_not_null(strstr(summary, line), "summary does not say %s: %s", line, summary);
+    free(summary);
+}
+
+Test(device, host_only_has_no_device_threads, .timeout = 120)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "device-host-only");
+    free(record(dir, "--host-only", NULL, "example_cg", NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.kernels, 302);
+    cr_assert_eq(f.device_threads, 0);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS"), 0);
+}
+
+Test(device, collector_of_another_version_is_refused_once, .timeout = 120)
+{
+    char dir[4096], preload[4200];
+    scratch_path(dir, sizeof dir, "device-other-version");
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s/libofftrace-test-other-collector.so", OFFTRACE_LIB_DIR);
+    char *env[] = {preload, NULL};
+    char *err = record(dir, "--host-only", env, "example_cg", NULL);
+    const char *said = strstr(err, "interface version 999");
+    cr_assert_not_null(said, "no message about the version: %s", err);
+    cr_assert_null(strstr(said + 1, "interface version 999"), "said more than once: %s", err);
+    free(err);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.kernels, 302);
+    cr_assert_eq(f.device_threads, 0);
+}
