@@ -4,9 +4,8 @@
  *
  * Sync points go into the calling thread's record stream (a SYNC record), so
  * they are ordered with the target records they belong to and survive a
- * crash like every other record. Delivered device records are appended to
- * one file per device with write(2): the collector serialises flushes per
- * device, and O_APPEND keeps concurrent deliveries (CUPTI's thread) whole.
+ * crash like every other record. Delivered device records go to the
+ * device's sink (device_sink.h).
  */
 #define _GNU_SOURCE
 #include "device_link.h"
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "device_sink.h"
 #include "offtrace/collector.h"
 #include "offtrace/raw_format.h"
 #include "session.h"
@@ -32,52 +32,10 @@ uint64_t ot_device_link_attached;
 uint64_t ot_device_link_wants_operations;
 
 static const offtrace_collector *collector;
-static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-static int files[MAX_LINKED];
-static char backends[MAX_LINKED][32];
-static uint64_t lost[MAX_LINKED]; /* atomic: records that could not be written */
-
-static int open_device_file(int num)
-{
-    pthread_mutex_lock(&files_lock);
-    if (!files[num]) {
-        char path[4400];
-        snprintf(path, sizeof path, "%s/device-%d.rec", ot_the_session.raw_dir, num);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-        offtrace_raw_device_header h = {.version = OFFTRACE_RAW_VERSION,
-                                        .record_size = sizeof(offtrace_device_record),
-                                        .device_num = num};
-        memcpy(h.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h.magic);
-        memcpy(h.backend, backends[num], sizeof h.backend - 1);
-        if (fd >= 0 && write(fd, &h, sizeof h) != (ssize_t)sizeof h) {
-            close(fd);
-            fd = -1;
-        }
-        files[num] = fd >= 0 ? fd + 1 : -1; /* 0: not tried; -1: failed */
-    }
-    int fd = files[num] > 0 ? files[num] - 1 : -1;
-    pthread_mutex_unlock(&files_lock);
-    return fd;
-}
 
 static void deliver(void *context, int num, const offtrace_device_record *records, size_t count)
 {
-    if (num < 0 || num >= MAX_LINKED)
-        return;
-    int fd = open_device_file(num);
-    const char *p = (const char *)records;
-    size_t left = count * sizeof *records;
-    while (fd >= 0 && left) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        p += n;
-        left -= (size_t)n;
-    }
-    if (left) /* disk full or no file: say how much is missing */
-        __atomic_fetch_add(&lost[num], (left + sizeof *records - 1) / sizeof *records, __ATOMIC_RELAXED);
+    ot_device_sink_append(num, records, count);
 }
 
 void ot_device_link_open(ompt_function_lookup_t host_lookup)
@@ -154,7 +112,7 @@ void ot_device_link_attach(int num, const char *type, ompt_device_t *device, omp
                     rc == -ENOTSUP ? "no collector backend serves it" : strerror(-rc));
         return;
     }
-    snprintf(backends[num], sizeof backends[num], "%s", info.backend ? info.backend : "?");
+    ot_device_sink_set_backend(num, info.backend);
     __atomic_fetch_or(&ot_device_link_attached, 1ull << num, __ATOMIC_RELEASE);
     if (info.wants_operations)
         __atomic_fetch_or(&ot_device_link_wants_operations, 1ull << num, __ATOMIC_RELEASE);
@@ -184,24 +142,6 @@ void ot_device_link_operation_end(int num, uint64_t op_id)
     collector->operation_end(num, op_id);
 }
 
-/* The lost count goes into the file's header, where the converter reads it
- * (through a descriptor of its own: Linux appends every pwrite on O_APPEND). */
-static void record_losses(int num)
-{
-    uint64_t n = __atomic_load_n(&lost[num], __ATOMIC_RELAXED);
-    if (!n || open_device_file(num) < 0)
-        return;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/device-%d.rec", ot_the_session.raw_dir, num);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    if (pwrite(fd, &n, sizeof n, offsetof(offtrace_raw_device_header, lost_records)) != (ssize_t)sizeof n)
-        fprintf(stderr, "offtrace: %llu device records of device %d could not be written and are not counted "
-                        "in the trace\n", (unsigned long long)n, num);
-    close(fd);
-}
-
 void ot_device_link_finish(void)
 {
     if (!collector)
@@ -213,8 +153,8 @@ void ot_device_link_finish(void)
         take_sync_point(num, 0, OFFTRACE_RAW_SYNC_DETACH);
         __atomic_fetch_and(&ot_device_link_attached, ~(1ull << num), __ATOMIC_RELEASE);
         collector->detach(num);
-        record_losses(num);
     }
     collector->close();
+    ot_device_sink_close_all();
     collector = NULL;
 }

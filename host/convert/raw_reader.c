@@ -166,6 +166,9 @@ static int read_device_file(const char *path, ot_raw_device_stream *ds)
         if (ds->records && fseek(f, sizeof ds->header, SEEK_SET) == 0 &&
             fread(ds->records, sizeof *ds->records, ds->count, f) == ds->count)
             rc = 0;
+        /* A process that died before trimming its file leaves a zero tail. */
+        while (rc == 0 && ds->count && ds->records[ds->count - 1].kind == 0)
+            ds->count--;
     }
     ds->header.backend[sizeof ds->header.backend - 1] = '\0';
     fclose(f);

@@ -1,0 +1,151 @@
+#define _GNU_SOURCE
+#include "device_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "offtrace/raw_format.h"
+#include "session.h"
+
+#define CHUNK_BYTES (1u << 20)
+
+typedef struct sink {
+    pthread_mutex_t lock;
+    int state;              /* 0 unopened, 1 open, -1 failed */
+    int fd;
+    char *chunk;            /* mapping of file bytes [chunk_offset, chunk_offset + CHUNK_BYTES) */
+    uint64_t chunk_offset;
+    uint64_t used;          /* file bytes written, header included */
+    uint64_t lost;
+    char backend[32];
+} sink;
+
+static sink sinks[OT_SINK_MAX_DEVICES];
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_locks(void)
+{
+    for (int i = 0; i < OT_SINK_MAX_DEVICES; i++)
+        pthread_mutex_init(&sinks[i].lock, NULL);
+}
+
+void ot_device_sink_set_backend(int num, const char *backend)
+{
+    if (num >= 0 && num < OT_SINK_MAX_DEVICES)
+        snprintf(sinks[num].backend, sizeof sinks[num].backend, "%s", backend ? backend : "?");
+}
+
+/* Map the chunk holding file offset `offset`, growing the file to its end. */
+static int map_chunk(sink *s, uint64_t offset)
+{
+    if (s->chunk)
+        munmap(s->chunk, CHUNK_BYTES);
+    s->chunk = NULL;
+    s->chunk_offset = offset - offset % CHUNK_BYTES;
+    if (ftruncate(s->fd, (off_t)(s->chunk_offset + CHUNK_BYTES)) != 0)
+        return -errno;
+    /* Populated at once: flushes then copy into pages that are already there. */
+    void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
+                   (off_t)s->chunk_offset);
+    if (p == MAP_FAILED)
+        return -errno;
+    s->chunk = p;
+    return 0;
+}
+
+static int open_sink(sink *s, int num)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/device-%d.rec", ot_the_session.raw_dir, num);
+    s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->fd < 0)
+        return -errno;
+    if (map_chunk(s, 0) != 0)
+        return -EIO;
+    offtrace_raw_device_header *h = (offtrace_raw_device_header *)s->chunk;
+    memcpy(h->magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h->magic);
+    h->version = OFFTRACE_RAW_VERSION;
+    h->record_size = sizeof(offtrace_device_record);
+    h->device_num = num;
+    memcpy(h->backend, s->backend, sizeof h->backend - 1);
+    s->used = sizeof *h;
+    return 0;
+}
+
+static int copy_in(sink *s, const char *p, size_t bytes)
+{
+    while (bytes) {
+        if (s->used >= s->chunk_offset + CHUNK_BYTES && map_chunk(s, s->used) != 0)
+            return -EIO;
+        size_t room = (size_t)(s->chunk_offset + CHUNK_BYTES - s->used);
+        size_t n = bytes < room ? bytes : room;
+        memcpy(s->chunk + (s->used - s->chunk_offset), p, n);
+        s->used += n;
+        p += n;
+        bytes -= n;
+    }
+    return 0;
+}
+
+int ot_device_sink_append(int num, const offtrace_device_record *records, size_t count)
+{
+    if (num < 0 || num >= OT_SINK_MAX_DEVICES)
+        return -EINVAL;
+    pthread_once(&init_once, init_locks);
+    sink *s = &sinks[num];
+    pthread_mutex_lock(&s->lock);
+    if (s->state == 0)
+        s->state = open_sink(s, num) == 0 ? 1 : -1;
+    int rc = s->state == 1 ? copy_in(s, (const char *)records, count * sizeof *records) : -EIO;
+    if (rc) {
+        /* Whole records only: a record cut by a failed mapping is lost too. */
+        s->used -= (s->used - sizeof(offtrace_raw_device_header)) % sizeof *records;
+        s->lost += count;
+        s->state = -1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+uint64_t ot_device_sink_lost(int num)
+{
+    return num >= 0 && num < OT_SINK_MAX_DEVICES ? sinks[num].lost : 0;
+}
+
+static void close_sink(sink *s)
+{
+    if (s->fd <= 0 && s->state == 0)
+        return;
+    if (s->lost && s->chunk && s->chunk_offset == 0)
+        ((offtrace_raw_device_header *)s->chunk)->lost_records = s->lost;
+    else if (s->lost && (s->fd <= 0 || pwrite(s->fd, &s->lost, sizeof s->lost,
+                                              offsetof(offtrace_raw_device_header, lost_records)) != sizeof s->lost))
+        fprintf(stderr, "offtrace: %llu device records could not be written, and the trace cannot say so\n",
+                (unsigned long long)s->lost);
+    if (s->chunk)
+        munmap(s->chunk, CHUNK_BYTES);
+    s->chunk = NULL;
+    if (s->fd > 0) {
+        if (s->state != 0 && ftruncate(s->fd, (off_t)s->used) != 0)
+            fprintf(stderr, "offtrace: cannot trim a device record file: %s\n", strerror(errno));
+        close(s->fd);
+    }
+    s->fd = 0;
+    s->state = 0;
+}
+
+void ot_device_sink_close_all(void)
+{
+    pthread_once(&init_once, init_locks);
+    for (int i = 0; i < OT_SINK_MAX_DEVICES; i++) {
+        pthread_mutex_lock(&sinks[i].lock);
+        close_sink(&sinks[i]);
+        pthread_mutex_unlock(&sinks[i].lock);
+    }
+}
