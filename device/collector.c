@@ -23,7 +23,7 @@
 #include "ompt_trace/ompt_trace.h"
 
 #define DEFAULT_THREAD_BUDGET (4u << 20)
-#define MIN_THREAD_BUDGET (64u << 10)
+#define MIN_THREAD_BUDGET (128u << 10) /* two 64 KiB blocks */
 #define MAX_THREAD_BUDGET (1u << 30)
 
 static offtrace_collector_host host;
@@ -68,7 +68,7 @@ static int read_environment(void)
 {
     const char *budget = getenv("OFFTRACE_DEVICE_BUFFER_SIZE");
     if (budget && parse_size(budget, &thread_budget) != 0) {
-        fprintf(stderr, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 64K to 1G "
+        fprintf(stderr, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 128K to 1G "
                         "(K, M, G suffixes); no device detail\n", budget);
         return -EINVAL;
     }

@@ -2,6 +2,7 @@
 #include "device_clock.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -17,7 +18,7 @@ int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
         return -EINVAL;
     const char *p = end + 1;
     double drift = strtod(p, &end);
-    if (end == p || *end != ':' || drift < -10000.0 || drift > 10000.0)
+    if (end == p || *end != ':' || !(drift >= -10000.0 && drift <= 10000.0)) /* NaN fails too */
         return -EINVAL;
     p = end + 1;
     if (*p == '-')
@@ -50,11 +51,13 @@ static uint64_t next_random(void)
 
 uint64_t ot_device_clock_skewed(uint64_t true_ns)
 {
-    double drifted = (double)true_ns * (skew.drift_ppm * 1e-6);
+    /* Divide (not multiply by 1e-6, which is inexact) and round, so that the
+     * documented formula holds to the nanosecond. */
+    int64_t drifted = llround((double)true_ns * skew.drift_ppm / 1e6);
     int64_t jitter = 0;
     if (skew.jitter_ns)
         jitter = (int64_t)(next_random() % (2 * skew.jitter_ns + 1)) - (int64_t)skew.jitter_ns;
-    return (uint64_t)((int64_t)true_ns + skew.offset_ns + (int64_t)drifted + jitter);
+    return (uint64_t)((int64_t)true_ns + skew.offset_ns + drifted + jitter);
 }
 
 uint64_t ot_device_clock_now(void)

@@ -20,8 +20,11 @@ int ot_thread_buffer_init(ot_thread_buffer *b, size_t budget_bytes)
         return -ENOMEM;
     b->lost = 0;
     b->blocks_held = 1;
+    /* Two blocks at least: the block being written can only be freed once
+     * the writer has moved on, so with one the writer could never store
+     * again after it first filled. */
     size_t blocks = budget_bytes / sizeof(ot_block);
-    b->max_blocks = blocks < 1 ? 1 : blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
+    b->max_blocks = blocks < 2 ? 2 : blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)blocks;
     b->read_index = 0;
     return 0;
 }

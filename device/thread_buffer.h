@@ -42,7 +42,8 @@ typedef struct ot_thread_buffer {
 
 /**
  * \brief Prepare a buffer with its first block.
- * \param budget_bytes memory the buffer may hold at once (at least one block).
+ * \param budget_bytes memory the buffer may hold at once; at least two blocks
+ *        (128 KiB) are allowed whatever it says.
  * \return 0 or -ENOMEM.
  */
 int ot_thread_buffer_init(ot_thread_buffer *b, size_t budget_bytes);

@@ -246,8 +246,8 @@ Test(device, sync_undoes_negative_offset_and_drift, .timeout = 120)
 Test(device, full_buffers_are_counted_exactly, .timeout = 120)
 {
     /* 300 parallel regions in each of 2 target regions: far more records
-     * between two flushes than one 64 KiB block holds. */
-    char roomy[4096], tight[4096], small[] = "OFFTRACE_DEVICE_BUFFER_SIZE=64K";
+     * between two flushes than two 64 KiB blocks hold. */
+    char roomy[4096], tight[4096], small[] = "OFFTRACE_DEVICE_BUFFER_SIZE=128K";
     scratch_path(roomy, sizeof roomy, "device-roomy");
     scratch_path(tight, sizeof tight, "device-tight");
     free(record(roomy, NULL, NULL, "example_device_tasks", "2", "0", "300", NULL));

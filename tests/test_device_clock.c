@@ -1,0 +1,145 @@
+/* The host-offload device's clock and its test skew
+ * (OFFTRACE_TEST_DEVICE_CLOCK="offset_ns:drift_ppm:jitter_ns"). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <time.h>
+
+#include "device_clock.h"
+
+Test(device_clock, parse_accepts_valid_skews)
+{
+    ot_clock_skew s;
+    cr_assert_eq(ot_clock_skew_parse("5000000000:200:200", &s), 0);
+    cr_assert_eq(s.offset_ns, 5000000000ll);
+    cr_assert_eq(s.drift_ppm, 200.0);
+    cr_assert_eq(s.jitter_ns, 200);
+
+    cr_assert_eq(ot_clock_skew_parse("-3000000000:-200:0", &s), 0);
+    cr_assert_eq(s.offset_ns, -3000000000ll);
+    cr_assert_eq(s.drift_ppm, -200.0);
+    cr_assert_eq(s.jitter_ns, 0);
+
+    cr_assert_eq(ot_clock_skew_parse("0:0.5:10", &s), 0);
+    cr_assert_eq(s.offset_ns, 0);
+    cr_assert_eq(s.drift_ppm, 0.5);
+    cr_assert_eq(s.jitter_ns, 10);
+}
+
+Test(device_clock, parse_rejects_malformed_and_out_of_range)
+{
+    static const char *bad[] = {
+        "",               /* empty */
+        "1:2",            /* two fields */
+        "1:2:3:4",        /* four fields */
+        "x:1:1",          /* offset not a number */
+        "1:20000:1",      /* drift beyond 10000 ppm */
+        "1:1:-5",         /* negative jitter */
+        "1:1:2000000000", /* jitter over 1 s */
+        "1:1:1x",         /* trailing junk */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ot_clock_skew s = {111, 2.0, 333};
+        cr_assert_eq(ot_clock_skew_parse(bad[i], &s), -EINVAL, "'%s' accepted", bad[i]);
+        cr_assert(s.offset_ns == 111 && s.drift_ppm == 2.0 && s.jitter_ns == 333,
+                  "'%s' rejected but the output was changed", bad[i]);
+    }
+}
+
+Test(device_clock, parse_rejects_non_finite_drift)
+{
+    /* A NaN drift compares false to both range limits; applied, it would make
+     * (int64_t)NaN out of every reading. */
+    static const char *bad[] = {"1:nan:1", "1:-nan:1", "1:inf:1", "1:-inf:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ot_clock_skew s;
+        cr_assert_eq(ot_clock_skew_parse(bad[i], &s), -EINVAL, "'%s' accepted", bad[i]);
+    }
+}
+
+/* true + offset + true * drift / 1e6, exactly, for values where that is an integer. */
+Test(device_clock, skew_without_jitter_is_exact)
+{
+    static const struct {
+        int64_t offset;
+        double drift;
+        uint64_t truth;
+        uint64_t want;
+    } cases[] = {
+        {0, 200, 1000000000000ull, 1000200000000ull},
+        {5000000000ll, 200, 1000000000000ull, 1005200000000ull},
+        {-3000000000ll, -200, 1000000000000ull, 996800000000ull},
+        {-3000000000ll, 200, 5000000000ull, 2001000000ull},
+        {5000000000ll, 0.5, 2000000000000ull, 2005001000000ull},
+        {7, 0, 123456789012ull, 123456789019ull},
+        {0, 10000, 1000000000000ull, 1010000000000ull},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ot_clock_skew s = {cases[i].offset, cases[i].drift, 0};
+        ot_device_clock_set_skew(&s);
+        uint64_t got = ot_device_clock_skewed(cases[i].truth);
+        cr_expect_eq(got, cases[i].want, "offset %lld drift %g true %llu: %llu, want %llu (%+lld ns)",
+                     (long long)cases[i].offset, cases[i].drift, (unsigned long long)cases[i].truth,
+                     (unsigned long long)got, (unsigned long long)cases[i].want,
+                     (long long)(got - cases[i].want));
+    }
+    ot_device_clock_set_skew(NULL);
+}
+
+Test(device_clock, jitter_stays_within_bounds_on_both_sides)
+{
+    const uint64_t j = 200, truth = 1000000000000ull;
+    ot_clock_skew s = {5000000000ll, 200, 0};
+    ot_device_clock_set_skew(&s);
+    /* The reading without jitter; the exact formula is checked above. */
+    const uint64_t base = ot_device_clock_skewed(truth);
+    cr_assert(base + 1 >= 1005200000000ull && base <= 1005200000000ull + 1, "base %llu",
+              (unsigned long long)base);
+
+    s.jitter_ns = j;
+    ot_device_clock_set_skew(&s);
+    int below = 0, above = 0;
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < 10000; i++) {
+        int64_t d = (int64_t)(ot_device_clock_skewed(truth) - base);
+        cr_assert(d >= -(int64_t)j && d <= (int64_t)j, "sample %d is %lld ns off", i, (long long)d);
+        below += d < 0;
+        above += d > 0;
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+    }
+    cr_assert_gt(below, 0, "no negative jitter in 10000 samples");
+    cr_assert_gt(above, 0, "no positive jitter in 10000 samples");
+    /* Uniform in [-200, 200]: 10000 samples reach close to both ends. */
+    cr_assert(lo <= -150 && hi >= 150, "jitter only spans [%lld, %lld]", (long long)lo, (long long)hi);
+    ot_device_clock_set_skew(NULL);
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t clock_minus_monotonic(void)
+{
+    uint64_t before = monotonic_ns();
+    uint64_t now = ot_device_clock_now();
+    uint64_t after = monotonic_ns();
+    return (int64_t)(now - (before / 2 + after / 2));
+}
+
+Test(device_clock, no_skew_is_the_monotonic_clock)
+{
+    ot_clock_skew s = {5000000000ll, 0, 0};
+    ot_device_clock_set_skew(&s);
+    int64_t skewed = clock_minus_monotonic();
+    cr_assert(skewed > 4999000000ll && skewed < 5001000000ll, "skewed clock is %lld ns ahead",
+              (long long)skewed);
+
+    ot_device_clock_set_skew(NULL);
+    for (int i = 0; i < 3; i++) {
+        int64_t d = clock_minus_monotonic();
+        cr_assert(d > -1000000 && d < 1000000, "unskewed clock is %lld ns off CLOCK_MONOTONIC", (long long)d);
+    }
+}
