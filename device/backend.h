@@ -19,7 +19,8 @@
 
 typedef struct ot_dev_backend ot_dev_backend;
 
-/** One attached device. */
+/** One attached device; it stays at the same address from attach until
+ *  detach returns, so backends may keep the pointer for runtime threads. */
 typedef struct ot_dev_device {
     int num;                        /**< OpenMP device number */
     const ot_dev_backend *backend;  /**< the backend serving it */

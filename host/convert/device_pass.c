@@ -69,6 +69,26 @@ static int partition(const ot_raw_device_stream *ds, location_key **keys, size_t
     return 0;
 }
 
+/* Device queues (CUPTI, OMPT tracing) may hand an activity over in a later
+ * delivery than a younger one of the same queue: order each queue by time.
+ * Device threads are already in order (one writer each). */
+static const offtrace_device_record *sort_base;
+
+static int by_time(const void *a, const void *b)
+{
+    const offtrace_device_record *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    /* stable: keep delivery order among equal times (a BEGIN before its END) */
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static void order_queue(const ot_raw_device_stream *ds, location_key *k)
+{
+    sort_base = ds->records;
+    qsort(k->indices, k->count, sizeof *k->indices, by_time);
+}
+
 static uint64_t place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last)
 {
     uint64_t t = ot_devsync_to_host(d->sync, r->time), begin, end;
@@ -150,6 +170,8 @@ int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
                 c->device_lost += ds->records[keys[i].indices[j]].value;
             continue;
         }
+        if (keys[i].stream)
+            order_queue(ds, &keys[i]);
         OTF2_EvtWriter *w = add_location(c, d->num, &keys[i], keys[i].stream ? streams++ : 0);
         if (!w) {
             rc = -ENOMEM;

@@ -33,6 +33,9 @@
  * or from a thread of the device runtime (CUPTI's buffer completion); the
  * host makes it safe to call from any thread.
  *
+ * A backend whose runtime flushes every device at once (CUPTI) may deliver
+ * records of other devices during flush(n); each record is delivered once.
+ *
  * Loss: records that cannot be buffered (the per-device-thread budget is
  * exhausted) are counted and reported in an OFFTRACE_DEVICE_LOST record at
  * the next flush of that device; nothing is dropped without a count.
@@ -100,7 +103,10 @@ enum offtrace_device_flags {
 /**
  * One device record: 48 bytes, fixed size. Activity backends emit a BEGIN
  * and an END record per activity so that every kind reads the same way.
- * Records of one (device, thread) are delivered in the order they happened.
+ * Records of one device thread are delivered in the order they happened;
+ * records of one stream or queue are in order within one delivery (a
+ * runtime may complete an older activity in a later buffer), so readers
+ * order each queue by time.
  */
 typedef struct offtrace_device_record {
     uint64_t time;      /**< device clock (the clock of device_time) */
