@@ -119,6 +119,19 @@ static int make_output_dir(const record_opts *o, char *dir, size_t size)
     return -1;
 }
 
+/* Put `path` first in a colon-separated list variable, keeping what the
+ * user had there. */
+static int prepend_to_list(const char *name, const char *path)
+{
+    const char *previous = getenv(name);
+    char *list = NULL;
+    if (asprintf(&list, "%s%s%s", path, previous && *previous ? ":" : "", previous ? previous : "") < 0)
+        return -1;
+    setenv(name, list, 1);
+    free(list);
+    return 0;
+}
+
 /* The device collector is preloaded ahead of anything the user preloads. */
 static int preload_collector(const char *self)
 {
@@ -128,13 +141,7 @@ static int preload_collector(const char *self)
         fprintf(stderr, "offtrace: the device collector is missing (%s); tracing without device detail\n", lib);
         return 0;
     }
-    const char *previous = getenv("LD_PRELOAD");
-    char *preload = NULL;
-    if (asprintf(&preload, "%s%s%s", lib, previous && *previous ? ":" : "", previous ? previous : "") < 0)
-        return -1;
-    setenv("LD_PRELOAD", preload, 1);
-    free(preload);
-    return 0;
+    return prepend_to_list("LD_PRELOAD", lib);
 }
 
 static int setup_environment(const record_opts *o, const char *dir)
@@ -147,12 +154,8 @@ static int setup_environment(const record_opts *o, const char *dir)
         fprintf(stderr, "offtrace: the host library is missing: %s\n", lib);
         return -1;
     }
-    const char *previous = getenv("OMP_TOOL_LIBRARIES");
-    char *tools = NULL;
-    if (asprintf(&tools, "%s%s%s", lib, previous && *previous ? ":" : "", previous ? previous : "") < 0)
+    if (prepend_to_list("OMP_TOOL_LIBRARIES", lib) != 0)
         return -1;
-    setenv("OMP_TOOL_LIBRARIES", tools, 1);
-    free(tools);
     setenv("OMP_TOOL", "enabled", 1);
     setenv("OFFTRACE_OUTPUT", absdir, 1);
     setenv("OFFTRACE_OUTPUT_CLAIMED", "1", 1);
