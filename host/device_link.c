@@ -43,8 +43,9 @@ void ot_device_link_open(ompt_function_lookup_t host_lookup)
     offtrace_collector_entry_fn entry =
         (offtrace_collector_entry_fn)dlsym(RTLD_DEFAULT, OFFTRACE_COLLECTOR_ENTRY_NAME);
     if (!entry) {
-        if (ot_the_session.verbose > 1)
-            fprintf(stderr, "offtrace: no device collector (libofftrace-device.so) preloaded; "
+        /* `offtrace record --host-only` runs at verbosity 0: the user chose this. */
+        if (ot_the_session.verbose)
+            fprintf(stderr, "offtrace: no device collector preloaded (LD_PRELOAD=.../libofftrace-device.so); "
                             "tracing without device detail\n");
         return;
     }

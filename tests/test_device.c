@@ -299,3 +299,25 @@ Test(device, collector_of_another_version_is_refused_once, .timeout = 120)
     cr_assert_eq(f.kernels, 302);
     cr_assert_eq(f.device_threads, 0);
 }
+
+Test(device, missing_collector_is_said_once_without_the_cli, .timeout = 120)
+{
+    char dir[4096], out[4200], tool[4200], prog[4200];
+    scratch_path(dir, sizeof dir, "device-missing");
+    snprintf(out, sizeof out, "OFFTRACE_OUTPUT=%s", dir);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    snprintf(prog, sizeof prog, "%s/example_cg", OFFTRACE_BIN_DIR);
+    char *argv[] = {prog, NULL};
+    char *env[] = {out, tool, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    const char *said = strstr(r.err, "no device collector preloaded");
+    cr_assert_not_null(said, "not said: %s", r.err);
+    cr_assert_null(strstr(said + 1, "no device collector preloaded"), "said more than once: %s", r.err);
+    run_free(&r);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.kernels, 302);
+    cr_assert_eq(f.device_threads, 0);
+}
