@@ -1,0 +1,617 @@
+/*
+ * Device records through the converter, from a synthetic recording whose
+ * truth is known exactly: host ticks run at 2 per ns, the device clock is
+ * host time + 7 s + 200 ppm, and every device record is stamped with the
+ * device time of a chosen host instant. The converted archive must put each
+ * record back at that instant (within rounding), keep it inside its target
+ * region, order queues by time, and count what it drops, closes or ignores.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <omp-tools.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "convert.h"
+#include "offtrace/collector.h"
+#include "offtrace/raw_format.h"
+
+/* ---- the truth ---- */
+
+#define NS0 5000000000ull          /* host ns of the first clock pair */
+#define TICKS0 1000000000ull       /* its ticks; the second pair is 2e9 ticks = 1e9 ns later */
+#define DEVICE_OFFSET 7000000000ll /* device clock - host clock at the first sync pair */
+#define DRIFT_PPM 200ll
+
+#define T0 (NS0 + 1000000ull)      /* target begin (host ns) */
+#define T1 (T0 + 1000200ull)       /* target end */
+#define SYNC_BEGIN (T0 + 100ull)   /* host ns of the sync pairs; 1 ms apart, so drift is whole ns */
+#define SYNC_END (T1 - 100ull)
+#define TARGET_ID 77ull
+#define SUBMIT_ID 78ull
+#define QUEUE 5u
+
+#define DEVICE_THREAD_LOCATION(dev, thread) (2ull << 32 | (uint64_t)(dev) << 16 | (thread))
+#define DEVICE_QUEUE_LOCATION(dev, ordinal) (3ull << 32 | (uint64_t)(dev) << 16 | (ordinal))
+
+static uint64_t ticks_of(uint64_t ns)
+{
+    return TICKS0 + 2 * (ns - NS0);
+}
+
+/* The device clock at host instant ns: offset plus 200 ppm drift since the first pair. */
+static uint64_t device_of(uint64_t ns)
+{
+    int64_t since = (int64_t)ns - (int64_t)SYNC_BEGIN;
+    int64_t drift = since * DRIFT_PPM;
+    drift = drift >= 0 ? (drift + 500000) / 1000000 : -((-drift + 500000) / 1000000);
+    return (uint64_t)((int64_t)ns + DEVICE_OFFSET + drift);
+}
+
+/* ---- writing a recording ---- */
+
+typedef struct options {
+    int bad_pair;      /* an extra sync pair whose read took 2 us, with a wrong device time */
+    int zero_tail;     /* the device file ends in never-written (zero) records */
+    int foreign_file;  /* a device file of another format version */
+} options;
+
+static offtrace_raw_record host_record(uint8_t event, uint8_t endpoint, uint64_t ns)
+{
+    return (offtrace_raw_record){.time = ticks_of(ns), .event = event, .endpoint = endpoint, .src_device = 1};
+}
+
+static offtrace_raw_record sync_record(uint64_t ns, uint64_t width_ticks, uint64_t device_time, uint8_t reason)
+{
+    offtrace_raw_record r = host_record(OFFTRACE_RAW_SYNC, 0, ns);
+    r.src_addr = width_ticks;
+    r.bytes = device_time;
+    r.dst_device = 0;
+    r.subkind = reason;
+    r.target_id = TARGET_ID;
+    return r;
+}
+
+static size_t host_records(offtrace_raw_record *r, const options *o)
+{
+    size_t n = 0;
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    r[n++] = sync_record(SYNC_BEGIN, 10, device_of(SYNC_BEGIN), OFFTRACE_RAW_SYNC_TARGET_BEGIN);
+    r[n] = host_record(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_BEGIN, T0 + 1000);
+    r[n].id = SUBMIT_ID, r[n].target_id = TARGET_ID, r[n++].bytes = 1;
+    if (o->bad_pair) /* 4000 ticks = 2 us wide, and 300 us off */
+        r[n++] = sync_record(T0 + 500000, 4000, device_of(T0 + 500000) + 300000, OFFTRACE_RAW_SYNC_TARGET_BEGIN);
+    r[n] = host_record(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_END, T0 + 990000);
+    r[n].id = SUBMIT_ID, r[n++].target_id = TARGET_ID;
+    r[n++] = sync_record(SYNC_END, 10, device_of(SYNC_END), OFFTRACE_RAW_SYNC_TARGET_END);
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    return n;
+}
+
+static offtrace_device_record dev(uint32_t thread, uint8_t kind, uint8_t subkind, uint8_t endpoint, uint64_t ns)
+{
+    return (offtrace_device_record){.time = device_of(ns), .target_id = TARGET_ID, .thread = thread,
+                                    .kind = kind, .subkind = subkind, .endpoint = endpoint};
+}
+
+#define B OFFTRACE_DEVICE_BEGIN
+#define E OFFTRACE_DEVICE_END
+
+/* What the collector delivered, interleaved by flush as a real file is. */
+static size_t device_records(offtrace_device_record *r)
+{
+    size_t n = 0;
+    /* thread 0, first flush: the encountering thread of a parallel region */
+    r[n++] = dev(0, OFFTRACE_DEVICE_PARALLEL, 0, B, T0 + 2000);
+    r[n - 1].value = 2;
+    r[n++] = dev(0, OFFTRACE_DEVICE_IMPLICIT_TASK, 0, B, T0 + 3000);
+    r[n - 1].value = 2;
+    r[n++] = dev(0, OFFTRACE_DEVICE_WORK, ompt_work_loop, B, T0 + 4000);
+    r[n - 1].value = 1000;
+    r[n++] = dev(0, OFFTRACE_DEVICE_WORK, ompt_work_loop, E, T0 + 500000);
+    /* thread 1: a worker whose barrier END is reported late, after the target ended */
+    r[n++] = dev(1, OFFTRACE_DEVICE_SYNC, ompt_sync_region_barrier_implicit_parallel, B, T0 + 590000);
+    r[n++] = dev(1, OFFTRACE_DEVICE_SYNC, ompt_sync_region_barrier_implicit_parallel, E, T1 + 40000);
+    /* queue 5: a later kernel delivered before an earlier copy */
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_KERNEL, 0, B, T0 + 400000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].op_id = SUBMIT_ID;
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_KERNEL, 0, E, T0 + 700000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].op_id = SUBMIT_ID;
+    /* thread 2: an END without BEGIN, then a BEGIN never ended */
+    r[n++] = dev(2, OFFTRACE_DEVICE_WORK, ompt_work_loop, E, T0 + 5000);
+    r[n++] = dev(2, OFFTRACE_DEVICE_PARALLEL, 0, B, T0 + 6000);
+    r[n++] = dev(2, OFFTRACE_DEVICE_IMPLICIT_TASK, 0, B, T0 + 7000);
+    r[n++] = dev(2, OFFTRACE_DEVICE_IMPLICIT_TASK, 0, E, T0 + 8000);
+    /* thread 0, second flush */
+    r[n++] = dev(0, OFFTRACE_DEVICE_SYNC, ompt_sync_region_barrier_implicit_parallel, B, T0 + 501000);
+    r[n++] = dev(0, OFFTRACE_DEVICE_SYNC, ompt_sync_region_barrier_implicit_parallel, E, T0 + 600000);
+    r[n++] = dev(0, OFFTRACE_DEVICE_IMPLICIT_TASK, 0, E, T0 + 601000);
+    r[n++] = dev(0, OFFTRACE_DEVICE_PARALLEL, 0, E, T0 + 602000);
+    r[n++] = dev(0, OFFTRACE_DEVICE_LOST, 0, OFFTRACE_DEVICE_POINT, T0 + 700000);
+    r[n - 1].value = 42;
+    /* losses of a thread that never had a buffer */
+    r[n++] = dev(UINT32_MAX, OFFTRACE_DEVICE_LOST, 0, OFFTRACE_DEVICE_POINT, T0 + 800000);
+    r[n - 1].value = 8;
+    /* queue 5, second delivery: the copy that ran before the kernel */
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, B, T0 + 100000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096;
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, E, T0 + 300000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096;
+    return n;
+}
+
+#define DEVICE_RECORD_COUNT 20u
+
+static void write_file(const char *dir, const char *name, const void *data, size_t size)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/raw/%s", dir, name);
+    FILE *f = fopen(path, "we");
+    cr_assert_not_null(f, "cannot create %s", path);
+    cr_assert_eq(fwrite(data, 1, size, f), size);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_device_file(const char *dir, const char *name, uint32_t version, const offtrace_device_record *r,
+                              size_t n, size_t zero_tail)
+{
+    size_t size = sizeof(offtrace_raw_device_header) + (n + zero_tail) * sizeof *r;
+    char *buf = calloc(1, size);
+    offtrace_raw_device_header *h = (offtrace_raw_device_header *)buf;
+    memcpy(h->magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h->magic);
+    h->version = version;
+    h->record_size = sizeof *r;
+    h->device_num = 0;
+    snprintf(h->backend, sizeof h->backend, "host-offload");
+    memcpy(buf + sizeof *h, r, n * sizeof *r);
+    write_file(dir, name, buf, size);
+    free(buf);
+}
+
+/* A recording of one host thread and device 0 under a fresh scratch path. */
+static void make_recording(char *dir, size_t size, const char *name, const options *o)
+{
+    scratch_path(dir, (unsigned)size, name);
+    char raw[4400];
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    cr_assert_eq(mkdir(raw, 0777), 0);
+
+    char text[256];
+    int len = snprintf(text, sizeof text, "%llu %llu %llu\n%llu %llu %llu\n", (unsigned long long)TICKS0,
+                       (unsigned long long)NS0, (unsigned long long)(NS0 + 1700000000000000000ull),
+                       (unsigned long long)(TICKS0 + 2000000000ull), (unsigned long long)(NS0 + 1000000000ull),
+                       (unsigned long long)(NS0 + 1000000000ull + 1700000000000000000ull));
+    write_file(dir, "clock.pairs", text, (size_t)len);
+    len = snprintf(text, sizeof text, "0 generic-64bit\n1 host\n");
+    write_file(dir, "devices.txt", text, (size_t)len);
+
+    /* thread stream: header page, then one chunk whose unused tail is zero */
+    const size_t chunk = 65536;
+    char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
+    offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
+    memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
+    h->version = OFFTRACE_RAW_VERSION;
+    h->record_size = sizeof(offtrace_raw_record);
+    h->thread_index = 0;
+    h->thread_kind = OFFTRACE_RAW_THREAD_INITIAL;
+    h->os_tid = 4242;
+    h->is_process_main = 1;
+    h->chunk_bytes = chunk;
+    host_records((offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE), o);
+    write_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
+    free(stream);
+
+    offtrace_device_record r[64];
+    size_t n = device_records(r);
+    cr_assert_eq(n, DEVICE_RECORD_COUNT);
+    write_device_file(dir, "device-0.rec", OFFTRACE_RAW_VERSION, r, n, o->zero_tail ? 5 : 0);
+    if (o->foreign_file)
+        write_device_file(dir, "device-3.rec", 999, r, n, 0);
+}
+
+static void convert(const char *dir)
+{
+    ot_convert_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.keep_raw = 1;
+    char msg[512] = "";
+    int rc = ot_convert_directory(dir, &opts, msg, sizeof msg);
+    cr_assert_eq(rc, 0, "conversion of %s failed (%d): %s", dir, rc, msg);
+}
+
+static void check_archive(const char *dir, archive_facts *f)
+{
+    cr_assert_eq(archive_check(dir, f), 0, "cannot read %s", dir);
+    cr_assert_eq(archive_violations(f), 0, "%s: %s", dir, f->first_problem);
+}
+
+static uint64_t property(const char *dir, const char *name)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    cr_assert_not_null(rd);
+    char *value = NULL;
+    uint64_t n = UINT64_MAX;
+    if (OTF2_Reader_GetProperty(rd, name, &value) == OTF2_SUCCESS && value)
+        n = strtoull(value, NULL, 10);
+    free(value);
+    OTF2_Reader_Close(rd);
+    cr_assert_neq(n, UINT64_MAX, "no property %s in %s", name, dir);
+    return n;
+}
+
+/* ---- reading the archive back: location names, and per location its
+ *      Enter/Leave events with region names ---- */
+
+#define MAX_EVENTS 64
+#define MAX_LOCATIONS 32
+
+typedef struct event {
+    int enter;
+    uint64_t time;
+    uint32_t region;
+} event;
+
+typedef struct trace_location {
+    uint64_t id;
+    char name[128];
+    event events[MAX_EVENTS];
+    size_t count;
+} trace_location;
+
+typedef struct trace {
+    char *strings[4096];
+    uint32_t region_string[1024];
+    trace_location locations[MAX_LOCATIONS];
+    size_t location_count;
+} trace;
+
+static OTF2_CallbackCode on_string(void *u, OTF2_StringRef self, const char *text)
+{
+    trace *t = u;
+    if (self < 4096)
+        t->strings[self] = strdup(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *string_of(const trace *t, uint32_t s)
+{
+    return s < 4096 && t->strings[s] ? t->strings[s] : "";
+}
+
+static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                   OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                   OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    trace *t = u;
+    if (self < 1024)
+        t->region_string[self] = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t events, OTF2_LocationGroupRef group)
+{
+    trace *t = u;
+    if (t->location_count == MAX_LOCATIONS)
+        return OTF2_CALLBACK_INTERRUPT;
+    trace_location *l = &t->locations[t->location_count++];
+    l->id = self;
+    snprintf(l->name, sizeof l->name, "%s", string_of(t, name));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static trace_location *location_by_id(trace *t, uint64_t id)
+{
+    for (size_t i = 0; i < t->location_count; i++)
+        if (t->locations[i].id == id)
+            return &t->locations[i];
+    return NULL;
+}
+
+static trace_location *location_by_name(trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->location_count; i++)
+        if (!strcmp(t->locations[i].name, name))
+            return &t->locations[i];
+    return NULL;
+}
+
+static void add_event(trace *t, OTF2_LocationRef l, OTF2_TimeStamp time, OTF2_RegionRef region, int enter)
+{
+    trace_location *loc = location_by_id(t, l);
+    if (loc && loc->count < MAX_EVENTS)
+        loc->events[loc->count++] = (event){enter, time, region};
+}
+
+static OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp time, void *u, OTF2_AttributeList *a,
+                                  OTF2_RegionRef region)
+{
+    add_event(u, l, time, region, 1);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp time, void *u, OTF2_AttributeList *a,
+                                  OTF2_RegionRef region)
+{
+    add_event(u, l, time, region, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static trace *read_trace(const char *dir)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    cr_assert_not_null(rd, "cannot open %s", anchor);
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    trace *t = calloc(1, sizeof *t);
+
+    OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, on_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, on_location);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, dcb, t);
+    OTF2_GlobalDefReaderCallbacks_Delete(dcb);
+    uint64_t n;
+    cr_assert_eq(OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseGlobalDefReader(rd, gd);
+
+    for (size_t i = 0; i < t->location_count; i++)
+        OTF2_Reader_SelectLocation(rd, t->locations[i].id);
+    OTF2_Reader_OpenDefFiles(rd);
+    OTF2_Reader_OpenEvtFiles(rd);
+    for (size_t i = 0; i < t->location_count; i++) {
+        OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, t->locations[i].id);
+        if (d) {
+            OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
+            OTF2_Reader_CloseDefReader(rd, d);
+        }
+        cr_assert_not_null(OTF2_Reader_GetEvtReader(rd, t->locations[i].id));
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(rd);
+    OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, on_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ge, ecb, t);
+    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+    cr_assert_eq(OTF2_Reader_ReadAllGlobalEvents(rd, ge, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseGlobalEvtReader(rd, ge);
+    OTF2_Reader_CloseEvtFiles(rd);
+    OTF2_Reader_Close(rd);
+    return t;
+}
+
+static void free_trace(trace *t)
+{
+    for (size_t i = 0; i < 4096; i++)
+        free(t->strings[i]);
+    free(t);
+}
+
+static const char *region_name(const trace *t, const event *e)
+{
+    return e->region < 1024 ? string_of(t, t->region_string[e->region]) : "";
+}
+
+/* One expected event: Enter (1) or Leave (0), host ns, region name prefix. */
+typedef struct expected {
+    int enter;
+    uint64_t time;
+    const char *region;
+} expected;
+
+/* The location's events are exactly these, each within 2 ns of its time,
+ * and every Leave closes the innermost open Enter. */
+static void expect_events(trace *t, uint64_t id, const char *name, const expected *x, size_t n)
+{
+    trace_location *l = location_by_id(t, id);
+    cr_assert_not_null(l, "no location %s (id %#llx)", name, (unsigned long long)id);
+    cr_assert_str_eq(l->name, name);
+    cr_assert_eq(l->count, n, "%s holds %zu events, expected %zu", name, l->count, n);
+    uint32_t stack[MAX_EVENTS];
+    size_t depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        const event *e = &l->events[i];
+        const char *region = region_name(t, e);
+        cr_assert_eq(e->enter, x[i].enter, "%s event %zu: %s expected, got %s", name, i,
+                     x[i].enter ? "Enter" : "Leave", e->enter ? "Enter" : "Leave");
+        cr_assert(!strncmp(region, x[i].region, strlen(x[i].region)), "%s event %zu: region '%s', expected '%s...'",
+                  name, i, region, x[i].region);
+        int64_t error = (int64_t)e->time - (int64_t)x[i].time;
+        cr_assert(error >= -2 && error <= 2, "%s event %zu (%s %s): at %llu, truth %llu (off by %lld ns)", name, i,
+                  e->enter ? "Enter" : "Leave", region, (unsigned long long)e->time, (unsigned long long)x[i].time,
+                  (long long)error);
+        if (e->enter)
+            stack[depth++] = e->region;
+        else {
+            cr_assert(depth && stack[depth - 1] == e->region, "%s event %zu: Leave of '%s' without its Enter", name,
+                      i, region);
+            depth--;
+        }
+    }
+    cr_assert_eq(depth, 0, "%s: %zu regions left open", name, depth);
+}
+
+/* ---- the expected device-thread timelines ---- */
+
+static const expected thread0[] = {
+    {1, T0 + 2000, "parallel"},
+    {1, T0 + 3000, "implicit task"},
+    {1, T0 + 4000, "loop"},
+    {0, T0 + 500000, "loop"},
+    {1, T0 + 501000, "implicit barrier"},
+    {0, T0 + 600000, "implicit barrier"},
+    {0, T0 + 601000, "implicit task"},
+    {0, T0 + 602000, "parallel"},
+    {1, T0 + 700000, "offtrace: device records lost"},
+    {0, T0 + 700000, "offtrace: device records lost"},
+};
+
+static const expected thread1[] = {
+    {1, T0 + 590000, "implicit barrier"},
+    {0, T1, "implicit barrier"}, /* reported 40 us after the target ended: clamped to its end */
+};
+
+static const expected thread2[] = {
+    /* the END at T0 + 5000 had no BEGIN: dropped */
+    {1, T0 + 6000, "parallel"},
+    {1, T0 + 7000, "implicit task"},
+    {0, T0 + 8000, "implicit task"},
+    {0, T0 + 8000, "parallel"}, /* never ended: closed at the location's last time */
+};
+
+static const expected queue[] = {
+    {1, T0 + 100000, "memcpy host->device"},
+    {0, T0 + 300000, "memcpy host->device"},
+    {1, T0 + 400000, "kernel (device)"},
+    {0, T0 + 700000, "kernel (device)"},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+/* A converted recording with the given options; the archive keeps every rule. */
+static void convert_recording(char *dir, size_t size, const char *name, const options *o)
+{
+    make_recording(dir, size, name, o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.device_threads, 3);
+    cr_assert_eq(f.target, 1);
+}
+
+Test(device_conversion, device_threads_land_at_their_true_host_times)
+{
+    char dir[4096];
+    options o = {0};
+    convert_recording(dir, sizeof dir, "devconv-times", &o);
+    trace *t = read_trace(dir);
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 0), "device 0 thread 0", thread0, COUNT(thread0));
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 1), "device 0 thread 1", thread1, COUNT(thread1));
+    free_trace(t);
+    cr_assert_eq(property(dir, "OFFTRACE::CLOCK_SYNC_POINTS"), 2);
+    cr_assert_eq(property(dir, "OFFTRACE::CLOCK_SYNC_POINTS_IMPRECISE"), 0);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS"), DEVICE_RECORD_COUNT);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_LOCATIONS"), 4);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE"), 0);
+    cr_assert_eq(property(dir, "OFFTRACE::IGNORED_STREAMS"), 0);
+}
+
+Test(device_conversion, late_record_is_clamped_to_its_target_end)
+{
+    char dir[4096];
+    options o = {0};
+    convert_recording(dir, sizeof dir, "devconv-clamp", &o);
+    uint64_t *times = NULL;
+    size_t n = 0;
+    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(times[1], T1, "late barrier END at %llu, target end %llu", (unsigned long long)times[1],
+                 (unsigned long long)T1);
+    free(times);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
+}
+
+Test(device_conversion, queue_records_delivered_out_of_order_are_ordered_by_time)
+{
+    char dir[4096];
+    options o = {0};
+    convert_recording(dir, sizeof dir, "devconv-queue", &o);
+    trace *t = read_trace(dir);
+    char name[64];
+    snprintf(name, sizeof name, "device 0 queue %u", QUEUE);
+    expect_events(t, DEVICE_QUEUE_LOCATION(0, 0), name, queue, COUNT(queue));
+    free_trace(t);
+}
+
+Test(device_conversion, unmatched_end_is_dropped_and_open_begin_is_closed)
+{
+    char dir[4096];
+    options o = {0};
+    convert_recording(dir, sizeof dir, "devconv-unmatched", &o);
+    trace *t = read_trace(dir);
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 2), "device 0 thread 2", thread2, COUNT(thread2));
+    free_trace(t);
+    cr_assert_eq(property(dir, "OFFTRACE::UNMATCHED_DEVICE_END_RECORDS"), 1);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_REGIONS_OPEN_AT_END"), 1);
+}
+
+Test(device_conversion, lost_records_are_counted_and_marked)
+{
+    char dir[4096];
+    options o = {0};
+    make_recording(dir, sizeof dir, "devconv-lost", &o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.device_lost_markers, 1, "one marker, on thread 0; none for the thread without a buffer");
+    cr_assert_eq(property(dir, "OFFTRACE::LOST_DEVICE_RECORDS"), 42 + 8);
+    trace *t = read_trace(dir);
+    trace_location *l = location_by_id(t, DEVICE_THREAD_LOCATION(0, 0));
+    cr_assert_not_null(l);
+    cr_assert_eq(l->count, COUNT(thread0));
+    cr_assert_str_eq(region_name(t, &l->events[8]), "offtrace: device records lost");
+    cr_assert_null(location_by_name(t, "device 0 thread 4294967295"));
+    cr_assert_null(location_by_id(t, DEVICE_THREAD_LOCATION(0, 0xFFFF)));
+    size_t device_locations = 0;
+    for (size_t i = 0; i < t->location_count; i++)
+        device_locations += (t->locations[i].id >> 32) >= 2;
+    cr_assert_eq(device_locations, 4, "threads 0, 1, 2 and queue 5");
+    free_trace(t);
+}
+
+Test(device_conversion, zero_tail_of_an_untrimmed_file_is_ignored)
+{
+    char dir[4096];
+    options o = {.zero_tail = 1};
+    convert_recording(dir, sizeof dir, "devconv-zero-tail", &o);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS"), DEVICE_RECORD_COUNT);
+    cr_assert_eq(property(dir, "OFFTRACE::UNMATCHED_DEVICE_END_RECORDS"), 1);
+    cr_assert_eq(property(dir, "OFFTRACE::LOST_DEVICE_RECORDS"), 42 + 8);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_LOCATIONS"), 4);
+    trace *t = read_trace(dir);
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 0), "device 0 thread 0", thread0, COUNT(thread0));
+    free_trace(t);
+}
+
+Test(device_conversion, device_file_of_another_version_is_ignored_and_counted)
+{
+    char dir[4096];
+    options o = {.foreign_file = 1};
+    convert_recording(dir, sizeof dir, "devconv-foreign", &o);
+    cr_assert_eq(property(dir, "OFFTRACE::IGNORED_STREAMS"), 1);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS"), DEVICE_RECORD_COUNT, "the foreign file's records are not counted");
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_LOCATIONS"), 4);
+    trace *t = read_trace(dir);
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 0), "device 0 thread 0", thread0, COUNT(thread0));
+    free_trace(t);
+}
+
+Test(device_conversion, wide_sync_pair_is_not_used)
+{
+    char dir[4096];
+    options o = {.bad_pair = 1};
+    convert_recording(dir, sizeof dir, "devconv-wide-pair", &o);
+    cr_assert_eq(property(dir, "OFFTRACE::CLOCK_SYNC_POINTS_IMPRECISE"), 1);
+    cr_assert_eq(property(dir, "OFFTRACE::CLOCK_SYNC_POINTS"), 2);
+    trace *t = read_trace(dir);
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 0), "device 0 thread 0", thread0, COUNT(thread0));
+    expect_events(t, DEVICE_THREAD_LOCATION(0, 1), "device 0 thread 1", thread1, COUNT(thread1));
+    char name[64];
+    snprintf(name, sizeof name, "device 0 queue %u", QUEUE);
+    expect_events(t, DEVICE_QUEUE_LOCATION(0, 0), name, queue, COUNT(queue));
+    free_trace(t);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
+}
