@@ -191,10 +191,10 @@ static void finish_recording(void)
                                .keep_raw = ot_the_session.keep_raw};
     char msg[512];
     int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
+    if (rc == 0 && ot_the_session.keep_raw)
+        ot_session_set_status("converted"); /* tells `offtrace record` the kept raw/ is done with */
     if (rc != 0)
         fprintf(stderr, "%s\n", msg);
-    else if (ot_the_session.keep_raw)
-        ot_session_set_status("converted"); /* tells `offtrace record` the kept raw/ is done with */
     else if (ot_the_session.verbose)
         fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", ot_the_session.dir,
                 OFFTRACE_ARCHIVE_NAME);

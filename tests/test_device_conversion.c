@@ -235,17 +235,8 @@ static void check_archive(const char *dir, archive_facts *f)
 
 static uint64_t property(const char *dir, const char *name)
 {
-    char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
-    cr_assert_not_null(rd);
-    char *value = NULL;
-    uint64_t n = UINT64_MAX;
-    if (OTF2_Reader_GetProperty(rd, name, &value) == OTF2_SUCCESS && value)
-        n = strtoull(value, NULL, 10);
-    free(value);
-    OTF2_Reader_Close(rd);
-    cr_assert_neq(n, UINT64_MAX, "no property %s in %s", name, dir);
+    uint64_t n = 0;
+    cr_assert_eq(archive_property(dir, name, &n), 0, "no property %s in %s", name, dir);
     return n;
 }
 

@@ -534,6 +534,24 @@ int archive_location_times(const char *dir, uint64_t location, uint64_t **times,
     return run_check(dir, &f, location, times, n);
 }
 
+int archive_property(const char *dir, const char *name, uint64_t *value)
+{
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return -1;
+    char *text = NULL;
+    int rc = -1;
+    if (OTF2_Reader_GetProperty(rd, name, &text) == OTF2_SUCCESS && text) {
+        *value = strtoull(text, NULL, 10);
+        rc = 0;
+    }
+    free(text);
+    OTF2_Reader_Close(rd);
+    return rc;
+}
+
 uint64_t archive_violations(const archive_facts *f)
 {
     return f->unbalanced + f->backwards + f->outside_clock + f->count_mismatch + f->unpaired_rma + f->bad_remote +

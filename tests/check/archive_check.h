@@ -49,6 +49,12 @@ int archive_check(const char *dir, archive_facts *f);
  */
 int archive_location_times(const char *dir, uint64_t location, uint64_t **times, size_t *n);
 
+/**
+ * \brief A numeric archive property (e.g. "OFFTRACE::DEVICE_RECORDS").
+ * \return 0 and the value, or -1 when the archive or the property is missing.
+ */
+int archive_property(const char *dir, const char *name, uint64_t *value);
+
 /** \brief Sum of all rule violations. */
 uint64_t archive_violations(const archive_facts *f);
 
