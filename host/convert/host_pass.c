@@ -40,6 +40,7 @@ typedef struct thread_pass {
     converter *c;
     const ot_raw_stream *s;
     OTF2_EvtWriter *w;
+    OTF2_AttributeList *attributes; /* addresses of a put/get */
     open_item open[MAX_OPEN];
     size_t depth;
     span_pair *spans;
@@ -336,10 +337,16 @@ static void on_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     enter(p, t, o->outer);
     enter(p, t, o->region);
     device_state *d = ot_cv_device(p->c, o->device);
-    if (d && d->rdma && is_to_device(r->subkind))
-        OTF2_EvtWriter_RmaPut(p->w, NULL, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
-    else if (d && d->rdma && is_from_device(r->subkind))
-        OTF2_EvtWriter_RmaGet(p->w, NULL, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+    if (!d || !d->rdma || !(is_to_device(r->subkind) || is_from_device(r->subkind)))
+        return;
+    int to_device = is_to_device(r->subkind);
+    /* OTF2 empties the list when the event is written. */
+    OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_HOST_ADDRESS, to_device ? r->src_addr : r->dst_addr);
+    OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_DEVICE_ADDRESS, to_device ? r->dst_addr : r->src_addr);
+    if (to_device)
+        OTF2_EvtWriter_RmaPut(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+    else
+        OTF2_EvtWriter_RmaGet(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
 }
 
 static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
@@ -396,7 +403,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     char name[128];
     thread_name(&s->header, name, sizeof name);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
-    int rc = p->w ? pair_data_regions(p) : -ENOMEM;
+    p->attributes = OTF2_AttributeList_New();
+    int rc = p->w && p->attributes ? pair_data_regions(p) : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < s->count; i++) {
         const offtrace_raw_record *r = &s->records[i];
         uint64_t t = ot_cv_to_ns(c, r->time);
@@ -415,6 +423,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);
     free(p->spans);
+    if (p->attributes)
+        OTF2_AttributeList_Delete(p->attributes);
     free(p);
     return rc;
 }

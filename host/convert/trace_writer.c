@@ -270,6 +270,7 @@ typedef struct def_strings {
     OTF2_StringRef prop_names[OT_TOPOLOGY_MAX_PROPS], prop_values[OT_TOPOLOGY_MAX_PROPS];
     OTF2_StringRef comm_locations, comm_group, comm, window;
     OTF2_StringRef metric_name, metric_desc, metric_unit;
+    OTF2_StringRef host_address, host_address_desc, device_address, device_address_desc;
 } def_strings;
 
 static void intern_def_strings(ot_trace_writer *w, def_strings *d)
@@ -293,6 +294,18 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->metric_name = ot_tw_string(w, "device memory in use");
     d->metric_desc = ot_tw_string(w, "bytes allocated on the device by OpenMP");
     d->metric_unit = ot_tw_string(w, "bytes");
+    d->host_address = ot_tw_string(w, "host address");
+    d->host_address_desc = ot_tw_string(w, "host start address of the transferred range");
+    d->device_address = ot_tw_string(w, "device address");
+    d->device_address_desc = ot_tw_string(w, "device start address of the transferred range");
+}
+
+static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_HOST_ADDRESS, d->host_address, d->host_address_desc,
+                                        OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_DEVICE_ADDRESS, d->device_address, d->device_address_desc,
+                                        OTF2_TYPE_UINT64);
 }
 
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
@@ -415,6 +428,7 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     for (size_t i = 0; i < w->strings.count; i++)
         OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, w->strings.by_id[i]);
     write_paradigm(g, d);
+    write_attributes(g, d);
     write_system_tree(w, g, d);
     write_locations(w, g, d, event_counts);
     write_regions(w, g);

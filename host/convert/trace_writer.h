@@ -20,6 +20,11 @@
 
 typedef struct ot_trace_writer ot_trace_writer;
 
+/** Attributes on RmaPut/RmaGet: the host and device address of the transfer
+ *  (OTF2_TYPE_UINT64), so that readers can tell which host range moved. */
+#define OT_ATTR_HOST_ADDRESS ((OTF2_AttributeRef)0)
+#define OT_ATTR_DEVICE_ADDRESS ((OTF2_AttributeRef)1)
+
 /** What a location is, for its definition. */
 typedef enum ot_location_kind {
     OT_LOC_HOST_THREAD,
