@@ -1,0 +1,599 @@
+/**
+ * \file trace_read.c
+ * \brief The streaming archive reader of trace_read.h: global definitions
+ *        into tables, then OTF2's global event reader through a visitor.
+ */
+#define _GNU_SOURCE
+#include "trace_read.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NO_ATTRIBUTE UINT32_MAX
+
+struct ot_tr_archive {
+    char **strings;
+    size_t string_count;
+    ot_tr_region *regions;       /* indexed by OTF2 region ref */
+    uint8_t *region_defined;
+    size_t region_count;
+    ot_tr_location *locations;   /* definition order */
+    size_t location_count;
+    uint64_t *rank_location;     /* comm rank -> location id (COMM_LOCATIONS members) */
+    uint32_t rank_count;
+    uint32_t host_address_attr, device_address_attr;
+    uint64_t first_time, duration, realtime;
+    char *creator;
+    OTF2_Reader *reader;
+    char **properties;           /* name, value, name, value, ... (read on demand) */
+    size_t property_count;
+    uint64_t handled_events, unknown_events;
+    /* the read in progress */
+    const ot_tr_visitor *visitor;
+    void *user;
+    int stop;                    /* a visitor's nonzero return, or -EINVAL for a bad reference */
+    char bad_reference[160];
+};
+
+/* OTF2 prints its errors on stderr; the reader says one line of its own. */
+static char otf2_first_error[256];
+
+static OTF2_ErrorCode keep_first_error(void *user, const char *file, uint64_t line, const char *function,
+                                       OTF2_ErrorCode code, const char *format, va_list va)
+{
+    if (!otf2_first_error[0])
+        vsnprintf(otf2_first_error, sizeof otf2_first_error, format, va);
+    return code;
+}
+
+static void *grow(void *array, size_t *count, size_t need, size_t size)
+{
+    if (need <= *count)
+        return array;
+    size_t n = *count ? *count : 16;
+    while (n < need)
+        n *= 2;
+    char *p = realloc(array, n * size);
+    if (!p)
+        return NULL;
+    memset(p + *count * size, 0, (n - *count) * size);
+    *count = n;
+    return p;
+}
+
+static const char *string_of(const ot_tr_archive *a, OTF2_StringRef ref)
+{
+    return ref < a->string_count && a->strings[ref] ? a->strings[ref] : "";
+}
+
+/* ---- global definitions ---- */
+
+static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
+{
+    ot_tr_archive *a = u;
+    size_t count = a->string_count;
+    if (self > (1u << 24)) /* offtrace never writes this many; a damaged file might */
+        return OTF2_CALLBACK_INTERRUPT;
+    char **s = grow(a->strings, &count, (size_t)self + 1, sizeof *s);
+    if (!s)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->strings = s;
+    a->string_count = count;
+    free(s[self]);
+    s[self] = strdup(text ? text : "");
+    return s[self] ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    ot_tr_archive *a = u;
+    size_t count = a->region_count, defined_count = a->region_count;
+    if (self > (1u << 24)) /* offtrace never writes this many; a damaged file might */
+        return OTF2_CALLBACK_INTERRUPT;
+    ot_tr_region *r = grow(a->regions, &count, (size_t)self + 1, sizeof *r);
+    if (!r)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->regions = r;
+    uint8_t *d = grow(a->region_defined, &defined_count, (size_t)self + 1, 1);
+    if (!d)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->region_defined = d;
+    a->region_count = count;
+    d[self] = 1;
+    /* Names are resolved after all strings are in (OTF2 writes strings first,
+     * but a foreign producer need not): keep the refs for now. */
+    r[self] = (ot_tr_region){.id = self, .line = begin, .role = role, .paradigm = paradigm};
+    r[self].name = (const char *)(uintptr_t)name;
+    r[self].file = (const char *)(uintptr_t)file;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                      uint64_t events, OTF2_LocationGroupRef group)
+{
+    ot_tr_archive *a = u;
+    size_t count = a->location_count;
+    ot_tr_location *l = realloc(a->locations, (count + 1) * sizeof *l);
+    if (!l)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->locations = l;
+    l[count] = (ot_tr_location){.id = self, .index = (uint32_t)count, .events = events, .device = -1};
+    l[count].name = (const char *)(uintptr_t)name;
+    l[count].klass = type == OTF2_LOCATION_TYPE_CPU_THREAD ? OT_TR_HOST_THREAD : OT_TR_OTHER_LOCATION;
+    a->location_count++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    ot_tr_archive *a = u;
+    if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS || a->rank_location)
+        return OTF2_CALLBACK_SUCCESS;
+    a->rank_location = malloc((n ? n : 1) * sizeof *a->rank_location);
+    if (!a->rank_location)
+        return OTF2_CALLBACK_INTERRUPT;
+    memcpy(a->rank_location, members, n * sizeof *members);
+    a->rank_count = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    ot_tr_archive *a = u;
+    if (type != OTF2_TYPE_UINT64)
+        return OTF2_CALLBACK_SUCCESS;
+    if (!strcmp(string_of(a, name), "host address"))
+        a->host_address_attr = self;
+    else if (!strcmp(string_of(a, name), "device address"))
+        a->device_address_attr = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length,
+                                   uint64_t realtime)
+{
+    ot_tr_archive *a = u;
+    a->first_time = offset;
+    a->duration = length;
+    a->realtime = realtime;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int read_global_definitions(ot_tr_archive *a)
+{
+    OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(a->reader);
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!g || !cb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+        return -EINVAL;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+    OTF2_Reader_RegisterGlobalDefCallbacks(a->reader, g, cb, a);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n;
+    OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(a->reader, g, &n);
+    OTF2_Reader_CloseGlobalDefReader(a->reader, g);
+    return rc == OTF2_SUCCESS ? 0 : -EINVAL;
+}
+
+/* ---- classification ---- */
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void classify_target(ot_tr_region *r)
+{
+    const char *n = r->name;
+    r->klass = OT_TR_TARGET;
+    r->nowait = strstr(n, " nowait") != NULL;
+    if (starts(n, "target data @"))
+        r->klass = OT_TR_TARGET_DATA;
+    else if (starts(n, "target enter data"))
+        r->construct = OT_TR_CONSTRUCT_ENTER_DATA;
+    else if (starts(n, "target exit data"))
+        r->construct = OT_TR_CONSTRUCT_EXIT_DATA;
+    else if (starts(n, "target update"))
+        r->construct = OT_TR_CONSTRUCT_UPDATE;
+    else
+        r->construct = OT_TR_CONSTRUCT_TARGET;
+}
+
+static int op_of(const char *direction)
+{
+    if (starts(direction, "host->device"))
+        return OT_TR_OP_TO_DEVICE;
+    if (starts(direction, "device->host"))
+        return OT_TR_OP_FROM_DEVICE;
+    if (starts(direction, "alloc"))
+        return OT_TR_OP_ALLOC;
+    if (starts(direction, "delete"))
+        return OT_TR_OP_DELETE;
+    return OT_TR_OP_OTHER;
+}
+
+static void classify_region(ot_tr_region *r)
+{
+    const char *n = r->name;
+    const char *at = strstr(n, " @");
+    r->site = at ? at + 2 : "";
+    if (r->paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
+        r->klass = OT_TR_MEASUREMENT;
+    else if (starts(n, "target @") || starts(n, "target nowait @") || starts(n, "target data @") ||
+             starts(n, "target enter data") || starts(n, "target exit data") || starts(n, "target update"))
+        classify_target(r);
+    else if (starts(n, "data op ")) {
+        r->klass = OT_TR_DATA_OP;
+        r->op = op_of(n + 8);
+    } else if (starts(n, "transfer ")) {
+        r->klass = OT_TR_TRANSFER;
+        r->op = op_of(n + 9);
+    } else if (starts(n, "omp_target_"))
+        r->klass = OT_TR_API;
+    else if (starts(n, "kernel (device)") || starts(n, "memcpy") || starts(n, "memset"))
+        r->klass = OT_TR_DEVICE_ACTIVITY;
+    else if (r->paradigm == OTF2_PARADIGM_OPENMP)
+        r->klass = OT_TR_DEVICE_OPENMP;
+    else if (r->role == OTF2_REGION_ROLE_FUNCTION && r->paradigm == (OTF2_Paradigm)25)
+        r->klass = OT_TR_KERNEL;
+    else
+        r->klass = OT_TR_OTHER_REGION;
+}
+
+/* offtrace's location ids say what a location is (docs/trace-model.md). */
+static void classify_location(ot_tr_location *l, int ours)
+{
+    uint32_t space = (uint32_t)(l->id >> 32);
+    if (!ours || space > 3 || (space == 0 && l->klass != OT_TR_HOST_THREAD))
+        return;
+    if (space == 0)
+        return;
+    l->device = (int)((l->id >> 16) & 0xFFFF);
+    if (space == 1)
+        l->klass = (l->id & 0xFFFF) == 0xFFFF ? OT_TR_RDMA : OT_TR_KERNEL_STREAM;
+    else
+        l->klass = space == 2 ? OT_TR_DEVICE_THREAD : OT_TR_DEVICE_QUEUE;
+}
+
+static void resolve_names(ot_tr_archive *a)
+{
+    int ours = starts(a->creator ? a->creator : "", "offtrace");
+    for (size_t i = 0; i < a->region_count; i++) {
+        ot_tr_region *r = &a->regions[i];
+        r->name = string_of(a, (OTF2_StringRef)(uintptr_t)r->name);
+        r->file = string_of(a, (OTF2_StringRef)(uintptr_t)r->file);
+        if (a->region_defined[i])
+            classify_region(r);
+    }
+    for (size_t i = 0; i < a->location_count; i++) {
+        ot_tr_location *l = &a->locations[i];
+        l->name = string_of(a, (OTF2_StringRef)(uintptr_t)l->name);
+        if (!ours)
+            l->klass = OT_TR_OTHER_LOCATION;
+        classify_location(l, ours);
+    }
+}
+
+/* ---- events ---- */
+
+static const ot_tr_location *location_of(ot_tr_archive *a, OTF2_LocationRef id)
+{
+    /* Locations are few; offtrace's ids are sparse, so search. A cache of
+     * the last hit makes runs of one location cheap. */
+    static __thread size_t last;
+    if (last < a->location_count && a->locations[last].id == id)
+        return &a->locations[last];
+    for (size_t i = 0; i < a->location_count; i++)
+        if (a->locations[i].id == id) {
+            last = i;
+            return &a->locations[i];
+        }
+    return NULL;
+}
+
+static OTF2_CallbackCode bad_reference(ot_tr_archive *a, const char *what, uint64_t ref)
+{
+    snprintf(a->bad_reference, sizeof a->bad_reference, "an event refers to an undefined %s (%llu)", what,
+             (unsigned long long)ref);
+    a->stop = -EINVAL;
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode deliver(ot_tr_archive *a, int rc)
+{
+    a->handled_events++;
+    if (rc) {
+        a->stop = rc;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode region_event(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_RegionRef r,
+                                      int enter)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    if (r >= a->region_count || !a->region_defined[r])
+        return bad_reference(a, "region", r);
+    int (*fn)(void *, const ot_tr_location *, uint64_t, const ot_tr_region *) =
+        enter ? a->visitor->enter : a->visitor->leave;
+    return deliver(a, fn ? fn(a->user, loc, t, &a->regions[r]) : 0);
+}
+
+static OTF2_CallbackCode ev_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                  OTF2_RegionRef r)
+{
+    return region_event(u, l, t, r, 1);
+}
+
+static OTF2_CallbackCode ev_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                  OTF2_RegionRef r)
+{
+    return region_event(u, l, t, r, 0);
+}
+
+static void read_addresses(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_transfer *x)
+{
+    if (!al || a->host_address_attr == NO_ATTRIBUTE || a->device_address_attr == NO_ATTRIBUTE)
+        return;
+    x->has_addresses = OTF2_AttributeList_GetUint64(al, a->host_address_attr, &x->host_address) == OTF2_SUCCESS &&
+                       OTF2_AttributeList_GetUint64(al, a->device_address_attr, &x->device_address) ==
+                           OTF2_SUCCESS;
+}
+
+static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_AttributeList *al,
+                             uint32_t remote, uint64_t bytes, uint64_t id, int to_device)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    ot_tr_transfer x = {.to_device = to_device, .device = -1, .bytes = bytes, .id = id};
+    const ot_tr_location *target = remote < a->rank_count ? location_of(a, a->rank_location[remote]) : NULL;
+    if (target)
+        x.device = target->device;
+    read_addresses(a, al, &x);
+    return deliver(a, a->visitor->transfer ? a->visitor->transfer(a->user, loc, t, &x) : 0);
+}
+
+static OTF2_CallbackCode ev_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma(u, l, t, al, remote, bytes, id, 1);
+}
+
+static OTF2_CallbackCode ev_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma(u, l, t, al, remote, bytes, id, 0);
+}
+
+static OTF2_CallbackCode ev_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                     OTF2_RmaWinRef win, uint64_t id)
+{
+    ot_tr_archive *a = u;
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    return deliver(a, a->visitor->transfer_complete ? a->visitor->transfer_complete(a->user, loc, t, id) : 0);
+}
+
+static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                   OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                   const OTF2_MetricValue *values)
+{
+    ot_tr_archive *a = u;
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    uint64_t bytes = n && types[0] == OTF2_TYPE_UINT64 ? values[0].unsigned_int : 0;
+    return deliver(a, a->visitor->memory ? a->visitor->memory(a->user, loc, t, bytes) : 0);
+}
+
+static int open_event_readers(ot_tr_archive *a)
+{
+    for (size_t i = 0; i < a->location_count; i++)
+        OTF2_Reader_SelectLocation(a->reader, a->locations[i].id);
+    if (OTF2_Reader_OpenDefFiles(a->reader) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(a->reader) != OTF2_SUCCESS)
+        return -EINVAL;
+    for (size_t i = 0; i < a->location_count; i++) {
+        OTF2_DefReader *d = OTF2_Reader_GetDefReader(a->reader, a->locations[i].id);
+        if (d) {
+            uint64_t n;
+            OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(a->reader, d, &n);
+            OTF2_Reader_CloseDefReader(a->reader, d);
+            if (rc != OTF2_SUCCESS)
+                return -EINVAL;
+        }
+        if (!OTF2_Reader_GetEvtReader(a->reader, a->locations[i].id))
+            return -EINVAL;
+    }
+    OTF2_Reader_CloseDefFiles(a->reader);
+    return 0;
+}
+
+static int read_events(ot_tr_archive *a)
+{
+    int rc = a->location_count ? open_event_readers(a) : 0;
+    if (rc || !a->location_count)
+        return rc;
+    OTF2_GlobalEvtReader *g = OTF2_Reader_GetGlobalEvtReader(a->reader);
+    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
+    if (!g || !cb) {
+        OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+        return -EINVAL;
+    }
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, ev_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(a->reader, g, cb, a);
+    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
+    uint64_t read = 0;
+    OTF2_ErrorCode otf2_rc = OTF2_Reader_ReadAllGlobalEvents(a->reader, g, &read);
+    OTF2_Reader_CloseGlobalEvtReader(a->reader, g);
+    OTF2_Reader_CloseEvtFiles(a->reader);
+    if (a->stop)
+        return a->stop;
+    a->unknown_events = read > a->handled_events ? read - a->handled_events : 0;
+    return otf2_rc == OTF2_SUCCESS ? 0 : -EINVAL;
+}
+
+/* ---- the read ---- */
+
+static void archive_free(ot_tr_archive *a)
+{
+    for (size_t i = 0; i < a->string_count; i++)
+        free(a->strings[i]);
+    for (size_t i = 0; i < a->property_count; i++)
+        free(a->properties[i]);
+    free(a->strings);
+    free(a->properties);
+    free(a->regions);
+    free(a->region_defined);
+    free(a->locations);
+    free(a->rank_location);
+    free(a->creator);
+    if (a->reader)
+        OTF2_Reader_Close(a->reader);
+    free(a);
+}
+
+static void anchor_path(const char *dir, char *anchor, size_t size)
+{
+    size_t n = strlen(dir);
+    if (n > 5 && !strcmp(dir + n - 5, ".otf2"))
+        snprintf(anchor, size, "%s", dir);
+    else
+        snprintf(anchor, size, "%s/traces.otf2", dir);
+}
+
+static int fail(char *err, size_t err_size, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err, size_t err_size)
+{
+    char anchor[4200];
+    struct stat st;
+    anchor_path(dir, anchor, sizeof anchor);
+    if (stat(anchor, &st) != 0 || !S_ISREG(st.st_mode))
+        return fail(err, err_size, -ENOENT, "offtrace: '%s' holds no trace (no %s)", dir, anchor);
+    ot_tr_archive *a = calloc(1, sizeof *a);
+    if (!a)
+        return fail(err, err_size, -ENOMEM, "offtrace: out of memory");
+    a->host_address_attr = a->device_address_attr = NO_ATTRIBUTE;
+    a->visitor = v;
+    a->user = user;
+    otf2_first_error[0] = '\0';
+    OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_first_error, NULL);
+    int rc = -EINVAL;
+    a->reader = OTF2_Reader_Open(anchor);
+    if (a->reader && OTF2_Reader_SetSerialCollectiveCallbacks(a->reader) == OTF2_SUCCESS &&
+        read_global_definitions(a) == 0) {
+        OTF2_Reader_GetCreator(a->reader, &a->creator);
+        resolve_names(a);
+        rc = v->begin ? v->begin(user, a) : 0;
+        if (rc == 0)
+            rc = read_events(a);
+    }
+    OTF2_Error_RegisterCallback(previous, NULL);
+    if (rc < 0 && a->bad_reference[0])
+        fail(err, err_size, rc, "offtrace: '%s' is damaged: %s", dir, a->bad_reference);
+    else if (rc == -EINVAL)
+        fail(err, err_size, rc, "offtrace: '%s' is damaged or not an OTF2 archive%s%s", dir,
+             otf2_first_error[0] ? ": " : "", otf2_first_error);
+    archive_free(a);
+    return rc;
+}
+
+/* ---- accessors ---- */
+
+size_t ot_tr_location_count(const ot_tr_archive *a) { return a->location_count; }
+const ot_tr_location *ot_tr_location_at(const ot_tr_archive *a, size_t i)
+{
+    return i < a->location_count ? &a->locations[i] : NULL;
+}
+
+size_t ot_tr_region_count(const ot_tr_archive *a) { return a->region_count; }
+const ot_tr_region *ot_tr_region_at(const ot_tr_archive *a, size_t i)
+{
+    return i < a->region_count && a->region_defined[i] ? &a->regions[i] : NULL;
+}
+
+uint64_t ot_tr_first_time(const ot_tr_archive *a) { return a->first_time; }
+uint64_t ot_tr_duration(const ot_tr_archive *a) { return a->duration; }
+uint64_t ot_tr_realtime(const ot_tr_archive *a) { return a->realtime; }
+const char *ot_tr_creator(const ot_tr_archive *a) { return a->creator ? a->creator : ""; }
+uint64_t ot_tr_unknown_events(const ot_tr_archive *a) { return a->unknown_events; }
+
+int ot_tr_device_count(const ot_tr_archive *a)
+{
+    uint64_t seen[1024] = {0};
+    int n = 0;
+    for (size_t i = 0; i < a->location_count; i++) {
+        int d = a->locations[i].device;
+        if (d >= 0 && d < 65536 && !(seen[d / 64] >> (d % 64) & 1)) {
+            seen[d / 64] |= 1ull << (d % 64);
+            n++;
+        }
+    }
+    return n;
+}
+
+int ot_tr_max_device(const ot_tr_archive *a)
+{
+    int max = -1;
+    for (size_t i = 0; i < a->location_count; i++)
+        if (a->locations[i].device > max)
+            max = a->locations[i].device;
+    return max;
+}
+
+const char *ot_tr_property(const ot_tr_archive *a, const char *name)
+{
+    for (size_t i = 0; i + 1 < a->property_count; i += 2)
+        if (!strcmp(a->properties[i], name))
+            return a->properties[i + 1];
+    char *value = NULL;
+    if (!a->reader || OTF2_Reader_GetProperty(a->reader, name, &value) != OTF2_SUCCESS || !value)
+        return NULL;
+    /* Cache it: callers keep the pointer for the rest of the read. */
+    ot_tr_archive *m = (ot_tr_archive *)a;
+    char **p = realloc(m->properties, (m->property_count + 2) * sizeof *p);
+    if (!p) {
+        free(value);
+        return NULL;
+    }
+    m->properties = p;
+    char *key = strdup(name);
+    if (!key) {
+        free(value);
+        return NULL;
+    }
+    p[m->property_count++] = key;
+    p[m->property_count++] = value;
+    return value;
+}
