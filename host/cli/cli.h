@@ -13,6 +13,29 @@
 int ot_cmd_record(int argc, char **argv);
 int ot_cmd_info(int argc, char **argv);
 int ot_cmd_convert(int argc, char **argv);
+int ot_cmd_report(int argc, char **argv);
+int ot_cmd_view(int argc, char **argv);
+int ot_cmd_export(int argc, char **argv);
+
+/**
+ * \brief Run a verb in a child process and pass on its exit status. If the
+ *        child dies by a signal (a damaged archive can crash the OTF2
+ *        reader), say so in one line and return 1.
+ */
+int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv);
+
+/**
+ * \brief Write an output file safely: `fopen` of `<path>.partial`; commit
+ *        renames it to \p path, abandon removes it. A failed run leaves no
+ *        half-written file behind.
+ */
+typedef struct ot_cli_output {
+    char path[4096], partial[4200];
+    void *file; /**< FILE * */
+} ot_cli_output;
+int ot_cli_output_open(ot_cli_output *o, const char *path);
+int ot_cli_output_commit(ot_cli_output *o);
+void ot_cli_output_abandon(ot_cli_output *o);
 
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);

@@ -82,3 +82,29 @@ int otf2_print_check(const char *dir, char **message)
     *message = r.err;
     return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }
+
+int record_program(const char *dir, const char *option, char *const env[], const char *program,
+                   char *const args[], char **err)
+{
+    char cli[4096], prog[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
+    char *argv[40] = {cli, "record", "-o", (char *)dir};
+    int n = 4;
+    if (option)
+        argv[n++] = (char *)option;
+    argv[n++] = prog;
+    for (int i = 0; args && args[i] && n < 39; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    run_result r;
+    if (run_command(argv, env, NULL, &r) != 0)
+        return -1;
+    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    if (err) {
+        *err = r.err;
+        r.err = NULL;
+    }
+    run_free(&r);
+    return ok ? 0 : -1;
+}

@@ -27,6 +27,16 @@ void run_free(run_result *r);
  */
 int otf2_print_check(const char *dir, char **message);
 
+/**
+ * \brief `offtrace record -o DIR [option] PROGRAM args...`, PROGRAM from the
+ *        build's bin directory, with `env` added.
+ * \param args NULL-terminated (may be NULL); \param err if not NULL, receives
+ *        record's stderr (the summary), malloc'd.
+ * \return 0 when record ran and exited 0, -1 otherwise.
+ */
+int record_program(const char *dir, const char *option, char *const env[], const char *program,
+                   char *const args[], char **err);
+
 /** \brief A fresh scratch directory path (not created) under the build's test dir. */
 void scratch_path(char *buf, unsigned size, const char *name);
 
