@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "trace_read.h"
 
+#include "otf2_open.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -453,7 +455,19 @@ static int read_events(ot_tr_archive *a)
     if (a->stop)
         return a->stop;
     a->unknown_events = read > a->handled_events ? read - a->handled_events : 0;
-    return otf2_rc == OTF2_SUCCESS ? 0 : -EINVAL;
+    if (otf2_rc != OTF2_SUCCESS)
+        return -EINVAL;
+    /* OTF2 ends a location quietly where its event file is cut short: the
+     * definitions say how many events there should have been. */
+    uint64_t announced = 0;
+    for (size_t i = 0; i < a->location_count; i++)
+        announced += a->locations[i].events;
+    if (read < announced) {
+        snprintf(a->bad_reference, sizeof a->bad_reference, "only %llu of its %llu events could be read",
+                 (unsigned long long)read, (unsigned long long)announced);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* ---- the read ---- */
@@ -510,7 +524,7 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     otf2_first_error[0] = '\0';
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_first_error, NULL);
     int rc = -EINVAL;
-    a->reader = OTF2_Reader_Open(anchor);
+    a->reader = ot_otf2_open_reader(anchor); /* bounded: a damaged anchor must fail fast */
     if (a->reader && OTF2_Reader_SetSerialCollectiveCallbacks(a->reader) == OTF2_SUCCESS &&
         read_global_definitions(a) == 0) {
         OTF2_Reader_GetCreator(a->reader, &a->creator);

@@ -27,10 +27,10 @@ int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv);
 /**
  * \brief Write an output file safely: `fopen` of `<path>.partial`; commit
  *        renames it to \p path, abandon removes it. A failed run leaves no
- *        half-written file behind.
+ *        half-written file behind. Devices and pipes are written in place.
  */
 typedef struct ot_cli_output {
-    char path[4096], partial[4200];
+    char path[4096], partial[4200]; /**< partial is "" when writing in place */
     void *file; /**< FILE * */
 } ot_cli_output;
 int ot_cli_output_open(ot_cli_output *o, const char *path);

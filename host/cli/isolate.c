@@ -9,10 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+/* A verb that died left its `-o FILE` as FILE.partial (ot_cli_output). */
+static void remove_partial_output(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-o")) {
+            char partial[4200];
+            snprintf(partial, sizeof partial, "%s.partial", argv[i + 1]);
+            unlink(partial);
+        }
+}
 
 int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv)
 {
@@ -35,14 +47,26 @@ int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv)
         return WEXITSTATUS(status);
     fprintf(stderr, "offtrace %s: reading the archive failed (%s): it is damaged or not one offtrace can read\n",
             argv[0], strsignal(WTERMSIG(status)));
+    remove_partial_output(argc, argv);
     return 1;
+}
+
+/* Devices and pipes (-o /dev/null, -o /dev/stdout, a FIFO) are written in
+ * place: renaming a file over them would replace the device itself. */
+static int is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 int ot_cli_output_open(ot_cli_output *o, const char *path)
 {
     snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->partial, sizeof o->partial, "%s.partial", path);
-    o->file = fopen(o->partial, "we");
+    if (is_special(path))
+        o->partial[0] = '\0';
+    else
+        snprintf(o->partial, sizeof o->partial, "%s.partial", path);
+    o->file = fopen(o->partial[0] ? o->partial : o->path, "we");
     if (!o->file) {
         fprintf(stderr, "offtrace: cannot write '%s': %s\n", path, strerror(errno));
         return -1;
@@ -56,9 +80,10 @@ int ot_cli_output_commit(ot_cli_output *o)
     if (fclose((FILE *)o->file) != 0)
         bad = 1;
     o->file = NULL;
-    if (bad || rename(o->partial, o->path) != 0) {
+    if (bad || (o->partial[0] && rename(o->partial, o->path) != 0)) {
         fprintf(stderr, "offtrace: writing '%s' failed: %s\n", o->path, strerror(errno ? errno : EIO));
-        unlink(o->partial);
+        if (o->partial[0])
+            unlink(o->partial);
         return -1;
     }
     return 0;
@@ -69,5 +94,6 @@ void ot_cli_output_abandon(ot_cli_output *o)
     if (o->file)
         fclose((FILE *)o->file);
     o->file = NULL;
-    unlink(o->partial);
+    if (o->partial[0])
+        unlink(o->partial);
 }

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "summary.h"
 
+#include "otf2_open.h"
+
 #include <errno.h>
 #include <dirent.h>
 #include <otf2/otf2.h>
@@ -312,8 +314,10 @@ int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size
         snprintf(err, err_size, "offtrace: '%s' holds no trace (no %s.otf2)", dir, OFFTRACE_ARCHIVE_NAME);
         return -ENOENT;
     }
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    OTF2_ErrorCallback previous = ot_otf2_quiet_errors();
+    OTF2_Reader *rd = ot_otf2_open_reader(anchor);
     if (!rd) {
+        ot_otf2_restore_errors(previous);
         snprintf(err, err_size, "offtrace: '%s' is not a readable OTF2 archive", anchor);
         return -EINVAL;
     }
@@ -325,6 +329,7 @@ int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size
     if (rc == 0)
         rc = read_events(rd, &st);
     OTF2_Reader_Close(rd);
+    ot_otf2_restore_errors(previous);
     free_state(&st);
     if (rc) {
         snprintf(err, err_size, "offtrace: '%s' is damaged or not an OTF2 archive offtrace can read", anchor);
