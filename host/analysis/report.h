@@ -1,0 +1,204 @@
+/**
+ * \file report.h
+ * \brief `offtrace report`: what an archive says about where the time went,
+ *        per device, per construct site, per kernel and per transfer site,
+ *        and which transfer and launch patterns cost time (docs/report.md).
+ *
+ * The report is built in one streaming pass over the archive
+ * (trace_read.h). Everything it holds is bounded by the archive's
+ * definitions (sites, kernels, devices, host threads), never by the number
+ * of events; the one per-range history the findings need is a fixed-size
+ * table (report_history.h).
+ *
+ * Pipeline: ot_report_collect (statistics and evidence, report_collect.c)
+ * -> ot_report_find (findings, report_findings.c) -> ot_report_print_text
+ * (report_text.c) or ot_report_print_json (report_json.c).
+ */
+#ifndef OT_ANALYSIS_REPORT_H
+#define OT_ANALYSIS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** Transfer directions, as array indices. */
+enum { OT_RP_H2D = 0, OT_RP_D2H = 1 };
+
+/** What a site is. */
+typedef enum ot_rp_kind {
+    OT_RP_TARGET,      /**< `target` (its kernels run on a device) */
+    OT_RP_ENTER_DATA,  /**< `target enter data` (also the begin of `target data`) */
+    OT_RP_EXIT_DATA,   /**< `target exit data` (also the end of `target data`) */
+    OT_RP_UPDATE,      /**< `target update` */
+    OT_RP_API,         /**< omp_target_memcpy and friends */
+    OT_RP_OUTSIDE,     /**< transfers issued outside every construct */
+    OT_RP_KINDS
+} ot_rp_kind;
+
+/** Per device. */
+typedef struct ot_rp_device {
+    int device;
+    uint64_t kernels, kernel_ns, kernel_max_ns;
+    uint64_t transfers[2], bytes[2], transfer_ns[2]; /**< by OT_RP_H2D / OT_RP_D2H */
+    uint64_t memory_peak;                            /**< high-water mark of "device memory in use" */
+} ot_rp_device;
+
+/**
+ * Evidence the findings are made of, gathered per site while reading
+ * (report_history.c and report_transfers.c fill it; report_findings.c judges).
+ */
+typedef struct ot_rp_evidence {
+    /* 1. repeated upload: uploads of a range that was already on the device
+     *    and not copied back since, counted from the 2nd of a run of >= 3 */
+    uint64_t repeat_copies, repeat_bytes, repeat_ns;
+    uint64_t repeat_runs;        /**< runs that reached 3 uploads */
+    uint64_t repeat_longest;     /**< longest run, in construct instances */
+    uint64_t repeat_range_bytes; /**< size of the range of the longest run */
+    int repeat_device;
+    /* 2. round trip: this site copied a range back, and it was sent to the
+     *    same device again later (both copies count) */
+    uint64_t trip_count, trip_bytes, trip_ns, trip_gap_ns;
+    int32_t trip_partner;        /**< site of the re-upload (the first seen) */
+    int trip_partners;           /**< 1, or 2 for "several" */
+    /* 3. tiny transfers: transfers below OT_RP_TINY_BYTES in streaks that
+     *    one transfer could replace */
+    uint64_t tiny, tiny_batchable, tiny_bytes, tiny_stake_ns;
+} ot_rp_evidence;
+
+/** A construct site: one source line of one construct kind. */
+typedef struct ot_rp_site {
+    char *name;                  /**< region name, "target @cg.c:24" */
+    char *site;                  /**< "cg.c:24" */
+    char *file;                  /**< as in the archive (may be a full path), "" if unknown */
+    uint32_t line;
+    ot_rp_kind kind;
+    int nowait;
+    int device;                  /**< device used; -1 none seen, -2 several */
+    uint64_t count, host_ns, max_ns;
+    uint64_t kernels, kernel_ns;
+    uint64_t transfers[2], bytes[2], transfer_ns[2];
+    uint64_t busy_ns;            /**< time some kernel or transfer of the instance was active */
+    uint64_t alloc_ns, allocs;   /**< in "data op alloc" / "data op delete" */
+    ot_rp_evidence ev;
+} ot_rp_site;
+
+/** A kernel on one device. */
+typedef struct ot_rp_kernel {
+    char *name;                  /**< symbol, "__omp_offloading_fe00_5100_spmv_l24" */
+    char *short_name;            /**< "spmv_l24" */
+    int32_t site;                /**< construct site of its first attributed launch, -1 unknown */
+    int device;
+    uint64_t count, total_ns, max_ns;
+} ot_rp_kernel;
+
+/** Transfers of one site in one direction to one device. */
+typedef struct ot_rp_xsite {
+    int32_t site;
+    int direction, device;
+    uint64_t count, bytes, ns, min_bytes, max_bytes;
+} ot_rp_xsite;
+
+typedef enum ot_rp_finding_kind {
+    OT_RP_REPEATED_UPLOAD,
+    OT_RP_ROUND_TRIP,
+    OT_RP_TINY_TRANSFERS,
+    OT_RP_SHORT_KERNELS,
+    OT_RP_DEVICE_IDLE,
+    OT_RP_FINDING_KINDS
+} ot_rp_finding_kind;
+
+typedef struct ot_rp_finding {
+    ot_rp_finding_kind kind;
+    int32_t site, other_site;    /**< other_site: partner of a round trip, else -1 */
+    int device;                  /**< -1 unknown */
+    uint64_t count;              /**< occurrences (copies, launches, ...) */
+    uint64_t bytes_at_stake, ns_at_stake;
+    char message[640];           /**< one paragraph, no line breaks */
+} ot_rp_finding;
+
+/** Whole-run numbers. */
+typedef struct ot_rp_summary {
+    uint64_t duration_ns;        /**< the archive's clock range */
+    uint64_t inside_ns;          /**< time some host thread was inside a construct */
+    uint64_t host_threads, devices;
+    uint64_t constructs[OT_RP_KINDS], data_regions;
+    uint64_t unattributed_kernels;  /**< kernels no open target region could claim */
+    uint64_t unmatched_completions; /**< completions without their put/get */
+    uint64_t transfers_without_address;
+    uint64_t history_evictions;     /**< ranges the bounded history forgot */
+    char partial[160];              /**< OFFTRACE::PARTIAL when not "no" */
+} ot_rp_summary;
+
+typedef struct ot_report {
+    char *archive, *creator;
+    ot_rp_summary summary;
+    ot_rp_device *devices;   size_t device_count;
+    ot_rp_site *sites;       size_t site_count, site_cap;
+    ot_rp_kernel *kernels;   size_t kernel_count, kernel_cap;
+    ot_rp_xsite *xsites;     size_t xsite_count, xsite_cap;
+    ot_rp_finding *findings; size_t finding_count;
+} ot_report;
+
+/** How the tables are ordered (findings always by what is at stake). */
+typedef enum ot_rp_sort { OT_RP_SORT_TOTAL, OT_RP_SORT_COUNT, OT_RP_SORT_MEAN, OT_RP_SORT_BYTES,
+                          OT_RP_SORT_NAME } ot_rp_sort;
+
+typedef struct ot_rp_options {
+    ot_rp_sort sort;
+    size_t limit;                /**< rows per table; 0 = all */
+} ot_rp_options;
+
+/** Transfers below this many bytes are "tiny" (finding 3). */
+#define OT_RP_TINY_BYTES 4096u
+/** Ranges below this many bytes are left out of findings 1 and 2. */
+#define OT_RP_MIN_RANGE_BYTES 1024u
+
+/**
+ * \brief Read `<dir>` (an offtrace archive) and fill \p r: statistics and
+ *        evidence, no findings yet.
+ * \return 0, or a negative errno with a one-line message in \p err
+ *         (-ENOENT: no archive, -EINVAL: damaged, -ENOMEM).
+ */
+int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size);
+
+/** \brief Judge the evidence: fill r->findings, largest time at stake first. */
+int ot_report_find(ot_report *r);
+
+/** \brief The human report: three highlights, then the tables (100 columns). */
+void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief The same content as one JSON object. */
+void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief Free everything \p r holds (it may be partly filled). */
+void ot_report_free(ot_report *r);
+
+/* ---- shared by the two printers (report_rows.c, report_highlights.c) ---- */
+
+#define OT_RP_HIGHLIGHT_SIZE 1024
+
+/** \brief The three numbered lines the report starts with, one paragraph each. */
+void ot_report_highlights(const ot_report *r, char out[3][OT_RP_HIGHLIGHT_SIZE]);
+
+/**
+ * \brief Row order for one table: indices into sites (which = 's'), kernels
+ *        ('k') or transfer sites ('x'), sorted per \p sort, ties by name.
+ * \return malloc'd array of r's row count (caller frees), NULL if empty.
+ */
+size_t *ot_report_order(const ot_report *r, char which, ot_rp_sort sort, size_t *count);
+
+/** \brief The JSON id of a kind: "target", "enter_data", "exit_data", "update", "api", "outside". */
+const char *ot_report_kind_id(ot_rp_kind k);
+
+/** \brief "repeated upload", "round trip", ... and the JSON ids "repeated_upload", ... */
+const char *ot_report_finding_title(ot_rp_finding_kind k);
+const char *ot_report_finding_id(ot_rp_finding_kind k);
+
+/** \brief Time as "12.3 ms" / bytes as "1.5 MiB" into \p buf (returns buf). */
+char *ot_report_time(uint64_t ns, char *buf, size_t size);
+char *ot_report_bytes(uint64_t bytes, char *buf, size_t size);
+
+/** \brief Effective bandwidth in GB/s (10^9 bytes per second), 0 when no time. */
+double ot_report_gbps(uint64_t bytes, uint64_t ns);
+
+#endif /* OT_ANALYSIS_REPORT_H */

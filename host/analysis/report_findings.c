@@ -1,0 +1,237 @@
+/**
+ * \file report_findings.c
+ * \brief Turns the evidence gathered per site into findings, each with its
+ *        source line and what is at stake. The rules and thresholds, and why
+ *        they are what they are, are in docs/report.md ("Findings").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Thresholds (docs/report.md, "Findings"). */
+#define TRIP_MIN 2                  /* round trips of one site before it is a pattern */
+#define TINY_MIN_BATCHABLE 16       /* tiny transfers that batching would remove */
+#define TINY_MIN_SHARE 0.10         /* of the site's host time at stake */
+#define SHORT_MIN_LAUNCHES 10       /* kernels of one site before "short" is a pattern */
+#define IDLE_MIN_SHARE 0.50         /* of the host's time in the site */
+#define IDLE_MIN_NS 1000000ull      /* 1 ms */
+#define IDLE_MIN_INSTANCES 3        /* a one-off (the final free) is not a pattern */
+
+typedef struct finding_list {
+    ot_rp_finding *items;
+    size_t count, cap;
+} finding_list;
+
+static ot_rp_finding *add(finding_list *l, ot_rp_finding_kind kind, int32_t site, int device)
+{
+    if (l->count == l->cap) {
+        size_t n = l->cap ? l->cap * 2 : 8;
+        ot_rp_finding *p = realloc(l->items, n * sizeof *p);
+        if (!p)
+            return NULL;
+        l->items = p;
+        l->cap = n;
+    }
+    ot_rp_finding *f = &l->items[l->count++];
+    *f = (ot_rp_finding){.kind = kind, .site = site, .other_site = -1, .device = device};
+    return f;
+}
+
+static const char *device_text(int device, char *buf, size_t size)
+{
+    if (device >= 0)
+        snprintf(buf, size, "device %d", device);
+    else
+        snprintf(buf, size, "%s", device == -2 ? "its devices" : "the device");
+    return buf;
+}
+
+static uint64_t rest_ns(const ot_rp_site *s)
+{
+    uint64_t used = s->kernel_ns + s->transfer_ns[0] + s->transfer_ns[1];
+    return s->host_ns > used ? s->host_ns - used : 0;
+}
+
+/* 1. The same range sent to the device again while it had not come back. */
+static int repeated_upload(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_site *s = &r->sites[i];
+    const ot_rp_evidence *e = &s->ev;
+    if (!e->repeat_runs)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_REPEATED_UPLOAD, i, e->repeat_device);
+    if (!f)
+        return -ENOMEM;
+    char dev[32], b[32], t[32], rb[32];
+    f->count = e->repeat_copies;
+    f->bytes_at_stake = e->repeat_bytes;
+    f->ns_at_stake = e->repeat_ns;
+    device_text(f->device, dev, sizeof dev);
+    snprintf(f->message, sizeof f->message,
+             "%s sends data to %s that is already there: the same %s in %llu consecutive regions%s; "
+             "%llu copies (%s, %s) repeat what the device holds. If the host did not change it in between, "
+             "keep it on the device with `target data` or `target enter data` around the loop "
+             "(`target update to` where the host did change it).",
+             s->site, dev, ot_report_bytes(e->repeat_range_bytes, rb, sizeof rb),
+             (unsigned long long)e->repeat_longest, e->repeat_runs > 1 ? " (longest run)" : "",
+             (unsigned long long)e->repeat_copies, ot_report_bytes(e->repeat_bytes, b, sizeof b),
+             ot_report_time(e->repeat_ns, t, sizeof t));
+    return 0;
+}
+
+/* 2. Copied back, then sent again: avoidable if the host did not change it. */
+static int round_trip(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_site *s = &r->sites[i];
+    const ot_rp_evidence *e = &s->ev;
+    if (e->trip_count < TRIP_MIN)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_ROUND_TRIP, i, s->device);
+    if (!f)
+        return -ENOMEM;
+    f->other_site = e->trip_partners == 1 ? e->trip_partner : -1;
+    f->count = e->trip_count;
+    f->bytes_at_stake = e->trip_bytes;
+    f->ns_at_stake = e->trip_ns;
+    char dev[32], b[32], t[32], g[32], partner[96];
+    if (f->other_site == i)
+        snprintf(partner, sizeof partner, "its next instance");
+    else if (f->other_site >= 0)
+        snprintf(partner, sizeof partner, "%s", r->sites[f->other_site].site);
+    else
+        snprintf(partner, sizeof partner, "later constructs");
+    snprintf(f->message, sizeof f->message,
+             "%s copies data back to the host that %s sends to %s again: %llu round trips (%s both ways, %s; "
+             "%s between copy back and copy in, on average). offtrace cannot see host accesses: "
+             "if the host did not change the data in between, both copies are avoidable; keep it on the "
+             "device with `target data`, and `target update from` only what the host reads.",
+             s->site, partner, device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
+             ot_report_bytes(e->trip_bytes, b, sizeof b), ot_report_time(e->trip_ns, t, sizeof t),
+             ot_report_time(e->trip_gap_ns / e->trip_count, g, sizeof g));
+    return 0;
+}
+
+/* 3. Many tiny transfers in a row that one transfer could carry. */
+static int tiny_transfers(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_site *s = &r->sites[i];
+    const ot_rp_evidence *e = &s->ev;
+    if (e->tiny_batchable < TINY_MIN_BATCHABLE || (double)e->tiny_stake_ns < TINY_MIN_SHARE * (double)s->host_ns)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_TINY_TRANSFERS, i, s->device);
+    if (!f)
+        return -ENOMEM;
+    f->count = e->tiny_batchable;
+    f->bytes_at_stake = e->tiny_bytes;
+    f->ns_at_stake = e->tiny_stake_ns;
+    char b[32], t[32];
+    snprintf(f->message, sizeof f->message,
+             "%s makes %llu transfers smaller than %u B (%s in all); %llu of them follow one like it with "
+             "nothing in between and could travel with it: %s at stake (%.0f%% of the time in %s). Batch them: "
+             "one contiguous array, one map clause or one `target update` for the whole set.",
+             s->site, (unsigned long long)e->tiny, OT_RP_TINY_BYTES, ot_report_bytes(e->tiny_bytes, b, sizeof b),
+             (unsigned long long)e->tiny_batchable, ot_report_time(e->tiny_stake_ns, t, sizeof t),
+             s->host_ns ? 100.0 * (double)e->tiny_stake_ns / (double)s->host_ns : 0.0, s->site);
+    return 0;
+}
+
+/* 4. Kernels that take less time than what launching them costs. */
+static int short_kernels(finding_list *l, const ot_report *r, int32_t i, int *fired)
+{
+    const ot_rp_site *s = &r->sites[i];
+    uint64_t rest = rest_ns(s);
+    *fired = 0;
+    if (s->kind != OT_RP_TARGET || s->kernels < SHORT_MIN_LAUNCHES || s->kernel_ns / s->kernels >= rest / s->count)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_SHORT_KERNELS, i, s->device);
+    if (!f)
+        return -ENOMEM;
+    *fired = 1;
+    f->count = s->kernels;
+    f->ns_at_stake = rest;
+    char k[32], o[32], t[32];
+    snprintf(f->message, sizeof f->message,
+             "%s launches %llu kernels of %s on average, each with %s of launch and runtime overhead around it "
+             "(%s in all, %.0f%% of the time in %s). Give each kernel more work: fuse neighbouring kernels, or "
+             "move the loop that launches them into one target region.",
+             s->site, (unsigned long long)s->kernels, ot_report_time(s->kernel_ns / s->kernels, k, sizeof k),
+             ot_report_time(rest / s->count, o, sizeof o), ot_report_time(rest, t, sizeof t),
+             s->host_ns ? 100.0 * (double)rest / (double)s->host_ns : 0.0, s->site);
+    return 0;
+}
+
+/* 5. The host waits in a construct while its device does nothing. */
+static int device_idle(finding_list *l, const ot_report *r, int32_t i, int short_fired)
+{
+    const ot_rp_site *s = &r->sites[i];
+    uint64_t idle = s->host_ns > s->busy_ns ? s->host_ns - s->busy_ns : 0;
+    if (s->kind == OT_RP_OUTSIDE || s->count < IDLE_MIN_INSTANCES || idle <= IDLE_MIN_NS ||
+        (double)idle <= IDLE_MIN_SHARE * (double)s->host_ns)
+        return 0;
+    int allocation = 2 * s->alloc_ns >= idle;
+    if (short_fired && !allocation) /* finding 4 already says why */
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_DEVICE_IDLE, i, s->device);
+    if (!f)
+        return -ENOMEM;
+    f->count = s->count;
+    f->ns_at_stake = idle;
+    char dev[32], h[32], t[32], a[32], why[256];
+    if (allocation)
+        snprintf(why, sizeof why, "%s of it allocating and freeing device memory (%llu allocations and "
+                 "frees): allocate once before the loop (`target enter data map(alloc: ...)`) and reuse",
+                 ot_report_time(s->alloc_ns, a, sizeof a), (unsigned long long)s->allocs);
+    else
+        snprintf(why, sizeof why, "runtime overhead: use fewer, larger constructs, or `nowait` so that the "
+                 "host works meanwhile");
+    snprintf(f->message, sizeof f->message,
+             "the host waited %s in %s (%llu instances) while %s ran no kernel and no transfer for %.0f%% of it "
+             "(%s); %s.",
+             ot_report_time(s->host_ns, h, sizeof h), s->site, (unsigned long long)s->count,
+             device_text(f->device, dev, sizeof dev), 100.0 * (double)idle / (double)s->host_ns,
+             ot_report_time(idle, t, sizeof t), why);
+    return 0;
+}
+
+static int by_stake(const void *pa, const void *pb)
+{
+    const ot_rp_finding *a = pa, *b = pb;
+    if (a->ns_at_stake != b->ns_at_stake)
+        return a->ns_at_stake > b->ns_at_stake ? -1 : 1;
+    if (a->bytes_at_stake != b->bytes_at_stake)
+        return a->bytes_at_stake > b->bytes_at_stake ? -1 : 1;
+    return (a->site > b->site) - (a->site < b->site);
+}
+
+int ot_report_find(ot_report *r)
+{
+    finding_list l = {0};
+    int rc = 0;
+    for (size_t i = 0; i < r->site_count && rc == 0; i++) {
+        int32_t site = (int32_t)i;
+        int fired = 0;
+        rc = repeated_upload(&l, r, site);
+        if (!rc)
+            rc = round_trip(&l, r, site);
+        if (!rc)
+            rc = tiny_transfers(&l, r, site);
+        if (!rc)
+            rc = short_kernels(&l, r, site, &fired);
+        if (!rc)
+            rc = device_idle(&l, r, site, fired);
+    }
+    if (rc) {
+        free(l.items);
+        return rc;
+    }
+    if (l.count)
+        qsort(l.items, l.count, sizeof *l.items, by_stake);
+    free(r->findings);
+    r->findings = l.items;
+    r->finding_count = l.count;
+    return 0;
+}

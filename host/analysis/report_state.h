@@ -1,0 +1,132 @@
+/**
+ * \file report_state.h
+ * \brief Internal: the state of one streaming pass of the report over an
+ *        archive, shared by the visitor's parts (report_collect.c: host
+ *        regions and instances; report_kernels.c: kernels; report_transfers.c:
+ *        transfers and tiny-transfer streaks).
+ *
+ * All of it is sized by definitions: one rp_thread per host-thread
+ * location, one rp_stream per kernel-stream location, one site per region.
+ * Per-thread stacks and pending tables have fixed depths; what does not fit
+ * is counted, never stored.
+ */
+#ifndef OT_ANALYSIS_REPORT_STATE_H
+#define OT_ANALYSIS_REPORT_STATE_H
+
+#include <stdint.h>
+
+#include "report.h"
+#include "report_history.h"
+#include "report_index.h"
+#include "trace_read.h"
+
+#define RP_MAX_FRAMES 16   /* construct instances open on one thread (they rarely nest at all) */
+#define RP_MAX_PENDING 64  /* transfers begun and not yet completed on one thread */
+#define RP_MAX_KERNELS 8   /* kernels open on one stream (streams keep them nested) */
+
+/** One open construct instance on a host thread. */
+typedef struct rp_frame {
+    const ot_tr_region *region;
+    int32_t site;
+    uint64_t serial;           /* unique per instance */
+    uint64_t enter;
+    uint64_t kernel_ns, transfer_ns;
+    uint64_t busy_ns, busy_since;
+    uint32_t active;           /* kernels and transfers of the instance now active */
+    int device;                /* -1 until a kernel or transfer names it */
+    int kernels;
+    uint64_t streak;           /* tiny-transfer streak it took part in, 0 none */
+} rp_frame;
+
+/** A put/get waiting for its completion. */
+typedef struct rp_pending {
+    uint64_t id, start, serial;
+    rp_range_key key;
+    int has_key, direction;
+    int32_t site, xsite;
+    rp_credit credit;
+    uint64_t streak;           /* tiny-transfer streak, 0 if not tiny */
+} rp_pending;
+
+/** Consecutive tiny transfers of one thread that one transfer could replace. */
+typedef struct rp_streak {
+    uint64_t id;               /* 0: none open */
+    int32_t site;
+    int direction, device;
+    uint64_t transfers, ns, bytes;
+    uint64_t instances, last_serial;
+    uint64_t region_ns;        /* non-kernel time of the instances it spans (known at their end) */
+} rp_streak;
+
+typedef struct rp_thread {
+    rp_frame frames[RP_MAX_FRAMES];
+    int depth, overflow;       /* overflow: construct regions open beyond RP_MAX_FRAMES */
+    rp_pending pending[RP_MAX_PENDING];
+    int npending;
+    uint64_t op_enter;         /* start of the open "data op alloc/delete", 0 none */
+    rp_streak streak;
+} rp_thread;
+
+typedef struct rp_open_kernel {
+    int32_t row, site;
+    int thread;                /* -1 when no target instance claimed it */
+    uint64_t serial, start;
+} rp_open_kernel;
+
+typedef struct rp_stream {
+    rp_open_kernel open[RP_MAX_KERNELS];
+    int depth, overflow;
+} rp_stream;
+
+typedef struct rp_state {
+    ot_report *r;
+    const ot_tr_archive *archive;
+    rp_thread *threads;
+    size_t thread_count;
+    rp_stream *streams;
+    size_t stream_count;
+    int32_t *slot_of_location; /* location index -> thread or stream number, -1 */
+    int32_t *site_of_region;   /* region index -> site, -1 */
+    size_t region_count;
+    uint8_t *device_seen;      /* device number -> has a location */
+    rp_index kernel_rows, xsite_rows;
+    rp_history *history;
+    int32_t outside_site;      /* site of transfers outside constructs, -1 until one comes */
+    uint64_t next_serial, next_streak;
+    int threads_inside;        /* host threads with a construct open */
+    uint64_t inside_since;
+    int failed;                /* out of memory: the read stops */
+} rp_state;
+
+/* report_collect.c */
+/** \brief The site of a construct region, made on first use (-1 when out of memory). */
+int32_t rp_site_of(rp_state *s, const ot_tr_region *region);
+/** \brief The site for transfers outside every construct. */
+int32_t rp_outside_site(rp_state *s);
+/** \brief The innermost open instance of \p t, or NULL. */
+rp_frame *rp_top_frame(rp_thread *t);
+/** \brief The open instance \p serial of \p t, or NULL when it has ended. */
+rp_frame *rp_frame_by_serial(rp_thread *t, uint64_t serial);
+/** \brief Instance activity bookkeeping: a kernel or transfer of \p f starts / ends at \p t. */
+void rp_frame_busy(rp_frame *f, uint64_t t);
+void rp_frame_idle(rp_frame *f, uint64_t t);
+/** \brief Note that \p f (of site \p site) worked with \p device. */
+void rp_frame_device(rp_state *s, rp_frame *f, int device);
+/** \brief Grow an array of rows by one; \return the new row's index or -1. */
+int32_t rp_add_row(void **rows, size_t *count, size_t *cap, size_t size);
+/** \brief The device's statistics row (NULL for a device without a location). */
+ot_rp_device *rp_device(rp_state *s, int device);
+
+/* report_kernels.c */
+int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, uint64_t t, const ot_tr_region *region);
+int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, uint64_t t);
+
+/* report_transfers.c */
+int rp_transfer(rp_state *s, const ot_tr_location *loc, uint64_t t, const ot_tr_transfer *x);
+int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, uint64_t t, uint64_t id);
+/** \brief End \p t's tiny-transfer streak (a kernel, another site or direction came between). */
+void rp_streak_close(rp_state *s, rp_thread *t);
+/** \brief An instance that took part in \p t's streak ended, after \p non_kernel_ns outside kernels. */
+void rp_streak_instance_end(rp_thread *t, const rp_frame *f, uint64_t non_kernel_ns);
+
+#endif

@@ -1,0 +1,232 @@
+/**
+ * \file report_text.c
+ * \brief The human report: a header, the three highlights, then aligned
+ *        tables (devices, transfers per device, constructs, kernels,
+ *        transfer sites) and the findings, all within 100 columns.
+ *
+ * Units are ASCII ("us", not the micro sign) so that printf's widths are
+ * display widths. Long names are cut with "...": site names lose their
+ * beginning (the line number is what matters), kernel names their end.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_history.h"
+
+#define WIDTH 100
+
+/* \p text cut to \p width columns with "...", keeping its end or its start. */
+static const char *fit(const char *text, size_t width, int keep_end, char *buf, size_t size)
+{
+    size_t n = strlen(text);
+    if (n <= width || width < 4 || width >= size)
+        return text;
+    if (keep_end)
+        snprintf(buf, size, "...%s", text + n - (width - 3));
+    else
+        snprintf(buf, size, "%.*s...", (int)(width - 3), text);
+    return buf;
+}
+
+/* One paragraph, \p first before its first line, \p indent spaces before the others. */
+static void wrap(FILE *to, const char *first, size_t indent, const char *text)
+{
+    size_t col = (size_t)fprintf(to, "%s", first);
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t word = strcspn(p, " ");
+        if (!word)
+            break;
+        if (col > indent && col + 1 + word > WIDTH) {
+            col = (size_t)fprintf(to, "\n%*s", (int)indent, "") - 1;
+        } else if (col > indent && p != text)
+            col += (size_t)fprintf(to, " ");
+        col += (size_t)fprintf(to, "%.*s", (int)word, p);
+        p += word;
+    }
+    fputc('\n', to);
+}
+
+static void more_rows(FILE *to, size_t shown, size_t all)
+{
+    if (shown < all)
+        fprintf(to, "  (%zu more; --limit 0 shows all)\n", all - shown);
+}
+
+static size_t rows_to_show(const ot_rp_options *o, size_t all)
+{
+    return o->limit && o->limit < all ? o->limit : all;
+}
+
+static const char *sort_name(ot_rp_sort s)
+{
+    static const char *names[] = {"total time", "count", "mean time", "bytes", "name"};
+    return names[s];
+}
+
+static void header(const ot_report *r, FILE *to)
+{
+    char d[32];
+    fprintf(to, "offtrace report: %s (%s)\n", r->archive, r->creator && r->creator[0] ? r->creator : "unknown creator");
+    fprintf(to, "%s traced, %llu host thread%s, %llu device%s\n", ot_report_time(r->summary.duration_ns, d, sizeof d),
+            (unsigned long long)r->summary.host_threads, r->summary.host_threads == 1 ? "" : "s",
+            (unsigned long long)r->summary.devices, r->summary.devices == 1 ? "" : "s");
+    if (r->summary.partial[0])
+        fprintf(to, "partial trace: %s\n", r->summary.partial);
+    char h[3][OT_RP_HIGHLIGHT_SIZE];
+    ot_report_highlights(r, h);
+    fputc('\n', to);
+    for (int i = 0; i < 3; i++) {
+        char first[8];
+        snprintf(first, sizeof first, " %d. ", i + 1);
+        wrap(to, first, 4, h[i]);
+    }
+}
+
+static void devices(const ot_report *r, FILE *to)
+{
+    char a[32], b[32], c[32], m[32];
+    fprintf(to, "\nDevices\n  %3s %8s %11s %10s %10s %13s\n", "dev", "kernels", "kernel time", "mean", "max",
+            "memory peak");
+    for (size_t i = 0; i < r->device_count; i++) {
+        const ot_rp_device *d = &r->devices[i];
+        fprintf(to, "  %3d %8llu %11s %10s %10s %13s\n", d->device, (unsigned long long)d->kernels,
+                ot_report_time(d->kernel_ns, a, sizeof a),
+                ot_report_time(d->kernels ? d->kernel_ns / d->kernels : 0, b, sizeof b),
+                ot_report_time(d->kernel_max_ns, c, sizeof c), ot_report_bytes(d->memory_peak, m, sizeof m));
+    }
+    fprintf(to, "\nTransfers per device\n  %3s  %-12s %8s %11s %10s %8s\n", "dev", "direction", "count", "bytes",
+            "time", "GB/s");
+    for (size_t i = 0; i < r->device_count; i++)
+        for (int dir = 0; dir < 2; dir++) {
+            const ot_rp_device *d = &r->devices[i];
+            fprintf(to, "  %3d  %-12s %8llu %11s %10s %8.2f\n", d->device, dir ? "device->host" : "host->device",
+                    (unsigned long long)d->transfers[dir], ot_report_bytes(d->bytes[dir], a, sizeof a),
+                    ot_report_time(d->transfer_ns[dir], b, sizeof b), ot_report_gbps(d->bytes[dir], d->transfer_ns[dir]));
+        }
+}
+
+static const char *short_kind(const ot_rp_site *s)
+{
+    static const char *names[OT_RP_KINDS] = {"target", "enter", "exit", "update", "api", "none"};
+    return s->kind == OT_RP_TARGET && s->nowait ? "target*" : names[s->kind];
+}
+
+static void constructs(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n, *order = ot_report_order(r, 's', o->sort, &n), shown = rows_to_show(o, n);
+    int nowait = 0;
+    fprintf(to, "\nConstructs by source line (host time; rest = launch and runtime overhead; by %s)\n",
+            sort_name(o->sort));
+    fprintf(to, "  %-24s %-7s %6s %8s %8s %8s %8s %8s %9s\n", "site", "kind", "count", "total", "mean", "kernels",
+            "transfer", "rest", "bytes");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_site *s = &r->sites[order[j]];
+        char cut[32], t[5][32], b[32];
+        uint64_t x = s->transfer_ns[0] + s->transfer_ns[1], used = s->kernel_ns + x;
+        nowait |= s->nowait && s->kind == OT_RP_TARGET;
+        fprintf(to, "  %-24s %-7s %6llu %8s %8s %8s %8s %8s %9s\n", fit(s->site, 24, 1, cut, sizeof cut),
+                short_kind(s), (unsigned long long)s->count, ot_report_time(s->host_ns, t[0], 32),
+                ot_report_time(s->count ? s->host_ns / s->count : 0, t[1], 32), ot_report_time(s->kernel_ns, t[2], 32),
+                ot_report_time(x, t[3], 32), ot_report_time(s->host_ns > used ? s->host_ns - used : 0, t[4], 32),
+                ot_report_bytes(s->bytes[0] + s->bytes[1], b, sizeof b));
+    }
+    more_rows(to, shown, n);
+    if (nowait)
+        fprintf(to, "  * target nowait\n");
+    free(order);
+}
+
+static void kernels(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n, *order = ot_report_order(r, 'k', o->sort, &n), shown = rows_to_show(o, n);
+    uint64_t all = 0;
+    for (size_t i = 0; i < r->kernel_count; i++)
+        all += r->kernels[i].total_ns;
+    fprintf(to, "\nTop kernels (by %s)\n  %-28s %-22s %3s %6s %8s %8s %8s %5s\n", sort_name(o->sort), "kernel",
+            "launched at", "dev", "count", "total", "mean", "max", "share");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_kernel *k = &r->kernels[order[j]];
+        char c1[40], c2[32], t[3][32];
+        fprintf(to, "  %-28s %-22s %3d %6llu %8s %8s %8s %4.0f%%\n", fit(k->short_name, 28, 0, c1, sizeof c1),
+                k->site >= 0 ? fit(r->sites[k->site].site, 22, 1, c2, sizeof c2) : "-", k->device,
+                (unsigned long long)k->count, ot_report_time(k->total_ns, t[0], 32),
+                ot_report_time(k->count ? k->total_ns / k->count : 0, t[1], 32), ot_report_time(k->max_ns, t[2], 32),
+                all ? 100.0 * (double)k->total_ns / (double)all : 0.0);
+    }
+    if (!n)
+        fprintf(to, "  (none)\n");
+    more_rows(to, shown, n);
+    free(order);
+}
+
+static void transfer_sites(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n, *order = ot_report_order(r, 'x', o->sort, &n), shown = rows_to_show(o, n);
+    fprintf(to, "\nTop transfer sites (by %s)\n  %-24s %-7s %-12s %3s %6s %9s %8s %7s %9s\n", sort_name(o->sort),
+            "site", "kind", "direction", "dev", "count", "bytes", "time", "GB/s", "mean size");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_xsite *x = &r->xsites[order[j]];
+        const ot_rp_site *s = &r->sites[x->site];
+        char cut[32], b[32], t[32], m[32];
+        fprintf(to, "  %-24s %-7s %-12s %3d %6llu %9s %8s %7.2f %9s\n", fit(s->site, 24, 1, cut, sizeof cut),
+                short_kind(s), x->direction == OT_RP_H2D ? "host->device" : "device->host", x->device,
+                (unsigned long long)x->count, ot_report_bytes(x->bytes, b, sizeof b), ot_report_time(x->ns, t, sizeof t),
+                ot_report_gbps(x->bytes, x->ns), ot_report_bytes(x->count ? x->bytes / x->count : 0, m, sizeof m));
+    }
+    if (!n)
+        fprintf(to, "  (none)\n");
+    more_rows(to, shown, n);
+    free(order);
+}
+
+static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n = r->finding_count, shown = rows_to_show(o, n);
+    fprintf(to, "\nFindings (%zu, largest time at stake first; docs/report.md explains each)\n", n);
+    if (!n)
+        fprintf(to, "  (none)\n");
+    for (size_t i = 0; i < shown; i++) {
+        const ot_rp_finding *f = &r->findings[i];
+        char first[160], t[32], b[32];
+        int k = snprintf(first, sizeof first, "  %zu. [%s] %s at stake", i + 1, ot_report_finding_title(f->kind),
+                         ot_report_time(f->ns_at_stake, t, sizeof t));
+        if (f->bytes_at_stake && k > 0 && (size_t)k < sizeof first)
+            snprintf(first + k, sizeof first - (size_t)k, ", %s", ot_report_bytes(f->bytes_at_stake, b, sizeof b));
+        fprintf(to, "%s\n", first);
+        wrap(to, "     ", 5, f->message);
+    }
+    more_rows(to, shown, n);
+}
+
+static void notes(const ot_report *r, FILE *to)
+{
+    const ot_rp_summary *s = &r->summary;
+    if (s->unattributed_kernels)
+        fprintf(to, "note: %llu kernels ran outside every open target region and count for no construct\n",
+                (unsigned long long)s->unattributed_kernels);
+    if (s->transfers_without_address)
+        fprintf(to, "note: %llu transfers carry no host address (an older archive): no repeated-upload or "
+                "round-trip findings for them\n", (unsigned long long)s->transfers_without_address);
+    if (s->history_evictions)
+        fprintf(to, "note: the range history (%d ranges) forgot %llu ranges: findings 1 and 2 may miss "
+                "some\n", RP_HISTORY_SETS * RP_HISTORY_WAYS, (unsigned long long)s->history_evictions);
+    if (s->unmatched_completions)
+        fprintf(to, "note: %llu transfer completions had no put/get\n", (unsigned long long)s->unmatched_completions);
+}
+
+void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    header(r, to);
+    devices(r, to);
+    constructs(r, o, to);
+    kernels(r, o, to);
+    transfer_sites(r, o, to);
+    findings(r, o, to);
+    notes(r, to);
+}
