@@ -1,0 +1,46 @@
+/**
+ * \file view.c
+ * \brief The ot_view object outside its building and drawing: the summary
+ *        line the CLI prints, and freeing it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "view_model.h"
+
+void ot_view_print_summary(const ot_view *v, const char *path, FILE *f)
+{
+    uint64_t arrows = 0;
+    for (size_t i = 0; i < v->nflows; i++)
+        for (size_t c = 0; c < ot_view_arrow_columns(v); c++)
+            arrows += v->flows[i].cells[c].count != 0;
+    char window[112];
+    ot_view_format_window(v, window, sizeof window);
+    fprintf(f, "offtrace: wrote %s: %zu rows, %s, %llu regions as bars, %llu merged into pixel marks, "
+               "%llu transfers as %llu arrows\n",
+            path, v->nrows, window, (unsigned long long)v->regions_drawn,
+            (unsigned long long)v->regions_merged, (unsigned long long)v->transfers, (unsigned long long)arrows);
+}
+
+void ot_view_free(ot_view *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->nrows; i++) {
+        free(v->rows[i].label);
+        for (int l = 0; l < OT_VIEW_MAX_DEPTH; l++) {
+            free(v->rows[i].level[l].bars);
+            free(v->rows[i].level[l].cells);
+        }
+    }
+    for (size_t i = 0; i < v->nregions; i++)
+        free(v->region_names[i]);
+    for (size_t i = 0; i < v->nflows; i++)
+        free(v->flows[i].cells);
+    free(v->rows);
+    free(v->region_names);
+    free(v->region_cat);
+    free(v->flows);
+    free(v->title);
+    free(v);
+}

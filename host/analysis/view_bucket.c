@@ -1,0 +1,140 @@
+/**
+ * \file view_bucket.c
+ * \brief Where a region or transfer lands in the picture: a bar when it is
+ *        at least a pixel wide, else its time is added to the pixel columns
+ *        it touches; transfers starting within OT_VIEW_ARROW_PX of one host
+ *        row (same device, same direction) share one arrow. This is what keeps
+ *        memory and output bounded by the picture instead of the events.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "view_model.h"
+
+/* Narrower than this (px) and a region is merged into its columns. */
+#define MIN_BAR_PX 1.0
+
+double ot_view_x(const ot_view *v, uint64_t t)
+{
+    return t >= v->w0 ? (double)(t - v->w0) * v->px_per_ns : -(double)(v->w0 - t) * v->px_per_ns;
+}
+
+static size_t column(const ot_view *v, double x)
+{
+    if (x <= 0)
+        return 0;
+    size_t c = (size_t)x;
+    return c < v->plot_w ? c : v->plot_w - 1;
+}
+
+static int add_bar(ot_view_level *l, const ot_view_bar *bar)
+{
+    if (l->nbars == l->capbars) {
+        size_t cap = l->capbars ? 2 * l->capbars : 64;
+        ot_view_bar *b = realloc(l->bars, cap * sizeof *b);
+        if (!b)
+            return -ENOMEM;
+        l->bars = b;
+        l->capbars = cap;
+    }
+    l->bars[l->nbars++] = *bar;
+    return 0;
+}
+
+/* A region narrower than MIN_BAR_PX touches at most two columns: share its
+ * time between them by overlap; count it where it starts (a later piece of
+ * a region split by nested ones is not another region). */
+static int add_to_cells(ot_view *v, ot_view_level *l, double x0, double x1, ot_view_cat cat, uint64_t bytes,
+                        int counts)
+{
+    if (!l->cells && !(l->cells = calloc(v->plot_w, sizeof *l->cells)))
+        return -ENOMEM;
+    size_t first = column(v, x0), last = column(v, x1);
+    for (size_t c = first; c <= last; c++) {
+        double overlap = fmin(x1, (double)c + 1) - fmax(x0, (double)c);
+        if (overlap > 0)
+            l->cells[c].ns[cat] += (float)(overlap / v->px_per_ns);
+    }
+    if (counts) {
+        l->cells[first].count++;
+        l->cells[first].bytes += bytes;
+        l->cells[first].last_cat = (uint8_t)cat;
+    }
+    return 0;
+}
+
+int ot_view_put_region(ot_view *v, ot_view_row *row, int level, uint64_t a, uint64_t b, const ot_view_piece *p)
+{
+    if (b < v->w0 || a > v->w1 || level < 0 || level >= v->depth)
+        return 0;
+    uint64_t ca = a > v->w0 ? a : v->w0, cb = b < v->w1 ? b : v->w1;
+    double x0 = ot_view_x(v, ca), x1 = ot_view_x(v, cb);
+    ot_view_cat cat = p->region < v->nregions ? (ot_view_cat)v->region_cat[p->region] : OT_VC_OTHER;
+    if (row->levels < level + 1)
+        row->levels = level + 1;
+    v->cats_used |= 1u << cat;
+    ot_view_level *l = &row->level[level];
+    if (x1 - x0 < MIN_BAR_PX) {
+        int counts = a == p->start;
+        v->regions_merged += (uint64_t)counts;
+        return add_to_cells(v, l, x0, x1, cat, p->bytes, counts);
+    }
+    v->regions_drawn++;
+    ot_view_bar bar = {.a = ca, .b = cb, .start = p->start, .dur = p->dur, .bytes = p->bytes,
+                       .serial = p->serial, .region = p->region, .cat = (uint8_t)cat};
+    return add_bar(l, &bar);
+}
+
+void ot_view_finish_pieces(ot_view_row *row, int level, size_t first, uint64_t serial, uint64_t dur)
+{
+    ot_view_level *l = &row->level[level];
+    for (size_t i = first; i < l->nbars; i++)
+        if (l->bars[i].serial == serial)
+            l->bars[i].dur = dur;
+}
+
+size_t ot_view_arrow_columns(const ot_view *v)
+{
+    return (v->plot_w + OT_VIEW_ARROW_PX - 1) / OT_VIEW_ARROW_PX;
+}
+
+static ot_view_flow *flow_of(ot_view *v, size_t host_row, size_t rdma_row, int to_device)
+{
+    for (size_t i = 0; i < v->nflows; i++)
+        if (v->flows[i].host_row == host_row && v->flows[i].rdma_row == rdma_row &&
+            v->flows[i].to_device == to_device)
+            return &v->flows[i];
+    ot_view_flow *f = realloc(v->flows, (v->nflows + 1) * sizeof *f);
+    if (!f)
+        return NULL;
+    v->flows = f;
+    f = &v->flows[v->nflows];
+    *f = (ot_view_flow){.host_row = host_row, .rdma_row = rdma_row, .to_device = to_device};
+    if (!(f->cells = calloc(ot_view_arrow_columns(v), sizeof *f->cells)))
+        return NULL;
+    v->nflows++;
+    return f;
+}
+
+int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
+                         uint64_t bytes)
+{
+    if (t1 < v->w0 || t0 > v->w1)
+        return 0;
+    ot_view_flow *f = flow_of(v, host_row, rdma_row, to_device);
+    if (!f)
+        return -ENOMEM;
+    ot_view_arrow *a = &f->cells[column(v, ot_view_x(v, t0)) / OT_VIEW_ARROW_PX];
+    if (!a->count) { /* transfers come in the order they complete, near enough to their starts */
+        a->t0 = t0;
+        a->t1 = t1;
+    }
+    if (t1 > a->last)
+        a->last = t1;
+    a->count++;
+    a->bytes += bytes;
+    a->busy += t1 > t0 ? t1 - t0 : 0;
+    v->transfers++;
+    return 0;
+}

@@ -1,0 +1,204 @@
+/**
+ * \file view_model.h
+ * \brief What `offtrace view` draws, shared by the builder (view_build.c,
+ *        view_bucket.c, view_rows.c) and the writers (view_svg*.c,
+ *        view_html.c). Everything here is sized by the picture: rows x
+ *        levels x plot width, never by the number of events.
+ */
+#ifndef OT_ANALYSIS_VIEW_MODEL_H
+#define OT_ANALYSIS_VIEW_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_read.h"
+#include "view.h"
+
+/* Sub-rows per location (ot_view.depth of them at most): depths
+ * 0 .. depth-2 each get their own, the last shows the innermost region of
+ * whatever is nested deeper (docs/view.md). */
+
+/** Geometry of the picture's frame (px). */
+#define OT_VIEW_LABEL_W 200u   /* row label column */
+#define OT_VIEW_RIGHT_W 24u    /* margin right of the plot (room for the last tick label) */
+#define OT_VIEW_AXIS_Y 50u     /* the time axis line; rows start below it */
+
+/** Legend classes: what a region's colour says. */
+typedef enum ot_view_cat {
+    OT_VC_TARGET,          /* target construct on a host thread */
+    OT_VC_TARGET_DATA,     /* target data span */
+    OT_VC_DATA_CONSTRUCT,  /* target enter data / exit data / update */
+    OT_VC_KERNEL,          /* kernel (stream or device queue) */
+    OT_VC_H2D,             /* host->device data op, transfer, memcpy */
+    OT_VC_D2H,             /* device->host */
+    OT_VC_ALLOC,           /* device alloc / delete */
+    OT_VC_API,             /* omp_target_* call */
+    OT_VC_DEV_PARALLEL,    /* device teams / parallel / implicit task */
+    OT_VC_DEV_LOOP,        /* device loop, distribute, single, sections */
+    OT_VC_DEV_SYNC,        /* device barrier, taskwait, taskgroup */
+    OT_VC_DEV_TASK,        /* device explicit task */
+    OT_VC_MEASUREMENT,     /* offtrace's own marks (records lost) */
+    OT_VC_OTHER,
+    OT_VC_COUNT
+} ot_view_cat;
+
+/** A region instance (or, on the last level, a piece of one between its
+ *  nested regions) at least one pixel wide. */
+typedef struct ot_view_bar {
+    uint64_t a, b;          /**< drawn interval, clipped to the window (absolute ns) */
+    uint64_t start, dur;    /**< the whole region instance, for the tooltip */
+    uint64_t bytes;         /**< bytes moved by a data op / transfer, else 0 */
+    uint64_t serial;        /**< the instance, to complete a piece's dur at its leave */
+    uint32_t region;        /**< index into ot_view.region_names */
+    uint8_t cat;            /**< ot_view_cat */
+} ot_view_bar;
+
+/** One pixel column of one sub-row: what smaller-than-a-pixel regions did there. */
+typedef struct ot_view_cell {
+    float ns[OT_VC_COUNT];  /**< time covered, by class */
+    uint32_t count;         /**< regions that started in this column */
+    uint8_t last_cat;       /**< class of the last one counted (for columns of zero-length regions) */
+    uint64_t bytes;
+} ot_view_cell;
+
+typedef struct ot_view_level {
+    ot_view_bar *bars;
+    size_t nbars, capbars;
+    ot_view_cell *cells;    /**< plot_w cells, allocated at the first small region */
+} ot_view_level;
+
+typedef struct ot_view_row {
+    char *label;
+    uint64_t location;      /**< OTF2 location id */
+    ot_tr_location_class klass;
+    int device;             /**< -1 for host threads */
+    int levels;             /**< sub-rows in use (1 .. ot_view.depth) */
+    ot_view_level level[OT_VIEW_MAX_DEPTH];
+    unsigned y, height;     /**< set by ot_view_layout */
+} ot_view_row;
+
+/** Arrows of one flow are at least this far apart (px): transfers that start
+ *  closer together share one arrow, which says how many it stands for. Any
+ *  denser and arrows across the device rows would hide them. */
+#define OT_VIEW_ARROW_PX 6u
+
+/** Transfers that start in one arrow column of one host row, to one device, one way. */
+typedef struct ot_view_arrow {
+    uint32_t count;
+    uint64_t bytes;
+    uint64_t t0, t1;        /**< the first one's start and completion: where the arrow is drawn */
+    uint64_t last;          /**< the last completion */
+    uint64_t busy;          /**< summed durations */
+} ot_view_arrow;
+
+typedef struct ot_view_flow {
+    size_t host_row, rdma_row;
+    int to_device;
+    ot_view_arrow *cells;   /**< ot_view_arrow_columns of them */
+} ot_view_flow;
+
+struct ot_view {
+    char *title;
+    unsigned width, plot_w, height;
+    int depth;                         /**< levels per row at most */
+    unsigned rows_bottom, legend_y;    /**< set by ot_view_layout */
+    uint64_t trace_start, trace_dur;   /**< the archive's clock range */
+    uint64_t w0, w1;                   /**< the window drawn (absolute ns, w1 > w0) */
+    double px_per_ns;
+    ot_view_row *rows;
+    size_t nrows;
+    char **region_names;               /**< by OTF2 region id */
+    uint8_t *region_cat;
+    size_t nregions;
+    ot_view_flow *flows;
+    size_t nflows;
+    uint64_t events;                   /**< events read */
+    uint64_t regions_drawn, regions_merged, transfers, transfers_undrawn;
+    unsigned cats_used;                /**< bit per ot_view_cat drawn */
+};
+
+/* ---- view_classes.c ---- */
+
+/** \brief The legend class of a region. */
+ot_view_cat ot_view_category(const ot_tr_region *r);
+/** \brief Fill colour ("#rrggbb") and legend text of a class. */
+const char *ot_view_cat_colour(ot_view_cat c);
+const char *ot_view_cat_name(ot_view_cat c);
+/** \brief Arrow colour by direction. */
+const char *ot_view_arrow_colour(int to_device);
+
+/* ---- view_rows.c ---- */
+
+/** \brief Rows for the archive's locations, in drawing order (host threads,
+ *         then per device: streams, threads, queues, RDMA; then others).
+ * \return 0, or -ENOMEM. */
+int ot_view_make_rows(ot_view *v, const ot_tr_archive *a);
+/** \brief Row of a location id, or -1. */
+long ot_view_row_of(const ot_view *v, uint64_t location);
+/** \brief The RDMA row of a device, or -1. */
+long ot_view_rdma_row(const ot_view *v, int device);
+/** \brief Whether row \p i is the first of its group (host threads, one device, other producers). */
+int ot_view_row_starts_group(const ot_view *v, size_t i);
+/** \brief Height of one level of a row (px): rows with one level are drawn taller. */
+unsigned ot_view_level_height(const ot_view_row *r);
+/** \brief Give each row its y and height; set rows_bottom, legend_y and height. */
+void ot_view_layout(ot_view *v);
+
+/* ---- view_bucket.c ---- */
+
+/** What a region instance (or piece) is, for ot_view_put_region. */
+typedef struct ot_view_piece {
+    uint64_t start, dur, bytes, serial;
+    uint32_t region;
+} ot_view_piece;
+
+/** \brief Draw [a, b] of a region on a sub-row: a bar if a pixel wide or
+ *         more, else into the pixel columns' aggregate. \return 0 or -ENOMEM. */
+int ot_view_put_region(ot_view *v, ot_view_row *row, int level, uint64_t a, uint64_t b, const ot_view_piece *p);
+/** \brief Set the whole duration on the bars of instance \p serial at level \p level from index \p first on. */
+void ot_view_finish_pieces(ot_view_row *row, int level, size_t first, uint64_t serial, uint64_t dur);
+/** \brief A transfer from host row to device (RDMA row), started at t0, completed at t1. \return 0 or -ENOMEM. */
+int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
+                         uint64_t bytes);
+/** \brief Number of arrow columns of a flow (plot_w / OT_VIEW_ARROW_PX, rounded up). */
+size_t ot_view_arrow_columns(const ot_view *v);
+/** \brief x in the plot (px from its left edge) of an absolute time; may lie outside 0 .. plot_w. */
+double ot_view_x(const ot_view *v, uint64_t t);
+
+/* ---- view_time.c ---- */
+
+/** \brief A tick step of 1, 2 or 5 x 10^k ns that gives at most \p max_ticks ticks over \p span ns. */
+uint64_t ot_view_tick_step(uint64_t span, unsigned max_ticks);
+/** \brief Label of the tick at \p t ns from the trace start: in the unit of the
+ *         axis's largest value \p max ("16.05 ms", not "16050 µs"), with the
+ *         decimals \p step needs. */
+void ot_view_format_tick(uint64_t t, uint64_t step, uint64_t max, char *buf, size_t size);
+
+/** \brief The window drawn, "0 - 36.139 ms" or "20.000000 ms - 20.000100 ms" (with an en dash):
+ *         precise enough to tell a narrow window's ends apart. */
+void ot_view_format_window(const ot_view *v, char *buf, size_t size);
+/** \brief A byte count: "512 bytes", "8.00 KiB", "1.25 MiB". */
+void ot_view_format_bytes(uint64_t n, char *buf, size_t size);
+
+/* ---- view_svg*.c ---- */
+
+/** \brief Write \p s as XML text / attribute content (& < > " ' escaped, control bytes dropped). */
+void ot_view_xml_text(FILE *f, const char *s);
+/** \brief The frame: heading, time axis with grid, row labels, group headings. */
+void ot_view_svg_frame(const ot_view *v, FILE *f);
+/** \brief Height of the legend (px) for what \p v draws. */
+unsigned ot_view_legend_height(const ot_view *v);
+/** \brief The legend below the rows, starting at \p y. */
+void ot_view_svg_legend(const ot_view *v, FILE *f, unsigned y);
+/** \brief The plot's contents: merged marks, bars, then the arrows. */
+void ot_view_svg_plot(const ot_view *v, FILE *f);
+/** \brief The transfer arrows. */
+void ot_view_svg_arrows(const ot_view *v, FILE *f);
+/** \brief An arrow from (x0,y0) to (x1,y1) as one path: the shaft and a filled head at (x1,y1). */
+void ot_view_arrow_path(FILE *f, double x0, double y0, double x1, double y1);
+/** \brief Level geometry of a row: top of level \p level and the height of a bar in it (px). */
+double ot_view_level_y(const ot_view_row *r, int level);
+double ot_view_bar_h(const ot_view_row *r);
+
+#endif /* OT_ANALYSIS_VIEW_MODEL_H */

@@ -1,0 +1,157 @@
+/**
+ * \file view_svg_plot.c
+ * \brief The plot's contents: marks for pixel columns of merged small
+ *        regions (first, so that bars lie on top), region bars, then the
+ *        arrows (view_svg_arrows.c).
+ *
+ * Only what ImageMagick's own SVG renderer draws too: plain filled rects,
+ * no patterns, no clip paths, no <title> children (it drops an element that
+ * has one); tooltips are data-tip attributes, which the HTML page shows.
+ * What the tests and the script rely on: data-k="a" merged mark, data-k="r"
+ * bar (no class attributes: ImageMagick's renderer fails on thousands).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_model.h"
+
+#define MARK_HEIGHT 0.7     /* merged marks, as a share of a bar's height */
+
+/* ---- bars ---- */
+
+static void bar(const ot_view *v, const ot_view_row *r, int level, const ot_view_bar *b, FILE *f)
+{
+    double x0 = OT_VIEW_LABEL_W + ot_view_x(v, b->a), x1 = OT_VIEW_LABEL_W + ot_view_x(v, b->b);
+    if (x1 - x0 >= 3.0) /* a hairline gap where instances abut, as Vampir's outlines do */
+        x1 -= 0.5;
+    char dur[32], at[32], bytes[32];
+    ot_view_format_duration(b->dur, dur, sizeof dur);
+    ot_view_format_duration(b->start > v->trace_start ? b->start - v->trace_start : 0, at, sizeof at);
+    fprintf(f, "<rect data-k=\"r\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" data-tip=\"", x0,
+            ot_view_level_y(r, level), x1 - x0, ot_view_bar_h(r), ot_view_cat_colour((ot_view_cat)b->cat));
+    ot_view_xml_text(f, b->region < v->nregions && v->region_names[b->region] ? v->region_names[b->region] : "?");
+    fprintf(f, "&#10;%s, at %s", dur, at);
+    if (b->bytes) {
+        ot_view_format_bytes(b->bytes, bytes, sizeof bytes);
+        fprintf(f, "&#10;%s", bytes);
+    }
+    fputs("\"/>\n", f);
+}
+
+/* ---- merged marks ---- */
+
+typedef struct run {
+    double ns[OT_VC_COUNT], busy;
+    uint64_t count, bytes;
+} run;
+
+static int dominant(const ot_view_cell *c)
+{
+    int best = -1;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        if (c->ns[k] > 0 && (best < 0 || c->ns[k] > c->ns[best]))
+            best = k;
+    return best >= 0 ? best : c->last_cat;
+}
+
+/* How much of the column the small regions cover, in four steps: the mark's opacity. */
+static int coverage_step(const ot_view *v, const ot_view_cell *c)
+{
+    double busy = 0;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        busy += c->ns[k];
+    double share = busy * v->px_per_ns;
+    return share < 0.25 ? 0 : share < 0.5 ? 1 : share < 0.75 ? 2 : 3;
+}
+
+static int used(const ot_view_cell *c)
+{
+    if (c->count)
+        return 1;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        if (c->ns[k] > 0)
+            return 1;
+    return 0;
+}
+
+/* The tooltip: how many, how busy, the three largest classes, bytes. */
+static void run_tip(const ot_view *v, const run *u, size_t columns, FILE *f)
+{
+    char busy[32], span[32];
+    ot_view_format_duration((uint64_t)u->busy, busy, sizeof busy);
+    ot_view_format_duration((uint64_t)((double)columns / v->px_per_ns), span, sizeof span);
+    fprintf(f, " data-tip=\"%" PRIu64 " regions, each under a pixel&#10;busy %s of %s", u->count, busy, span);
+    double left[OT_VC_COUNT];
+    memcpy(left, u->ns, sizeof left);
+    for (int shown = 0; shown < 3 && u->busy > 0; shown++) {
+        int best = -1;
+        for (int k = 0; k < OT_VC_COUNT; k++)
+            if (left[k] > 0 && (best < 0 || left[k] > left[best]))
+                best = k;
+        if (best < 0)
+            break;
+        fprintf(f, "&#10;%s %.0f%%", ot_view_cat_name((ot_view_cat)best), 100.0 * left[best] / u->busy);
+        left[best] = 0;
+    }
+    if (u->bytes) {
+        char bytes[32];
+        ot_view_format_bytes(u->bytes, bytes, sizeof bytes);
+        fprintf(f, "&#10;%s moved", bytes);
+    }
+    fputs("\"", f);
+}
+
+static void add_cell(run *u, const ot_view_cell *c)
+{
+    for (int k = 0; k < OT_VC_COUNT; k++) {
+        u->ns[k] += c->ns[k];
+        u->busy += c->ns[k];
+    }
+    u->count += c->count;
+    u->bytes += c->bytes;
+}
+
+/* Neighbouring columns with the same leading class and coverage step make
+ * one mark. Marks are lower than bars (a bar is one region, a mark many)
+ * and paler where the small regions cover less of their columns. */
+static void merged_marks(const ot_view *v, const ot_view_row *r, int level, FILE *f)
+{
+    static const char *opacity[] = {"0.6", "0.75", "0.9", "1"};
+    const ot_view_cell *cells = r->level[level].cells;
+    double h = ot_view_bar_h(r) * MARK_HEIGHT, y = ot_view_level_y(r, level) + (ot_view_bar_h(r) - h) / 2;
+    for (size_t c = 0; cells && c < v->plot_w;) {
+        if (!used(&cells[c])) {
+            c++;
+            continue;
+        }
+        int cat = dominant(&cells[c]), step = coverage_step(v, &cells[c]);
+        size_t first = c;
+        run u;
+        memset(&u, 0, sizeof u);
+        for (; c < v->plot_w && used(&cells[c]) && dominant(&cells[c]) == cat &&
+               coverage_step(v, &cells[c]) == step;
+             c++)
+            add_cell(&u, &cells[c]);
+        fprintf(f,
+                "<rect data-k=\"a\" x=\"%zu\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\" "
+                "fill-opacity=\"%s\"",
+                OT_VIEW_LABEL_W + first, y, c - first, h, ot_view_cat_colour((ot_view_cat)cat), opacity[step]);
+        run_tip(v, &u, c - first, f);
+        fputs("/>\n", f);
+    }
+}
+
+void ot_view_svg_plot(const ot_view *v, FILE *f)
+{
+    fputs("<g id=\"ot-plot\">\n", f);
+    for (size_t i = 0; i < v->nrows; i++)
+        for (int l = 0; l < v->rows[i].levels; l++)
+            merged_marks(v, &v->rows[i], l, f);
+    for (size_t i = 0; i < v->nrows; i++)
+        for (int l = 0; l < v->rows[i].levels; l++)
+            for (size_t k = 0; k < v->rows[i].level[l].nbars; k++)
+                bar(v, &v->rows[i], l, &v->rows[i].level[l].bars[k], f);
+    ot_view_svg_arrows(v, f);
+    fputs("</g>\n", f);
+}
