@@ -1,0 +1,633 @@
+/**
+ * \file export_chrome.c
+ * \brief The Chrome trace-event export of export_chrome.h: a trace_read
+ *        visitor that turns Enter/Leave pairs into "X" events, puts and gets
+ *        into flow arrows, and memory samples into counters.
+ */
+#define _GNU_SOURCE
+#include "export_chrome.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_groups.h"
+#include "export_writer.h"
+#include "trace_read.h"
+
+/* pids: the host is 1, device d is 2 + d. tids are distinct from every pid
+ * (Perfetto treats tids as system-wide, like Linux thread ids). */
+#define HOST_PID 1u
+#define DEVICE_PID(d) (2u + (unsigned)(d))
+#define TID_BASE 100000u
+
+/* An open region. By id, not by pointer: regions still open at the end are
+ * written after ot_trace_read returned, when its tables are gone. */
+typedef struct frame {
+    uint32_t region;
+    uint8_t klass;             /* ot_tr_region_class */
+    uint64_t start;
+    uint64_t bytes, host_address, device_address;
+    uint8_t has_bytes, has_addresses;
+} frame;
+
+/* One location: where its events go, and its open regions. */
+typedef struct lane {
+    char prefix[64];           /* ,"pid":P,"tid":T,"ts":  */
+    uint8_t prefix_len;
+    uint32_t pid, tid;
+    frame *stack;
+    uint32_t depth, room;
+    uint32_t overflow;         /* Enters beyond OT_EXPORT_MAX_DEPTH, not on the stack */
+    int pending;               /* RDMA row: a put/get came before its transfer region began */
+    uint64_t pending_time, pending_bytes;
+    uint64_t announced, seen;  /* events its definition announces, events read */
+    int checked;               /* offtrace's location: every event is one the reader delivers */
+    char *name;
+} lane;
+
+/* A region's JSON, built at its first Enter. */
+typedef struct region_text {
+    char *head;                /* {"ph":"X","name":"...","cat":"..." */
+    size_t head_len;
+    char *site;                /* "site":"file:line" or NULL */
+    size_t site_len;
+} region_text;
+
+typedef struct exporter {
+    ot_jw *w;
+    const char *dir;
+    lane *lanes;
+    size_t lane_count;
+    int *rdma_lane;            /* device -> its RDMA row's lane, -1 */
+    int max_device;
+    region_text **regions;     /* by region id */
+    size_t region_count;
+    uint64_t origin, last_time, realtime;
+    char *creator;
+    int oom;
+    ot_export_groups groups;
+    ot_export_chrome_stats stats;
+} exporter;
+
+/* ---- events ---- */
+
+static int64_t rel(const exporter *e, uint64_t t)
+{
+    return (int64_t)(t - e->origin);
+}
+
+static const char *category(ot_tr_region_class k)
+{
+    switch (k) {
+    case OT_TR_TARGET: return "target";
+    case OT_TR_TARGET_DATA: return "target data";
+    case OT_TR_KERNEL: return "kernel";
+    case OT_TR_DATA_OP: return "data op";
+    case OT_TR_API: return "api";
+    case OT_TR_TRANSFER: return "transfer";
+    case OT_TR_DEVICE_OPENMP: return "device openmp";
+    case OT_TR_DEVICE_ACTIVITY: return "device activity";
+    case OT_TR_MEASUREMENT: return "measurement";
+    default: return "other";
+    }
+}
+
+/* The source site: the part after '@', else the definition's file:line
+ * (kernels are named after their symbol). */
+static char *site_of(const ot_tr_region *r)
+{
+    char *site = NULL;
+    if (r->site && r->site[0])
+        site = strdup(r->site);
+    else if (r->file && r->file[0] && asprintf(&site, "%s:%u", r->file, r->line) < 0)
+        site = NULL;
+    if (!site)
+        return NULL;
+    char *quoted = ot_jw_quote(site);
+    free(site);
+    char *text = NULL;
+    if (quoted && asprintf(&text, "\"site\":%s", quoted) < 0)
+        text = NULL;
+    free(quoted);
+    return text;
+}
+
+static region_text *build_region_text(const ot_tr_region *r)
+{
+    region_text *t = calloc(1, sizeof *t);
+    char *name = ot_jw_quote(r->name ? r->name : "");
+    if (!t || !name || asprintf(&t->head, "{\"ph\":\"X\",\"name\":%s,\"cat\":\"%s\"", name, category(r->klass)) < 0) {
+        free(name);
+        free(t);
+        return NULL;
+    }
+    free(name);
+    t->head_len = strlen(t->head);
+    if ((r->site && r->site[0]) || (r->file && r->file[0])) {
+        if (!(t->site = site_of(r))) {
+            free(t->head);
+            free(t);
+            return NULL;
+        }
+        t->site_len = strlen(t->site);
+    }
+    return t;
+}
+
+/* Build the region's text at its first Enter; 0, or -1 out of memory. */
+static int prepare_region(exporter *e, const ot_tr_region *r)
+{
+    if (r->id >= e->region_count) /* the reader checks ids; this is only a guard */
+        return -1;
+    if (!e->regions[r->id] && !(e->regions[r->id] = build_region_text(r)))
+        return -1;
+    return 0;
+}
+
+/* Each event starts with ",\n" except the first; begin writes the first. */
+static void next_event(exporter *e)
+{
+    OT_JW_LIT(e->w, ",\n");
+}
+
+static void write_args(ot_jw *w, const region_text *t, const frame *f, int unfinished)
+{
+    static const char open[] = ",\"args\":{";
+    int any = 0;
+    if (t->site) {
+        ot_jw_raw(w, open, sizeof open - 1);
+        ot_jw_raw(w, t->site, t->site_len);
+        any = 1;
+    }
+    if (f->has_bytes) {
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        OT_JW_LIT(w, "\"bytes\":");
+        ot_jw_u64(w, f->bytes);
+        any = 1;
+    }
+    if (f->has_addresses) {
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        OT_JW_LIT(w, "\"host address\":\"");
+        ot_jw_hex(w, f->host_address);
+        OT_JW_LIT(w, "\",\"device address\":\"");
+        ot_jw_hex(w, f->device_address);
+        OT_JW_LIT(w, "\"");
+        any = 1;
+    }
+    if (unfinished) {
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        OT_JW_LIT(w, "\"unfinished\":true");
+        any = 1;
+    }
+    if (any)
+        OT_JW_LIT(w, "}");
+}
+
+/* One "X" event: the region of frame f on lane l, ended at `end`. */
+static void write_slice(exporter *e, const lane *l, const frame *f, uint64_t end, int unfinished)
+{
+    const region_text *t = e->regions[f->region];
+    ot_jw *w = e->w;
+    next_event(e);
+    ot_jw_raw(w, t->head, t->head_len);
+    ot_jw_raw(w, l->prefix, l->prefix_len);
+    ot_jw_us(w, rel(e, f->start));
+    OT_JW_LIT(w, ",\"dur\":");
+    ot_jw_us(w, end > f->start ? (int64_t)(end - f->start) : 0);
+    write_args(w, t, f, unfinished);
+    OT_JW_LIT(w, "}");
+    e->stats.slices++;
+    e->stats.unfinished += unfinished != 0;
+}
+
+/* A flow start ("s") or end ("f", bound to the enclosing slice). Both ends
+ * carry the same name and category: Perfetto pairs v1 flows by (id, cat, name). */
+static void write_flow(exporter *e, const lane *l, int end, uint64_t time, uint64_t id, int to_device)
+{
+    ot_jw *w = e->w;
+    next_event(e);
+    if (end)
+        OT_JW_LIT(w, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"");
+    else
+        OT_JW_LIT(w, "{\"ph\":\"s\",\"name\":\"");
+    if (to_device)
+        OT_JW_LIT(w, "transfer host->device\",\"cat\":\"transfer\",\"id\":\"");
+    else
+        OT_JW_LIT(w, "transfer device->host\",\"cat\":\"transfer\",\"id\":\"");
+    ot_jw_hex(w, id);
+    OT_JW_LIT(w, "\"");
+    ot_jw_raw(w, l->prefix, l->prefix_len);
+    ot_jw_us(w, rel(e, time));
+    OT_JW_LIT(w, "}");
+}
+
+/* ---- the visitor ---- */
+
+static int status(const exporter *e)
+{
+    return e->w->error || e->oom ? 1 : 0;
+}
+
+/* Every event: counted, and the latest time kept for regions left open. */
+static lane *arrive(exporter *e, const ot_tr_location *loc, uint64_t time)
+{
+    lane *l = &e->lanes[loc->index];
+    l->seen++;
+    e->stats.events++;
+    e->last_time = time > e->last_time ? time : e->last_time;
+    return l;
+}
+
+static int on_enter(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+{
+    exporter *e = user;
+    lane *l = arrive(e, loc, time);
+    if (l->overflow || l->depth == OT_EXPORT_MAX_DEPTH) {
+        l->overflow++;
+        e->stats.unmatched++;
+        return 0;
+    }
+    if (prepare_region(e, region)) {
+        e->oom = 1;
+        return 1;
+    }
+    if (l->depth == l->room) {
+        uint32_t room = l->room ? 2 * l->room : 8;
+        frame *s = realloc(l->stack, room * sizeof *s);
+        if (!s) {
+            e->oom = 1;
+            return 1;
+        }
+        l->stack = s;
+        l->room = room;
+    }
+    frame *f = &l->stack[l->depth++];
+    *f = (frame){.region = region->id, .klass = (uint8_t)region->klass, .start = time};
+    /* The put/get that belongs to this transfer came first (same time). */
+    if (region->klass == OT_TR_TRANSFER && l->pending && l->pending_time == time) {
+        f->bytes = l->pending_bytes;
+        f->has_bytes = 1;
+        l->pending = 0;
+    }
+    return status(e);
+}
+
+static int on_leave(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+{
+    exporter *e = user;
+    lane *l = arrive(e, loc, time);
+    if (l->overflow) {
+        l->overflow--;
+        return 0;
+    }
+    uint32_t i = l->depth;
+    while (i > 0 && l->stack[i - 1].region != region->id)
+        i--;
+    if (i == 0) { /* no matching Enter: a damaged or foreign archive */
+        e->stats.unmatched++;
+        return 0;
+    }
+    /* Regions opened inside it and never left end with it. */
+    while (l->depth > i) {
+        l->depth--;
+        write_slice(e, l, &l->stack[l->depth], time, 1);
+    }
+    l->depth--;
+    write_slice(e, l, &l->stack[l->depth], time, 0);
+    return status(e);
+}
+
+/* The put/get's bytes go to its data-op region on the host thread and to
+ * the transfer region on the device's RDMA row; the arrow joins the two. */
+static int on_transfer(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
+{
+    exporter *e = user;
+    lane *host = arrive(e, loc, time);
+    if (host->depth && host->stack[host->depth - 1].klass == OT_TR_DATA_OP) {
+        frame *f = &host->stack[host->depth - 1];
+        f->bytes = x->bytes;
+        f->has_bytes = 1;
+        f->host_address = x->host_address;
+        f->device_address = x->device_address;
+        f->has_addresses = (uint8_t)x->has_addresses;
+    }
+    int r = x->device >= 0 && x->device <= e->max_device ? e->rdma_lane[x->device] : -1;
+    if (r < 0) /* no RDMA row to point at: no arrow */
+        return status(e);
+    lane *rdma = &e->lanes[r];
+    frame *t = rdma->depth ? &rdma->stack[rdma->depth - 1] : NULL;
+    if (t && t->start == time && t->klass == OT_TR_TRANSFER && !t->has_bytes) {
+        t->bytes = x->bytes;
+        t->has_bytes = 1;
+    } else { /* its transfer region begins at the same time, after this */
+        rdma->pending = 1;
+        rdma->pending_time = time;
+        rdma->pending_bytes = x->bytes;
+    }
+    write_flow(e, host, 0, time, x->id, x->to_device);
+    write_flow(e, rdma, 1, time, x->id, x->to_device);
+    e->stats.flows++;
+    return status(e);
+}
+
+static int on_complete(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id)
+{
+    arrive(user, loc, time);
+    return 0;
+}
+
+static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes)
+{
+    exporter *e = user;
+    ot_jw *w = e->w;
+    arrive(e, loc, time);
+    next_event(e);
+    OT_JW_LIT(w, "{\"ph\":\"C\",\"name\":\"device memory in use\"");
+    ot_jw_raw(w, e->lanes[loc->index].prefix, e->lanes[loc->index].prefix_len);
+    ot_jw_us(w, rel(e, time));
+    OT_JW_LIT(w, ",\"args\":{\"bytes\":");
+    ot_jw_u64(w, bytes);
+    OT_JW_LIT(w, "}}");
+    e->stats.counters++;
+    return status(e);
+}
+
+/* ---- definitions: processes, threads, metadata ---- */
+
+/* Display order inside a process: kernel streams, the RDMA row, device
+ * threads, queues (host threads by index). */
+static unsigned class_rank(ot_tr_location_class k)
+{
+    switch (k) {
+    case OT_TR_HOST_THREAD: return 0;
+    case OT_TR_KERNEL_STREAM: return 1;
+    case OT_TR_RDMA: return 2;
+    case OT_TR_DEVICE_THREAD: return 3;
+    case OT_TR_DEVICE_QUEUE: return 4;
+    default: return 5;
+    }
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* tids follow the display order, because Perfetto orders thread tracks by
+ * tid and ignores thread_sort_index. */
+static int assign_lanes(exporter *e, const ot_tr_archive *a)
+{
+    size_t n = e->lane_count;
+    uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+    if (!key)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const ot_tr_location *l = ot_tr_location_at(a, i);
+        key[i] = (uint64_t)(l->device + 1) << 40 | (uint64_t)class_rank(l->klass) << 32 | i;
+    }
+    qsort(key, n, sizeof *key, by_key);
+    for (size_t p = 0; p < n; p++) {
+        size_t i = (size_t)(key[p] & 0xFFFFFFFFu);
+        const ot_tr_location *l = ot_tr_location_at(a, i);
+        lane *ln = &e->lanes[i];
+        ln->announced = l->events;
+        ln->checked = l->klass != OT_TR_OTHER_LOCATION;
+        if (!(ln->name = strdup(l->name))) {
+            free(key);
+            return -1;
+        }
+        ln->pid = l->device >= 0 ? DEVICE_PID(l->device) : HOST_PID;
+        ln->tid = TID_BASE + (uint32_t)p;
+        ln->prefix_len = (uint8_t)snprintf(ln->prefix, sizeof ln->prefix, ",\"pid\":%u,\"tid\":%u,\"ts\":", ln->pid,
+                                           ln->tid);
+        if (l->klass == OT_TR_RDMA && l->device <= e->max_device)
+            e->rdma_lane[l->device] = (int)i;
+    }
+    free(key);
+    return 0;
+}
+
+static void write_name(exporter *e, const char *what, unsigned pid, const uint32_t *tid, const char *name,
+                       uint32_t sort_index)
+{
+    ot_jw *w = e->w;
+    for (int sort = 0; sort < 2; sort++) {
+        next_event(e);
+        OT_JW_LIT(w, "{\"ph\":\"M\",\"name\":\"");
+        ot_jw_raw(w, what, strlen(what));
+        if (sort)
+            OT_JW_LIT(w, "_sort_index\",\"pid\":");
+        else
+            OT_JW_LIT(w, "_name\",\"pid\":");
+        ot_jw_u64(w, pid);
+        if (tid) {
+            OT_JW_LIT(w, ",\"tid\":");
+            ot_jw_u64(w, *tid);
+        }
+        if (sort) {
+            OT_JW_LIT(w, ",\"args\":{\"sort_index\":");
+            ot_jw_u64(w, sort_index);
+        } else {
+            OT_JW_LIT(w, ",\"args\":{\"name\":");
+            ot_jw_string(w, name);
+        }
+        OT_JW_LIT(w, "}}");
+    }
+}
+
+/* "device 0 generic-64bit" from the group "generic-64bit device 0". */
+static void device_name(const exporter *e, const ot_tr_archive *a, int device, char *buf, size_t size)
+{
+    const char *group = NULL;
+    for (size_t i = 0; i < e->lane_count && !group; i++) {
+        const ot_tr_location *l = ot_tr_location_at(a, i);
+        if (l->device == device)
+            group = ot_export_group_of(&e->groups, l->id);
+    }
+    char suffix[32];
+    int n = snprintf(suffix, sizeof suffix, " device %d", device);
+    size_t len = group ? strlen(group) : 0;
+    if (group && len > (size_t)n && !strcmp(group + len - (size_t)n, suffix))
+        snprintf(buf, size, "device %d %.*s", device, (int)(len - (size_t)n), group);
+    else if (group && len)
+        snprintf(buf, size, "device %d (%s)", device, group);
+    else
+        snprintf(buf, size, "device %d", device);
+}
+
+static void write_metadata(exporter *e, const ot_tr_archive *a)
+{
+    OT_JW_LIT(e->w, "{\"traceEvents\":[\n"
+                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"host\"}}");
+    next_event(e);
+    OT_JW_LIT(e->w, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":1,\"args\":{\"sort_index\":0}}");
+    for (int d = 0; d <= e->max_device; d++) {
+        int used = 0;
+        for (size_t i = 0; i < e->lane_count && !used; i++)
+            used = ot_tr_location_at(a, i)->device == d;
+        if (!used)
+            continue;
+        char name[300];
+        device_name(e, a, d, name, sizeof name);
+        write_name(e, "process", DEVICE_PID(d), NULL, name, 1u + (uint32_t)d);
+    }
+    for (size_t i = 0; i < e->lane_count; i++) {
+        const lane *l = &e->lanes[i];
+        write_name(e, "thread", l->pid, &l->tid, ot_tr_location_at(a, i)->name, l->tid - TID_BASE);
+    }
+}
+
+static int on_begin(void *user, const ot_tr_archive *a)
+{
+    exporter *e = user;
+    e->origin = e->last_time = ot_tr_first_time(a);
+    e->realtime = ot_tr_realtime(a);
+    e->max_device = ot_tr_max_device(a);
+    e->lane_count = ot_tr_location_count(a);
+    e->region_count = ot_tr_region_count(a);
+    e->creator = strdup(ot_tr_creator(a));
+    e->lanes = calloc(e->lane_count + 1, sizeof *e->lanes);
+    e->rdma_lane = malloc(((size_t)e->max_device + 2) * sizeof *e->rdma_lane);
+    e->regions = calloc(e->region_count + 1, sizeof *e->regions);
+    if (!e->creator || !e->lanes || !e->rdma_lane || !e->regions) {
+        e->oom = 1;
+        return 1;
+    }
+    for (int d = 0; d <= e->max_device; d++)
+        e->rdma_lane[d] = -1;
+    if (assign_lanes(e, a)) {
+        e->oom = 1;
+        return 1;
+    }
+    write_metadata(e, a);
+    return status(e);
+}
+
+/* ---- the end ---- */
+
+/* Regions still open when the archive ends (a damaged or foreign archive:
+ * offtrace closes them at conversion) end at the last event's time. */
+static void close_open_regions(exporter *e)
+{
+    for (size_t i = 0; i < e->lane_count; i++) {
+        lane *l = &e->lanes[i];
+        while (l->depth) {
+            l->depth--;
+            write_slice(e, l, &l->stack[l->depth], e->last_time, 1);
+        }
+    }
+}
+
+/* OTF2's global reader skips the rest of a location whose event file is cut
+ * short, and the read still succeeds (trace_read.c passes that on): compare
+ * with the counts the definitions announce. Foreign archives may hold event
+ * kinds the reader does not deliver, so only offtrace's locations count. */
+static int check_complete(const exporter *e, char *err, size_t err_size)
+{
+    for (size_t i = 0; i < e->lane_count; i++) {
+        const lane *l = &e->lanes[i];
+        if (l->checked && l->seen != l->announced) {
+            snprintf(err, err_size, "offtrace: '%s' is damaged: location '%s' holds %llu of the %llu events "
+                     "its definition announces", e->dir, l->name, (unsigned long long)l->seen,
+                     (unsigned long long)l->announced);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static void write_count(ot_jw *w, const char *key, uint64_t v)
+{
+    OT_JW_LIT(w, ",\"");
+    ot_jw_raw(w, key, strlen(key));
+    OT_JW_LIT(w, "\":");
+    ot_jw_u64(w, v);
+}
+
+/* After the events: what was exported, and how to get back to archive time
+ * (nanosecond values as strings: they exceed a double's exact integers). */
+static void write_trailer(exporter *e)
+{
+    ot_jw *w = e->w;
+    OT_JW_LIT(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"offtrace export --format chrome\","
+                 "\"archive\":");
+    ot_jw_string(w, e->dir);
+    OT_JW_LIT(w, ",\"creator\":");
+    ot_jw_string(w, e->creator ? e->creator : "");
+    OT_JW_LIT(w, ",\"time_origin_ns\":\"");
+    ot_jw_u64(w, e->origin);
+    OT_JW_LIT(w, "\",\"realtime_of_origin_ns\":\"");
+    ot_jw_u64(w, e->realtime);
+    OT_JW_LIT(w, "\"");
+    write_count(w, "archive_events", e->stats.events);
+    write_count(w, "slices", e->stats.slices);
+    write_count(w, "transfer_flows", e->stats.flows);
+    write_count(w, "counter_samples", e->stats.counters);
+    write_count(w, "unfinished_slices", e->stats.unfinished);
+    write_count(w, "unmatched_events", e->stats.unmatched);
+    OT_JW_LIT(w, "}}\n");
+}
+
+static void exporter_free(exporter *e)
+{
+    for (size_t i = 0; e->regions && i < e->region_count; i++)
+        if (e->regions[i]) {
+            free(e->regions[i]->head);
+            free(e->regions[i]->site);
+            free(e->regions[i]);
+        }
+    for (size_t i = 0; e->lanes && i < e->lane_count; i++) {
+        free(e->lanes[i].stack);
+        free(e->lanes[i].name);
+    }
+    free(e->regions);
+    free(e->lanes);
+    free(e->rdma_lane);
+    free(e->creator);
+    free(e->w);
+    ot_export_groups_free(&e->groups);
+}
+
+static int fail(char *err, size_t err_size, int rc, const char *what, int errnum)
+{
+    snprintf(err, err_size, "offtrace: %s%s%s", what, errnum ? ": " : "", errnum ? strerror(errnum) : "");
+    return rc;
+}
+
+int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, char *err, size_t err_size)
+{
+    exporter e = {.dir = dir, .max_device = -1};
+    if (!(e.w = malloc(sizeof *e.w)))
+        return fail(err, err_size, -ENOMEM, "out of memory", 0);
+    ot_jw_init(e.w, out);
+    /* Without the group names devices are still exported, without their
+     * kind. An anchor OTF2 cannot open ends it here: that open is bounded
+     * (otf2_open.h), the reader's own one is not. */
+    if (ot_export_groups_read(dir, &e.groups) == -1) {
+        snprintf(err, err_size, "offtrace: '%s' is damaged or not an OTF2 archive: its anchor file cannot be read",
+                 dir);
+        exporter_free(&e);
+        return -EINVAL;
+    }
+    ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .transfer = on_transfer,
+                       .transfer_complete = on_complete, .memory = on_memory};
+    int rc = ot_trace_read(dir, &v, &e, err, err_size);
+    if (rc == 0)
+        rc = check_complete(&e, err, err_size);
+    if (rc == 0) {
+        close_open_regions(&e);
+        write_trailer(&e);
+    }
+    if (rc >= 0 && e.oom)
+        rc = fail(err, err_size, -ENOMEM, "out of memory", 0);
+    else if (rc >= 0 && ot_jw_flush(e.w))
+        rc = fail(err, err_size, -EIO, "writing the export failed", e.w->error);
+    else if (rc > 0) /* a visitor stopped the read without saying why: not expected */
+        rc = fail(err, err_size, -EIO, "the export stopped early", 0);
+    if (stats)
+        *stats = e.stats;
+    exporter_free(&e);
+    return rc;
+}

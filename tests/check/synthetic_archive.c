@@ -1,0 +1,88 @@
+/**
+ * \file synthetic_archive.c
+ * \brief The odd archive of synthetic_archive.h, written with OTF2's writer.
+ */
+#include "synthetic_archive.h"
+
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+enum { S_EMPTY, S_MACHINE, S_NODE, S_PROCESS, S_MASTER, S_WORKER, S_ODD, S_TARGET, S_NEST, S_FILE, S_COUNT };
+enum { R_ODD, R_TARGET, R_NEST };
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+    return OTF2_FLUSH;
+}
+
+static OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush};
+
+static uint64_t write_master(OTF2_EvtWriter *w)
+{
+    OTF2_EvtWriter_Enter(w, NULL, 1000, R_ODD);
+    OTF2_EvtWriter_Enter(w, NULL, 2000, R_TARGET);
+    OTF2_EvtWriter_Leave(w, NULL, 3000, R_ODD);
+    OTF2_EvtWriter_Leave(w, NULL, 4000, R_TARGET);
+    OTF2_EvtWriter_Enter(w, NULL, 5000, R_ODD);
+    return 5;
+}
+
+static uint64_t write_worker(OTF2_EvtWriter *w, unsigned depth)
+{
+    for (unsigned i = 0; i < depth; i++)
+        OTF2_EvtWriter_Enter(w, NULL, 10000 + i, R_NEST);
+    for (unsigned i = 0; i < depth; i++)
+        OTF2_EvtWriter_Leave(w, NULL, 10000 + depth + i, R_NEST);
+    return 2 * (uint64_t)depth;
+}
+
+static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uint64_t *events)
+{
+    static const char *strings[S_COUNT] = {"", "machine", "node", "Process", "Master thread",
+                                           "OpenMP thread 1 (tid 2)", ODD_REGION_NAME, "target @odd.c:7",
+                                           "nest", "odd.c"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 1000, 10000 + 2 * (uint64_t)depth - 1000, 0);
+    for (unsigned i = 0; i < S_COUNT; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(g, 0, S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, 1, S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD, events[1], 0);
+    OTF2_GlobalDefWriter_WriteRegion(g, R_ODD, S_ODD, S_ODD, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
+                                     OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_FILE, 3, 3);
+    OTF2_GlobalDefWriter_WriteRegion(g, R_TARGET, S_TARGET, S_TARGET, S_EMPTY, OTF2_REGION_ROLE_TASK_WAIT,
+                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, S_FILE, 7, 7);
+    OTF2_GlobalDefWriter_WriteRegion(g, R_NEST, S_NEST, S_NEST, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
+                                     OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
+}
+
+int write_odd_archive(const char *dir, unsigned depth)
+{
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a)
+        return -1;
+    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetCreator(a, "offtrace 0.1.0 (synthetic test archive)");
+    OTF2_Archive_OpenEvtFiles(a);
+    uint64_t events[2];
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
+    events[0] = write_master(w);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    w = OTF2_Archive_GetEvtWriter(a, 1);
+    events[1] = write_worker(w, depth);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    OTF2_Archive_CloseEvtFiles(a);
+    OTF2_Archive_OpenDefFiles(a);
+    for (OTF2_LocationRef l = 0; l < 2; l++)
+        OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, l));
+    OTF2_Archive_CloseDefFiles(a);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    write_definitions(g, depth, events);
+    OTF2_Archive_CloseGlobalDefWriter(a, g);
+    return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}
