@@ -99,9 +99,8 @@ static void run_limited(char *const argv[], limited *r)
 /* `offtrace --help` lists the verbs this build has. */
 static void detect_verbs(void)
 {
-    char *argv[] = {cli, "--help", NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "--help", NULL), 0);
     for (char *line = r.out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         char word[32];
         if (sscanf(line, " %31s", word) == 1) {

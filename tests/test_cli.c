@@ -68,9 +68,8 @@ Test(cli, existing_output_directory_is_refused)
     snprintf(marker, sizeof marker, "%s/keep", dir);
     fclose(fopen(marker, "w"));
     prog_path(prog, sizeof prog, "example_saxpy");
-    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 2);
     cr_assert(strstr(r.err, "already exists"), "%s", r.err);
     run_free(&r);
@@ -85,14 +84,12 @@ Test(cli, missing_program_is_127_and_not_executable_is_126)
 {
     char dir[4096];
     scratch_path(dir, sizeof dir, "noprog");
-    char *argv[] = {cli, "record", "-o", dir, "--", "/nonexistent/program", NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", "/nonexistent/program", NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 127);
     cr_assert(strstr(r.err, "No such file or directory"), "%s", r.err);
     run_free(&r);
-    char *argv2[] = {cli, "record", "-o", dir, "--", "no-such-command-offtrace", NULL};
-    cr_assert_eq(run_command(argv2, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", "no-such-command-offtrace", NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 127);
     cr_assert(strstr(r.err, "command not found"), "%s", r.err);
     run_free(&r);
@@ -102,8 +99,7 @@ Test(cli, missing_program_is_127_and_not_executable_is_126)
     fputs("just text\n", f);
     fclose(f);
     chmod(plain, 0644);
-    char *argv3[] = {cli, "record", "-o", dir, "--", plain, NULL};
-    cr_assert_eq(run_command(argv3, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", plain, NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 126);
     cr_assert(strstr(r.err, "Permission denied"), "%s", r.err);
     run_free(&r);
@@ -116,9 +112,8 @@ static void crash_case(const char *program, int expect_signal, int expect_exit, 
     char dir[4096], prog[4096];
     scratch_path(dir, sizeof dir, program);
     prog_path(prog, sizeof prog, program);
-    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
     if (expect_signal) {
         cr_assert(WIFSIGNALED(r.status), "record did not report the signal (status %x)", r.status);
         cr_assert_eq(WTERMSIG(r.status), expect_signal);
@@ -212,26 +207,21 @@ Test(cli, info_reads_an_archive_and_rejects_what_is_not_one)
     char dir[4096], prog[4096];
     scratch_path(dir, sizeof dir, "info");
     prog_path(prog, sizeof prog, "example_saxpy");
-    char *rec[] = {cli, "record", "-o", dir, "--", prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(rec, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
     run_free(&r);
-    char *info[] = {cli, "info", dir, NULL};
-    cr_assert_eq(run_command(info, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "info", dir, NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 0);
     cr_assert(strstr(r.out, "offtrace: kernels"), "%s", r.out);
     run_free(&r);
-    char *bad[] = {cli, "info", "/etc", NULL};
-    cr_assert_eq(run_command(bad, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "info", "/etc", NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 2);
     cr_assert(strstr(r.err, "no trace"), "%s", r.err);
     run_free(&r);
-    char *none[] = {cli, "info", "/nonexistent-offtrace", NULL};
-    cr_assert_eq(run_command(none, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "info", "/nonexistent-offtrace", NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 2);
     run_free(&r);
-    char *verb[] = {cli, "frobnicate", NULL};
-    cr_assert_eq(run_command(verb, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "frobnicate", NULL), 0);
     cr_assert_eq(WEXITSTATUS(r.status), 2);
     run_free(&r);
 }
@@ -241,9 +231,8 @@ Test(cli, a_forked_child_does_not_touch_the_parents_trace)
     char dir[4096], prog[4096];
     scratch_path(dir, sizeof dir, "fork");
     prog_path(prog, sizeof prog, "fork_child");
-    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
     cr_assert(!strstr(r.err, "PARTIAL"), "%s", r.err);
     run_free(&r);

@@ -12,36 +12,7 @@
 
 #include "check/archive_check.h"
 #include "check/run.h"
-
-typedef struct runtime_counts {
-    unsigned long long target, enter_data, exit_data, update, kernels, alloc, alloc_bytes;
-    unsigned long long h2d, h2d_bytes, d2h, d2h_bytes, del, outside;
-} runtime_counts;
-
-static void counts_from_runtime(const char *example, runtime_counts *c)
-{
-    char out[4096], envfile[4200], envtool[4200];
-    scratch_path(out, sizeof out, "counts");
-    snprintf(envfile, sizeof envfile, "OFFTRACE_TEST_COUNTER_OUT=%s", out);
-    snprintf(envtool, sizeof envtool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-counter.so", OFFTRACE_LIB_DIR);
-    char prog[4096];
-    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, example);
-    char *argv[] = {prog, NULL};
-    char *env[] = {envfile, envtool, NULL};
-    run_result r;
-    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s failed: %s", example, r.err);
-    run_free(&r);
-    FILE *f = fopen(out, "r");
-    cr_assert_not_null(f, "the counting tool wrote nothing");
-    int n = fscanf(f,
-                   "OMPT_COUNTS target=%llu enter_data=%llu exit_data=%llu update=%llu kernels=%llu alloc=%llu "
-                   "alloc_bytes=%llu h2d=%llu h2d_bytes=%llu d2h=%llu d2h_bytes=%llu delete=%llu outside=%llu",
-                   &c->target, &c->enter_data, &c->exit_data, &c->update, &c->kernels, &c->alloc,
-                   &c->alloc_bytes, &c->h2d, &c->h2d_bytes, &c->d2h, &c->d2h_bytes, &c->del, &c->outside);
-    fclose(f);
-    cr_assert_eq(n, 13, "unexpected counter output");
-}
+#include "check/runtime_counts.h"
 
 /* The numbers `offtrace record` printed must be the archive's. */
 static void check_summary(const char *summary, const archive_facts *f)
@@ -81,15 +52,13 @@ static void otf2_print_accepts(const char *dir)
 static void trace_and_compare(const char *example, unsigned long long min_data_regions, unsigned devices)
 {
     runtime_counts rt;
-    counts_from_runtime(example, &rt);
+    cr_assert_eq(runtime_counts_of(example, &rt), 0, "%s", rt.problem);
 
-    char dir[4096], prog[4096], cli[4096];
+    char dir[4096], prog[4096];
     scratch_path(dir, sizeof dir, example);
     snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, example);
-    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
-    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record failed: %s", r.err);
     otf2_print_accepts(dir);
 

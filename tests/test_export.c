@@ -24,14 +24,7 @@
 #include "export_chrome.h"
 #include "export_writer.h"
 
-static char cli[4096];
-
-static void setup(void)
-{
-    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
-}
-
-TestSuite(export, .init = setup, .timeout = 120);
+TestSuite(export, .timeout = 120);
 
 static int exists(const char *path)
 {
@@ -46,34 +39,6 @@ static int one_line(const char *s)
     return n > 1 && s[n - 1] == '\n' && !memchr(s, '\n', n - 1);
 }
 
-/* `offtrace export ARGS...` (NULL-terminated). */
-static void export_run(run_result *r, ...)
-{
-    char *argv[16] = {cli, "export"};
-    int n = 2;
-    va_list ap;
-    va_start(ap, r);
-    for (char *a; n < 15 && (a = va_arg(ap, char *));)
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
-    cr_assert_eq(run_command(argv, NULL, NULL, r), 0);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* Record PROGRAM (device detail on) into a fresh dir, export it to dir.json. */
 static char *record_and_export(const char *program, char *dir, size_t size, char *const args[])
 {
@@ -82,13 +47,15 @@ static char *record_and_export(const char *program, char *dir, size_t size, char
     char out[4200];
     snprintf(out, sizeof out, "%s.json", dir);
     run_result r;
-    export_run(&r, "--format", "chrome", dir, "-o", out, NULL);
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", out, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export failed: %s", r.err);
     cr_assert(one_line(r.err), "expected one summary line, got: %s", r.err);
     run_free(&r);
     size_t at = 0;
     cr_assert_eq(json_check_file(out, &at), 0, "%s is not JSON (byte %zu)", out, at);
-    return slurp(out);
+    char *text = read_whole_file(out, NULL);
+    cr_assert_not_null(text, "no %s", out);
+    return text;
 }
 
 static int by_string(const void *a, const void *b)
@@ -178,7 +145,7 @@ Test(export, dash_writes_to_stdout)
     scratch_path(dir, sizeof dir, "export-stdout");
     cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
     run_result r;
-    export_run(&r, dir, "-o", "-", NULL);
+    cr_assert_eq(run_offtrace(&r, "export", dir, "-o", "-", NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
     size_t at = 0;
     cr_assert_eq(json_check(r.out, strlen(r.out), &at), 0, "stdout is not JSON (byte %zu)", at);
@@ -207,7 +174,7 @@ Test(export, special_files_are_written_in_place)
         _exit(127);
     }
     run_result r;
-    export_run(&r, dir, "-o", fifo, NULL);
+    cr_assert_eq(run_offtrace(&r, "export", dir, "-o", fifo, NULL), 0);
     int status;
     waitpid(reader, &status, 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
@@ -222,16 +189,12 @@ Test(export, special_files_are_written_in_place)
 /* A usage error: exit 2, one line naming what is wrong, no file. */
 static void expect_usage_error(const char *out, const char *says, ...)
 {
-    char *argv[16] = {cli, "export"};
-    int n = 2;
     va_list ap;
     va_start(ap, says);
-    for (char *a; n < 15 && (a = va_arg(ap, char *));)
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    int ran = run_offtrace_va(&r, "export", ap);
+    va_end(ap);
+    cr_assert_eq(ran, 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "exit %d: %s", WEXITSTATUS(r.status), r.err);
     cr_assert(one_line(r.err), "not one line: %s", r.err);
     cr_assert(strstr(r.err, says), "'%s' does not say '%s'", r.err, says);
@@ -261,7 +224,7 @@ Test(export, usage_errors_exit_2_in_one_line)
 static void expect_bad_input(const char *dir, const char *out)
 {
     run_result r;
-    export_run(&r, "--format", "chrome", (char *)dir, "-o", (char *)out, NULL);
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", out, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "'%s' was exported", dir);
     cr_assert(one_line(r.err), "not one line: %s", r.err);
     run_free(&r);
@@ -313,7 +276,7 @@ Test(export, odd_archive_is_escaped_closed_and_depth_limited)
     const unsigned extra = 6;
     cr_assert_eq(write_odd_archive(dir, OT_EXPORT_MAX_DEPTH + extra), 0);
     run_result r;
-    export_run(&r, dir, "-o", "-", NULL);
+    cr_assert_eq(run_offtrace(&r, "export", dir, "-o", "-", NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
     size_t at = 0;
     cr_assert_eq(json_check(r.out, strlen(r.out), &at), 0, "not JSON at byte %zu: %.80s", at, r.out + at);

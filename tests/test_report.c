@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,47 +17,11 @@
 #include "check/archive_check.h"
 #include "check/json_check.h"
 #include "check/run.h"
+#include "check/runtime_counts.h"
 
-static char cli[4096];
-
-static void setup(void)
-{
-    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
-}
-
-TestSuite(report, .init = setup, .timeout = 120);
+TestSuite(report, .timeout = 120);
 
 /* ---- running things ---- */
-
-typedef struct runtime_counts {
-    unsigned long long target, enter_data, exit_data, update, kernels, alloc, alloc_bytes;
-    unsigned long long h2d, h2d_bytes, d2h, d2h_bytes, del, outside;
-} runtime_counts;
-
-/* What the runtime reports to the independent OMPT counting tool, in a run of its own. */
-static void counts_from_runtime(const char *example, runtime_counts *c)
-{
-    char out[4096], envfile[4200], envtool[4200], prog[4096];
-    scratch_path(out, sizeof out, "report-counts");
-    snprintf(envfile, sizeof envfile, "OFFTRACE_TEST_COUNTER_OUT=%s", out);
-    snprintf(envtool, sizeof envtool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-counter.so", OFFTRACE_LIB_DIR);
-    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, example);
-    char *argv[] = {prog, NULL};
-    char *env[] = {envfile, envtool, NULL};
-    run_result r;
-    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s failed: %s", example, r.err);
-    run_free(&r);
-    FILE *f = fopen(out, "r");
-    cr_assert_not_null(f, "the counting tool wrote nothing");
-    int n = fscanf(f,
-                   "OMPT_COUNTS target=%llu enter_data=%llu exit_data=%llu update=%llu kernels=%llu alloc=%llu "
-                   "alloc_bytes=%llu h2d=%llu h2d_bytes=%llu d2h=%llu d2h_bytes=%llu delete=%llu outside=%llu",
-                   &c->target, &c->enter_data, &c->exit_data, &c->update, &c->kernels, &c->alloc,
-                   &c->alloc_bytes, &c->h2d, &c->h2d_bytes, &c->d2h, &c->d2h_bytes, &c->del, &c->outside);
-    fclose(f);
-    cr_assert_eq(n, 13, "unexpected counter output");
-}
 
 static void record(const char *example, char *dir, size_t size)
 {
@@ -69,22 +32,6 @@ static void record(const char *example, char *dir, size_t size)
     free(err);
 }
 
-/* `offtrace report ARGS...` (NULL-terminated); the caller frees with run_free. */
-static run_result report(const char *first, ...)
-{
-    char *argv[16] = {cli, "report"};
-    int n = 2;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
-        argv[n++] = (char *)a;
-    va_end(ap);
-    argv[n] = NULL;
-    run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
-    return r;
-}
-
 static int exit_status(const run_result *r)
 {
     return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
@@ -93,7 +40,8 @@ static int exit_status(const run_result *r)
 /* `offtrace report --json DIR`, which must succeed and be valid JSON. */
 static char *report_json(const char *dir)
 {
-    run_result r = report("--json", dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", "--json", dir, NULL), 0);
     cr_assert_eq(exit_status(&r), 0, "report --json %s: %s", dir, r.err);
     size_t at = 0;
     cr_assert_eq(json_check(r.out, strlen(r.out), &at), 0, "invalid JSON at byte %zu: %.80s", at, r.out + at);
@@ -232,7 +180,7 @@ static void sum_tables(const char *json, report_sums *s)
 static char *counts_match(const char *example, unsigned devices)
 {
     runtime_counts rt;
-    counts_from_runtime(example, &rt);
+    cr_assert_eq(runtime_counts_of(example, &rt), 0, "%s", rt.problem);
     char dir[4096];
     record(example, dir, sizeof dir);
     archive_facts f;
@@ -391,7 +339,8 @@ Test(report, findings_fire_on_transfer_mistakes_at_their_lines)
     free(json);
 
     /* the text: three numbered highlights first, the biggest finding among them, all within 100 columns */
-    run_result r = report(dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     cr_assert_eq(exit_status(&r), 0, "%s", r.err);
     const char *one = strstr(r.out, "\n 1. "), *two = strstr(r.out, "\n 2. "), *three = strstr(r.out, "\n 3. ");
     const char *tables = strstr(r.out, "\nDevices\n");
@@ -412,7 +361,8 @@ Test(report, no_findings_on_transfer_done_right)
     char *json = report_json(dir);
     cr_assert_eq(length(json, "findings"), 0, "findings on the correct program: %s", strstr(json, "\"findings\""));
     free(json);
-    run_result r = report(dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     cr_assert_eq(exit_status(&r), 0);
     cr_assert(strstr(r.out, " 2. No findings"), "%s", r.out);
     fits_100_columns(r.out);
@@ -449,27 +399,28 @@ Test(report, sort_limit_json_and_output_file)
 {
     char dir[4096];
     record("example_cg", dir, sizeof dir);
-    run_result r = report("--limit", "2", dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", "--limit", "2", dir, NULL), 0);
     cr_assert_eq(exit_status(&r), 0, "%s", r.err);
     cr_assert_eq(table_rows(r.out, "\nConstructs by source line"), 2);
     cr_assert_eq(table_rows(r.out, "\nTop kernels"), 2);
     cr_assert(strstr(r.out, "(5 more; --limit 0 shows all)"), "%s", r.out);
     run_free(&r);
-    r = report("--limit=0", dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--limit=0", dir, NULL), 0);
     cr_assert_eq(table_rows(r.out, "\nConstructs by source line"), 7, "cg has 7 construct sites");
     run_free(&r);
 
     char site[64];
-    r = report("--sort", "count", dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--sort", "count", dir, NULL), 0);
     first_construct(r.out, site);
     cr_assert_str_eq(site, "cg.c:35", "cg.c:35 (dot) runs most often");
     run_free(&r);
-    r = report("--sort=name", dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--sort=name", dir, NULL), 0);
     first_construct(r.out, site);
     cr_assert_str_eq(site, "cg.c:102", "by name, cg.c:102 sorts first");
     run_free(&r);
 
-    r = report("--json", "--limit", "1", "--sort", "name", dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--json", "--limit", "1", "--sort", "name", dir, NULL), 0);
     cr_assert_eq(json_check(r.out, strlen(r.out), NULL), 0);
     cr_assert_eq(length(r.out, "constructs"), 1);
     cr_assert_eq(length(r.out, "kernels"), 1);
@@ -479,7 +430,7 @@ Test(report, sort_limit_json_and_output_file)
 
     char file[4200];
     snprintf(file, sizeof file, "%s/report.json", dir);
-    r = report("--json", "-o", file, dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--json", "-o", file, dir, NULL), 0);
     cr_assert_eq(exit_status(&r), 0, "%s", r.err);
     cr_assert_str_eq(r.out, "");
     run_free(&r);
@@ -501,21 +452,22 @@ static void one_line_error(run_result *r, int status, const char *what)
 
 Test(report, bad_arguments_exit_2_with_one_line)
 {
-    run_result r = report("--bogus", "somewhere", NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", "--bogus", "somewhere", NULL), 0);
     one_line_error(&r, 2, "unknown option");
-    r = report("--limit", "x", "somewhere", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--limit", "x", "somewhere", NULL), 0);
     one_line_error(&r, 2, "bad limit");
-    r = report("--limit", "-3", "somewhere", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--limit", "-3", "somewhere", NULL), 0);
     one_line_error(&r, 2, "negative limit");
-    r = report("--sort", "fastest", "somewhere", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--sort", "fastest", "somewhere", NULL), 0);
     one_line_error(&r, 2, "bad sort key");
-    r = report("--sort", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--sort", NULL), 0);
     one_line_error(&r, 2, "missing sort key");
-    r = report(NULL);
+    cr_assert_eq(run_offtrace(&r, "report", NULL), 0);
     one_line_error(&r, 2, "no directory");
-    r = report("one", "two", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "one", "two", NULL), 0);
     one_line_error(&r, 2, "two directories");
-    r = report("--help", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "--help", NULL), 0);
     cr_assert_eq(exit_status(&r), 0);
     cr_assert(strstr(r.out, "usage: offtrace report"), "%s", r.out);
     run_free(&r);
@@ -526,13 +478,14 @@ Test(report, not_an_archive_is_a_one_line_error)
     char dir[4096], cmd[8400];
     scratch_path(dir, sizeof dir, "report-empty");
     cr_assert_eq(mkdir(dir, 0777), 0);
-    run_result r = report(dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     one_line_error(&r, 2, "empty directory");
-    r = report("/nonexistent/offtrace-archive", NULL);
+    cr_assert_eq(run_offtrace(&r, "report", "/nonexistent/offtrace-archive", NULL), 0);
     one_line_error(&r, 2, "missing directory");
     snprintf(cmd, sizeof cmd, "echo 'not OTF2' > '%s/traces.otf2'", dir);
     cr_assert_eq(system(cmd), 0);
-    r = report(dir, NULL);
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     one_line_error(&r, 2, "garbage anchor file");
 }
 
@@ -544,7 +497,8 @@ Test(report, damaged_archive_ends_in_a_message_not_a_crash)
     snprintf(cmd, sizeof cmd, "for f in '%s'/traces/*.evt; do truncate -s $(( $(stat -c %%s \"$f\") / 2 )) \"$f\"; done",
              dir);
     cr_assert_eq(system(cmd), 0);
-    run_result r = report(dir, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     int status = exit_status(&r);
     cr_assert(status == 1 || status == 2, "exit %d: %s", status, r.err);
     cr_assert(strstr(r.err, "offtrace"), "no message: %s", r.err);
@@ -554,9 +508,8 @@ Test(report, damaged_archive_ends_in_a_message_not_a_crash)
 
 Test(report, the_verb_is_listed)
 {
-    char *argv[] = {cli, "--help", NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_offtrace(&r, "--help", NULL), 0);
     cr_assert(strstr(r.out, "report"), "%s", r.out);
     run_free(&r);
 }

@@ -23,14 +23,7 @@
 
 #define DEPTH 4 /* the default --depth */
 
-static char cli[4096];
-
-static void setup(void)
-{
-    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
-}
-
-TestSuite(view, .init = setup, .timeout = 60);
+TestSuite(view, .timeout = 60);
 
 /* ---- helpers ---- */
 
@@ -71,41 +64,25 @@ static void two_devices_archive(char *dir, size_t size)
     shared_archive(dir, size, "two-devices", "example_two_devices", NULL);
 }
 
-/* `offtrace view ARGS...` (NULL-terminated); the caller frees with run_free. */
-static run_result view(const char *first, ...)
-{
-    char *argv[32] = {cli, "view"};
-    int n = 2;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
-        argv[n++] = (char *)a;
-    va_end(ap);
-    argv[n] = NULL;
-    run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
-    return r;
-}
-
 static void expect_success(run_result *r)
 {
     cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "view failed (status %d): %s", r->status, r->err);
     run_free(r);
 }
 
-static char *slurp(const char *path, size_t *length)
+/* `offtrace view ARGS...` (NULL-terminated), which must succeed and write
+ * \p out: its text (malloc'd), its length in *length if not NULL. */
+static char *view_output(const char *out, size_t *length, ...)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    if (length)
-        *length = (size_t)n;
+    va_list ap;
+    va_start(ap, length);
+    run_result r;
+    int ran = run_offtrace_va(&r, "view", ap);
+    va_end(ap);
+    cr_assert_eq(ran, 0);
+    expect_success(&r);
+    char *text = read_whole_file(out, length);
+    cr_assert_not_null(text, "no %s", out);
     return text;
 }
 
@@ -227,11 +204,13 @@ Test(view, cg_svg_is_well_formed_with_a_row_per_location)
     char dir[4096], out[4200];
     cg_archive(dir, sizeof dir);
     snprintf(out, sizeof out, "%s.view.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, NULL), 0);
     cr_assert(strstr(r.out, "offtrace: wrote"), "%s", r.out);
     expect_success(&r);
     size_t n;
-    char *svg = slurp(out, &n);
+    char *svg = read_whole_file(out, &n);
+    cr_assert_not_null(svg, "no %s", out);
     expect_well_formed(svg, n, out);
     cr_assert(!strncmp(svg, "<?xml", 5) && strstr(svg, "xmlns=\"http://www.w3.org/2000/svg\""));
     expect_one_label_per_location(svg, dir);
@@ -259,10 +238,8 @@ Test(view, over_100000_events_stay_bounded_with_every_row)
     cr_assert_eq(archive_check(dir, &f), 0);
     cr_assert_gt(f.events, 100000, "only %" PRIu64 " events", f.events);
     snprintf(out, sizeof out, "%s.view.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
-    expect_success(&r);
     size_t n;
-    char *svg = slurp(out, &n);
+    char *svg = view_output(out, &n, dir, "-o", out, NULL);
     expect_well_formed(svg, n, out);
     expect_one_label_per_location(svg, dir);
     uint64_t rows = number_attr(svg, "data-rows"), plot_w = number_attr(svg, "data-plot-w");
@@ -288,9 +265,7 @@ Test(view, one_arrow_per_put_and_get_when_they_are_apart)
     snprintf(out, sizeof out, "%s.view.svg", dir);
     /* the widest picture: the transfers of one direction, tens of us apart,
      * stay more than an arrow column (6 px) apart even in a slow run */
-    run_result r = view(dir, "-o", out, "--width", "16384", NULL);
-    expect_success(&r);
-    char *svg = slurp(out, NULL);
+    char *svg = view_output(out, NULL, dir, "-o", out, "--width", "16384", NULL);
     cr_assert_eq(count(svg, "<path data-k=\"x\" data-dir=\"h2d\" data-count=\"1\""), f.puts);
     cr_assert_eq(count(svg, "<path data-k=\"x\" data-dir=\"d2h\" data-count=\"1\""), f.gets);
     cr_assert_eq(count(svg, "<path data-k=\"x\""), f.puts + f.gets);
@@ -306,9 +281,7 @@ Test(view, cg_arrows_count_every_transfer)
     archive_facts f;
     cr_assert_eq(archive_check(dir, &f), 0);
     snprintf(out, sizeof out, "%s.arrows.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
-    expect_success(&r);
-    char *svg = slurp(out, NULL);
+    char *svg = view_output(out, NULL, dir, "-o", out, NULL);
     cr_assert_eq(sum_counts(svg, "<path data-k=\"x\" data-dir=\"h2d\""), f.puts);
     cr_assert_eq(sum_counts(svg, "<path data-k=\"x\" data-dir=\"d2h\""), f.gets);
     free(svg);
@@ -330,9 +303,7 @@ Test(view, from_and_to_restrict_the_time_axis)
     char dir[4096], out[4200];
     cg_archive(dir, sizeof dir);
     snprintf(out, sizeof out, "%s.zoom.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
-    expect_success(&r);
-    char *svg = slurp(out, NULL);
+    char *svg = view_output(out, NULL, dir, "-o", out, NULL);
     uint64_t trace = number_attr(svg, "data-trace-ns");
     free(svg);
     cr_assert_gt(trace, 100000);
@@ -342,10 +313,8 @@ Test(view, from_and_to_restrict_the_time_axis)
     char from_arg[64], to_arg[64];
     snprintf(from_arg, sizeof from_arg, "%" PRIu64 "us", from / 1000);
     snprintf(to_arg, sizeof to_arg, "--to=%" PRIu64 "ns", to);
-    r = view(dir, "-o", out, "--from", from_arg, to_arg, NULL);
-    expect_success(&r);
     size_t n;
-    svg = slurp(out, &n);
+    svg = view_output(out, &n, dir, "-o", out, "--from", from_arg, to_arg, NULL);
     expect_well_formed(svg, n, out);
     cr_assert_eq(number_attr(svg, "data-from-ns"), from);
     cr_assert_eq(number_attr(svg, "data-to-ns"), to);
@@ -354,9 +323,7 @@ Test(view, from_and_to_restrict_the_time_axis)
     free(svg);
 
     /* --to past the end is the end; --from alone runs to the end */
-    r = view(dir, "-o", out, "--from", from_arg, "--to", "1000s", NULL);
-    expect_success(&r);
-    svg = slurp(out, NULL);
+    svg = view_output(out, NULL, dir, "-o", out, "--from", from_arg, "--to", "1000s", NULL);
     cr_assert_eq(number_attr(svg, "data-from-ns"), from);
     cr_assert_eq(number_attr(svg, "data-to-ns"), trace);
     free(svg);
@@ -367,10 +334,8 @@ Test(view, html_is_self_contained_with_svg_and_script)
     char dir[4096], out[4200];
     two_devices_archive(dir, sizeof dir);
     snprintf(out, sizeof out, "%s.view.html", dir);
-    run_result r = view(dir, "--width", "1000", "-o", out, NULL);
-    expect_success(&r);
     size_t n;
-    char *html = slurp(out, &n);
+    char *html = view_output(out, &n, dir, "--width", "1000", "-o", out, NULL);
     cr_assert(!strncmp(html, "<!DOCTYPE html>", 15));
     cr_assert(strstr(html, "<script>") && strstr(html, "addEventListener('wheel'"), "no zoom script");
     cr_assert(strstr(html, "data-tip"), "no tooltips");
@@ -393,10 +358,8 @@ Test(view, names_with_xml_characters_are_escaped)
     cr_assert_eq(record_program(dir, NULL, NULL, "example_nowait", NULL, &err), 0, "%s", err ? err : "");
     free(err);
     snprintf(out, sizeof out, "%s.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
-    expect_success(&r);
     size_t n;
-    char *svg = slurp(out, &n);
+    char *svg = view_output(out, &n, dir, "-o", out, NULL);
     expect_well_formed(svg, n, out);
     cr_assert(strstr(svg, "view-&lt;a&amp;b&gt;&quot;c&quot;"), "the title is not escaped");
     free(svg);
@@ -428,7 +391,8 @@ Test(view, bad_options_exit_2_with_one_line_and_no_file)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char **c = cases[i];
-        run_result r = view(c[0], c[1], c[2], c[3], c[4], c[5], c[6], NULL);
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "view", c[0], c[1], c[2], c[3], c[4], c[5], c[6], NULL), 0);
         expect_one_line_failure(&r, 2, out);
         expect_no_file(png);
     }
@@ -439,7 +403,8 @@ Test(view, from_past_the_end_is_refused)
     char dir[4096], out[4200];
     two_devices_archive(dir, sizeof dir);
     snprintf(out, sizeof out, "%s.late.svg", dir);
-    run_result r = view(dir, "-o", out, "--from", "100s", NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, "--from", "100s", NULL), 0);
     cr_assert(strstr(r.err, "past the end"), "%s", r.err);
     expect_one_line_failure(&r, 2, out);
 }
@@ -449,16 +414,17 @@ Test(view, not_an_archive_fails_in_one_line_without_a_file)
     char dir[4096], out[4200], anchor[4300];
     scratch_path(dir, sizeof dir, "view-not-an-archive");
     snprintf(out, sizeof out, "%s.svg", dir);
-    run_result r = view(dir, "-o", out, NULL); /* does not exist */
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, NULL), 0); /* does not exist */
     expect_one_line_failure(&r, 0, out);
     cr_assert_eq(mkdir(dir, 0777), 0);
-    r = view(dir, "-o", out, NULL); /* empty */
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, NULL), 0); /* empty */
     expect_one_line_failure(&r, 0, out);
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
     FILE *f = fopen(anchor, "w");
     fputs("this is not OTF2\n", f);
     fclose(f);
-    r = view(dir, "-o", out, NULL); /* damaged */
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, NULL), 0); /* damaged */
     expect_one_line_failure(&r, 0, out);
 }
 
@@ -467,13 +433,15 @@ Test(view, unwritable_output_fails_in_one_line)
     char dir[4096], out[4200];
     two_devices_archive(dir, sizeof dir);
     snprintf(out, sizeof out, "%s/no/such/dir/x.svg", dir);
-    run_result r = view(dir, "-o", out, NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, NULL), 0);
     expect_one_line_failure(&r, 1, out);
 }
 
 Test(view, help_exits_0)
 {
-    run_result r = view("--help", NULL);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", "--help", NULL), 0);
     cr_assert(strstr(r.out, "--from") && strstr(r.out, ".html"), "%s", r.out);
     expect_success(&r);
 }

@@ -1,8 +1,9 @@
 #include "json_check.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "run.h" /* read_whole_file */
 
 typedef struct cursor {
     const char *p, *end;
@@ -149,16 +150,11 @@ int json_check(const char *text, size_t length, size_t *error_at)
 
 int json_check_file(const char *path, size_t *error_at)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    size_t n;
+    char *text = read_whole_file(path, &n);
+    if (!text)
         return -2;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc(size > 0 ? (size_t)size : 1);
-    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    int rc = text && n == (size_t)size ? json_check(text, n, error_at) : -2;
+    int rc = json_check(text, n, error_at);
     free(text);
     return rc;
 }

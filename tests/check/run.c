@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,52 @@ void run_free(run_result *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+int run_offtrace_va(run_result *r, const char *verb, va_list args)
+{
+    char cli[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    char *argv[64] = {cli, (char *)verb};
+    int n = 2;
+    for (const char *a = verb ? va_arg(args, const char *) : NULL; a; a = va_arg(args, const char *)) {
+        if (n == 63)
+            return -1;
+        argv[n++] = (char *)a;
+    }
+    argv[n] = NULL;
+    return run_command(argv, NULL, NULL, r);
+}
+
+int run_offtrace(run_result *r, const char *verb, ...)
+{
+    va_list ap;
+    va_start(ap, verb);
+    int rc = run_offtrace_va(r, verb, ap);
+    va_end(ap);
+    return rc;
+}
+
+char *read_whole_file(const char *path, size_t *length)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        rewind(f);
+        if (fread(text, 1, (size_t)n, f) == (size_t)n) {
+            text[n] = '\0';
+        } else {
+            free(text);
+            text = NULL;
+        }
+    }
+    fclose(f);
+    if (text && length)
+        *length = (size_t)n;
+    return text;
 }
 
 void scratch_path(char *buf, unsigned size, const char *name)

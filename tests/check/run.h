@@ -6,6 +6,9 @@
 #ifndef OT_TEST_RUN_H
 #define OT_TEST_RUN_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 typedef struct run_result {
     int status;   /**< raw waitpid status */
     char *out;    /**< captured stdout (malloc'd, NUL-terminated) */
@@ -20,6 +23,26 @@ typedef struct run_result {
 int run_command(char *const argv[], char *const env[], const char *stdin_text, run_result *r);
 
 void run_free(run_result *r);
+
+/**
+ * \brief `offtrace VERB args...` (the build's offtrace), nothing on stdin.
+ * \param verb the first argument ("report", "--help", ...); the arguments
+ *        after it are `const char *`, terminated by NULL.
+ * \return 0 when the command ran (its status and output in \p r, which the
+ *         caller frees with run_free), -1 when it could not be run at all or
+ *         there are too many arguments.
+ */
+int run_offtrace(run_result *r, const char *verb, ...);
+
+/** \brief run_offtrace with the arguments after \p verb in a va_list. */
+int run_offtrace_va(run_result *r, const char *verb, va_list args);
+
+/**
+ * \brief The whole of the file at \p path, NUL-terminated (malloc'd; the
+ *        caller frees it), its length in *length when \p length is not NULL.
+ * \return NULL when the file cannot be opened or read in full.
+ */
+char *read_whole_file(const char *path, size_t *length);
 
 /**
  * \brief Run `otf2-print --silent -Werror` on `<dir>/traces.otf2`.
