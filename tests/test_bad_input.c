@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check/foreign_archive.h"
 #include "check/run.h"
 
 #define RUN_LIMIT_S 10      /* far above a healthy run (~20 ms) */
@@ -347,4 +348,34 @@ Test(bad_input, flipped_bytes)
         snprintf(source, sizeof source, "%s/%s", orig, f.rel[i]);
         copy_file(source, file);
     }
+}
+
+/* ---- (d) an archive another producer wrote ---- */
+
+Test(bad_input, archive_of_another_producer)
+{
+    char dir[4096], json[4200], svg[4200];
+    scratch_path(dir, sizeof dir, "foreign");
+    cr_assert_eq(write_foreign_archive(dir), 0);
+    snprintf(json, sizeof json, "%s.json", dir);
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    char *verbs[][8] = {
+        {cli, "info", dir, NULL},
+        {cli, "export", "--format", "chrome", dir, "-o", json, NULL},
+        {cli, "report", dir, NULL},
+        {cli, "view", dir, "-o", svg, NULL},
+    };
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if ((i == 2 && !have_report) || (i == 3 && !have_view))
+            continue;
+        limited r;
+        run_limited(verbs[i], &r);
+        cr_assert(!r.timed_out && WIFEXITED(r.status), "offtrace %s did not end cleanly", verbs[i][1]);
+        cr_assert_eq(WEXITSTATUS(r.status), 2, "offtrace %s exited %d: %s", verbs[i][1], WEXITSTATUS(r.status),
+                     r.err);
+        cr_assert_not_null(strstr(r.err, "written by 'other-tool 1.0', not by offtrace"), "%s", r.err);
+        cr_assert_eq(strchr(r.err, '\n'), strrchr(r.err, '\n'), "more than one line: %s", r.err);
+        free(r.err);
+    }
+    cr_assert(!exists(json) && !exists(svg), "an output file was left behind");
 }

@@ -528,13 +528,20 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     if (a->reader && OTF2_Reader_SetSerialCollectiveCallbacks(a->reader) == OTF2_SUCCESS &&
         read_global_definitions(a) == 0) {
         OTF2_Reader_GetCreator(a->reader, &a->creator);
-        resolve_names(a);
-        rc = v->begin ? v->begin(user, a) : 0;
+        rc = starts(a->creator ? a->creator : "", "offtrace") ? 0 : -EPROTO;
+        if (rc == 0) {
+            resolve_names(a);
+            rc = v->begin ? v->begin(user, a) : 0;
+        }
         if (rc == 0)
             rc = read_events(a);
     }
     OTF2_Error_RegisterCallback(previous, NULL);
-    if (rc < 0 && a->bad_reference[0])
+    if (rc == -EPROTO)
+        fail(err, err_size, rc,
+             "offtrace: '%s' was written by '%s', not by offtrace; offtrace reads only its own archives",
+             dir, a->creator && *a->creator ? a->creator : "an unnamed producer");
+    else if (rc < 0 && a->bad_reference[0])
         fail(err, err_size, rc, "offtrace: '%s' is damaged: %s", dir, a->bad_reference);
     else if (rc == -EINVAL)
         fail(err, err_size, rc, "offtrace: '%s' is damaged or not an OTF2 archive%s%s", dir,

@@ -8,11 +8,12 @@
  * not: OTF2's global event reader merges the locations' event files chunk by
  * chunk, so memory does not grow with the number of events.
  *
- * Bad input: a directory without an archive, a truncated or damaged one, or
+ * Bad input: a directory without an archive, a truncated or damaged one, an
+ * archive another producer wrote (its creator is not "offtrace ..."), or
  * events that refer to undefined regions or locations end the read with a
  * one-line message in `err` and a negative return; OTF2's own error printing
- * is silenced. Events of kinds offtrace does not write are counted
- * (ot_tr_archive.unknown_events), not fatal.
+ * is silenced. Events of kinds offtrace does not write in an offtrace
+ * archive (a newer version) are counted (ot_tr_unknown_events), not fatal.
  */
 #ifndef OT_ANALYSIS_TRACE_READ_H
 #define OT_ANALYSIS_TRACE_READ_H
@@ -113,7 +114,7 @@ typedef struct ot_tr_visitor {
  * Every callback may be NULL.
  * \return 0, a visitor's nonzero return, or a negative errno with a one-line
  *         message in \p err (-ENOENT: no archive, -EINVAL: damaged or not
- *         OTF2, -ENOMEM).
+ *         OTF2, -EPROTO: written by another producer, -ENOMEM).
  */
 int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err, size_t err_size);
 

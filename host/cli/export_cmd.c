@@ -93,7 +93,7 @@ static void guard_partial(const char *path)
 
 static int exit_code(int rc)
 {
-    return rc == -ENOENT || rc == -EINVAL ? 2 : 1; /* bad input, else a failure while working */
+    return rc == -ENOENT || rc == -EINVAL || rc == -EPROTO ? 2 : 1; /* bad input, else a failure while working */
 }
 
 static int export_to(const export_args *a, FILE *out)

@@ -324,6 +324,13 @@ int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     reader_state st = {.s = out};
     read_properties(rd, out);
+    if (strncmp(out->creator, "offtrace", 8) != 0) {
+        OTF2_Reader_Close(rd);
+        ot_otf2_restore_errors(previous);
+        snprintf(err, err_size, "offtrace: '%s' was written by '%s', not by offtrace; offtrace reads only its own "
+                                "archives", dir, out->creator[0] ? out->creator : "an unnamed producer");
+        return -EPROTO;
+    }
     int rc = read_definitions(rd, &st);
     out->device_streams = st.stream_count > out->devices ? st.stream_count - out->devices : 0;
     if (rc == 0)
