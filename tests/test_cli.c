@@ -258,3 +258,38 @@ Test(cli, a_forked_child_does_not_convert_the_parents_recording)
     cr_assert_eq(f.target, 3);
     cr_assert_eq(f.update, 0);
 }
+
+/* `offtrace report DIR | head -1`: the reader closes the pipe early. The
+ * verb must end as quietly as any filter does (SIGPIPE), not call the
+ * archive damaged. */
+Test(cli, a_closed_pipe_ends_a_verb_quietly)
+{
+    char dir[4096], prog[4096];
+    scratch_path(dir, sizeof dir, "pipe");
+    prog_path(prog, sizeof prog, "example_saxpy");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
+    run_free(&r);
+    int out[2], err[2];
+    cr_assert_eq(pipe(out), 0);
+    cr_assert_eq(pipe(err), 0);
+    close(out[0]); /* nobody will read: the first write raises SIGPIPE */
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        execl(cli, cli, "report", "--json", dir, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    char message[512] = "";
+    ssize_t n = read(err[0], message, sizeof message - 1);
+    message[n > 0 ? n : 0] = '\0';
+    close(err[0]);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "status %d", status);
+    cr_assert_null(strstr(message, "damaged"), "%s", message);
+}

@@ -45,6 +45,12 @@ int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv)
             return 1;
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
+    if (WTERMSIG(status) == SIGPIPE) { /* `offtrace report DIR | head`: end as quietly as the child did */
+        remove_partial_output(argc, argv);
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+        return 128 + SIGPIPE;
+    }
     fprintf(stderr, "offtrace %s: reading the archive failed (%s): it is damaged or not one offtrace can read\n",
             argv[0], strsignal(WTERMSIG(status)));
     remove_partial_output(argc, argv);
