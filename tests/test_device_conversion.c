@@ -59,6 +59,7 @@ typedef struct options {
     int bad_pair;      /* an extra sync pair whose read took 2 us, with a wrong device time */
     int zero_tail;     /* the device file ends in never-written (zero) records */
     int foreign_file;  /* a device file of another format version */
+    int many_devices;  /* after the target region, one on each of devices 1..70 */
 } options;
 
 static offtrace_raw_record host_record(uint8_t event, uint8_t endpoint, uint64_t ns)
@@ -92,6 +93,13 @@ static size_t host_records(offtrace_raw_record *r, const options *o)
     r[n++] = sync_record(SYNC_END, 10, device_of(SYNC_END), OFFTRACE_RAW_SYNC_TARGET_END);
     r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
     r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    for (int d = 1; o->many_devices && d <= 70; d++) {
+        uint64_t at = T1 + 1000 * (uint64_t)d;
+        r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, at);
+        r[n].id = 1000 + (uint64_t)d, r[n].subkind = ompt_target, r[n++].dst_device = (int16_t)d;
+        r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, at + 500);
+        r[n].id = 1000 + (uint64_t)d, r[n].subkind = ompt_target, r[n++].dst_device = (int16_t)d;
+    }
     return n;
 }
 
@@ -605,4 +613,18 @@ Test(device_conversion, wide_sync_pair_is_not_used)
     expect_events(t, DEVICE_QUEUE_LOCATION(0, 0), name, queue, COUNT(queue));
     free_trace(t);
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
+}
+
+/* The converter keeps 64 devices; records of any further device are counted,
+ * never dropped without a word. Devices 0..63 are kept here, 64..70 are not. */
+Test(device_conversion, records_of_devices_beyond_the_limit_are_counted)
+{
+    char dir[4096];
+    options o = {.many_devices = 1};
+    make_recording(dir, sizeof dir, "devconv-many-devices", &o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, 71);
+    cr_assert_eq(property(dir, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT"), 7 * 2);
 }

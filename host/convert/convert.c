@@ -75,9 +75,12 @@ static int create_devices(converter *c)
             const offtrace_raw_record *r = &c->rec.streams[s].records[i];
             if (r->event == OFFTRACE_RAW_SUBMIT || r->event == OFFTRACE_RAW_SYNC)
                 continue;
-            device_state *d = ot_cv_device(c, record_device(c, r));
+            int num = record_device(c, r);
+            device_state *d = ot_cv_device(c, num);
             if (d)
                 d->used = 1;
+            else if (num >= 0) /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+                c->records_of_unshown_devices++;
         }
     for (size_t i = 0; i < c->device_count; i++) {
         device_state *d = &c->devices[i];
@@ -220,6 +223,7 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
     set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "DEVICE_RECORDS", c->device_records);
     set_number(c->tw, "DEVICE_LOCATIONS", c->device_locations);
     set_number(c->tw, "LOST_DEVICE_RECORDS", c->device_lost);

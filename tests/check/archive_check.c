@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LOC 256
+#define MAX_LOC 1024
+#define MAX_GROUPS 1024
 #define MAX_DEPTH 512
 #define MAX_INTERVALS 200000
 
@@ -30,7 +31,7 @@ typedef struct state {
     char **strings; size_t nstrings;
     char **region_name; uint32_t *region_line; size_t nregions;
     loc_state locs[MAX_LOC]; size_t nlocs;
-    int group_is_accel[64]; int group_has_creator[64];
+    int group_is_accel[MAX_GROUPS]; int group_has_creator[MAX_GROUPS];
     uint64_t comm_members[MAX_LOC]; size_t ncomm;
     uint64_t clock_begin, clock_end;
     interval *targets; size_t ntargets;
@@ -100,7 +101,7 @@ static OTF2_CallbackCode d_group(void *u, OTF2_LocationGroupRef self, OTF2_Strin
                                  OTF2_LocationGroupRef creator)
 {
     state *s = u;
-    if (self < 64) {
+    if (self < MAX_GROUPS) {
         s->group_is_accel[self] = type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR;
         s->group_has_creator[self] = creator != OTF2_UNDEFINED_LOCATION_GROUP;
     }
@@ -125,7 +126,7 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     l->type = type;
     l->group = group;
     l->is_rdma = strstr(str(s, name), "RDMA") != NULL;
-    int accel = group < 64 && s->group_is_accel[group];
+    int accel = group < MAX_GROUPS && s->group_is_accel[group];
     l->is_device_thread = type == OTF2_LOCATION_TYPE_CPU_THREAD && accel;
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !accel)
         s->f->host_threads++;
