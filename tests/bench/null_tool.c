@@ -1,26 +1,90 @@
-/* A do-nothing OMPT tool that registers the same target callbacks as
- * offtrace: the cost of OMPT dispatch alone, the baseline of the benchmark. */
+/* A do-nothing OMPT tool that registers the same callbacks as offtrace's host
+ * library (thread begin/end, device initialize/load, and the three target
+ * callbacks): the cost of OMPT dispatch alone, the baseline of the benchmarks.
+ *
+ * Built a second time with -DOT_BENCH_COUNT (libofftrace_bench_count_tool.so):
+ * then it counts the target callbacks (the records offtrace would take) and
+ * prints "callbacks N" to stderr at finalize; tests/bench/run_suite.sh uses
+ * that to turn ns per operation into ns per recorded event. */
 #include <omp-tools.h>
+#include <stdio.h>
+
+#ifdef OT_BENCH_COUNT
+static unsigned long callbacks; /* atomic */
+#define COUNT() __atomic_fetch_add(&callbacks, 1, __ATOMIC_RELAXED)
+#else
+#define COUNT() ((void)0)
+#endif
+
+static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
+{
+    (void)kind, (void)thread_data;
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+    (void)thread_data;
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
+                                 ompt_function_lookup_t lookup, const char *documentation)
+{
+    (void)device_num, (void)type, (void)device, (void)lookup, (void)documentation;
+}
+
+static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
+                           void *vma_in_file, size_t bytes, void *host_addr, void *device_addr,
+                           uint64_t module_id)
+{
+    (void)device_num, (void)filename, (void)offset_in_file, (void)vma_in_file, (void)bytes;
+    (void)host_addr, (void)device_addr, (void)module_id;
+}
 
 static void on_target(ompt_target_t k, ompt_scope_endpoint_t e, int d, ompt_data_t *t, ompt_data_t *tt,
-                      ompt_data_t *td, const void *ra) {}
+                      ompt_data_t *td, const void *ra)
+{
+    (void)k, (void)e, (void)d, (void)t, (void)tt, (void)td, (void)ra;
+    COUNT();
+}
+
 static void on_data_op(ompt_scope_endpoint_t e, ompt_data_t *tt, ompt_data_t *td, ompt_id_t *id,
-                       ompt_target_data_op_t op, void *s, int sd, void *d, int dd, size_t b, const void *ra) {}
-static void on_submit(ompt_scope_endpoint_t e, ompt_data_t *td, ompt_id_t *id, unsigned int teams) {}
+                       ompt_target_data_op_t op, void *s, int sd, void *d, int dd, size_t b, const void *ra)
+{
+    (void)e, (void)tt, (void)td, (void)id, (void)op, (void)s, (void)sd, (void)d, (void)dd, (void)b, (void)ra;
+    COUNT();
+}
+
+static void on_submit(ompt_scope_endpoint_t e, ompt_data_t *td, ompt_id_t *id, unsigned int teams)
+{
+    (void)e, (void)td, (void)id, (void)teams;
+    COUNT();
+}
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *data)
 {
+    (void)initial_device, (void)data;
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+    set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+    set(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
+    set(ompt_callback_device_load, (ompt_callback_t)on_device_load);
     set(ompt_callback_target_emi, (ompt_callback_t)on_target);
     set(ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op);
     set(ompt_callback_target_submit_emi, (ompt_callback_t)on_submit);
     return 1;
 }
 
-static void finalize(ompt_data_t *data) {}
+static void finalize(ompt_data_t *data)
+{
+    (void)data;
+#ifdef OT_BENCH_COUNT
+    fprintf(stderr, "callbacks %lu\n", __atomic_load_n(&callbacks, __ATOMIC_RELAXED));
+#endif
+}
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime)
 {
+    (void)version, (void)runtime;
     static ompt_start_tool_result_t result = {initialize, finalize, {0}};
     return &result;
 }

@@ -1,11 +1,25 @@
 /*
- * Benchmark kernel: an empty `target map(tofrom: 64 bytes)` region in a
- * loop. Prints the mean wall time per region in ns for the timed part (after
- * a warm-up that initialises the device).
+ * Benchmark kernel: one OpenMP operation in a loop. Prints the mean wall time
+ * per operation in ns for the timed part (after a warm-up of 1000 operations
+ * that initialises the device and the thread team).
+ *
+ *   bench_target_loop [ITERATIONS]          empty `target map(tofrom: 64 B)`
+ *   bench_target_loop OP [ITERATIONS]       OP is one of:
+ *     map64           empty `target map(tofrom: 64 B)` region
+ *     target_in_data  `target` without map clauses inside `target data`
+ *     update          `target update to(64 B)` inside `target data`
+ *     enter_exit      `target enter data map(to: 64 B)` + `target exit data map(from: 64 B)`
+ *     parallel        an empty host `parallel` region
+ *     task            a task (created by one thread, run by the team) + its share of a taskwait
+ *     barrier         a barrier in a host `parallel` region
+ *     tsc             prints the TSC rate in MHz (rdtsc against CLOCK_MONOTONIC over 200 ms)
+ * Exit status 0 when the operations left the expected result.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <x86intrin.h>
 
 static double now_ns(void)
 {
@@ -14,20 +28,205 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+#define WARMUP 1000
+
+static char payload[64];
+
+static int map64(long n)
 {
-    long iterations = argc > 1 ? atol(argv[1]) : 200000;
-    char payload[64] = {0};
-    for (int i = 0; i < 1000; i++) {
+    memset(payload, 0, sizeof payload);
+    for (int i = 0; i < WARMUP; i++) {
 #pragma omp target map(tofrom : payload)
         payload[0]++;
     }
     double start = now_ns();
-    for (long i = 0; i < iterations; i++) {
+    for (long i = 0; i < n; i++) {
 #pragma omp target map(tofrom : payload)
         payload[0]++;
     }
     double elapsed = now_ns() - start;
-    printf("%.1f\n", elapsed / iterations);
-    return payload[0] == (char)(1000 + iterations) ? 0 : 1;
+    printf("%.1f\n", elapsed / n);
+    return payload[0] == (char)(WARMUP + n) ? 0 : 1;
+}
+
+static int target_in_data(long n)
+{
+    double elapsed = 0;
+    memset(payload, 0, sizeof payload);
+#pragma omp target data map(tofrom : payload)
+    {
+        for (int i = 0; i < WARMUP; i++) {
+#pragma omp target /* payload is present: no transfer, no map clause */
+            payload[0]++;
+        }
+        double start = now_ns();
+        for (long i = 0; i < n; i++) {
+#pragma omp target
+            payload[0]++;
+        }
+        elapsed = now_ns() - start;
+    }
+    printf("%.1f\n", elapsed / n);
+    return payload[0] == (char)(WARMUP + n) ? 0 : 1;
+}
+
+static int update(long n)
+{
+    double elapsed = 0;
+    memset(payload, 0, sizeof payload);
+#pragma omp target data map(alloc : payload)
+    {
+        for (int i = 0; i < WARMUP; i++) {
+            payload[0] = (char)i;
+#pragma omp target update to(payload)
+        }
+        double start = now_ns();
+        for (long i = 0; i < n; i++) {
+            payload[0] = (char)i;
+#pragma omp target update to(payload)
+        }
+        elapsed = now_ns() - start;
+        payload[0] = 0;
+#pragma omp target update from(payload)
+    }
+    printf("%.1f\n", elapsed / n);
+    return payload[0] == (char)(n - 1) ? 0 : 1;
+}
+
+static int enter_exit(long n)
+{
+    memset(payload, 0, sizeof payload);
+    for (int i = 0; i < WARMUP; i++) {
+#pragma omp target enter data map(to : payload)
+#pragma omp target exit data map(from : payload)
+    }
+    double start = now_ns();
+    for (long i = 0; i < n; i++) {
+        payload[1] = (char)i;
+#pragma omp target enter data map(to : payload)
+#pragma omp target exit data map(from : payload)
+    }
+    double elapsed = now_ns() - start;
+    printf("%.1f\n", elapsed / n);
+    return payload[1] == (char)(n - 1) ? 0 : 1;
+}
+
+static int parallel(long n)
+{
+    long count = 0;
+    for (int i = 0; i < WARMUP; i++) {
+#pragma omp parallel
+        {
+#pragma omp master
+            count++;
+        }
+    }
+    double start = now_ns();
+    for (long i = 0; i < n; i++) {
+#pragma omp parallel
+        {
+#pragma omp master
+            count++;
+        }
+    }
+    double elapsed = now_ns() - start;
+    printf("%.1f\n", elapsed / n);
+    return count == WARMUP + n ? 0 : 1;
+}
+
+static int task(long n)
+{
+    long count = 0;
+    double elapsed = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+        for (int i = 0; i < WARMUP; i++) {
+#pragma omp task shared(count)
+            {
+#pragma omp atomic
+                count++;
+            }
+        }
+#pragma omp taskwait
+        double start = now_ns();
+        for (long i = 0; i < n; i++) {
+#pragma omp task shared(count)
+            {
+#pragma omp atomic
+                count++;
+            }
+        }
+#pragma omp taskwait
+        elapsed = now_ns() - start;
+    }
+    printf("%.1f\n", elapsed / n);
+    return count == WARMUP + n ? 0 : 1;
+}
+
+static int barrier(long n)
+{
+    double elapsed = 0;
+    int threads = 0;
+#pragma omp parallel
+    {
+        for (int i = 0; i < WARMUP; i++) {
+#pragma omp barrier
+        }
+        double start = now_ns();
+        for (long i = 0; i < n; i++) {
+#pragma omp barrier
+        }
+#pragma omp master
+        {
+            elapsed = now_ns() - start;
+            threads = 1;
+        }
+    }
+    printf("%.1f\n", elapsed / n);
+    return threads == 1 ? 0 : 1;
+}
+
+static int tsc(void)
+{
+    double t0 = now_ns();
+    unsigned long long c0 = __rdtsc();
+    while (now_ns() - t0 < 2e8)
+        ;
+    unsigned long long c1 = __rdtsc();
+    double t1 = now_ns();
+    printf("%.1f\n", (double)(c1 - c0) / (t1 - t0) * 1e3);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *op = "map64";
+    int arg = 1;
+    if (argc > 1 && (argv[1][0] < '0' || argv[1][0] > '9')) {
+        op = argv[1];
+        arg = 2;
+    }
+    long n = argc > arg ? atol(argv[arg]) : 200000;
+    if (n < 1)
+        n = 1;
+    if (!strcmp(op, "map64"))
+        return map64(n);
+    if (!strcmp(op, "target_in_data"))
+        return target_in_data(n);
+    if (!strcmp(op, "update"))
+        return update(n);
+    if (!strcmp(op, "enter_exit"))
+        return enter_exit(n);
+    if (!strcmp(op, "parallel"))
+        return parallel(n);
+    if (!strcmp(op, "task"))
+        return task(n);
+    if (!strcmp(op, "barrier"))
+        return barrier(n);
+    if (!strcmp(op, "tsc"))
+        return tsc();
+    fprintf(stderr, "usage: %s [map64|target_in_data|update|enter_exit|parallel|task|barrier|tsc] [ITERATIONS]\n",
+            argv[0]);
+    return 2;
 }
