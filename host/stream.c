@@ -118,6 +118,31 @@ static int map_next_chunk(ot_stream *s)
     return 0;
 }
 
+/* Streams of threads that ended, for the next thread to take over: a
+ * program that starts thousands of short-lived threads one after another
+ * then uses a few streams (and trace locations), not thousands, and their
+ * prepared chunks are reused instead of piling up. */
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static ot_stream *free_streams;
+
+static ot_stream *take_free_stream(void)
+{
+    pthread_mutex_lock(&free_lock);
+    ot_stream *s = free_streams;
+    if (s)
+        free_streams = s->next_free;
+    pthread_mutex_unlock(&free_lock);
+    return s;
+}
+
+static void give_back_stream(ot_stream *s)
+{
+    pthread_mutex_lock(&free_lock);
+    s->next_free = free_streams;
+    free_streams = s;
+    pthread_mutex_unlock(&free_lock);
+}
+
 static ot_stream *stream_create(void)
 {
     ot_session *ses = &ot_the_session;
@@ -180,6 +205,13 @@ offtrace_raw_record *ot_stream_reserve_slow(void)
         return &orphan.scratch;
     }
     ot_stream *s = ot_stream_current;
+    if (!s && (s = take_free_stream())) {
+        ot_stream_current = s;
+        if (s->next && s->next < s->end) { /* room left by the thread that had it */
+            errno = saved_errno;
+            return s->next++;
+        }
+    }
     if (!s) {
         s = stream_create();
         if (!s) {
@@ -201,10 +233,14 @@ offtrace_raw_record *ot_stream_reserve_slow(void)
 void ot_stream_close_current(void)
 {
     ot_stream *s = ot_stream_current;
-    if (!s || !s->end)
+    if (!s)
         return;
-    /* Leave s->next == s->end so a late callback on this thread maps a new
-     * chunk instead of writing into unmapped memory. */
-    munmap((char *)s->end - ot_the_session.chunk_bytes, ot_the_session.chunk_bytes);
-    s->next = s->end = NULL;
+    /* The thread lets go of the stream before another may take it (a late
+     * callback on this thread then takes a stream of its own). The chunk
+     * stays mapped: the next thread goes on writing where this one stopped,
+     * so short-lived threads neither waste chunks nor leave gaps. The mutex
+     * of the free list orders this thread's last record before the next
+     * thread's first. */
+    ot_stream_current = NULL;
+    give_back_stream(s);
 }

@@ -37,6 +37,7 @@ typedef struct ot_stream {
     void *lock;                  /**< pthread_mutex_t, kept opaque here */
     offtrace_raw_record *prepared; /**< next chunk, mapped and touched, or NULL */
     int wants_chunk;             /**< atomic: ask the preparer for a chunk */
+    struct ot_stream *next_free; /**< in the list of streams whose thread ended */
     offtrace_raw_record scratch __attribute__((aligned(64))); /**< written when no slot can be had */
 } ot_stream;
 
@@ -84,7 +85,8 @@ static inline void ot_stream_store(offtrace_raw_record *slot, const offtrace_raw
     __atomic_store_n(&slot->event, rec->event, __ATOMIC_RELEASE);
 }
 
-/** \brief Unmap the calling thread's stream (thread end); records stay in the file. */
+/** \brief Thread end: give the calling thread's stream, chunk and all, to
+ *         the next thread that needs one (records stay in the file). */
 void ot_stream_close_current(void);
 
 /** \brief Start the chunk preparer thread (once, at tool start-up). */

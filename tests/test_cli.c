@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,4 +293,50 @@ Test(cli, a_closed_pipe_ends_a_verb_quietly)
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "status %d", status);
     cr_assert_null(strstr(message, "damaged"), "%s", message);
+}
+
+static unsigned long long raw_bytes(const char *dir, unsigned *files)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/raw", dir);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "no %s (OFFTRACE_KEEP_RAW=1 keeps it)", path);
+    unsigned long long total = 0;
+    *files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char file[4600];
+        struct stat st;
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        if (!strncmp(e->d_name, "thread-", 7) && stat(file, &st) == 0) {
+            total += (unsigned long long)st.st_blocks * 512;
+            (*files)++;
+        }
+    }
+    closedir(d);
+    return total;
+}
+
+/* 1,000 threads that start, run one target region and end, one after
+ * another: every region is in the trace, and the threads share a stream
+ * (and a location) instead of leaving one each, with its file and chunks. */
+Test(cli, short_lived_threads_share_streams)
+{
+    char dir[4096], prog[4096], keep[] = "OFFTRACE_KEEP_RAW=1";
+    scratch_path(dir, sizeof dir, "churn");
+    prog_path(prog, sizeof prog, "thread_churn");
+    char *env[] = {keep, NULL};
+    char *args[] = {"1000", NULL};
+    cr_assert_eq(record_program(dir, "--host-only", env, "thread_churn", args, NULL), 0);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 1000);
+    cr_assert_eq(f.puts, 1000);
+    cr_assert_eq(f.gets, 1000);
+    cr_assert_leq(f.host_threads, 4, "%llu host locations for threads that ran one after another",
+                  (unsigned long long)f.host_threads);
+    unsigned files;
+    unsigned long long bytes = raw_bytes(dir, &files);
+    cr_assert_leq(files, 4);
+    /* 22 records of 64 bytes per thread: 1.4 MB, plus at most a few chunks */
+    cr_assert_lt(bytes, 16ull << 20, "%llu bytes of raw records on disk", bytes);
 }
