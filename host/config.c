@@ -53,6 +53,7 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
     memset(cfg, 0, sizeof *cfg);
     cfg->enabled = 1;
     cfg->chunk_bytes = OFFTRACE_DEFAULT_BUFFER_SIZE;
+    cfg->memory_budget = OFFTRACE_DEFAULT_MEMORY_BUDGET;
     cfg->verbose = 1;
     const char *v;
 
@@ -71,6 +72,13 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
                           "a size from 64K to 1G, such as 512K, 4M or 1G");
         /* Chunks hold whole records and start on page boundaries. */
         cfg->chunk_bytes = (size + 4095) & ~(size_t)4095;
+    }
+    if ((v = getenv("OFFTRACE_MEMORY_BUDGET"))) {
+        size_t size;
+        if (ot_config_parse_size(v, &size) || size < OFFTRACE_MIN_MEMORY_BUDGET || size > OFFTRACE_MAX_MEMORY_BUDGET)
+            return reject(err, err_size, "OFFTRACE_MEMORY_BUDGET", v,
+                          "a size from 256K to 64G, such as 16M, 64M or 1G");
+        cfg->memory_budget = size;
     }
     if ((v = getenv("OFFTRACE_OUTPUT"))) {
         if (!*v || strlen(v) >= sizeof cfg->output)

@@ -12,6 +12,7 @@ typedef struct ot_config {
     int enabled;            /**< OFFTRACE_ENABLE */
     char output[4096];      /**< OFFTRACE_OUTPUT, "" = default name */
     size_t chunk_bytes;     /**< OFFTRACE_BUFFER_SIZE */
+    size_t memory_budget;   /**< OFFTRACE_MEMORY_BUDGET: trace data held in memory, all threads */
     int verbose;            /**< OFFTRACE_VERBOSE: 0 quiet, 1 one line at exit, 2 debug */
     int keep_raw;           /**< OFFTRACE_KEEP_RAW: leave <dir>/raw after conversion */
     int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */

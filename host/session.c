@@ -48,6 +48,7 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     ot_session *s = &ot_the_session;
     char wanted[4096], chosen[4096];
     s->chunk_bytes = cfg->chunk_bytes;
+    s->memory_budget = cfg->memory_budget;
     s->verbose = cfg->verbose;
     s->keep_raw = cfg->keep_raw;
     if (cfg->output[0])

@@ -19,6 +19,7 @@ typedef struct ot_session {
     char dir[4096];      /**< output directory (absolute) */
     char raw_dir[4200];  /**< <dir>/raw */
     size_t chunk_bytes;
+    size_t memory_budget;
     int verbose;
     int keep_raw;        /**< OFFTRACE_KEEP_RAW */
     int pairs_fd;        /**< clock.pairs, O_APPEND */

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "session.h"
 
 OT_TLS ot_stream *ot_stream_current;
@@ -27,6 +28,17 @@ int ot_recording;
 static ot_stream *all_streams[MAX_PREPARED_STREAMS];
 static unsigned stream_count;          /* atomic */
 static sem_t preparer_wakeup;
+
+/* The memory budget (OFFTRACE_MEMORY_BUDGET): bytes of trace data held in
+ * memory, mapped chunks plus written chunks not yet on disk. Only slow paths
+ * touch it. */
+static uint64_t held_bytes;      /* atomic */
+static uint64_t flush_count;     /* atomic */
+
+static int over_budget(size_t extra)
+{
+    return __atomic_load_n(&held_bytes, __ATOMIC_RELAXED) + extra > ot_the_session.memory_budget;
+}
 static pthread_t preparer;
 static int preparer_running, preparer_stop;
 
@@ -40,6 +52,7 @@ static offtrace_raw_record *map_chunk_locked(ot_stream *s, int touch)
     void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)offset);
     if (p == MAP_FAILED)
         return NULL;
+    __atomic_fetch_add(&held_bytes, chunk, __ATOMIC_RELAXED);
     s->file_bytes = offset + chunk;
     /* A write fault per page now, here, instead of one in a callback later.
      * Writing 0 to an event byte leaves the slot uncommitted. */
@@ -60,6 +73,9 @@ static void *preparer_main(void *unused)
         for (unsigned i = 0; i < n; i++) {
             ot_stream *s = all_streams[i];
             if (!s || !__atomic_exchange_n(&s->wants_chunk, 0, __ATOMIC_ACQ_REL))
+                continue;
+            /* Over budget the owner maps its next chunk itself, after a flush. */
+            if (over_budget(ot_the_session.chunk_bytes))
                 continue;
             pthread_mutex_lock(s->lock);
             if (!s->prepared)
@@ -99,6 +115,36 @@ static void request_chunk(ot_stream *s)
     sem_post(&preparer_wakeup);
 }
 
+/* Over budget: write this thread's completed chunks to disk now and drop
+ * them from the page cache, between two FLUSH records so that the trace
+ * shows what it cost. Called right after a switch, so the new chunk has
+ * room for both records. */
+static void put_flush_record(ot_stream *s, uint8_t endpoint, uint64_t id, uint64_t bytes)
+{
+    offtrace_raw_record r = {.time = ot_clock_ticks(), .id = id, .bytes = bytes, .endpoint = endpoint,
+                             .event = OFFTRACE_RAW_FLUSH};
+    ot_stream_store(s->next++, &r);
+}
+
+static void flush_to_disk(ot_stream *s)
+{
+    uint64_t written_end = s->file_bytes - ot_the_session.chunk_bytes; /* the current chunk stays */
+    uint64_t bytes = s->unflushed_bytes;
+    uint64_t id = s->id_base | ++s->id_counter;
+    put_flush_record(s, OFFTRACE_RAW_BEGIN, id, 0);
+    if (fdatasync(s->fd) == 0)
+        posix_fadvise(s->fd, 0, (off_t)written_end, POSIX_FADV_DONTNEED);
+    __atomic_fetch_sub(&held_bytes, bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&flush_count, 1, __ATOMIC_RELAXED);
+    s->unflushed_bytes = 0;
+    put_flush_record(s, OFFTRACE_RAW_END, id, bytes);
+}
+
+uint64_t ot_stream_flushes(void)
+{
+    return __atomic_load_n(&flush_count, __ATOMIC_RELAXED);
+}
+
 /* Switch to the prepared chunk, or map one now if none is ready. */
 static int map_next_chunk(ot_stream *s)
 {
@@ -109,10 +155,14 @@ static int map_next_chunk(ot_stream *s)
     pthread_mutex_unlock(s->lock);
     if (!p)
         return -ENOSPC;
-    if (s->end) /* the previous chunk is complete; its pages stay in the file */
+    if (s->end) { /* the previous chunk is complete; its pages stay in the file */
         munmap((char *)s->end - chunk, chunk);
+        s->unflushed_bytes += chunk;
+    }
     s->next = p;
     s->end = (offtrace_raw_record *)((char *)p + chunk);
+    if (s->unflushed_bytes && over_budget(0))
+        flush_to_disk(s);
     request_chunk(s);
     ot_session_clock_pair();
     return 0;

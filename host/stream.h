@@ -38,6 +38,7 @@ typedef struct ot_stream {
     offtrace_raw_record *prepared; /**< next chunk, mapped and touched, or NULL */
     int wants_chunk;             /**< atomic: ask the preparer for a chunk */
     struct ot_stream *next_free; /**< in the list of streams whose thread ended */
+    uint64_t unflushed_bytes;    /**< completed chunks not yet written to disk by a flush */
     offtrace_raw_record scratch __attribute__((aligned(64))); /**< written when no slot can be had */
 } ot_stream;
 
@@ -88,6 +89,9 @@ static inline void ot_stream_store(offtrace_raw_record *slot, const offtrace_raw
 /** \brief Thread end: give the calling thread's stream, chunk and all, to
  *         the next thread that needs one (records stay in the file). */
 void ot_stream_close_current(void);
+
+/** \brief How many times a thread flushed its records to disk (memory budget). */
+uint64_t ot_stream_flushes(void);
 
 /** \brief Start the chunk preparer thread (once, at tool start-up). */
 int ot_stream_start_preparer(void);

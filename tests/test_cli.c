@@ -16,6 +16,7 @@
 
 #include "check/archive_check.h"
 #include "check/run.h"
+#include "check/runtime_counts.h"
 
 static char cli[4096];
 
@@ -339,4 +340,34 @@ Test(cli, short_lived_threads_share_streams)
     cr_assert_leq(files, 4);
     /* 22 records of 64 bytes per thread: 1.4 MB, plus at most a few chunks */
     cr_assert_lt(bytes, 16ull << 20, "%llu bytes of raw records on disk", bytes);
+}
+
+/* A budget of 256 KiB against 12,000 target regions (about 9 MB of
+ * records): the threads flush to disk again and again, every event the
+ * runtime reported is in the archive, in order, and the flushes show. */
+Test(cli, a_tiny_memory_budget_loses_nothing)
+{
+    char dir[4096], budget[] = "OFFTRACE_MEMORY_BUDGET=256K", chunk[] = "OFFTRACE_BUFFER_SIZE=64K";
+    char *args[] = {"64", "2000", NULL};
+    runtime_counts rt;
+    cr_assert_eq(runtime_counts_of_run("example_cg", args, &rt), 0, "%s", rt.problem);
+    scratch_path(dir, sizeof dir, "budget");
+    char *env[] = {budget, chunk, NULL};
+    char *summary = NULL;
+    cr_assert_eq(record_program(dir, "--host-only", env, "example_cg", args, &summary), 0, "%s", summary);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, rt.target);
+    cr_assert_eq(f.kernels, rt.kernels);
+    cr_assert_eq(f.puts, rt.h2d);
+    cr_assert_eq(f.put_bytes, rt.h2d_bytes);
+    cr_assert_eq(f.gets, rt.d2h);
+    cr_assert_eq(f.get_bytes, rt.d2h_bytes);
+    uint64_t flushes = 0, lost = 1;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::BUFFER_FLUSHES", &flushes), 0);
+    cr_assert_eq(archive_property(dir, "OFFTRACE::LOST_RECORDS", &lost), 0);
+    cr_assert_gt(flushes, 10, "only %llu flushes", (unsigned long long)flushes);
+    cr_assert_eq(lost, 0);
+    cr_assert_not_null(strstr(summary, "offtrace: flushes"), "%s", summary);
+    free(summary);
 }

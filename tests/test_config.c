@@ -13,6 +13,8 @@ static void clear_env(void)
     unsetenv("OFFTRACE_BUFFER_SIZE");
     unsetenv("OFFTRACE_VERBOSE");
     unsetenv("OFFTRACE_OUTPUT_CLAIMED");
+    unsetenv("OFFTRACE_MEMORY_BUDGET");
+    unsetenv("OFFTRACE_KEEP_RAW");
 }
 
 TestSuite(config, .init = clear_env);
@@ -65,6 +67,23 @@ Test(config, wrong_values_name_the_variable)
     expect_rejected("OFFTRACE_BUFFER_SIZE", "1K");
     expect_rejected("OFFTRACE_BUFFER_SIZE", "2G");
     expect_rejected("OFFTRACE_OUTPUT", "");
+    expect_rejected("OFFTRACE_MEMORY_BUDGET", "100K");
+    expect_rejected("OFFTRACE_MEMORY_BUDGET", "65G");
+    expect_rejected("OFFTRACE_MEMORY_BUDGET", "lots");
+    expect_rejected("OFFTRACE_KEEP_RAW", "perhaps");
+}
+
+Test(config, memory_budget_default_and_setting)
+{
+    unsetenv("OFFTRACE_MEMORY_BUDGET");
+    ot_config c;
+    char err[256];
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0);
+    cr_assert_eq(c.memory_budget, 64ull << 20);
+    setenv("OFFTRACE_MEMORY_BUDGET", "256K", 1);
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0);
+    cr_assert_eq(c.memory_budget, 256ull << 10);
+    unsetenv("OFFTRACE_MEMORY_BUDGET");
 }
 
 Test(config, switches_and_rounding)

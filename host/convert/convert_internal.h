@@ -50,6 +50,7 @@ typedef struct converter {
     size_t alloc_capacity, alloc_used; /* used = live + forgotten slots */
     uint64_t unfinished, unmatched, clipped;
     uint64_t records_of_unshown_devices; /**< records of devices past MAX_DEVICES */
+    uint64_t buffer_flushes;             /**< FLUSH regions (memory budget exceeded) */
     /* device detail (device_pass.c) */
     ot_target_spans *spans;           /**< host span of every target region */
     ot_device_regions *device_regions;

@@ -366,6 +366,26 @@ static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     o->codeptr = target ? target->codeptr : 0;
 }
 
+/* The recorder wrote its buffers to disk (memory budget): a
+ * measurement-system region, so that its cost shows where it was paid. */
+static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
+        pop_matching(p, OFFTRACE_RAW_FLUSH, r->id, t, r);
+        return;
+    }
+    open_item *o = push(p);
+    if (!o)
+        return;
+    o->event = OFFTRACE_RAW_FLUSH;
+    o->id = r->id;
+    o->device = -1;
+    o->region = ot_tw_region(p->c->tw, "offtrace: buffer flush", OTF2_REGION_ROLE_ARTIFICIAL,
+                             OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
+    p->c->buffer_flushes++;
+    enter(p, t, o->region);
+}
+
 /* A clock pair keeps its own host time: the per-thread monotonic fix-up
  * above must not bend the device's clock map. A pair whose read took too
  * long is left out: its neighbours bound the map better than it does. */
@@ -419,6 +439,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_submit(p, r, t);
         else if (r->event == OFFTRACE_RAW_SYNC)
             on_sync(p, r);
+        else if (r->event == OFFTRACE_RAW_FLUSH)
+            on_flush(p, r, t);
     }
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);

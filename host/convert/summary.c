@@ -183,6 +183,7 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->lost_device_records = number_property(rd, "OFFTRACE::LOST_DEVICE_RECORDS");
     s->device_clamped = number_property(rd, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET");
     s->unshown_device_records = number_property(rd, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT");
+    s->buffer_flushes = number_property(rd, "OFFTRACE::BUFFER_FLUSHES");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -386,6 +387,9 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
             (unsigned long long)s->events, (unsigned long long)s->host_threads, s->duration_s, size);
     fprintf(to, "offtrace: overhead         %.3f s writing the archive at exit; per-event cost in "
                 "docs/performance.md\n", s->conversion_s);
+    if (s->buffer_flushes)
+        fprintf(to, "offtrace: flushes          %llu times a thread wrote its records to disk (OFFTRACE_MEMORY_BUDGET); "
+                    "shown as \"offtrace: buffer flush\"\n", (unsigned long long)s->buffer_flushes);
     if (s->unshown_device_records)
         fprintf(to, "offtrace: LOST             %llu records of devices beyond the 64th are not on device rows\n",
                 (unsigned long long)s->unshown_device_records);

@@ -22,6 +22,7 @@ typedef struct ot_summary {
     uint64_t lost_records, unfinished;
     uint64_t device_records, device_locations, lost_device_records, device_clamped; /**< device detail */
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
+    uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

@@ -12,6 +12,7 @@
  * | OFFTRACE_ENABLE        | 1, 0, on, off, yes, no, true, false | on  |
  * | OFFTRACE_OUTPUT        | a directory that does not exist | offtrace-<program>-<pid> |
  * | OFFTRACE_BUFFER_SIZE   | 64K .. 1G (K, M, G suffixes)    | 1M      |
+ * | OFFTRACE_MEMORY_BUDGET | 256K .. 64G                     | 64M     |
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
  *
@@ -25,7 +26,12 @@
  * the accepted values; the program then runs untraced. An existing output
  * directory is never reused: the library picks `<name>.1`, `<name>.2`, ...
  * and says which. OFFTRACE_BUFFER_SIZE is the size of one per-thread record
- * chunk; a thread maps a new chunk each time one fills.
+ * chunk; a thread maps a new chunk each time one fills. OFFTRACE_MEMORY_BUDGET
+ * bounds the trace data held in memory by all threads together: mapped
+ * chunks plus written chunks not yet on disk. When a thread's chunk switch
+ * finds it exceeded, the thread writes its records to disk at once and
+ * drops them from memory; the trace shows that as an "offtrace: buffer
+ * flush" region on the thread. Nothing is dropped.
  *
  * Error rule for every offtrace_ and ot_ function that returns int: 0 on
  * success, a negative errno value on failure. Functions returning pointers
@@ -41,6 +47,10 @@
 #define OFFTRACE_DEFAULT_BUFFER_SIZE (1u << 20)
 #define OFFTRACE_MIN_BUFFER_SIZE (64u << 10)
 #define OFFTRACE_MAX_BUFFER_SIZE (1u << 30)
+
+#define OFFTRACE_DEFAULT_MEMORY_BUDGET (64ull << 20)
+#define OFFTRACE_MIN_MEMORY_BUDGET (256ull << 10)
+#define OFFTRACE_MAX_MEMORY_BUDGET (64ull << 30)
 
 /** Name of the OTF2 archive inside the output directory (`<dir>/traces.otf2`). */
 #define OFFTRACE_ARCHIVE_NAME "traces"

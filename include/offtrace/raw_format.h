@@ -36,7 +36,8 @@
     X(TARGET, 1)     /* target construct begin/end; subkind = ompt_target_t */   \
     X(DATA_OP, 2)    /* data operation begin/end; subkind = ompt_target_data_op_t */ \
     X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */ \
-    X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */
+    X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */ \
+    X(FLUSH, 5)      /* the thread wrote its buffered records to disk (memory budget) */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -60,6 +61,8 @@ enum offtrace_raw_endpoint {
  *             src/dst address and device; bytes; codeptr.
  *  - SUBMIT:  target_id; bytes = requested number of teams (the device is
  *             the enclosing target's).
+ *  - FLUSH:   begin/end of writing a thread's records to disk because the
+ *             memory budget was exceeded; bytes (end) = bytes written.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =

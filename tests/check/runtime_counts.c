@@ -11,13 +11,20 @@
 
 int runtime_counts_of(const char *example, runtime_counts *c)
 {
+    return runtime_counts_of_run(example, NULL, c);
+}
+
+int runtime_counts_of_run(const char *example, char *const args[], runtime_counts *c)
+{
     char out[4096], envfile[4200], envtool[4200], prog[4096];
     c->problem[0] = '\0';
     scratch_path(out, sizeof out, "runtime-counts");
     snprintf(envfile, sizeof envfile, "OFFTRACE_TEST_COUNTER_OUT=%s", out);
     snprintf(envtool, sizeof envtool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-counter.so", OFFTRACE_LIB_DIR);
     snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, example);
-    char *argv[] = {prog, NULL};
+    char *argv[16] = {prog};
+    for (int i = 0; args && args[i] && i < 14; i++)
+        argv[i + 1] = args[i];
     char *env[] = {envfile, envtool, NULL};
     run_result r;
     if (run_command(argv, env, NULL, &r) != 0) {

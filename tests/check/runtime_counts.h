@@ -22,4 +22,7 @@ typedef struct runtime_counts {
  */
 int runtime_counts_of(const char *example, runtime_counts *c);
 
+/** \brief The same with arguments (NULL-terminated, at most 14; NULL for none). */
+int runtime_counts_of_run(const char *example, char *const args[], runtime_counts *c);
+
 #endif
