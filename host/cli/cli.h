@@ -37,6 +37,10 @@ int ot_cli_output_open(ot_cli_output *o, const char *path);
 int ot_cli_output_commit(ot_cli_output *o);
 void ot_cli_output_abandon(ot_cli_output *o);
 
+/** \brief 1 when `<dir>/raw` was kept after a successful conversion
+ *         (OFFTRACE_KEEP_RAW), 0 when it is a recording still to convert. */
+int ot_cli_raw_converted(const char *raw_dir);
+
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);
 

@@ -20,7 +20,7 @@ int ot_cmd_info(int argc, char **argv)
     }
     char raw[4200];
     snprintf(raw, sizeof raw, "%s/raw", dir);
-    if (stat(raw, &st) == 0) {
+    if (stat(raw, &st) == 0 && !ot_cli_raw_converted(raw)) {
         fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the program died before it "
                         "finished); run: offtrace convert %s\n", dir, dir);
         return 1;

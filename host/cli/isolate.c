@@ -103,3 +103,16 @@ void ot_cli_output_abandon(ot_cli_output *o)
     if (o->partial[0])
         unlink(o->partial);
 }
+
+int ot_cli_raw_converted(const char *raw_dir)
+{
+    char path[4200], status[32] = "";
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(status, 1, sizeof status - 1, f);
+    fclose(f);
+    status[n] = '\0';
+    return strncmp(status, "converted", 9) == 0;
+}

@@ -220,21 +220,6 @@ static void describe_end(int status, char *reason, size_t size)
                  WEXITSTATUS(status));
 }
 
-/* With OFFTRACE_KEEP_RAW the library leaves raw/ behind after converting it
- * and says so in raw/status. */
-static int already_converted(const char *raw)
-{
-    char path[PATH_MAX + 16], status[32] = "";
-    snprintf(path, sizeof path, "%s/status", raw);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    size_t n = fread(status, 1, sizeof status - 1, f);
-    fclose(f);
-    status[n] = '\0';
-    return strncmp(status, "converted", 9) == 0;
-}
-
 /* Convert what the program left if it could not do it itself. */
 static int finish_archive(const char *dir, int status)
 {
@@ -242,7 +227,7 @@ static int finish_archive(const char *dir, int status)
     struct stat st;
     snprintf(raw, sizeof raw, "%s/raw", dir);
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
-    if (stat(raw, &st) == 0 && !already_converted(raw)) {
+    if (stat(raw, &st) == 0 && !ot_cli_raw_converted(raw)) {
         describe_end(status, reason, sizeof reason);
         ot_convert_options opts = {.reason = reason};
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
