@@ -34,7 +34,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: offtrace <verb> [options] ...\n\n");
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(to, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
-    fprintf(to, "\n  offtrace record -o run1 -- ./app args   then   offtrace info run1\n");
+    fprintf(to, "\n  offtrace record -o run1 -- ./app args   then   offtrace report run1\n");
     fprintf(to, "  offtrace <verb> --help for the verb's options\n");
 }
 
