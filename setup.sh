@@ -25,5 +25,7 @@ cmake --build build -j "$(nproc)"
 if [ "${1:-}" != "--no-demo" ]; then
     rm -rf offtrace-demo-cg
     ./build/bin/offtrace record -o offtrace-demo-cg -- ./build/bin/example_cg
-    ./build/bin/offtrace info offtrace-demo-cg
+    ./build/bin/offtrace report --limit 3 offtrace-demo-cg
+    ./build/bin/offtrace view offtrace-demo-cg -o offtrace-demo-cg.html
+    echo "setup: open offtrace-demo-cg.html in a browser for the timeline; 'offtrace report offtrace-demo-cg' for all tables"
 fi
