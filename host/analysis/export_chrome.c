@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_groups.h"
 #include "export_writer.h"
 #include "trace_read.h"
 
@@ -41,8 +40,6 @@ typedef struct lane {
     uint32_t overflow;         /* Enters beyond OT_EXPORT_MAX_DEPTH, not on the stack */
     int pending;               /* RDMA row: a put/get came before its transfer region began */
     uint64_t pending_time, pending_bytes;
-    uint64_t announced, seen;  /* events its definition announces, events read */
-    int checked;               /* offtrace's location: every event is one the reader delivers */
     char *name;
 } lane;
 
@@ -66,7 +63,6 @@ typedef struct exporter {
     uint64_t origin, last_time, realtime;
     char *creator;
     int oom;
-    ot_export_groups groups;
     ot_export_chrome_stats stats;
 } exporter;
 
@@ -233,7 +229,6 @@ static int status(const exporter *e)
 static lane *arrive(exporter *e, const ot_tr_location *loc, uint64_t time)
 {
     lane *l = &e->lanes[loc->index];
-    l->seen++;
     e->stats.events++;
     e->last_time = time > e->last_time ? time : e->last_time;
     return l;
@@ -392,8 +387,6 @@ static int assign_lanes(exporter *e, const ot_tr_archive *a)
         size_t i = (size_t)(key[p] & 0xFFFFFFFFu);
         const ot_tr_location *l = ot_tr_location_at(a, i);
         lane *ln = &e->lanes[i];
-        ln->announced = l->events;
-        ln->checked = l->klass != OT_TR_OTHER_LOCATION;
         if (!(ln->name = strdup(l->name))) {
             free(key);
             return -1;
@@ -444,7 +437,7 @@ static void device_name(const exporter *e, const ot_tr_archive *a, int device, c
     for (size_t i = 0; i < e->lane_count && !group; i++) {
         const ot_tr_location *l = ot_tr_location_at(a, i);
         if (l->device == device)
-            group = ot_export_group_of(&e->groups, l->id);
+            group = l->group;
     }
     char suffix[32];
     int n = snprintf(suffix, sizeof suffix, " device %d", device);
@@ -524,20 +517,6 @@ static void close_open_regions(exporter *e)
  * short, and the read still succeeds (trace_read.c passes that on): compare
  * with the counts the definitions announce. Foreign archives may hold event
  * kinds the reader does not deliver, so only offtrace's locations count. */
-static int check_complete(const exporter *e, char *err, size_t err_size)
-{
-    for (size_t i = 0; i < e->lane_count; i++) {
-        const lane *l = &e->lanes[i];
-        if (l->checked && l->seen != l->announced) {
-            snprintf(err, err_size, "offtrace: '%s' is damaged: location '%s' holds %llu of the %llu events "
-                     "its definition announces", e->dir, l->name, (unsigned long long)l->seen,
-                     (unsigned long long)l->announced);
-            return -EINVAL;
-        }
-    }
-    return 0;
-}
-
 static void write_count(ot_jw *w, const char *key, uint64_t v)
 {
     OT_JW_LIT(w, ",\"");
@@ -587,7 +566,6 @@ static void exporter_free(exporter *e)
     free(e->rdma_lane);
     free(e->creator);
     free(e->w);
-    ot_export_groups_free(&e->groups);
 }
 
 static int fail(char *err, size_t err_size, int rc, const char *what, int errnum)
@@ -602,20 +580,9 @@ int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, 
     if (!(e.w = malloc(sizeof *e.w)))
         return fail(err, err_size, -ENOMEM, "out of memory", 0);
     ot_jw_init(e.w, out);
-    /* Without the group names devices are still exported, without their
-     * kind. An anchor OTF2 cannot open ends it here: that open is bounded
-     * (otf2_open.h), the reader's own one is not. */
-    if (ot_export_groups_read(dir, &e.groups) == -1) {
-        snprintf(err, err_size, "offtrace: '%s' is damaged or not an OTF2 archive: its anchor file cannot be read",
-                 dir);
-        exporter_free(&e);
-        return -EINVAL;
-    }
     ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .transfer = on_transfer,
                        .transfer_complete = on_complete, .memory = on_memory};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
-    if (rc == 0)
-        rc = check_complete(&e, err, err_size);
     if (rc == 0) {
         close_open_regions(&e);
         write_trailer(&e);

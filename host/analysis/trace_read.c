@@ -26,6 +26,8 @@ struct ot_tr_archive {
     ot_tr_location *locations;   /* definition order */
     size_t location_count;
     uint64_t *rank_location;     /* comm rank -> location id (COMM_LOCATIONS members) */
+    OTF2_StringRef *group_names; /* location group ref -> name */
+    size_t group_count;
     uint32_t rank_count;
     uint32_t host_address_attr, device_address_attr;
     uint64_t first_time, duration, realtime;
@@ -127,8 +129,26 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     a->locations = l;
     l[count] = (ot_tr_location){.id = self, .index = (uint32_t)count, .events = events, .device = -1};
     l[count].name = (const char *)(uintptr_t)name;
+    l[count].group = (const char *)(uintptr_t)group; /* the group ref until resolve_names */
     l[count].klass = type == OTF2_LOCATION_TYPE_CPU_THREAD ? OT_TR_HOST_THREAD : OT_TR_OTHER_LOCATION;
     a->location_count++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                            OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                            OTF2_LocationGroupRef creator)
+{
+    ot_tr_archive *a = u;
+    size_t count = a->group_count;
+    if (self > (1u << 24))
+        return OTF2_CALLBACK_INTERRUPT;
+    OTF2_StringRef *g = grow(a->group_names, &count, (size_t)self + 1, sizeof *g);
+    if (!g)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->group_names = g;
+    a->group_count = count;
+    g[self] = name;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -180,6 +200,7 @@ static int read_global_definitions(ot_tr_archive *a)
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_location_group);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
@@ -284,6 +305,9 @@ static void resolve_names(ot_tr_archive *a)
     for (size_t i = 0; i < a->location_count; i++) {
         ot_tr_location *l = &a->locations[i];
         l->name = string_of(a, (OTF2_StringRef)(uintptr_t)l->name);
+        size_t group = (size_t)(uintptr_t)l->group;
+        /* grow() zero-fills, so an undefined group in range reads as string 0 */
+        l->group = group < a->group_count ? string_of(a, a->group_names[group]) : "";
         if (!ours)
             l->klass = OT_TR_OTHER_LOCATION;
         classify_location(l, ours);
@@ -484,6 +508,7 @@ static void archive_free(ot_tr_archive *a)
     free(a->region_defined);
     free(a->locations);
     free(a->rank_location);
+    free(a->group_names);
     free(a->creator);
     if (a->reader)
         OTF2_Reader_Close(a->reader);

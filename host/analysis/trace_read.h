@@ -36,6 +36,7 @@ typedef enum ot_tr_location_class {
 typedef struct ot_tr_location {
     uint64_t id;
     const char *name;
+    const char *group;    /**< its location group's name ("Process", "generic-64bit device 0"), or "" */
     ot_tr_location_class klass;
     int device;           /**< device number, -1 for host threads */
     uint32_t index;       /**< 0 .. location_count-1, in definition order */
