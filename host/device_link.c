@@ -12,12 +12,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "device_sink.h"
@@ -26,7 +22,7 @@
 #include "session.h"
 #include "stream.h"
 
-#define MAX_LINKED 64
+#define MAX_LINKED OT_SINK_MAX_DEVICES
 
 uint64_t ot_device_link_attached;
 uint64_t ot_device_link_wants_operations;
