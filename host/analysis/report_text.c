@@ -71,8 +71,11 @@ static const char *sort_name(ot_rp_sort s)
 
 static void header(const ot_report *r, FILE *to)
 {
-    char d[32];
-    fprintf(to, "offtrace report: %s (%s)\n", r->archive, r->creator && r->creator[0] ? r->creator : "unknown creator");
+    char d[32], cut[128];
+    const char *creator = r->creator && r->creator[0] ? r->creator : "unknown creator";
+    /* The archive path keeps its end (the run's name) so the line fits 100 columns. */
+    size_t room = 100 - strlen("offtrace report:  ()") - (strlen(creator) < 40 ? strlen(creator) : 40);
+    fprintf(to, "offtrace report: %s (%.40s)\n", fit(r->archive, room, 1, cut, sizeof cut), creator);
     fprintf(to, "%s traced, %llu host thread%s, %llu device%s\n", ot_report_time(r->summary.duration_ns, d, sizeof d),
             (unsigned long long)r->summary.host_threads, r->summary.host_threads == 1 ? "" : "s",
             (unsigned long long)r->summary.devices, r->summary.devices == 1 ? "" : "s");
