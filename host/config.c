@@ -55,6 +55,7 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
     cfg->chunk_bytes = OFFTRACE_DEFAULT_BUFFER_SIZE;
     cfg->memory_budget = OFFTRACE_DEFAULT_MEMORY_BUDGET;
     cfg->verbose = 1;
+    cfg->background_writeback = 1;
     const char *v;
 
     if ((v = getenv("OFFTRACE_ENABLE")) && parse_switch(v, &cfg->enabled))
@@ -88,6 +89,9 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
     }
     if ((v = getenv("OFFTRACE_KEEP_RAW")) && parse_switch(v, &cfg->keep_raw))
         return reject(err, err_size, "OFFTRACE_KEEP_RAW", v, "1, 0, on, off, yes, no, true, false");
+    if ((v = getenv("OFFTRACE_BACKGROUND_WRITEBACK")) && parse_switch(v, &cfg->background_writeback))
+        return reject(err, err_size, "OFFTRACE_BACKGROUND_WRITEBACK", v,
+                      "1, 0, on, off, yes, no, true, false");
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");
     return 0;

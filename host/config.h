@@ -15,6 +15,7 @@ typedef struct ot_config {
     size_t memory_budget;   /**< OFFTRACE_MEMORY_BUDGET: trace data held in memory, all threads */
     int verbose;            /**< OFFTRACE_VERBOSE: 0 quiet, 1 one line at exit, 2 debug */
     int keep_raw;           /**< OFFTRACE_KEEP_RAW: leave <dir>/raw after conversion */
+    int background_writeback; /**< OFFTRACE_BACKGROUND_WRITEBACK: a writer thread past half the budget */
     int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */
 } ot_config;
 

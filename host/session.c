@@ -51,6 +51,7 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     s->memory_budget = cfg->memory_budget;
     s->verbose = cfg->verbose;
     s->keep_raw = cfg->keep_raw;
+    s->background_writeback = cfg->background_writeback;
     if (cfg->output[0])
         snprintf(wanted, sizeof wanted, "%s", cfg->output);
     else

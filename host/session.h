@@ -22,6 +22,7 @@ typedef struct ot_session {
     size_t memory_budget;
     int verbose;
     int keep_raw;        /**< OFFTRACE_KEEP_RAW */
+    int background_writeback; /**< OFFTRACE_BACKGROUND_WRITEBACK */
     int pairs_fd;        /**< clock.pairs, O_APPEND */
     unsigned maps_snapshots;
     uint32_t next_thread_index; /**< atomic */

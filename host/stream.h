@@ -37,8 +37,13 @@ typedef struct ot_stream {
     void *lock;                  /**< pthread_mutex_t, kept opaque here */
     offtrace_raw_record *prepared; /**< next chunk, mapped and touched, or NULL */
     int wants_chunk;             /**< atomic: ask the preparer for a chunk */
+    uint64_t prepared_offset;    /**< file offset of `prepared` */
     struct ot_stream *next_free; /**< in the list of streams whose thread ended */
-    uint64_t unflushed_bytes;    /**< completed chunks not yet written to disk by a flush */
+    /* Writeback (under `lock`): chunks before completed_end are full and
+     * unmapped; those before clean_end are on disk and out of memory, or
+     * claimed by whoever is writing them. */
+    uint64_t completed_end;
+    uint64_t clean_end;
     offtrace_raw_record scratch __attribute__((aligned(64))); /**< written when no slot can be had */
 } ot_stream;
 
@@ -93,10 +98,17 @@ void ot_stream_close_current(void);
 /** \brief How many times a thread flushed its records to disk (memory budget). */
 uint64_t ot_stream_flushes(void);
 
-/** \brief Start the chunk preparer thread (once, at tool start-up). */
-int ot_stream_start_preparer(void);
+/** \brief Writebacks the background writer did, and the bytes they wrote. */
+uint64_t ot_stream_writebacks(uint64_t *bytes);
 
-/** \brief Stop and join the preparer (at exit, before conversion). */
+/**
+ * \brief Start the chunk preparer and the background writer (once, at tool
+ *        start-up). \p writeback 0 leaves the writer out (a test knob: every
+ *        write to disk is then a flush on a program thread).
+ */
+int ot_stream_start_preparer(int writeback);
+
+/** \brief Stop and join both helper threads (at exit, before conversion). */
 void ot_stream_stop_preparer(void);
 
 #endif

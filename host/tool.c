@@ -189,6 +189,7 @@ static void finish_recording(void)
     ot_session_set_status("finalizing");
     ot_convert_options opts = {.reason = NULL, .extra_lost = ot_stream_orphan_lost(),
                                .keep_raw = ot_the_session.keep_raw};
+    opts.background_writebacks = ot_stream_writebacks(&opts.background_writeback_bytes);
     char msg[512];
     int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
     if (rc == 0 && ot_the_session.keep_raw)
@@ -216,8 +217,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
     ot_device_link_open(lookup);
     ot_recording = 1;
-    if (ot_stream_start_preparer() != 0 && ot_the_session.verbose > 1)
-        fprintf(stderr, "offtrace: no chunk preparer thread; callbacks will fault in fresh pages\n");
+    if (ot_stream_start_preparer(ot_the_session.background_writeback) != 0 && ot_the_session.verbose > 1)
+        fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
+                        "pages or write to disk themselves\n");
     atexit(finish_recording);
     return 1;
 }

@@ -343,18 +343,20 @@ Test(cli, short_lived_threads_share_streams)
 }
 
 /* A budget of 256 KiB against 12,000 target regions (about 9 MB of
- * records): the threads flush to disk again and again, every event the
- * runtime reported is in the archive, in order, and the flushes show. */
-Test(cli, a_tiny_memory_budget_loses_nothing)
+ * records): the records go to disk again and again, by the background
+ * writer or (with it off) by the program's thread itself; either way every
+ * event the runtime reported is in the archive, in order, and the writes
+ * show. */
+static void record_cg_under_tiny_budget(const char *name, char *writeback, uint64_t *flushes,
+                                        uint64_t *written_in_background, char **summary)
 {
     char dir[4096], budget[] = "OFFTRACE_MEMORY_BUDGET=256K", chunk[] = "OFFTRACE_BUFFER_SIZE=64K";
     char *args[] = {"64", "2000", NULL};
     runtime_counts rt;
     cr_assert_eq(runtime_counts_of_run("example_cg", args, &rt), 0, "%s", rt.problem);
-    scratch_path(dir, sizeof dir, "budget");
-    char *env[] = {budget, chunk, NULL};
-    char *summary = NULL;
-    cr_assert_eq(record_program(dir, "--host-only", env, "example_cg", args, &summary), 0, "%s", summary);
+    scratch_path(dir, sizeof dir, name);
+    char *env[] = {budget, chunk, writeback, NULL};
+    cr_assert_eq(record_program(dir, "--host-only", env, "example_cg", args, summary), 0, "%s", *summary);
     archive_facts f;
     archive_is_valid(dir, &f);
     cr_assert_eq(f.target, rt.target);
@@ -363,11 +365,36 @@ Test(cli, a_tiny_memory_budget_loses_nothing)
     cr_assert_eq(f.put_bytes, rt.h2d_bytes);
     cr_assert_eq(f.gets, rt.d2h);
     cr_assert_eq(f.get_bytes, rt.d2h_bytes);
-    uint64_t flushes = 0, lost = 1;
-    cr_assert_eq(archive_property(dir, "OFFTRACE::BUFFER_FLUSHES", &flushes), 0);
+    uint64_t lost = 1;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::BUFFER_FLUSHES", flushes), 0);
+    cr_assert_eq(archive_property(dir, "OFFTRACE::BACKGROUND_WRITEBACK_BYTES", written_in_background), 0);
     cr_assert_eq(archive_property(dir, "OFFTRACE::LOST_RECORDS", &lost), 0);
-    cr_assert_gt(flushes, 10, "only %llu flushes", (unsigned long long)flushes);
     cr_assert_eq(lost, 0);
+}
+
+Test(cli, a_tiny_memory_budget_loses_nothing)
+{
+    char writeback[] = "OFFTRACE_BACKGROUND_WRITEBACK=on";
+    uint64_t flushes = 0, background = 0;
+    char *summary = NULL;
+    record_cg_under_tiny_budget("budget", writeback, &flushes, &background, &summary);
+    /* Raw records of this run: about 9 MB, 36 times the budget. */
+    cr_assert_gt(background + flushes * (64u << 10), 4u << 20,
+                 "%llu bytes written in the background and %llu flushes",
+                 (unsigned long long)background, (unsigned long long)flushes);
+    if (background)
+        cr_assert_not_null(strstr(summary, "offtrace: writeback"), "%s", summary);
+    free(summary);
+}
+
+Test(cli, a_tiny_memory_budget_without_the_writer_flushes_on_the_thread)
+{
+    char writeback[] = "OFFTRACE_BACKGROUND_WRITEBACK=off";
+    uint64_t flushes = 0, background = 1;
+    char *summary = NULL;
+    record_cg_under_tiny_budget("budget-nowriter", writeback, &flushes, &background, &summary);
+    cr_assert_eq(background, 0);
+    cr_assert_gt(flushes, 10, "only %llu flushes", (unsigned long long)flushes);
     cr_assert_not_null(strstr(summary, "offtrace: flushes"), "%s", summary);
     free(summary);
 }

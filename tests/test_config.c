@@ -15,6 +15,7 @@ static void clear_env(void)
     unsetenv("OFFTRACE_OUTPUT_CLAIMED");
     unsetenv("OFFTRACE_MEMORY_BUDGET");
     unsetenv("OFFTRACE_KEEP_RAW");
+    unsetenv("OFFTRACE_BACKGROUND_WRITEBACK");
 }
 
 TestSuite(config, .init = clear_env);
@@ -27,7 +28,17 @@ Test(config, defaults)
     cr_assert_eq(c.enabled, 1);
     cr_assert_eq(c.chunk_bytes, OFFTRACE_DEFAULT_BUFFER_SIZE);
     cr_assert_eq(c.verbose, 1);
+    cr_assert_eq(c.background_writeback, 1);
     cr_assert_str_empty(c.output);
+}
+
+Test(config, background_writeback_can_be_turned_off)
+{
+    setenv("OFFTRACE_BACKGROUND_WRITEBACK", "off", 1);
+    ot_config c;
+    char err[256];
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.background_writeback, 0);
 }
 
 Test(config, sizes_with_suffixes)
@@ -71,6 +82,7 @@ Test(config, wrong_values_name_the_variable)
     expect_rejected("OFFTRACE_MEMORY_BUDGET", "65G");
     expect_rejected("OFFTRACE_MEMORY_BUDGET", "lots");
     expect_rejected("OFFTRACE_KEEP_RAW", "perhaps");
+    expect_rejected("OFFTRACE_BACKGROUND_WRITEBACK", "later");
 }
 
 Test(config, memory_budget_default_and_setting)

@@ -225,6 +225,8 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
+    set_number(c->tw, "BACKGROUND_WRITEBACKS", opts->background_writebacks);
+    set_number(c->tw, "BACKGROUND_WRITEBACK_BYTES", opts->background_writeback_bytes);
     set_number(c->tw, "DEVICE_RECORDS", c->device_records);
     set_number(c->tw, "DEVICE_LOCATIONS", c->device_locations);
     set_number(c->tw, "LOST_DEVICE_RECORDS", c->device_lost);

@@ -184,6 +184,7 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->device_clamped = number_property(rd, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET");
     s->unshown_device_records = number_property(rd, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT");
     s->buffer_flushes = number_property(rd, "OFFTRACE::BUFFER_FLUSHES");
+    s->background_writeback_bytes = number_property(rd, "OFFTRACE::BACKGROUND_WRITEBACK_BYTES");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -390,6 +391,12 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (s->buffer_flushes)
         fprintf(to, "offtrace: flushes          %llu times a thread wrote its records to disk (OFFTRACE_MEMORY_BUDGET); "
                     "shown as \"offtrace: buffer flush\"\n", (unsigned long long)s->buffer_flushes);
+    if (s->background_writeback_bytes) {
+        char written[32];
+        human_bytes(s->background_writeback_bytes, written, sizeof written);
+        fprintf(to, "offtrace: writeback        %s of records written to disk in the background "
+                    "(past half of OFFTRACE_MEMORY_BUDGET)\n", written);
+    }
     if (s->unshown_device_records)
         fprintf(to, "offtrace: LOST             %llu records of devices beyond the 64th are not on device rows\n",
                 (unsigned long long)s->unshown_device_records);

@@ -23,6 +23,7 @@ typedef struct ot_summary {
     uint64_t device_records, device_locations, lost_device_records, device_clamped; /**< device detail */
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
     uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
+    uint64_t background_writeback_bytes; /**< written by the background writer */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

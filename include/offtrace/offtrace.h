@@ -15,6 +15,7 @@
  * | OFFTRACE_MEMORY_BUDGET | 256K .. 64G                     | 64M     |
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
+ * | OFFTRACE_BACKGROUND_WRITEBACK | as OFFTRACE_ENABLE: a helper thread writes records to disk past half the budget | on |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:
@@ -28,10 +29,12 @@
  * and says which. OFFTRACE_BUFFER_SIZE is the size of one per-thread record
  * chunk; a thread maps a new chunk each time one fills. OFFTRACE_MEMORY_BUDGET
  * bounds the trace data held in memory by all threads together: mapped
- * chunks plus written chunks not yet on disk. When a thread's chunk switch
- * finds it exceeded, the thread writes its records to disk at once and
- * drops them from memory; the trace shows that as an "offtrace: buffer
- * flush" region on the thread. Nothing is dropped.
+ * chunks plus written chunks not yet on disk. Once half of it is held, a
+ * background thread writes completed chunks to disk and drops them from
+ * memory (OFFTRACE_BACKGROUND_WRITEBACK=off leaves that thread out). When a
+ * thread's chunk switch finds the budget exceeded all the same, the thread
+ * writes its records to disk at once; the trace shows that as an "offtrace:
+ * buffer flush" region on the thread. Nothing is dropped.
  *
  * Error rule for every offtrace_ and ot_ function that returns int: 0 on
  * success, a negative errno value on failure. Functions returning pointers
