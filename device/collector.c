@@ -81,6 +81,8 @@ static int read_environment(void)
             return -EINVAL;
         }
         ot_device_clock_set_skew(&skew);
+    } else {
+        ot_device_clock_use_tsc(); /* falls back to CLOCK_MONOTONIC by itself */
     }
     return 0;
 }

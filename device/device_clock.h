@@ -1,12 +1,16 @@
 /**
  * \file device_clock.h
- * \brief The host-offload device's clock: CLOCK_MONOTONIC in ns, optionally
- *        skewed by the OFFTRACE_TEST_DEVICE_CLOCK test knob.
+ * \brief The host-offload device's clock in ns: the TSC calibrated against
+ *        CLOCK_MONOTONIC where it is invariant (tsc_clock.h), else
+ *        CLOCK_MONOTONIC itself; CLOCK_MONOTONIC skewed by the
+ *        OFFTRACE_TEST_DEVICE_CLOCK test knob when that is set.
  *
  * A host-offload device shares the host's clock, which would hide every
  * mistake of the time synchronisation. The knob makes this clock read
  *   true + offset_ns + true * drift_ppm / 1e6 + u,  u uniform in [-jitter_ns, jitter_ns]
- * so that tests (and outside checks) can see the sync undo a skew.
+ * so that tests (and outside checks) can see the sync undo a skew. The skew
+ * is defined against CLOCK_MONOTONIC ("true"), so with the knob set the
+ * clock stays on CLOCK_MONOTONIC whatever the TSC offers.
  */
 #ifndef OT_DEVICE_CLOCK_H
 #define OT_DEVICE_CLOCK_H
@@ -29,6 +33,19 @@ int ot_clock_skew_parse(const char *text, ot_clock_skew *out);
 
 /** \brief Use \p skew from now on (NULL: no skew). Call before recording starts. */
 void ot_device_clock_set_skew(const ot_clock_skew *skew);
+
+/**
+ * \brief Read the TSC from now on while no skew is set, if it is invariant;
+ *        calibrates it the first time (about 1 ms). Call before recording starts.
+ * \return 1 when the TSC is used, 0 when the clock stays on CLOCK_MONOTONIC.
+ */
+int ot_device_clock_use_tsc(void);
+
+/** \brief Read CLOCK_MONOTONIC from now on, as without an invariant TSC. */
+void ot_device_clock_use_monotonic(void);
+
+/** \brief What ot_device_clock_now reads now: "tsc", "monotonic" or "skewed monotonic". */
+const char *ot_device_clock_source(void);
 
 /** \brief The device clock now, in ns. */
 uint64_t ot_device_clock_now(void);

@@ -143,3 +143,104 @@ Test(device_clock, no_skew_is_the_monotonic_clock)
         cr_assert(d > -1000000 && d < 1000000, "unskewed clock is %lld ns off CLOCK_MONOTONIC", (long long)d);
     }
 }
+
+/* ---- the TSC source (no skew set) ---- */
+
+#include "tsc_clock.h"
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+Test(device_clock, tsc_source_follows_the_monotonic_clock)
+{
+    ot_device_clock_set_skew(NULL);
+    if (!ot_device_clock_use_tsc())
+        cr_skip_test("no invariant TSC here: the clock stays on CLOCK_MONOTONIC");
+    cr_assert_str_eq(ot_device_clock_source(), "tsc");
+
+    /* Anchored at calibration: close to CLOCK_MONOTONIC right away. */
+    int64_t start = clock_minus_monotonic();
+    cr_assert(start > -20000 && start < 20000, "TSC clock starts %lld ns off CLOCK_MONOTONIC", (long long)start);
+
+    /* Its rate: within 0.1 % of CLOCK_MONOTONIC's over 50 ms (the
+     * calibration's error is some tens of ppm; preemption between the reads
+     * of clock_minus_monotonic can add a few us at either end). */
+    uint64_t m0 = monotonic_ns();
+    int64_t d0 = clock_minus_monotonic();
+    sleep_ns(50000000);
+    int64_t d1 = clock_minus_monotonic();
+    uint64_t span = monotonic_ns() - m0;
+    double ppm = (double)(d1 - d0) / (double)span * 1e6;
+    cr_assert(ppm > -1000 && ppm < 1000, "TSC clock rate is %+.0f ppm off CLOCK_MONOTONIC's", ppm);
+    cr_log_info("TSC clock: %+.1f ppm, start offset %lld ns", ppm, (long long)start);
+    ot_device_clock_use_monotonic();
+}
+
+Test(device_clock, tsc_source_is_monotonic_across_many_reads)
+{
+    ot_device_clock_set_skew(NULL);
+    if (!ot_device_clock_use_tsc())
+        cr_skip_test("no invariant TSC here");
+    uint64_t last = ot_device_clock_now();
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t now = ot_device_clock_now();
+        cr_assert_geq(now, last, "read %d went back by %llu ns", i, (unsigned long long)(last - now));
+        last = now;
+    }
+    ot_device_clock_use_monotonic();
+}
+
+Test(device_clock, skew_wins_over_the_tsc)
+{
+    /* The skew is defined against CLOCK_MONOTONIC; the truth test of
+     * test_device.c relies on that. */
+    ot_device_clock_use_tsc();
+    ot_clock_skew s = {5000000000ll, 0, 0};
+    ot_device_clock_set_skew(&s);
+    cr_assert_str_eq(ot_device_clock_source(), "skewed monotonic");
+    int64_t d = clock_minus_monotonic();
+    cr_assert(d > 4999000000ll && d < 5001000000ll, "skewed clock is %lld ns ahead", (long long)d);
+    ot_device_clock_set_skew(NULL);
+    cr_assert_str_neq(ot_device_clock_source(), "skewed monotonic");
+    ot_device_clock_use_monotonic();
+}
+
+Test(device_clock, monotonic_fallback)
+{
+    /* What a machine without an invariant TSC gets. */
+    ot_device_clock_set_skew(NULL);
+    ot_device_clock_use_tsc();
+    ot_device_clock_use_monotonic();
+    cr_assert_str_eq(ot_device_clock_source(), "monotonic");
+    for (int i = 0; i < 3; i++) {
+        int64_t d = clock_minus_monotonic();
+        cr_assert(d > -1000000 && d < 1000000, "fallback clock is %lld ns off CLOCK_MONOTONIC", (long long)d);
+    }
+}
+
+Test(device_clock, tsc_conversion_is_linear_and_signed)
+{
+    /* 2 GHz: 0.5 ns per tick. */
+    ot_tsc_clock c = {.base_ticks = 1000000, .base_ns = 5000000000ull, .mult = 1ull << 31};
+    cr_assert_eq(ot_tsc_clock_ns(&c, 1000000), 5000000000ull);
+    cr_assert_eq(ot_tsc_clock_ns(&c, 3000000), 5001000000ull);
+    cr_assert_eq(ot_tsc_clock_ns(&c, 999000), 4999999500ull, "a read just before the base must not wrap");
+    /* A day of ticks later: no overflow in the product. */
+    uint64_t day = 2000000000ull * 86400;
+    cr_assert_eq(ot_tsc_clock_ns(&c, 1000000 + day), 5000000000ull + 86400000000000ull);
+}
+
+Test(device_clock, tsc_calibration_measures_a_plausible_rate)
+{
+    if (!ot_tsc_invariant())
+        cr_skip_test("no invariant TSC here");
+    ot_tsc_clock c;
+    cr_assert_eq(ot_tsc_clock_calibrate(&c, 1000000), 0);
+    double ghz = 4294967296.0 / (double)c.mult;
+    cr_assert(ghz > 0.01 && ghz < 100, "TSC at %.3f GHz", ghz);
+    cr_log_info("TSC at %.4f GHz", ghz);
+}

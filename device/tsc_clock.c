@@ -1,0 +1,67 @@
+#include "tsc_clock.h"
+
+#include <errno.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+/* The same test as the host recorder's (sync/clock.c): CPUID 0x80000007
+ * EDX bit 8. The collector does not link the host's code, hence a copy. */
+int ot_tsc_invariant(void)
+{
+#if defined(__x86_64__)
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
+    return (edx >> 8) & 1u;
+#else
+    return 0;
+#endif
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct { uint64_t ticks, ns; } point;
+
+/* A TSC read bracketed by two clock reads, the tightest of a few: a read
+ * that was preempted would put the point microseconds off, and over a 1 ms
+ * calibration every 10 ns of error is 10 ppm of rate. */
+static point tight_point(void)
+{
+    point best = {0, 0};
+    uint64_t best_width = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t before = monotonic_ns();
+        uint64_t ticks = ot_tsc_read();
+        uint64_t after = monotonic_ns();
+        if (after - before < best_width) {
+            best_width = after - before;
+            best = (point){ticks, before + (after - before) / 2};
+        }
+    }
+    return best;
+}
+
+int ot_tsc_clock_calibrate(ot_tsc_clock *c, uint64_t span_ns)
+{
+    point a = tight_point();
+    while (monotonic_ns() - a.ns < span_ns)
+        ;
+    point b = tight_point();
+    if (b.ticks <= a.ticks || b.ns <= a.ns)
+        return -ENOTSUP;
+    unsigned __int128 mult = ((unsigned __int128)(b.ns - a.ns) << 32) / (b.ticks - a.ticks);
+    /* 10 MHz .. 100 GHz: anything else is not a usable counter. */
+    if (mult < ((unsigned __int128)1 << 32) / 100 || mult > ((unsigned __int128)100 << 32))
+        return -ENOTSUP;
+    *c = (ot_tsc_clock){b.ticks, b.ns, (uint64_t)mult};
+    return 0;
+}
