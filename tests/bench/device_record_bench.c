@@ -8,8 +8,11 @@
  * that is in device work, and flushes into the host library's real device
  * sink (raw/device-0.rec in a scratch directory).
  *
- * Prints: ns per recorded device event, ns per record for a flush, and ns
- * for a flush of an empty buffer (the fixed cost at each target end).
+ * Prints: ns per recorded device event, ns per record for a flush, ns for a
+ * flush of an empty buffer right after a full one (the fixed cost at each
+ * target end, caches as a flush leaves them), the same averaged over 1000
+ * empty flushes in a row (warm caches, timer cost spread), and ns for one
+ * device_time read (each sync pair makes one to three).
  *   usage: bench_device_record [EVENTS [ROUNDS]]
  */
 #define _GNU_SOURCE
@@ -24,6 +27,9 @@
 #include "device_sink.h"
 #include "offtrace/collector.h"
 #include "session.h"
+
+#define WARM_FLUSHES 1000
+#define TIME_READS 10000
 
 static ompt_callback_work_t work_callback;
 
@@ -74,7 +80,8 @@ int main(int argc, char **argv)
     }
     ompt_data_t parallel = {0}, task = {0};
     double *record_ns = malloc(rounds * sizeof *record_ns), *flush_ns = malloc(rounds * sizeof *flush_ns);
-    double *empty_ns = malloc(rounds * sizeof *empty_ns);
+    double *empty_ns = malloc(rounds * sizeof *empty_ns), *warm_ns = malloc(rounds * sizeof *warm_ns);
+    double *time_ns = malloc(rounds * sizeof *time_ns);
     for (int r = 0; r < rounds; r++) {
         c->target_begin(0, 1000 + r, ompt_target);
         double t0 = now_ns();
@@ -96,10 +103,22 @@ int main(int argc, char **argv)
         record_ns[r] = (t1 - t0) / (double)flushed;
         flush_ns[r] = (t3 - t2) / (double)flushed;
         empty_ns[r] = t4 - t3;
+        for (int i = 0; i < WARM_FLUSHES; i++)
+            c->flush(0);
+        double t5 = now_ns();
+        warm_ns[r] = (t5 - t4) / WARM_FLUSHES;
+        uint64_t sum = 0;
+        for (int i = 0; i < TIME_READS; i++)
+            sum += c->device_time(0);
+        time_ns[r] = (now_ns() - t5) / TIME_READS;
+        if (!sum)
+            return 1;
     }
     qsort(record_ns, rounds, sizeof *record_ns, by_value);
     qsort(flush_ns, rounds, sizeof *flush_ns, by_value);
     qsort(empty_ns, rounds, sizeof *empty_ns, by_value);
+    qsort(warm_ns, rounds, sizeof *warm_ns, by_value);
+    qsort(time_ns, rounds, sizeof *time_ns, by_value);
     printf("| measure | median | min |\n|---|---|---|\n");
     printf("| record one device event (callback, clock, 48-byte store) | %.1f ns | %.1f ns |\n",
            record_ns[rounds / 2], record_ns[0]);
@@ -107,6 +126,8 @@ int main(int argc, char **argv)
            flush_ns[0]);
     printf("| flush with nothing to hand over (per target end) | %.0f ns | %.0f ns |\n", empty_ns[rounds / 2],
            empty_ns[0]);
+    printf("| the same, %d in a row (mean) | %.1f ns | %.1f ns |\n", WARM_FLUSHES, warm_ns[rounds / 2], warm_ns[0]);
+    printf("| device_time (one read of a sync pair) | %.1f ns | %.1f ns |\n", time_ns[rounds / 2], time_ns[0]);
     printf("\n%ld events per round, %d rounds\n", events, rounds);
     c->close();
     ot_device_sink_close_all();
