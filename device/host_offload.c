@@ -152,7 +152,9 @@ static long ho_flush(ot_dev_device *d)
         if (lost)
             deliver_loss(d, dev->slots[i]->index, lost);
     }
-    uint64_t unbuffered = __atomic_exchange_n(&dev->unbuffered, 0, __ATOMIC_RELAXED);
+    uint64_t unbuffered = 0; /* loaded first: rare, and the exchange is a locked instruction */
+    if (__atomic_load_n(&dev->unbuffered, __ATOMIC_RELAXED))
+        unbuffered = __atomic_exchange_n(&dev->unbuffered, 0, __ATOMIC_RELAXED);
     if (unbuffered) /* threads beyond OT_HO_MAX_THREADS, or no memory for a slot */
         deliver_loss(d, UINT32_MAX, unbuffered);
     pthread_mutex_unlock(&dev->lock);

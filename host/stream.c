@@ -301,6 +301,7 @@ static ot_stream *stream_create(void)
     s->header = mmap(NULL, OFFTRACE_RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
     if (s->header == MAP_FAILED)
         goto fail;
+    s->pending = &s->header->pending;
     offtrace_raw_stream_header *h = s->header;
     memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
     h->version = OFFTRACE_RAW_VERSION;
@@ -338,39 +339,54 @@ uint64_t ot_stream_orphan_lost(void)
     return __atomic_load_n(&orphan.id_counter, __ATOMIC_RELAXED);
 }
 
+/* The calling thread's stream: its own, one a finished thread left, or a
+ * new one. NULL when not recording (before start, after the end, in a forked
+ * child: not part of this recording, so not counted as lost either) or when
+ * no stream can be had (counted). */
+static ot_stream *current_stream(void)
+{
+    if (!__atomic_load_n(&ot_recording, __ATOMIC_ACQUIRE))
+        return NULL;
+    ot_stream *s = ot_stream_current;
+    if (!s && (s = take_free_stream()))
+        ot_stream_current = s;
+    if (!s && (s = stream_create()))
+        ot_stream_current = s;
+    if (!s)
+        __atomic_fetch_add(&orphan.id_counter, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
 offtrace_raw_record *ot_stream_reserve_slow(void)
 {
     int saved_errno = errno;
-    if (!__atomic_load_n(&ot_recording, __ATOMIC_ACQUIRE)) {
-        /* Before start, after the end, or in a forked child: not part of
-         * this recording, so not counted as lost either. */
+    offtrace_raw_record *slot = &orphan.scratch;
+    ot_stream *s = current_stream();
+    if (s && s->next && s->next < s->end) /* room left by the thread that had it */
+        slot = s->next++;
+    else if (s && map_next_chunk(s) == 0)
+        slot = s->next++;
+    else if (s)
+        __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
+    errno = saved_errno;
+    return slot;
+}
+
+offtrace_raw_record *ot_stream_pending_slow(void)
+{
+    int saved_errno = errno;
+    ot_stream *s = current_stream();
+    if (!s) {
         errno = saved_errno;
         return &orphan.scratch;
     }
-    ot_stream *s = ot_stream_current;
-    if (!s && (s = take_free_stream())) {
-        ot_stream_current = s;
-        if (s->next && s->next < s->end) { /* room left by the thread that had it */
-            errno = saved_errno;
-            return s->next++;
-        }
-    }
-    if (!s) {
-        s = stream_create();
-        if (!s) {
-            __atomic_fetch_add(&orphan.id_counter, 1, __ATOMIC_RELAXED);
-            errno = saved_errno;
-            return &orphan.scratch;
-        }
-        ot_stream_current = s;
-    }
-    if (map_next_chunk(s) != 0) {
-        __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
-        errno = saved_errno;
-        return &s->scratch;
+    offtrace_raw_record *p = s->pending;
+    if (p->event != OFFTRACE_RAW_NONE) { /* an operation inside an operation */
+        ot_stream_store(ot_stream_reserve(), p);
+        __atomic_store_n(&p->event, OFFTRACE_RAW_NONE, __ATOMIC_RELEASE);
     }
     errno = saved_errno;
-    return s->next++;
+    return p;
 }
 
 void ot_stream_close_current(void)

@@ -26,6 +26,7 @@ typedef struct ot_stream {
     /* Hot fields first: the callbacks touch only these. */
     offtrace_raw_record *next;   /**< next free slot */
     offtrace_raw_record *end;    /**< end of the mapped chunk */
+    offtrace_raw_record *pending;/**< &header->pending */
     offtrace_raw_stream_header *header;
     uint64_t id_base;            /**< thread index << 40: ids unique without atomics */
     uint64_t id_counter;
@@ -65,6 +66,26 @@ static inline offtrace_raw_record *ot_stream_reserve(void)
     return ot_stream_reserve_slow();
 }
 
+/** \brief Slow path: a stream for the thread, or a nested operation. */
+offtrace_raw_record *ot_stream_pending_slow(void);
+
+/**
+ * \brief Where to keep the begin of a DATA_OP or SUBMIT until its end: the
+ *        stream header's pending slot, emptied first if an operation is
+ *        still pending there (it goes into the stream as a BEGIN record).
+ *
+ * Why: writing the begin to the hot header line and the whole operation
+ * once at its end halves the fresh cache lines an operation costs, which is
+ * most of the cost of recording it.
+ */
+static inline offtrace_raw_record *ot_stream_pending_slot(void)
+{
+    ot_stream *s = ot_stream_current;
+    if (__builtin_expect(s != 0 && s->pending->event == OFFTRACE_RAW_NONE, 1))
+        return s->pending;
+    return ot_stream_pending_slow();
+}
+
 /** \brief A fresh operation id, unique in the process. */
 static inline uint64_t ot_stream_new_id(void)
 {
@@ -89,6 +110,28 @@ static inline void ot_stream_store(offtrace_raw_record *slot, const offtrace_raw
 {
     __builtin_memcpy(slot, rec, offsetof(offtrace_raw_record, event));
     __atomic_store_n(&slot->event, rec->event, __ATOMIC_RELEASE);
+}
+
+/**
+ * \brief Write the end of a DATA_OP or SUBMIT. \p end is the record of the
+ *        end callback (time = now, endpoint END); when its begin is the
+ *        pending one it becomes one COMPLETE record, else it is written as
+ *        it is.
+ */
+static inline void ot_stream_put_end(offtrace_raw_record *end)
+{
+    ot_stream *s = ot_stream_current;
+    offtrace_raw_record *p = s ? s->pending : 0;
+    int whole = p && p->event == end->event && p->id == end->id;
+    offtrace_raw_record *slot = ot_stream_reserve(); /* the same stream: s exists */
+    if (whole) {
+        end->end_time = end->time;
+        end->time = p->time;
+        end->endpoint = OFFTRACE_RAW_COMPLETE;
+    }
+    ot_stream_store(slot, end);
+    if (whole)
+        __atomic_store_n(&p->event, OFFTRACE_RAW_NONE, __ATOMIC_RELEASE);
 }
 
 /** \brief Thread end: give the calling thread's stream, chunk and all, to

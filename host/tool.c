@@ -4,7 +4,10 @@
  *        the exit path that converts the recording into an OTF2 archive.
  *
  * Every callback is: read the clock, reserve a slot in the thread's stream,
- * build the record on the stack, store it into the slot (event byte last). No lock, no allocation, no I/O, except on the slow path
+ * build the record on the stack, store it into the slot (event byte last).
+ * Data operations and submits keep their begin in the stream header's
+ * pending slot and are written once, as a COMPLETE record, at their end
+ * (raw_format.h). No lock, no allocation, no I/O, except on the slow path
  * of ot_stream_reserve when a chunk is full. Nothing here calls back into
  * OpenMP, so no recursion guard is needed.
  */
@@ -104,13 +107,16 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                            const void *codeptr_ra)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *slot = ot_stream_reserve();
-    if (endpoint == ompt_scope_begin)
+    offtrace_raw_record *begin_slot = NULL;
+    if (endpoint == ompt_scope_begin) {
+        begin_slot = ot_stream_pending_slot();
         *host_op_id = ot_stream_new_id();
+    }
+    uint64_t target_id = target_data ? target_data->value : 0;
     offtrace_raw_record r = {
         .time = now,
         .id = *host_op_id,
-        .target_id = target_data ? target_data->value : 0,
+        .target_id = target_id,
         .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
         .bytes = bytes,
         .src_addr = (uint64_t)(uintptr_t)src_addr,
@@ -119,32 +125,43 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
         .dst_device = (int16_t)dest_device_num,
         .subkind = (uint8_t)optype,
         .endpoint = (uint8_t)endpoint,
+        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_DATA_OP,
     };
-    ot_stream_store(slot, &r);
+    if (begin_slot)
+        ot_stream_store(begin_slot, &r);
+    else
+        ot_stream_put_end(&r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
-                       r.target_id, r.id);
+                       target_id, *host_op_id);
 }
 
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
                           ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *slot = ot_stream_reserve();
-    if (endpoint == ompt_scope_begin)
+    offtrace_raw_record *begin_slot = NULL;
+    if (endpoint == ompt_scope_begin) {
+        begin_slot = ot_stream_pending_slot();
         *host_op_id = ot_stream_new_id();
+    }
+    uint64_t target_id = target_data ? target_data->value : 0;
     offtrace_raw_record r = {
         .time = now,
         .id = *host_op_id,
-        .target_id = target_data ? target_data->value : 0,
+        .target_id = target_id,
         .bytes = requested_num_teams,
         .endpoint = (uint8_t)endpoint,
+        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_SUBMIT,
     };
-    ot_stream_store(slot, &r);
+    if (begin_slot)
+        ot_stream_store(begin_slot, &r);
+    else
+        ot_stream_put_end(&r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
-        mark_operation(current_target_device, endpoint, r.target_id, r.id);
+        mark_operation(current_target_device, endpoint, target_id, *host_op_id);
 }
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,

@@ -316,12 +316,9 @@ static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
         close_item(p, &p->open[--p->depth], t, r);
 }
 
-static void on_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+/* The begin of a data op (a BEGIN record or a COMPLETE record's begin). */
+static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
-    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
-        pop_matching(p, OFFTRACE_RAW_DATA_OP, r->id, t, r);
-        return;
-    }
     open_item *o = push(p);
     if (!o)
         return;
@@ -331,7 +328,7 @@ static void on_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     o->device = ot_cv_op_device(p->c, r);
     o->begin = t;
     o->bytes = r->bytes;
-    if (r->target_id == 0)
+    if (!(r->flags & OFFTRACE_RAW_FLAG_IN_CONSTRUCT))
         o->outer = api_region(p->c, r->subkind, r->codeptr);
     o->region = data_op_region(p->c, r->subkind);
     enter(p, t, o->outer);
@@ -349,13 +346,20 @@ static void on_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
         OTF2_EvtWriter_RmaGet(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
 }
 
-static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+static const open_item *innermost_target(const thread_pass *p)
 {
-    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
-        pop_matching(p, OFFTRACE_RAW_SUBMIT, r->id, t, r);
-        return;
-    }
-    const open_item *target = find_open(p, OFFTRACE_RAW_TARGET, r->target_id);
+    for (size_t i = p->depth; i-- > 0;)
+        if (p->open[i].event == OFFTRACE_RAW_TARGET)
+            return &p->open[i];
+    return NULL;
+}
+
+/* The begin of a submit; a COMPLETE record names no target region (its
+ * end_time holds that place), so the thread's innermost open one is taken. */
+static void open_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    const open_item *target = r->endpoint == OFFTRACE_RAW_COMPLETE ? innermost_target(p)
+                                                                  : find_open(p, OFFTRACE_RAW_TARGET, r->target_id);
     open_item *o = push(p);
     if (!o)
         return;
@@ -364,6 +368,26 @@ static void on_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     o->begin = t;
     o->device = target ? target->device : -1;
     o->codeptr = target ? target->codeptr : 0;
+}
+
+/* A data op or submit: BEGIN, END, or both from one COMPLETE record. */
+static void on_operation(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    if (r->endpoint == OFFTRACE_RAW_END) {
+        pop_matching(p, r->event, r->id, t, r);
+        return;
+    }
+    if (r->event == OFFTRACE_RAW_DATA_OP)
+        open_data_op(p, r, t);
+    else
+        open_submit(p, r, t);
+    if (r->endpoint != OFFTRACE_RAW_COMPLETE)
+        return;
+    uint64_t end = ot_cv_to_ns(p->c, r->end_time);
+    if (end < t)
+        end = t;
+    p->last_time = end;
+    pop_matching(p, r->event, r->id, end, r);
 }
 
 /* The recorder wrote its buffers to disk (memory budget): a
@@ -433,10 +457,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         p->last_time = t;
         if (r->event == OFFTRACE_RAW_TARGET)
             on_target(p, r, t);
-        else if (r->event == OFFTRACE_RAW_DATA_OP)
-            on_data_op(p, r, t);
-        else if (r->event == OFFTRACE_RAW_SUBMIT)
-            on_submit(p, r, t);
+        else if (r->event == OFFTRACE_RAW_DATA_OP || r->event == OFFTRACE_RAW_SUBMIT)
+            on_operation(p, r, t);
         else if (r->event == OFFTRACE_RAW_SYNC)
             on_sync(p, r);
         else if (r->event == OFFTRACE_RAW_FLUSH)

@@ -11,6 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A begin still pending in the header: the thread died inside the
+ * operation, or between writing the operation's COMPLETE record and
+ * emptying the slot (then the record is among the last few). */
+static void append_pending(ot_raw_stream *s)
+{
+    const offtrace_raw_record *p = &s->header.pending;
+    if (p->event != OFFTRACE_RAW_DATA_OP && p->event != OFFTRACE_RAW_SUBMIT)
+        return;
+    for (size_t i = s->count, seen = 0; i-- > 0 && seen < 8; seen++)
+        if (s->records[i].id == p->id && s->records[i].event == p->event)
+            return;
+    s->records[s->count++] = *p;
+}
+
 /* Copy committed records out of one stream file. A chunk is read up to its
  * first uncommitted slot; an entirely empty chunk ends the stream. */
 static int read_stream(const char *path, ot_raw_stream *out)
@@ -39,7 +53,7 @@ static int read_stream(const char *path, ot_raw_stream *out)
     }
     size_t per_chunk = h->chunk_bytes / sizeof(offtrace_raw_record);
     size_t max = (size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record);
-    out->records = malloc((max ? max : 1) * sizeof(offtrace_raw_record));
+    out->records = malloc((max + 1) * sizeof(offtrace_raw_record)); /* + the pending begin */
     if (!out->records) {
         rc = -ENOMEM;
         goto done;
@@ -54,6 +68,7 @@ static int read_stream(const char *path, ot_raw_stream *out)
         memcpy(out->records + out->count, all + first, n * sizeof *all);
         out->count += n;
     }
+    append_pending(out);
 done:
     munmap((void *)base, size);
     return rc;

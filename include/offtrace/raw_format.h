@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 2u
+#define OFFTRACE_RAW_VERSION 3u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -46,10 +46,17 @@ enum offtrace_raw_event {
 #undef OFFTRACE_RAW_ENUM
 };
 
-/** Endpoints, as OMPT's ompt_scope_endpoint_t. */
+/** Endpoints, as OMPT's ompt_scope_endpoint_t, plus COMPLETE: one record for
+ *  a whole operation (`time` = its begin, `end_time` = its end). */
 enum offtrace_raw_endpoint {
     OFFTRACE_RAW_BEGIN = 1,
     OFFTRACE_RAW_END = 2,
+    OFFTRACE_RAW_COMPLETE = 3,
+};
+
+/** Bits of a record's `flags`. */
+enum offtrace_raw_flag {
+    OFFTRACE_RAW_FLAG_IN_CONSTRUCT = 1, /**< DATA_OP/SUBMIT inside a target construct (else: device memory API) */
 };
 
 /**
@@ -61,6 +68,14 @@ enum offtrace_raw_endpoint {
  *             src/dst address and device; bytes; codeptr.
  *  - SUBMIT:  target_id; bytes = requested number of teams (the device is
  *             the enclosing target's).
+ *  DATA_OP and SUBMIT are normally written once, at their end, as COMPLETE
+ *  records: the fields of the end callback, `time` = the begin, `end_time`
+ *  (in place of target_id; the enclosing target is the thread's innermost
+ *  open one) = the end. Their begin waits meanwhile in the stream header's
+ *  `pending` slot, which a crash leaves behind for the converter. An
+ *  operation that begins while another is pending (nesting) pushes the
+ *  pending one into the stream as a BEGIN record, and ends with an END
+ *  record.
  *  - FLUSH:   begin/end of writing a thread's records to disk because the
  *             memory budget was exceeded; bytes (end) = bytes written.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
@@ -72,7 +87,10 @@ enum offtrace_raw_endpoint {
 typedef struct offtrace_raw_record {
     uint64_t time;       /**< host clock ticks, see clock.pairs */
     uint64_t id;         /**< operation id, unique within the process */
-    uint64_t target_id;  /**< enclosing target region id, 0 if none */
+    union {
+        uint64_t target_id; /**< enclosing target region id, 0 if none */
+        uint64_t end_time;  /**< COMPLETE records: host ticks at the end */
+    };
     uint64_t codeptr;    /**< return address in the user's code */
     uint64_t bytes;      /**< bytes moved or allocated (see above) */
     uint64_t src_addr;
@@ -81,7 +99,7 @@ typedef struct offtrace_raw_record {
     int16_t dst_device;  /**< for TARGET: the device the construct is for */
     uint8_t subkind;     /**< ompt_target_t or ompt_target_data_op_t */
     uint8_t endpoint;    /**< enum offtrace_raw_endpoint */
-    uint8_t reserved;
+    uint8_t flags;       /**< enum offtrace_raw_flag bits */
     uint8_t event;       /**< enum offtrace_raw_event; written last (commit) */
 } offtrace_raw_record;
 
@@ -118,6 +136,10 @@ typedef struct offtrace_raw_stream_header {
     int32_t is_process_main; /**< 1 when os_tid == pid */
     uint64_t lost_records;  /**< records this thread could not store */
     uint64_t chunk_bytes;   /**< size of each mapped chunk */
+    /** The begin of the DATA_OP or SUBMIT in progress (event 0: none), kept
+     *  here, on a line that stays in cache, until its end writes it out as a
+     *  COMPLETE record. Left set only by a thread that died in between. */
+    offtrace_raw_record pending __attribute__((aligned(64)));
 } offtrace_raw_stream_header;
 
 /**

@@ -1,0 +1,251 @@
+/*
+ * The host recorder's way of writing operations, driven through its real
+ * OMPT callbacks (libofftrace.so loaded as the runtime loads it, callbacks
+ * called in orders the runtime may use), then read back from the archive:
+ *  - an operation is one COMPLETE record, its begin pending in the stream
+ *    header meanwhile; an operation begun inside another pushes the outer
+ *    one's begin into the stream; both show, nested, with their bytes;
+ *  - a thread that dies inside an operation leaves its begin pending: the
+ *    converter shows the operation, unfinished;
+ *  - a pending begin whose COMPLETE record was written (death between the
+ *    two stores) is not shown twice.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <omp-tools.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "offtrace/raw_format.h"
+
+typedef ompt_start_tool_result_t *(*start_tool_fn)(unsigned int omp_version, const char *runtime_version);
+
+static ompt_callback_target_emi_t target_cb;
+static ompt_callback_target_data_op_emi_t data_op_cb;
+static ompt_callback_target_submit_emi_t submit_cb;
+static ompt_callback_device_initialize_t device_init_cb;
+static ompt_start_tool_result_t *tool;
+
+static ompt_set_result_t keep_callback(ompt_callbacks_t event, ompt_callback_t fn)
+{
+    if (event == ompt_callback_target_emi)
+        target_cb = (ompt_callback_target_emi_t)fn;
+    else if (event == ompt_callback_target_data_op_emi)
+        data_op_cb = (ompt_callback_target_data_op_emi_t)fn;
+    else if (event == ompt_callback_target_submit_emi)
+        submit_cb = (ompt_callback_target_submit_emi_t)fn;
+    else if (event == ompt_callback_device_initialize)
+        device_init_cb = (ompt_callback_device_initialize_t)fn;
+    return ompt_set_always;
+}
+
+static ompt_interface_fn_t lookup(const char *name)
+{
+    return strcmp(name, "ompt_set_callback") == 0 ? (ompt_interface_fn_t)keep_callback : NULL;
+}
+
+#define HOST 1   /* the initial device's number, as LLVM gives it with one device */
+#define DEVICE 0
+
+/* Load the library into this process as a tool recording into \p dir,
+ * with one generic-64bit device. */
+static void start_recorder(const char *dir)
+{
+    setenv("OFFTRACE_OUTPUT", dir, 1);
+    setenv("OFFTRACE_VERBOSE", "0", 1);
+    setenv("OFFTRACE_KEEP_RAW", "1", 1);
+    char lib[4096];
+    snprintf(lib, sizeof lib, "%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    void *h = dlopen(lib, RTLD_NOW);
+    cr_assert_not_null(h, "%s", dlerror());
+    start_tool_fn start = (start_tool_fn)dlsym(h, "ompt_start_tool");
+    cr_assert_not_null(start);
+    tool = start(201811, "test_recorder");
+    cr_assert_not_null(tool);
+    static ompt_data_t tool_data;
+    cr_assert(tool->initialize(lookup, HOST, &tool_data));
+    cr_assert(target_cb && data_op_cb && submit_cb && device_init_cb);
+    device_init_cb(DEVICE, "generic-64bit", NULL, lookup, NULL);
+}
+
+static char host_buffer[4096], device_buffer[4096];
+
+static void data_op(ompt_scope_endpoint_t endpoint, ompt_data_t *target, ompt_id_t *op,
+                    ompt_target_data_op_t kind, size_t bytes)
+{
+    static ompt_data_t task;
+    int to_device = kind != ompt_target_data_transfer_from_device;
+    data_op_cb(endpoint, &task, target, op, kind, to_device ? host_buffer : device_buffer,
+               to_device ? HOST : DEVICE, to_device ? device_buffer : host_buffer, to_device ? DEVICE : HOST, bytes,
+               (void *)start_recorder);
+}
+
+static void target(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data)
+{
+    static ompt_data_t task, target_task;
+    target_cb(ompt_target, endpoint, DEVICE, &task, &target_task, target_data, (void *)start_recorder);
+}
+
+static void check_archive(const char *dir, archive_facts *f)
+{
+    cr_assert_eq(archive_check(dir, f), 0, "cannot read %s", dir);
+    cr_assert_eq(archive_violations(f), 0, "%s", f->first_problem);
+}
+
+Test(recorder, operations_nested_in_operations_keep_their_order_and_bytes)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "recorder-nested");
+    start_recorder(dir);
+    ompt_data_t t = {0};
+    ompt_id_t outer = 0, inner = 0, back = 0, kernel = 0;
+    target(ompt_scope_begin, &t);
+    data_op(ompt_scope_begin, &t, &outer, ompt_target_data_transfer_to_device, 100);
+    data_op(ompt_scope_begin, &t, &inner, ompt_target_data_transfer_to_device, 7); /* pushes outer out */
+    data_op(ompt_scope_end, &t, &inner, ompt_target_data_transfer_to_device, 7);
+    data_op(ompt_scope_end, &t, &outer, ompt_target_data_transfer_to_device, 100);
+    submit_cb(ompt_scope_begin, &t, &kernel, 1);
+    submit_cb(ompt_scope_end, &t, &kernel, 1);
+    data_op(ompt_scope_begin, &t, &back, ompt_target_data_transfer_from_device, 64);
+    data_op(ompt_scope_end, &t, &back, ompt_target_data_transfer_from_device, 64);
+    target(ompt_scope_end, &t);
+    cr_assert_neq(outer, inner);
+    tool->finalize(NULL);
+
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, 1);
+    cr_assert_eq(f.kernels, 1);
+    cr_assert_eq(f.puts, 2);
+    cr_assert_eq(f.put_bytes, 107);
+    cr_assert_eq(f.gets, 1);
+    cr_assert_eq(f.get_bytes, 64);
+    uint64_t unfinished = 1, unmatched = 1;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::UNFINISHED_OPERATIONS", &unfinished), 0);
+    cr_assert_eq(archive_property(dir, "OFFTRACE::UNMATCHED_END_RECORDS", &unmatched), 0);
+    cr_assert_eq(unfinished, 0);
+    cr_assert_eq(unmatched, 0);
+}
+
+/* The raw stream of the only thread: its header (for `pending`) and how
+ * many records of each endpoint it holds. */
+static void read_raw_stream(const char *dir, offtrace_raw_stream_header *h, unsigned counts[4])
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/raw/thread-0.rec", dir);
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0, "%s", path);
+    cr_assert_eq(pread(fd, h, sizeof *h, 0), (ssize_t)sizeof *h);
+    offtrace_raw_record r;
+    memset(counts, 0, 4 * sizeof *counts);
+    for (off_t at = OFFTRACE_RAW_HEADER_SIZE; pread(fd, &r, sizeof r, at) == (ssize_t)sizeof r && r.event;
+         at += sizeof r)
+        counts[r.endpoint & 3]++;
+    close(fd);
+}
+
+Test(recorder, one_record_per_operation_and_two_per_construct)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "recorder-records");
+    start_recorder(dir);
+    ompt_data_t t = {0};
+    ompt_id_t op = 0, kernel = 0;
+    target(ompt_scope_begin, &t);
+    data_op(ompt_scope_begin, &t, &op, ompt_target_data_alloc, 64);
+    data_op(ompt_scope_end, &t, &op, ompt_target_data_alloc, 64);
+    data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 64);
+    data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 64);
+    submit_cb(ompt_scope_begin, &t, &kernel, 1);
+    submit_cb(ompt_scope_end, &t, &kernel, 1);
+    target(ompt_scope_end, &t);
+    offtrace_raw_stream_header h;
+    unsigned counts[4];
+    read_raw_stream(dir, &h, counts);
+    cr_assert_eq(counts[OFFTRACE_RAW_BEGIN], 1, "target begin only"); /* SYNC records have endpoint 0 */
+    cr_assert_eq(counts[OFFTRACE_RAW_END], 1);
+    cr_assert_eq(counts[OFFTRACE_RAW_COMPLETE], 3);
+    cr_assert_eq(h.pending.event, OFFTRACE_RAW_NONE);
+}
+
+/* A child records, then dies with _exit where the test says; the parent
+ * converts what it left, as `offtrace record` does after a crash. */
+enum death { DIE_INSIDE_OPERATION, DIE_BEFORE_EMPTYING_PENDING };
+
+static void record_and_die(const char *dir, enum death when)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        start_recorder(dir);
+        ompt_data_t t = {0};
+        ompt_id_t op = 0;
+        target(ompt_scope_begin, &t);
+        data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 512);
+        if (when == DIE_BEFORE_EMPTYING_PENDING) {
+            data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 512);
+            /* Put the begin back, as if death came between the two stores. */
+            char path[4400];
+            snprintf(path, sizeof path, "%s/raw/thread-0.rec", dir);
+            int fd = open(path, O_RDWR);
+            offtrace_raw_record pending = {.time = 1, .id = op, .bytes = 512, .endpoint = OFFTRACE_RAW_BEGIN,
+                                           .event = OFFTRACE_RAW_DATA_OP};
+            if (fd < 0 || pwrite(fd, &pending, sizeof pending, offsetof(offtrace_raw_stream_header, pending)) !=
+                              (ssize_t)sizeof pending)
+                _exit(3);
+        }
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    char cli[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    char *argv[] = {cli, "convert", "--reason", "test: died", (char *)dir, NULL};
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        execv(cli, argv);
+        _exit(127);
+    }
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "offtrace convert: status %d", status);
+}
+
+Test(recorder, a_thread_that_dies_inside_an_operation_leaves_it_unfinished)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "recorder-dies-inside");
+    record_and_die(dir, DIE_INSIDE_OPERATION);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_assert_eq(f.puts, 1);
+    cr_assert_eq(f.put_bytes, 512);
+    cr_assert_eq(f.target, 1);
+    uint64_t unfinished = 0;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::UNFINISHED_OPERATIONS", &unfinished), 0);
+    cr_assert_eq(unfinished, 2, "the transfer and its target construct");
+}
+
+Test(recorder, a_pending_begin_already_written_out_is_not_shown_twice)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "recorder-dies-between");
+    record_and_die(dir, DIE_BEFORE_EMPTYING_PENDING);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_assert_eq(f.puts, 1);
+    cr_assert_eq(f.put_bytes, 512);
+    uint64_t unfinished = 0;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::UNFINISHED_OPERATIONS", &unfinished), 0);
+    cr_assert_eq(unfinished, 1, "only the target construct");
+}
