@@ -8,8 +8,8 @@
 #     with offtrace's callbacks (null_tool.c), offtrace host-only, offtrace
 #     with device detail (LD_PRELOAD=libofftrace-device.so), and, for target
 #     operations, LIBOMPTARGET_PROFILE; ns per operation, median of ROUNDS.
-#  2. per recorded host event: (offtrace - do-nothing tool) / records per
-#     operation, the records counted by the counting build of null_tool.c;
+#  2. per recorded host event: (offtrace - do-nothing tool) / callbacks per
+#     operation, counted by the counting build of null_tool.c;
 #     ns, TSC cycles (rate measured), and instructions inside offtrace's
 #     callbacks from callgrind when valgrind can run it.
 #  3. whole programs: every example, wall time (and CG's own solver time)
@@ -120,7 +120,7 @@ fi
 
 echo "### Per recorded host event (offtrace host-only minus the do-nothing tool)"
 echo
-echo "| operation | records per operation | added per operation, median (min) | ns per record, median (min) | TSC cycles per record, median (min) |"
+echo "| operation | host events (callbacks) per operation | added per operation, median (min) | ns per event, median (min) | TSC cycles per event, median (min) |"
 echo "|---|---|---|---|---|"
 for op in $TARGET_OPS; do
     n=$(iters $op)
@@ -134,7 +134,7 @@ for op in $TARGET_OPS; do
 done
 echo
 if [ -n "$instr_per_record" ]; then
-    echo "Instructions inside offtrace's target callbacks (callgrind, map64 $CG_N, stripped copy of libofftrace.so): $instr_per_record per record (clock read, slot reserve, record build and store, chunk slow path amortised; libomp's dispatch to the tool is not included)."
+    echo "Instructions inside offtrace's target callbacks (callgrind, map64 $CG_N, stripped copy of libofftrace.so): $instr_per_record per event, i.e. per callback (clock read, pending slot or slot reserve, record build and store, chunk slow path amortised; libomp's dispatch to the tool is not included)."
 else
     echo "Instructions: callgrind could not run here (see $TMP/callgrind.log)."
 fi
