@@ -48,8 +48,11 @@ static int map_chunk(sink *s, uint64_t offset)
         munmap(s->chunk, CHUNK_BYTES);
     s->chunk = NULL;
     s->chunk_offset = offset - offset % CHUNK_BYTES;
-    if (ftruncate(s->fd, (off_t)(s->chunk_offset + CHUNK_BYTES)) != 0)
-        return -errno;
+    /* Blocks allocated now: a store into a page the full disk cannot back
+     * would raise SIGBUS in the program. */
+    int rc = posix_fallocate(s->fd, (off_t)s->chunk_offset, CHUNK_BYTES);
+    if (rc)
+        return -rc;
     /* Populated at once: flushes then copy into pages that are already there. */
     void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
                    (off_t)s->chunk_offset);

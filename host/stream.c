@@ -63,7 +63,10 @@ static offtrace_raw_record *map_chunk_locked(ot_stream *s, int touch, uint64_t *
 {
     size_t chunk = ot_the_session.chunk_bytes;
     uint64_t offset = s->file_bytes;
-    if (ftruncate(s->fd, (off_t)(offset + chunk)) != 0)
+    /* Blocks allocated now (this also grows the file): on a full disk a
+     * store into a page nothing backs would raise SIGBUS in the program;
+     * this fails instead, and the records are counted lost. */
+    if (posix_fallocate(s->fd, (off_t)offset, (off_t)chunk) != 0)
         return NULL;
     void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)offset);
     if (p == MAP_FAILED)
@@ -357,17 +360,40 @@ static ot_stream *current_stream(void)
     return s;
 }
 
+/* No chunk could be had (the disk is full): the record is lost, counted in
+ * the header, and the gap remembered for the LOST record written when
+ * recording resumes. Mapping is retried every 256 losses, not every record:
+ * a full disk must not make every callback a system call. */
+static void count_lost(ot_stream *s)
+{
+    if (!s->gap_lost)
+        s->gap_start = ot_clock_ticks();
+    s->gap_lost++;
+    __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
+}
+
+static void put_lost_record(ot_stream *s)
+{
+    offtrace_raw_record r = {.time = s->gap_start, .end_time = ot_clock_ticks(), .bytes = s->gap_lost,
+                             .endpoint = OFFTRACE_RAW_COMPLETE, .event = OFFTRACE_RAW_LOST};
+    ot_stream_store(s->next++, &r);
+    s->gap_lost = 0;
+}
+
 offtrace_raw_record *ot_stream_reserve_slow(void)
 {
     int saved_errno = errno;
     offtrace_raw_record *slot = &orphan.scratch;
     ot_stream *s = current_stream();
-    if (s && s->next && s->next < s->end) /* room left by the thread that had it */
+    if (s && s->next && s->next < s->end) { /* room left by the thread that had it */
         slot = s->next++;
-    else if (s && map_next_chunk(s) == 0)
+    } else if (s && s->gap_lost % 256 == 0 && map_next_chunk(s) == 0) {
+        if (s->gap_lost)
+            put_lost_record(s);
         slot = s->next++;
-    else if (s)
-        __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
+    } else if (s) {
+        count_lost(s);
+    }
     errno = saved_errno;
     return slot;
 }

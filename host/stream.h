@@ -45,6 +45,8 @@ typedef struct ot_stream {
      * claimed by whoever is writing them. */
     uint64_t completed_end;
     uint64_t clean_end;
+    /* Owner only: records lost since gap_start, while no chunk can be had. */
+    uint64_t gap_start, gap_lost;
     offtrace_raw_record scratch __attribute__((aligned(64))); /**< written when no slot can be had */
 } ot_stream;
 

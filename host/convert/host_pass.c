@@ -46,6 +46,7 @@ typedef struct thread_pass {
     span_pair *spans;
     size_t span_count;
     uint64_t last_time;
+    uint64_t marked_lost; /* records lost in gaps that LOST records mark */
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -410,6 +411,26 @@ static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     enter(p, t, o->region);
 }
 
+/* Records the thread could not store: a measurement-system region over the
+ * gap, so that a reader sees where the trace has a hole. */
+static void mark_lost(thread_pass *p, uint64_t from, uint64_t to)
+{
+    OTF2_RegionRef region = ot_tw_region(p->c->tw, "offtrace: records lost", OTF2_REGION_ROLE_ARTIFICIAL,
+                                         OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
+    enter(p, from, region);
+    leave(p, to, region);
+}
+
+static void on_lost(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    uint64_t end = ot_cv_to_ns(p->c, r->end_time);
+    if (end < t)
+        end = t;
+    mark_lost(p, t, end);
+    p->last_time = end;
+    p->marked_lost += r->bytes;
+}
+
 /* A clock pair keeps its own host time: the per-thread monotonic fix-up
  * above must not bend the device's clock map. A pair whose read took too
  * long is left out: its neighbours bound the map better than it does. */
@@ -463,6 +484,14 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_sync(p, r);
         else if (r->event == OFFTRACE_RAW_FLUSH)
             on_flush(p, r, t);
+        else if (r->event == OFFTRACE_RAW_LOST)
+            on_lost(p, r, t);
+    }
+    /* Losses up to the end were never followed by a LOST record. */
+    if (rc == 0 && s->header.lost_records > p->marked_lost) {
+        while (p->depth)
+            close_item(p, &p->open[--p->depth], p->last_time, NULL);
+        mark_lost(p, p->last_time, p->last_time);
     }
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);

@@ -37,7 +37,8 @@
     X(DATA_OP, 2)    /* data operation begin/end; subkind = ompt_target_data_op_t */ \
     X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */ \
     X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */ \
-    X(FLUSH, 5)      /* the thread wrote its buffered records to disk (memory budget) */
+    X(FLUSH, 5)      /* the thread wrote its buffered records to disk (memory budget) */ \
+    X(LOST, 6)       /* records the thread could not store (no chunk: disk full) */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -78,6 +79,10 @@ enum offtrace_raw_flag {
  *  record.
  *  - FLUSH:   begin/end of writing a thread's records to disk because the
  *             memory budget was exceeded; bytes (end) = bytes written.
+ *  - LOST:    COMPLETE, written when recording resumes after records could
+ *             not be stored: time = the first loss, end_time = the resumption,
+ *             bytes = records lost. (The header's lost_records counts them all,
+ *             including a loss that lasted to the end.)
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
