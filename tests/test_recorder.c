@@ -318,3 +318,56 @@ Test(recorder, a_full_disk_loses_records_counted_and_marked_without_a_crash)
     cr_assert_eq(f.put_bytes, 8 * f.puts);
     cr_assert_eq(count_in_print(dir, "offtrace: records lost"), 1);
 }
+
+/* The disk is still full when the archive is written at exit: no broken
+ * archive is left, the raw recording is kept, and `offtrace convert`
+ * writes the archive once there is room, with nothing uncounted. */
+Test(recorder, an_archive_that_cannot_be_written_leaves_the_recording_for_later)
+{
+    char mnt[4096], dir[4200], ballast[4200], anchor[4300], raw[4300];
+    scratch_path(mnt, sizeof mnt, "recorder-full-at-exit");
+    if (private_small_tmpfs(mnt) != 0)
+        cr_skip_test("cannot mount a private tmpfs here (not root?)");
+    snprintf(ballast, sizeof ballast, "%s/ballast", mnt);
+    int fd = open(ballast, O_WRONLY | O_CREAT, 0644);
+    cr_assert_eq(posix_fallocate(fd, 0, 1536 << 10), 0);
+    close(fd);
+    snprintf(dir, sizeof dir, "%s/trace", mnt);
+    setenv("OFFTRACE_BUFFER_SIZE", "64K", 1);
+    start_recorder(dir);
+    unsetenv("OFFTRACE_KEEP_RAW");
+    enum { OPS = 20000 };
+    ompt_id_t op = 0;
+    for (int i = 0; i < OPS; i++) {
+        data_op(ompt_scope_begin, NULL, &op, ompt_target_data_transfer_from_device, 4);
+        data_op(ompt_scope_end, NULL, &op, ompt_target_data_transfer_from_device, 4);
+    }
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2); /* the failure is said on stderr; the test checks what it leaves */
+    tool->finalize(NULL);
+    dup2(saved, 2);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    snprintf(raw, sizeof raw, "%s/raw/thread-0.rec", dir);
+    cr_assert_neq(access(anchor, F_OK), 0, "a broken archive was left behind");
+    cr_assert_eq(access(raw, F_OK), 0, "the recording was not kept");
+
+    cr_assert_eq(unlink(ballast), 0);
+    char cli[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    char *argv[] = {cli, "convert", (char *)dir, NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(null, 2);
+        execv(cli, argv);
+        _exit(127);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "offtrace convert: status %d", status);
+    archive_facts f;
+    check_archive(dir, &f);
+    uint64_t lost = 0;
+    cr_assert_eq(archive_property(dir, "OFFTRACE::LOST_RECORDS", &lost), 0);
+    cr_assert_eq(f.gets + lost, OPS, "%llu in the archive, %llu lost", (unsigned long long)f.gets,
+                 (unsigned long long)lost);
+}

@@ -298,5 +298,11 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     converter_free(c);
     if (rc == 0 && !opts->keep_raw)
         remove_tree(raw_dir);
+    if (rc) { /* no broken archive left behind; the recording stays for another try */
+        remove_partial_archive(dir);
+        size_t used = strlen(msg);
+        snprintf(msg + used, msg_size - used, "; the recording is kept in %s: `offtrace convert %s` writes the "
+                 "archive once the cause is gone", raw_dir, dir);
+    }
     return rc;
 }

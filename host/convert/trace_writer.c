@@ -2,6 +2,7 @@
 #include "trace_writer.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,11 @@ struct ot_trace_writer {
     device_def *devices;
     size_t device_count;
     uint64_t first_time, last_time;
+    /* The first error OTF2 reported while writing: OTF2 keeps going after a
+     * failed write (a full disk) and its close may still say success. */
+    OTF2_ErrorCode error;
+    char error_text[256];
+    OTF2_ErrorCallback previous_error_handler;
 };
 
 static uint64_t hash_text(const char *s)
@@ -127,6 +133,17 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
  * events still to be written on the same location. */
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
+static OTF2_ErrorCode remember_error(void *user, const char *file, uint64_t line, const char *function,
+                                     OTF2_ErrorCode code, const char *format, va_list va)
+{
+    ot_trace_writer *w = user;
+    if (w->error == OTF2_SUCCESS) {
+        w->error = code;
+        vsnprintf(w->error_text, sizeof w->error_text, format ? format : "", va);
+    }
+    return code;
+}
+
 ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size)
 {
     ot_trace_writer *w = calloc(1, sizeof *w);
@@ -135,11 +152,13 @@ ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size)
         return NULL;
     }
     w->first_time = UINT64_MAX;
+    w->previous_error_handler = OTF2_Error_RegisterCallback(remember_error, w);
     w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
                                    OTF2_CHUNK_SIZE_EVENTS_DEFAULT, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!w->archive) {
         snprintf(err, err_size, "offtrace: cannot create the OTF2 archive in '%s'", dir);
+        OTF2_Error_RegisterCallback(w->previous_error_handler, NULL);
         free(w);
         return NULL;
     }
@@ -439,13 +458,14 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     free(event_counts);
     free(d);
     w->archive = NULL;
+    if (otf2_rc == OTF2_SUCCESS)
+        otf2_rc = w->error;
+    if (rc || otf2_rc != OTF2_SUCCESS)
+        snprintf(err, err_size, "offtrace: writing the archive failed: %s%s%s",
+                 rc ? strerror(-rc) : OTF2_Error_GetDescription(otf2_rc), w->error_text[0] ? ": " : "",
+                 w->error_text);
     ot_tw_abort(w);
-    if (rc || otf2_rc != OTF2_SUCCESS) {
-        snprintf(err, err_size, "offtrace: closing the archive failed: %s",
-                 rc ? strerror(-rc) : OTF2_Error_GetDescription(otf2_rc));
-        return -EIO;
-    }
-    return 0;
+    return rc || otf2_rc != OTF2_SUCCESS ? -EIO : 0;
 }
 
 void ot_tw_abort(ot_trace_writer *w)
@@ -454,6 +474,7 @@ void ot_tw_abort(ot_trace_writer *w)
         return;
     if (w->archive)
         OTF2_Archive_Close(w->archive);
+    OTF2_Error_RegisterCallback(w->previous_error_handler, NULL);
     intern_free(&w->strings);
     intern_free(&w->region_keys);
     free(w->regions);
