@@ -25,6 +25,8 @@
 typedef struct ot_stream {
     /* Hot fields first: the callbacks touch only these. */
     offtrace_raw_record *next;   /**< next free slot */
+    offtrace_raw_record *limit;  /**< where the fast path stops: a quarter into the
+                                      chunk until the next one is asked for, then end */
     offtrace_raw_record *end;    /**< end of the mapped chunk */
     offtrace_raw_record *pending;/**< &header->pending */
     offtrace_raw_stream_header *header;
@@ -63,7 +65,7 @@ offtrace_raw_record *ot_stream_reserve_slow(void);
 static inline offtrace_raw_record *ot_stream_reserve(void)
 {
     ot_stream *s = ot_stream_current;
-    if (__builtin_expect(s != 0 && s->next < s->end, 1))
+    if (__builtin_expect(s != 0 && s->next < s->limit, 1))
         return s->next++;
     return ot_stream_reserve_slow();
 }
