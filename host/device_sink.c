@@ -12,6 +12,7 @@
 
 #include "offtrace/raw_format.h"
 #include "session.h"
+#include "stream.h"
 
 #define CHUNK_BYTES (1u << 20)
 
@@ -53,12 +54,14 @@ static int map_chunk(sink *s, uint64_t offset)
     int rc = posix_fallocate(s->fd, (off_t)s->chunk_offset, CHUNK_BYTES);
     if (rc)
         return -rc;
-    /* Populated at once: flushes then copy into pages that are already there. */
-    void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
-                   (off_t)s->chunk_offset);
+    void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)s->chunk_offset);
     if (p == MAP_FAILED)
         return -errno;
     s->chunk = p;
+    /* Flushes copy into this chunk from the front; the preparer thread
+     * makes the rest present and writable ahead of them (MAP_POPULATE only
+     * read-populates a shared mapping: every first store still faulted). */
+    ot_stream_populate_later(p, CHUNK_BYTES);
     return 0;
 }
 

@@ -149,6 +149,13 @@ uint64_t ot_stream_flushes(void);
 uint64_t ot_stream_writebacks(uint64_t *bytes);
 
 /**
+ * \brief Ask the preparer thread to make [addr, addr+len) of a shared file
+ *        mapping present and writable while its owner starts writing at
+ *        the front (no data is changed). Does nothing without the preparer.
+ */
+void ot_stream_populate_later(void *addr, size_t len);
+
+/**
  * \brief Start the chunk preparer and the background writer (once, at tool
  *        start-up). \p writeback 0 leaves the writer out (a test knob: every
  *        write to disk is then a flush on a program thread).
