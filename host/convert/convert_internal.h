@@ -17,6 +17,11 @@
 #include "trace_writer.h"
 
 #define MAX_DEVICES 64
+/* Locations a device is expected to need at most (threads, queues, its two
+ * rows), for sizing OTF2's definition chunks. Only records listing every
+ * location need 10 bytes per location, and we write none, so more
+ * locations than this still convert. */
+#define OT_CV_MAX_DEVICE_LOCATIONS 1024
 
 /** Clock pairs whose device read took longer than this are not used. */
 #define OT_CV_SYNC_MAX_WIDTH_NS 1000u

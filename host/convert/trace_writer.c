@@ -144,7 +144,20 @@ static OTF2_ErrorCode remember_error(void *user, const char *file, uint64_t line
     return code;
 }
 
-ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size)
+/* OTF2's smallest chunks unless the locations need more. Why not its
+ * defaults (1 MiB per event writer, 4 MiB per definition writer): OTF2
+ * clears every chunk it allocates, one event and one definition chunk per
+ * location, and that was half of a short program's exit (CG: 41 -> 31 ms
+ * for the whole process); a 600,000-event conversion is as fast with
+ * either. */
+static uint64_t definition_chunk(size_t max_locations)
+{
+    uint64_t need = 16 * (uint64_t)max_locations;
+    need = (need + OTF2_CHUNK_SIZE_MIN - 1) / OTF2_CHUNK_SIZE_MIN * OTF2_CHUNK_SIZE_MIN;
+    return need < OTF2_CHUNK_SIZE_MIN ? OTF2_CHUNK_SIZE_MIN : need > OTF2_CHUNK_SIZE_MAX ? OTF2_CHUNK_SIZE_MAX : need;
+}
+
+ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, size_t err_size)
 {
     ot_trace_writer *w = calloc(1, sizeof *w);
     if (!w) {
@@ -154,7 +167,7 @@ ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size)
     w->first_time = UINT64_MAX;
     w->previous_error_handler = OTF2_Error_RegisterCallback(remember_error, w);
     w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
-                                   OTF2_CHUNK_SIZE_EVENTS_DEFAULT, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                                   OTF2_CHUNK_SIZE_MIN, definition_chunk(max_locations),
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!w->archive) {
         snprintf(err, err_size, "offtrace: cannot create the OTF2 archive in '%s'", dir);

@@ -35,9 +35,11 @@ typedef enum ot_location_kind {
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.
+ * \param max_locations  an upper bound of the locations to come (OTF2's
+ *        definition chunks must hold 10 bytes per location).
  * \return the writer or NULL (message in \p err).
  */
-ot_trace_writer *ot_tw_open(const char *dir, char *err, size_t err_size);
+ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, size_t err_size);
 
 /** \brief Intern a string; returns its id. */
 OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text);
