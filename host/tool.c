@@ -33,6 +33,37 @@
 #define OT_EXPORT __attribute__((visibility("default")))
 
 static ompt_set_callback_t set_callback;
+
+#ifdef OT_BENCH_STAGES
+/* Only in tests/bench's libofftrace_bench_stages.so: OFFTRACE_BENCH_STAGE
+ * stops every target callback after a stage of the work, so that the
+ * benchmark can tell what each stage costs inside a real target region
+ * (tests/bench/run_stages.sh). 1: return at once; 2: read the clock;
+ * 3: read the clock and store a record into a small per-thread ring that
+ * stays in cache; unset: the whole recording. */
+static int bench_stage;
+static __thread offtrace_raw_record bench_ring[64] __attribute__((aligned(64)));
+static __thread unsigned bench_next;
+static volatile uint64_t bench_sink;
+#define BENCH_STAGE_HOOK()                                                                   \
+    do {                                                                                     \
+        if (bench_stage == 1)                                                                \
+            return;                                                                          \
+        if (bench_stage == 2) {                                                              \
+            bench_sink = ot_clock_ticks();                                                   \
+            return;                                                                          \
+        }                                                                                    \
+        if (bench_stage == 3) {                                                              \
+            offtrace_raw_record r = {.time = ot_clock_ticks(), .event = OFFTRACE_RAW_TARGET}; \
+            ot_stream_store(&bench_ring[bench_next++ & 63], &r);                             \
+            return;                                                                          \
+        }                                                                                    \
+    } while (0)
+#define BENCH_STAGE_READ() (bench_stage = getenv("OFFTRACE_BENCH_STAGE") ? atoi(getenv("OFFTRACE_BENCH_STAGE")) : 0)
+#else
+#define BENCH_STAGE_HOOK() ((void)0)
+#define BENCH_STAGE_READ() ((void)0)
+#endif
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
 static int finalized; /* atomic: the exit path runs once */
@@ -64,6 +95,7 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
                           ompt_data_t *task_data, ompt_data_t *target_task_data,
                           ompt_data_t *target_data, const void *codeptr_ra)
 {
+    BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin) {
@@ -106,6 +138,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                            void *dest_addr, int dest_device_num, size_t bytes,
                            const void *codeptr_ra)
 {
+    BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = NULL;
     if (endpoint == ompt_scope_begin) {
@@ -140,6 +173,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
                           ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
+    BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = NULL;
     if (endpoint == ompt_scope_begin) {
@@ -221,6 +255,7 @@ static void finish_recording(void)
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                            ompt_data_t *tool_data)
 {
+    BENCH_STAGE_READ();
     set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
     if (!set_callback)
         return 0;

@@ -24,7 +24,7 @@ BUILD=${1:-build}
 MODE=${2:-QUICK}
 case "$MODE" in
 QUICK) ROUNDS=3; SCALE=1 ;;
-FULL) ROUNDS=7; SCALE=4 ;;
+FULL) ROUNDS=11; SCALE=4 ;;
 *) echo "usage: $0 [BUILD_DIR] [QUICK|FULL]" >&2; exit 2 ;;
 esac
 BIN="$BUILD/bin/bench_target_loop"
@@ -47,6 +47,12 @@ iters() { # operations per run, about 50 ms (QUICK) of each op with no tool
     esac
 }
 median() { sort -g "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# The configurations of round N start N places further on, so that none is
+# always the one run after a traced run (its page cache and writeback).
+rotate() {
+    n=$1; shift
+    awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
+}
 minimum() { sort -g "$1" | head -n 1; }
 now_ns() { date +%s%N; }
 
@@ -67,6 +73,7 @@ while [ $r -lt "$ROUNDS" ]; do
     for op in $TARGET_OPS $HOST_OPS; do
         configs="none null host device"
         case " $TARGET_OPS " in *" $op "*) configs="$configs profile" ;; esac
+        configs=$(rotate $r $configs)
         for c in $configs; do
             # shellcheck disable=SC2046
             env $(config_env $c "$TMP/trace") "$BIN" "$op" "$(iters $op)" >> "$TMP/micro.$op.$c"
@@ -81,23 +88,32 @@ TSC_MHZ=$(OMP_TOOL=disabled "$BIN" tsc)
 cell() { # value baseline
     awk -v v="$1" -v b="$2" 'BEGIN {printf "%.0f (%+.0f, %.2f)", v, v-b, v/b}'
 }
-echo "### Micro: ns per operation (added vs no tool, ratio to no tool)"
-echo
-echo "| operation | no tool | do-nothing OMPT tool | offtrace host-only | offtrace + device detail | LIBOMPTARGET_PROFILE |"
-echo "|---|---|---|---|---|---|"
-for op in $TARGET_OPS $HOST_OPS; do
-    none=$(median "$TMP/micro.$op.none")
-    line="| $op ($(iters $op)/run) | $(printf %.0f "$none")"
-    for c in null host device profile; do
-        if [ -f "$TMP/micro.$op.$c" ]; then
-            line="$line | $(cell "$(median "$TMP/micro.$op.$c")" "$none")"
-        else
-            line="$line | -"
-        fi
+micro_table() { # statistic (median or minimum)
+    echo "| operation | no tool | do-nothing OMPT tool | offtrace host-only | offtrace + device detail | LIBOMPTARGET_PROFILE |"
+    echo "|---|---|---|---|---|---|"
+    for op in $TARGET_OPS $HOST_OPS; do
+        none=$($1 "$TMP/micro.$op.none")
+        line="| $op ($(iters $op)/run) | $(printf %.0f "$none")"
+        for c in null host device profile; do
+            if [ -f "$TMP/micro.$op.$c" ]; then
+                line="$line | $(cell "$($1 "$TMP/micro.$op.$c")" "$none")"
+            else
+                line="$line | -"
+            fi
+        done
+        echo "$line |"
     done
-    echo "$line |"
-done
+    echo
+}
+echo "### Micro: ns per operation (added vs no tool, ratio to no tool), median of $ROUNDS rounds"
 echo
+micro_table median
+echo "### Micro: the same, fastest round of each configuration"
+echo
+echo "Interference from other work only ever adds time, so the fastest round is the"
+echo "least disturbed estimate of each configuration's own cost."
+echo
+micro_table minimum
 
 # ------------------------------------------------- 2. per recorded host event
 # Instructions inside offtrace's three target callbacks per call, from
@@ -142,14 +158,14 @@ echo "TSC: $TSC_MHZ MHz (measured against CLOCK_MONOTONIC). perf stat: $(perf st
 echo
 
 # --------------------------------------- 3./4. whole programs, trace size, RSS
-EXAMPLES="cg saxpy stencil enter_exit nowait two_devices device_tasks transfer_mistakes transfer_done_right cg:256:200"
+EXAMPLES="cg saxpy stencil enter_exit nowait two_devices device_tasks transfer_mistakes transfer_done_right cg:256:200 cg:512:50"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     for ex in $EXAMPLES; do
         name=$(echo "$ex" | tr ':' '_')
         prog="$BUILD/bin/example_$(echo "$ex" | cut -d: -f1)"
         args=$(echo "$ex" | cut -s -d: -f2- | tr ':' ' ')
-        for c in none host device; do
+        for c in $(rotate $r none host device); do
             t0=$(now_ns)
             # shellcheck disable=SC2046,SC2086
             env $(config_env $c "$TMP/trace") /usr/bin/time -f %M -o "$TMP/rss" "$prog" $args > "$TMP/out" 2>&1
@@ -179,7 +195,7 @@ for ex in $EXAMPLES; do
         -v c="$(median "$TMP/ex.$name.device.us")" \
         'BEGIN {printf "| %s | %.1f | %.1f | %.1f | %.3f | %.3f |\n", l, a/1000, b/1000, c/1000, b/a, c/a}'
 done
-for ex in cg cg:256:200; do
+for ex in cg cg:256:200 cg:512:50; do
     name=$(echo "$ex" | tr ':' '_')
     label=$(echo "$ex" | tr ':' ' ')
     awk -v l="$label" -v a="$(median "$TMP/ex.$name.none.solver")" -v b="$(median "$TMP/ex.$name.host.solver")" \
@@ -208,6 +224,6 @@ cat "$TMP"/ex.*.device.bytes | awk '{s += $1} END {print s}' > "$TMP/sum.db"
 awk -v he="$(cat "$TMP/sum.he")" -v hb="$(cat "$TMP/sum.hb")" -v de="$(cat "$TMP/sum.de")" -v db="$(cat "$TMP/sum.db")" \
     'BEGIN {printf "| all examples (total bytes / total events) | %d | %.1f | %d | %.1f | | | |\n", he, hb/he, de, db/de}'
 echo
-echo "Archive bytes: traces.otf2 + traces.def + traces/ (OTF2 3.0.2, no compression option), over the events \`offtrace info\` counts. Raw records before conversion: 64 bytes per host record, 48 per device record."
+echo "Archive bytes: traces.otf2 + traces.def + traces/ (OTF2 3.0.2, no compression option), over the events \`offtrace info\` counts. Raw records before conversion: 64 bytes per host record (one per data operation or kernel submission, two per construct), 48 per device record."
 echo
 echo "mode: $MODE, rounds: $ROUNDS (median), machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Where the time added to an empty `target map(tofrom: 64 B)` region goes,
+# stage by stage, measured inside real target regions: no tool; the
+# do-nothing OMPT tool (dispatch); offtrace's library with callbacks that
+# return at once (stage 1: dispatch plus a loaded session and its helper
+# threads); that read the clock (stage 2); that also store a record into a
+# per-thread ring that stays in cache (stage 3); and the whole recording.
+# Stages come from libofftrace_bench_stages.so (host/tool.c built with
+# OT_BENCH_STAGES). Configurations are interleaved round by round in a
+# rotating order; median and fastest round are reported.
+#   usage: tests/bench/run_stages.sh [BUILD_DIR] [ROUNDS] [REGIONS]
+set -eu
+BUILD=${1:-build}
+ROUNDS=${2:-15}
+N=${3:-30000}
+BIN="$BUILD/bin/bench_target_loop"
+NULL_TOOL="$(realpath "$BUILD/lib/libofftrace_bench_null_tool.so")"
+STAGES_LIB="$(realpath "$BUILD/lib/libofftrace_bench_stages.so")"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+config_env() {
+    case $1 in
+    none) echo "OMP_TOOL=disabled" ;;
+    null) echo "OMP_TOOL_LIBRARIES=$NULL_TOOL" ;;
+    stage1 | stage2 | stage3) echo "OMP_TOOL_LIBRARIES=$STAGES_LIB OFFTRACE_BENCH_STAGE=${1#stage} OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
+    full) echo "OMP_TOOL_LIBRARIES=$STAGES_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
+    esac
+}
+rotate() {
+    n=$1; shift
+    awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
+}
+CONFIGS="none null stage1 stage2 stage3 full"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+    for c in $(rotate $r $CONFIGS); do
+        # shellcheck disable=SC2046
+        env $(config_env $c) "$BIN" map64 "$N" >> "$TMP/$c"
+        rm -rf "$TMP/t"
+        sync
+    done
+    r=$((r + 1))
+done
+stat() { sort -g "$2" | awk -v s="$1" '{v[NR]=$1} END {print (s == "min") ? v[1] : v[int((NR+1)/2)]}'; }
+echo "| configuration | ns per region, median | added to the previous row | ns per region, fastest round | added to the previous row |"
+echo "|---|---|---|---|---|"
+prev_med=""; prev_min=""
+for c in $CONFIGS; do
+    med=$(stat median "$TMP/$c"); min=$(stat min "$TMP/$c")
+    case $c in
+    none) label="no tool" ;;
+    null) label="do-nothing OMPT tool (dispatch of 12 callbacks)" ;;
+    stage1) label="offtrace, callbacks return at once (its session and threads)" ;;
+    stage2) label="... and read the clock (12 TSC reads)" ;;
+    stage3) label="... and store a 64-byte record into a ring in cache" ;;
+    full) label="offtrace, the whole recording (7 records into the stream)" ;;
+    esac
+    awk -v l="$label" -v a="$med" -v b="$min" -v pa="${prev_med:-$med}" -v pb="${prev_min:-$min}" \
+        'BEGIN {printf "| %s | %.0f | %+.0f | %.0f | %+.0f |\n", l, a, a - pa, b, b - pb}'
+    prev_med=$med; prev_min=$min
+done
+echo
+echo "regions per run: $N, rounds: $ROUNDS, machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
