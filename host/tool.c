@@ -60,6 +60,11 @@ static volatile uint64_t bench_sink;
         }                                                                                    \
     } while (0)
 #define BENCH_STAGE_READ() (bench_stage = getenv("OFFTRACE_BENCH_STAGE") ? atoi(getenv("OFFTRACE_BENCH_STAGE")) : 0)
+/* For bench_target_loop's `stages`: switch the stage between blocks. */
+OT_EXPORT void offtrace_bench_set_stage(int stage)
+{
+    bench_stage = stage;
+}
 #else
 #define BENCH_STAGE_HOOK() ((void)0)
 #define BENCH_STAGE_READ() ((void)0)

@@ -62,3 +62,29 @@ for c in $CONFIGS; do
 done
 echo
 echo "regions per run: $N, rounds: $ROUNDS, machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
+echo
+
+# The same stages inside one process, switched every 250 regions
+# (bench_target_loop stages): slower machine noise hits all of them alike.
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+    OMP_TOOL_LIBRARIES=$STAGES_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0 "$BIN" stages "$N" >> "$TMP/inproc"
+    rm -rf "$TMP/t"
+    sync
+    r=$((r + 1))
+done
+echo "Inside one process, stages switched every 250 regions; median over $ROUNDS processes of each one's median block:"
+echo
+echo "| stage | ns per region | added to the previous stage | per callback (12 per region) |"
+echo "|---|---|---|---|"
+for col in 1 2 3 4; do
+    awk -v c=$col '{print $c}' "$TMP/inproc" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}' > "$TMP/col$col"
+done
+s1=$(cat "$TMP/col1"); s2=$(cat "$TMP/col2"); s3=$(cat "$TMP/col3"); s0=$(cat "$TMP/col4")
+awk -v s1="$s1" -v s2="$s2" -v s3="$s3" -v s0="$s0" 'BEGIN {
+    printf "| callbacks return at once | %.0f | | |\n", s1
+    printf "| ... and read the clock | %.0f | %+.0f | %.1f ns |\n", s2, s2 - s1, (s2 - s1) / 12
+    printf "| ... and store a record into a ring in cache | %.0f | %+.0f | %.1f ns |\n", s3, s3 - s2, (s3 - s2) / 12
+    printf "| the whole recording | %.0f | %+.0f | %.1f ns |\n", s0, s0 - s3, (s0 - s3) / 12
+    printf "| **offtrace'"'"'s own work per region (whole recording minus callbacks that return at once)** | | **%+.0f** | **%.1f ns** |\n", s0 - s1, (s0 - s1) / 12
+}'

@@ -13,8 +13,15 @@
  *     task            a task (created by one thread, run by the team) + its share of a taskwait
  *     barrier         a barrier in a host `parallel` region
  *     tsc             prints the TSC rate in MHz (rdtsc against CLOCK_MONOTONIC over 200 ms)
+ *     stages          map64 regions in blocks of 250, the recording's stage switched
+ *                     between blocks (OMP_TOOL_LIBRARIES=libofftrace_bench_stages.so):
+ *                     prints ns per region for stages 1, 2, 3 and the whole recording,
+ *                     each the median of its blocks. One process, so machine noise
+ *                     slower than a block hits every stage alike.
  * Exit status 0 when the operations left the expected result.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +194,55 @@ static int barrier(long n)
     return threads == 1 ? 0 : 1;
 }
 
+#define STAGE_BLOCK 250
+#define STAGES 4 /* 1, 2, 3, then 0: the whole recording */
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int stages(long n)
+{
+    /* The runtime loaded the tool with local symbols: find it by its path. */
+    const char *tool = getenv("OMP_TOOL_LIBRARIES");
+    void *lib = tool ? dlopen(tool, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    void (*set_stage)(int) = lib ? (void (*)(int))dlsym(lib, "offtrace_bench_set_stage") : NULL;
+    if (!set_stage) {
+        fprintf(stderr, "stages: run with OMP_TOOL_LIBRARIES=.../libofftrace_bench_stages.so\n");
+        return 2;
+    }
+    static const int stage_of[STAGES] = {1, 2, 3, 0};
+    long blocks = n / STAGE_BLOCK / STAGES + 1;
+    double *ns[STAGES];
+    for (int s = 0; s < STAGES; s++)
+        ns[s] = calloc(blocks, sizeof *ns[s]);
+    memset(payload, 0, sizeof payload);
+    for (int i = 0; i < WARMUP; i++) {
+#pragma omp target map(tofrom : payload)
+        payload[0]++;
+    }
+    for (long b = 0; b < blocks; b++)
+        for (int k = 0; k < STAGES; k++) {
+            int s = (int)((k + b) % STAGES); /* rotate which stage follows which */
+            set_stage(stage_of[s]);
+            double start = now_ns();
+            for (int i = 0; i < STAGE_BLOCK; i++) {
+#pragma omp target map(tofrom : payload)
+                payload[0]++;
+            }
+            ns[s][b] = (now_ns() - start) / STAGE_BLOCK;
+        }
+    set_stage(0);
+    for (int s = 0; s < STAGES; s++) {
+        qsort(ns[s], blocks, sizeof *ns[s], by_value);
+        printf("%s%.1f", s ? " " : "", ns[s][blocks / 2]);
+    }
+    printf("\n");
+    return 0;
+}
+
 static int tsc(void)
 {
     double t0 = now_ns();
@@ -226,7 +282,9 @@ int main(int argc, char **argv)
         return barrier(n);
     if (!strcmp(op, "tsc"))
         return tsc();
-    fprintf(stderr, "usage: %s [map64|target_in_data|update|enter_exit|parallel|task|barrier|tsc] [ITERATIONS]\n",
+    if (!strcmp(op, "stages"))
+        return stages(n);
+    fprintf(stderr, "usage: %s [map64|target_in_data|update|enter_exit|parallel|task|barrier|tsc|stages] [ITERATIONS]\n",
             argv[0]);
     return 2;
 }
