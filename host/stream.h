@@ -61,12 +61,24 @@ extern int ot_recording;                 /**< 1 while records are taken */
 /** \brief Slow path: create the thread's stream or map its next chunk. */
 offtrace_raw_record *ot_stream_reserve_slow(void);
 
-/** \brief A slot for one record; never NULL. */
+/**
+ * \brief A slot for one record; never NULL.
+ *
+ * The line 8 slots on (more than the 7 records of an empty mapped target
+ * region) is fetched for writing now: a record's store otherwise waits for
+ * its fresh line, since the hardware prefetcher does not follow a stream of
+ * a few stores among the runtime's own memory traffic. Measured inside
+ * target regions (tests/bench/run_stages.sh): the stream's share fell from
+ * about 157 to 86 ns per region. Past the chunk's end the prefetch is a
+ * no-op: it never faults.
+ */
 static inline offtrace_raw_record *ot_stream_reserve(void)
 {
     ot_stream *s = ot_stream_current;
-    if (__builtin_expect(s != 0 && s->next < s->limit, 1))
+    if (__builtin_expect(s != 0 && s->next < s->limit, 1)) {
+        __builtin_prefetch(s->next + 8, 1, 3);
         return s->next++;
+    }
     return ot_stream_reserve_slow();
 }
 
