@@ -61,7 +61,7 @@ static int map_chunk(sink *s, uint64_t offset)
     /* Flushes copy into this chunk from the front; the preparer thread
      * makes the rest present and writable ahead of them (MAP_POPULATE only
      * read-populates a shared mapping: every first store still faulted). */
-    ot_stream_populate_later(p, CHUNK_BYTES);
+    ot_stream_populate_later(p, CHUNK_BYTES, 1);
     return 0;
 }
 

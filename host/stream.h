@@ -163,13 +163,15 @@ uint64_t ot_stream_writebacks(uint64_t *bytes);
 /**
  * \brief Ask the preparer thread to make [addr, addr+len) of a shared file
  *        mapping present and writable while its owner starts writing at
- *        the front (no data is changed). Does nothing without the preparer.
+ *        the front (no data is changed). \p start: start the preparer if it
+ *        is not running yet; otherwise, without it, do nothing.
  */
-void ot_stream_populate_later(void *addr, size_t len);
+void ot_stream_populate_later(void *addr, size_t len, int start);
 
 /**
- * \brief Start the chunk preparer and the background writer (once, at tool
- *        start-up). \p writeback 0 leaves the writer out (a test knob: every
+ * \brief Allow the chunk preparer and the background writer (once, at tool
+ *        start-up); each thread starts when first needed. \p writeback 0
+ *        leaves the writer out (OFFTRACE_BACKGROUND_WRITEBACK=off: every
  *        write to disk is then a flush on a program thread).
  */
 int ot_stream_start_preparer(int writeback);

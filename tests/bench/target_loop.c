@@ -18,6 +18,9 @@
  *                     prints ns per region for stages 1, 2, 3 and the whole recording,
  *                     each the median of its blocks. One process, so machine noise
  *                     slower than a block hits every stage alike.
+ *     stages_kernel   the same for a CG-sized kernel: `target teams distribute parallel
+ *                     for` over 8 Ki doubles already on the device (a working set
+ *                     that competes with the recording for the caches), blocks of 50
  * Exit status 0 when the operations left the expected result.
  */
 #define _GNU_SOURCE
@@ -203,7 +206,23 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int stages(long n)
+#define KERNEL_ELEMENTS 8192
+static double kernel_data[KERNEL_ELEMENTS];
+
+/* One region of the kind being measured. */
+static void stage_region(int kernel)
+{
+    if (!kernel) {
+#pragma omp target map(tofrom : payload)
+        payload[0]++;
+        return;
+    }
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < KERNEL_ELEMENTS; i++)
+        kernel_data[i] = kernel_data[i] * 0.5 + 1.0;
+}
+
+static int stages(long n, int kernel)
 {
     /* The runtime loaded the tool with local symbols: find it by its path. */
     const char *tool = getenv("OMP_TOOL_LIBRARIES");
@@ -214,26 +233,26 @@ static int stages(long n)
         return 2;
     }
     static const int stage_of[STAGES] = {1, 2, 3, 0};
-    long blocks = n / STAGE_BLOCK / STAGES + 1;
+    int block = kernel ? STAGE_BLOCK / 5 : STAGE_BLOCK;
+    long blocks = n / block / STAGES + 1;
     double *ns[STAGES];
     for (int s = 0; s < STAGES; s++)
         ns[s] = calloc(blocks, sizeof *ns[s]);
     memset(payload, 0, sizeof payload);
-    for (int i = 0; i < WARMUP; i++) {
-#pragma omp target map(tofrom : payload)
-        payload[0]++;
-    }
-    for (long b = 0; b < blocks; b++)
-        for (int k = 0; k < STAGES; k++) {
-            int s = (int)((k + b) % STAGES); /* rotate which stage follows which */
-            set_stage(stage_of[s]);
-            double start = now_ns();
-            for (int i = 0; i < STAGE_BLOCK; i++) {
-#pragma omp target map(tofrom : payload)
-                payload[0]++;
+#pragma omp target data map(tofrom : kernel_data)
+    {
+        for (int i = 0; i < WARMUP / 10; i++)
+            stage_region(kernel);
+        for (long b = 0; b < blocks; b++)
+            for (int k = 0; k < STAGES; k++) {
+                int s = (int)((k + b) % STAGES); /* rotate which stage follows which */
+                set_stage(stage_of[s]);
+                double start = now_ns();
+                for (int i = 0; i < block; i++)
+                    stage_region(kernel);
+                ns[s][b] = (now_ns() - start) / block;
             }
-            ns[s][b] = (now_ns() - start) / STAGE_BLOCK;
-        }
+    }
     set_stage(0);
     for (int s = 0; s < STAGES; s++) {
         qsort(ns[s], blocks, sizeof *ns[s], by_value);
@@ -283,8 +302,10 @@ int main(int argc, char **argv)
     if (!strcmp(op, "tsc"))
         return tsc();
     if (!strcmp(op, "stages"))
-        return stages(n);
-    fprintf(stderr, "usage: %s [map64|target_in_data|update|enter_exit|parallel|task|barrier|tsc|stages] [ITERATIONS]\n",
+        return stages(n, 0);
+    if (!strcmp(op, "stages_kernel"))
+        return stages(n, 1);
+    fprintf(stderr, "usage: %s [map64|target_in_data|update|enter_exit|parallel|task|barrier|tsc|stages|stages_kernel] [ITERATIONS]\n",
             argv[0]);
     return 2;
 }
