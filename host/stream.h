@@ -91,8 +91,8 @@ offtrace_raw_record *ot_stream_pending_slow(void);
  *        still pending there (it goes into the stream as a BEGIN record).
  *
  * Why: writing the begin to the hot header line and the whole operation
- * once at its end halves the fresh cache lines an operation costs, which is
- * most of the cost of recording it.
+ * once at its end halves the fresh cache lines an operation costs (and the
+ * raw bytes: 7 records per empty mapped region instead of 12).
  */
 static inline offtrace_raw_record *ot_stream_pending_slot(void)
 {
