@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "tsc_clock.h"
 
 static int skewed;
@@ -56,7 +57,7 @@ int ot_device_clock_use_tsc(void)
         calibrated = 1;
         /* 1 ms: a rate within some tens of ppm, which the sync pairs absorb,
          * for a start-up cost nobody notices. */
-        tsc_ready = ot_tsc_invariant() && ot_tsc_clock_calibrate(&tsc, 1000000) == 0;
+        tsc_ready = ot_clock_tsc_is_invariant() && ot_tsc_clock_calibrate(&tsc, 1000000) == 0;
     }
     tsc_wanted = 1;
     choose_source();

@@ -3,24 +3,6 @@
 #include <errno.h>
 #include <time.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
-/* The same test as the host recorder's (sync/clock.c): CPUID 0x80000007
- * EDX bit 8. The collector does not link the host's code, hence a copy. */
-int ot_tsc_invariant(void)
-{
-#if defined(__x86_64__)
-    unsigned eax, ebx, ecx, edx;
-    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
-        return 0;
-    __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
-    return (edx >> 8) & 1u;
-#else
-    return 0;
-#endif
-}
 
 static uint64_t monotonic_ns(void)
 {

@@ -23,9 +23,6 @@ typedef struct ot_tsc_clock {
     uint64_t mult;       /**< ns per tick, times 2^32 */
 } ot_tsc_clock;
 
-/** \brief 1 when the TSC ticks at a constant rate in every P- and C-state (x86-64 only). */
-int ot_tsc_invariant(void);
-
 /**
  * \brief Measure the TSC rate against CLOCK_MONOTONIC over \p span_ns
  *        (spinning; keep it short) and anchor the clock at the end.

@@ -8,7 +8,7 @@ int ot_clock_use_tsc;
 
 /* The TSC is only a clock if it ticks at a constant rate in every P- and
  * C-state (CPUID 0x80000007 EDX bit 8, "invariant TSC"). */
-static int cpu_has_invariant_tsc(void)
+int ot_clock_tsc_is_invariant(void)
 {
 #if defined(__x86_64__)
     unsigned eax, ebx, ecx, edx;
@@ -23,7 +23,7 @@ static int cpu_has_invariant_tsc(void)
 
 void ot_clock_init(void)
 {
-    ot_clock_use_tsc = cpu_has_invariant_tsc();
+    ot_clock_use_tsc = ot_clock_tsc_is_invariant();
 }
 
 ot_clock_pair ot_clock_pair_take(void)

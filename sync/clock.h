@@ -28,6 +28,9 @@ typedef struct ot_clock_pair {
 
 extern int ot_clock_use_tsc; /**< set once by ot_clock_init, read-only after */
 
+/** \brief 1 when the CPU's TSC is invariant (a clock in every P- and C-state). */
+int ot_clock_tsc_is_invariant(void);
+
 /** \brief Pick the tick source; call once before any ot_clock_ticks(). */
 void ot_clock_init(void);
 

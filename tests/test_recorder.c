@@ -280,20 +280,28 @@ static unsigned count_in_print(const char *dir, const char *text)
     return n;
 }
 
-Test(recorder, a_full_disk_loses_records_counted_and_marked_without_a_crash)
+/* Start recording into <private 2 MiB tmpfs>/trace, 1.5 MiB of it taken
+ * by \p ballast (removing it makes room again), with 64 KiB chunks. */
+static void record_on_a_nearly_full_disk(const char *name, char dir[4200], char ballast[4200])
 {
-    char mnt[4096], dir[4200], ballast[4200];
-    scratch_path(mnt, sizeof mnt, "recorder-full-disk");
+    char mnt[4096];
+    scratch_path(mnt, sizeof mnt, name);
     if (private_small_tmpfs(mnt) != 0)
         cr_skip_test("cannot mount a private tmpfs here (not root?)");
-    snprintf(ballast, sizeof ballast, "%s/ballast", mnt);
+    snprintf(ballast, 4200, "%s/ballast", mnt);
     int fd = open(ballast, O_WRONLY | O_CREAT, 0644);
     cr_assert_eq(posix_fallocate(fd, 0, 1536 << 10), 0);
     close(fd);
-    snprintf(dir, sizeof dir, "%s/trace", mnt);
+    snprintf(dir, 4200, "%s/trace", mnt);
     setenv("OFFTRACE_BUFFER_SIZE", "64K", 1);
     start_recorder(dir);
     unsetenv("OFFTRACE_KEEP_RAW");
+}
+
+Test(recorder, a_full_disk_loses_records_counted_and_marked_without_a_crash)
+{
+    char dir[4200], ballast[4200];
+    record_on_a_nearly_full_disk("recorder-full-disk", dir, ballast);
     enum { BEFORE = 20000, AFTER = 100 }; /* 1.3 MB of records against about 0.4 MB free */
     ompt_id_t op = 0;
     for (int i = 0; i < BEFORE; i++) {
@@ -324,18 +332,8 @@ Test(recorder, a_full_disk_loses_records_counted_and_marked_without_a_crash)
  * writes the archive once there is room, with nothing uncounted. */
 Test(recorder, an_archive_that_cannot_be_written_leaves_the_recording_for_later)
 {
-    char mnt[4096], dir[4200], ballast[4200], anchor[4300], raw[4300];
-    scratch_path(mnt, sizeof mnt, "recorder-full-at-exit");
-    if (private_small_tmpfs(mnt) != 0)
-        cr_skip_test("cannot mount a private tmpfs here (not root?)");
-    snprintf(ballast, sizeof ballast, "%s/ballast", mnt);
-    int fd = open(ballast, O_WRONLY | O_CREAT, 0644);
-    cr_assert_eq(posix_fallocate(fd, 0, 1536 << 10), 0);
-    close(fd);
-    snprintf(dir, sizeof dir, "%s/trace", mnt);
-    setenv("OFFTRACE_BUFFER_SIZE", "64K", 1);
-    start_recorder(dir);
-    unsetenv("OFFTRACE_KEEP_RAW");
+    char dir[4200], ballast[4200], anchor[4300], raw[4300];
+    record_on_a_nearly_full_disk("recorder-full-at-exit", dir, ballast);
     enum { OPS = 20000 };
     ompt_id_t op = 0;
     for (int i = 0; i < OPS; i++) {

@@ -27,10 +27,7 @@ config_env() {
     full) echo "OMP_TOOL_LIBRARIES=$STAGES_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
     esac
 }
-rotate() {
-    n=$1; shift
-    awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
-}
+. "$(dirname "$0")/bench_lib.sh"
 CONFIGS="none null stage1 stage2 stage3 full"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
@@ -42,7 +39,7 @@ while [ $r -lt "$ROUNDS" ]; do
     done
     r=$((r + 1))
 done
-stat() { sort -g "$2" | awk -v s="$1" '{v[NR]=$1} END {print (s == "min") ? v[1] : v[int((NR+1)/2)]}'; }
+stat() { if [ "$1" = min ]; then minimum "$2"; else median "$2"; fi; }
 echo "| configuration | ns per region, median | added to the previous row | ns per region, fastest round | added to the previous row |"
 echo "|---|---|---|---|---|"
 prev_med=""; prev_min=""

@@ -46,14 +46,7 @@ iters() { # operations per run, about 50 ms (QUICK) of each op with no tool
     task | barrier) echo $((100000 * SCALE)) ;;
     esac
 }
-median() { sort -g "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-# The configurations of round N start N places further on, so that none is
-# always the one run after a traced run (its page cache and writeback).
-rotate() {
-    n=$1; shift
-    awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
-}
-minimum() { sort -g "$1" | head -n 1; }
+. "$(dirname "$0")/bench_lib.sh"
 now_ns() { date +%s%N; }
 
 # The env assignments of each configuration ($2: a fresh trace directory).
