@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +13,7 @@
 
 #include "clock.h"
 #include "session.h"
+#include "stream_internal.h"
 
 OT_TLS ot_stream *ot_stream_current;
 OT_TLS uint32_t ot_thread_kind;
@@ -27,7 +26,12 @@ int ot_recording;
 
 static ot_stream *all_streams[MAX_PREPARED_STREAMS];
 static unsigned stream_count;          /* atomic */
-static sem_t preparer_wakeup;
+
+unsigned ot_streams_registered(ot_stream *const **list)
+{
+    *list = all_streams;
+    return __atomic_load_n(&stream_count, __ATOMIC_ACQUIRE);
+}
 
 /* The memory budget (OFFTRACE_MEMORY_BUDGET): bytes of trace data held in
  * memory, mapped chunks plus completed chunks not yet written to disk. Only
@@ -42,53 +46,17 @@ static sem_t preparer_wakeup;
  * before the program ends. */
 static uint64_t held_bytes;      /* atomic */
 static uint64_t flush_count;     /* atomic */
-static uint64_t writeback_count, writeback_bytes; /* atomic */
 
-static int over_budget(size_t extra)
+int ot_budget_over(size_t extra)
 {
     return __atomic_load_n(&held_bytes, __ATOMIC_RELAXED) + extra > ot_the_session.memory_budget;
 }
 
-static int past_writeback_mark(void)
+int ot_budget_past_writeback_mark(void)
 {
     return __atomic_load_n(&held_bytes, __ATOMIC_RELAXED) > ot_the_session.memory_budget / 2;
 }
 
-static pthread_t preparer, writer;
-static int preparer_running, writer_running, helpers_stop; /* atomic */
-static int helpers_allowed, writer_allowed; /* set once at start-up */
-static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *preparer_main(void *unused);
-static void *writer_main(void *unused);
-
-/* The helper threads start when first needed, not with the program: a
- * program whose records fit a thread's first chunk never has them (an idle
- * extra thread still cost CG 0.5-0.9 ms of its 13 ms solver on this 2-core
- * machine, run_cg.sh-style measurement, 25 rounds, twice). Called from slow
- * paths only. */
-static int start_helper(int *running, pthread_t *thread, void *(*main)(void *))
-{
-    if (__atomic_load_n(running, __ATOMIC_ACQUIRE))
-        return 1;
-    pthread_mutex_lock(&helpers_lock);
-    if (!*running && !__atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE)) {
-        /* Signals stay with the program's threads: the helper starts with all blocked. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_BLOCK, &all, &old);
-        if (pthread_create(thread, NULL, main, NULL) == 0)
-            __atomic_store_n(running, 1, __ATOMIC_RELEASE);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
-    pthread_mutex_unlock(&helpers_lock);
-    return __atomic_load_n(running, __ATOMIC_ACQUIRE);
-}
-
-static int preparer_available(void)
-{
-    return helpers_allowed && start_helper(&preparer_running, &preparer, preparer_main);
-}
-static sem_t writer_wakeup;
 
 /* Make every page of a shared file mapping present and writable now,
  * here, instead of a write fault per page in a callback later (on ext4 a
@@ -96,7 +64,7 @@ static sem_t writer_wakeup;
  * MADV_POPULATE_WRITE (Linux 5.14) does it in one call without touching the
  * data; without it, and only where nobody writes yet (\p may_store), a store
  * of 0 into each page's first event byte leaves those slots uncommitted. */
-static void populate_writable(void *p, size_t len, int may_store)
+void ot_pages_populate(void *p, size_t len, int may_store)
 {
     if (madvise(p, len, MADV_POPULATE_WRITE) == 0 || !may_store)
         return;
@@ -104,47 +72,8 @@ static void populate_writable(void *p, size_t len, int may_store)
         ((volatile offtrace_raw_record *)((char *)p + page))->event = OFFTRACE_RAW_NONE;
 }
 
-/* Ranges being written already (a thread's first chunk, a device file's
- * chunk) that the preparer populates ahead of their writer. A full ring
- * drops a request: populating only saves faults. */
-#define POPULATE_RING 32
-static struct { void *addr; size_t len; } populate_ring[POPULATE_RING];
-static unsigned populate_head, populate_tail; /* under populate_lock */
-static pthread_mutex_t populate_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void ot_stream_populate_later(void *addr, size_t len, int start)
-{
-    if (!(start ? preparer_available() : __atomic_load_n(&preparer_running, __ATOMIC_ACQUIRE)))
-        return;
-    pthread_mutex_lock(&populate_lock);
-    if (populate_head - populate_tail < POPULATE_RING) {
-        populate_ring[populate_head % POPULATE_RING].addr = addr;
-        populate_ring[populate_head % POPULATE_RING].len = len;
-        populate_head++;
-    }
-    pthread_mutex_unlock(&populate_lock);
-    sem_post(&preparer_wakeup);
-}
-
-/* A range may have been unmapped since it was asked for: madvise then
- * fails, or populates whatever is mapped there now, which changes no data. */
-static void populate_requested(void)
-{
-    for (;;) {
-        pthread_mutex_lock(&populate_lock);
-        int any = populate_tail != populate_head;
-        void *addr = populate_ring[populate_tail % POPULATE_RING].addr;
-        size_t len = populate_ring[populate_tail % POPULATE_RING].len;
-        populate_tail += any;
-        pthread_mutex_unlock(&populate_lock);
-        if (!any)
-            return;
-        populate_writable(addr, len, 0);
-    }
-}
-
 /* Extend the file and map its next chunk; called with s->lock held. */
-static offtrace_raw_record *map_chunk_locked(ot_stream *s, int touch, uint64_t *offset_out)
+offtrace_raw_record *ot_chunk_map_locked(ot_stream *s, int touch, uint64_t *offset_out)
 {
     size_t chunk = ot_the_session.chunk_bytes;
     uint64_t offset = s->file_bytes;
@@ -160,13 +89,13 @@ static offtrace_raw_record *map_chunk_locked(ot_stream *s, int touch, uint64_t *
     s->file_bytes = offset + chunk;
     *offset_out = offset;
     if (touch)
-        populate_writable(p, chunk, 1);
+        ot_pages_populate(p, chunk, 1);
     return p;
 }
 
 /* Take the stream's completed chunks that nobody has written yet; whoever
  * claims a range writes it, so the owner and the writer never both do. */
-static uint64_t claim_unwritten(ot_stream *s, uint64_t *from)
+uint64_t ot_chunk_claim_unwritten(ot_stream *s, uint64_t *from)
 {
     pthread_mutex_lock(s->lock);
     *from = s->clean_end;
@@ -179,95 +108,12 @@ static uint64_t claim_unwritten(ot_stream *s, uint64_t *from)
 /* Write a claimed range to disk and drop it from the page cache. The pages
  * are counted free even if the write failed: the kernel keeps retrying them,
  * and a budget that never recovers would stall every later chunk switch. */
-static void write_range(ot_stream *s, uint64_t from, uint64_t bytes)
+void ot_chunk_write_range(ot_stream *s, uint64_t from, uint64_t bytes)
 {
     if (sync_file_range(s->fd, (off_t)from, (off_t)bytes,
                         SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
         posix_fadvise(s->fd, (off_t)from, (off_t)bytes, POSIX_FADV_DONTNEED);
     __atomic_fetch_sub(&held_bytes, bytes, __ATOMIC_RELAXED);
-}
-
-static void *preparer_main(void *unused)
-{
-    while (!__atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE)) {
-        while (sem_wait(&preparer_wakeup) != 0 && errno == EINTR)
-            ;
-        populate_requested();
-        unsigned n = __atomic_load_n(&stream_count, __ATOMIC_ACQUIRE);
-        for (unsigned i = 0; i < n; i++) {
-            ot_stream *s = all_streams[i];
-            if (!s || !__atomic_exchange_n(&s->wants_chunk, 0, __ATOMIC_ACQ_REL))
-                continue;
-            /* Over budget the owner maps its next chunk itself, after a flush. */
-            if (over_budget(ot_the_session.chunk_bytes))
-                continue;
-            pthread_mutex_lock(s->lock);
-            if (!s->prepared)
-                s->prepared = map_chunk_locked(s, 1, &s->prepared_offset);
-            pthread_mutex_unlock(s->lock);
-        }
-    }
-    return NULL;
-}
-
-/* The background writer: past half the budget, write out what every stream
- * has completed, until under the mark again or nothing is left to write. */
-static void *writer_main(void *unused)
-{
-    while (!__atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE)) {
-        while (sem_wait(&writer_wakeup) != 0 && errno == EINTR)
-            ;
-        uint64_t wrote;
-        do {
-            wrote = 0;
-            unsigned n = __atomic_load_n(&stream_count, __ATOMIC_ACQUIRE);
-            for (unsigned i = 0; i < n && past_writeback_mark(); i++) {
-                ot_stream *s = __atomic_load_n(&all_streams[i], __ATOMIC_ACQUIRE);
-                uint64_t from, bytes = s ? claim_unwritten(s, &from) : 0;
-                if (!bytes)
-                    continue;
-                write_range(s, from, bytes);
-                wrote += bytes;
-                __atomic_fetch_add(&writeback_count, 1, __ATOMIC_RELAXED);
-                __atomic_fetch_add(&writeback_bytes, bytes, __ATOMIC_RELAXED);
-            }
-        } while (wrote && past_writeback_mark() && !__atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE));
-    }
-    return NULL;
-}
-
-int ot_stream_start_preparer(int writeback)
-{
-    if (sem_init(&preparer_wakeup, 0, 0) != 0 || sem_init(&writer_wakeup, 0, 0) != 0)
-        return -errno;
-    helpers_allowed = 1;
-    writer_allowed = writeback;
-    return 0;
-}
-
-void ot_stream_stop_preparer(void)
-{
-    pthread_mutex_lock(&helpers_lock); /* no helper starts from now on */
-    __atomic_store_n(&helpers_stop, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&helpers_lock);
-    if (preparer_running) {
-        sem_post(&preparer_wakeup);
-        pthread_join(preparer, NULL);
-        preparer_running = 0;
-    }
-    if (writer_running) {
-        sem_post(&writer_wakeup);
-        pthread_join(writer, NULL);
-        writer_running = 0;
-    }
-}
-
-static void request_chunk(ot_stream *s)
-{
-    if (!preparer_available())
-        return;
-    __atomic_store_n(&s->wants_chunk, 1, __ATOMIC_RELEASE);
-    sem_post(&preparer_wakeup);
 }
 
 /* Over budget: write this thread's completed chunks to disk now and drop
@@ -283,12 +129,12 @@ static void put_flush_record(ot_stream *s, uint8_t endpoint, uint64_t id, uint64
 
 static void flush_to_disk(ot_stream *s)
 {
-    uint64_t from, bytes = claim_unwritten(s, &from);
+    uint64_t from, bytes = ot_chunk_claim_unwritten(s, &from);
     if (!bytes)
         return; /* the writer has it in hand */
     uint64_t id = s->id_base | ++s->id_counter;
     put_flush_record(s, OFFTRACE_RAW_BEGIN, id, 0);
-    write_range(s, from, bytes);
+    ot_chunk_write_range(s, from, bytes);
     __atomic_fetch_add(&flush_count, 1, __ATOMIC_RELAXED);
     put_flush_record(s, OFFTRACE_RAW_END, id, bytes);
 }
@@ -296,12 +142,6 @@ static void flush_to_disk(ot_stream *s)
 uint64_t ot_stream_flushes(void)
 {
     return __atomic_load_n(&flush_count, __ATOMIC_RELAXED);
-}
-
-uint64_t ot_stream_writebacks(uint64_t *bytes)
-{
-    *bytes = __atomic_load_n(&writeback_bytes, __ATOMIC_RELAXED);
-    return __atomic_load_n(&writeback_count, __ATOMIC_RELAXED);
 }
 
 /* Switch to the prepared chunk, or map one now if none is ready. */
@@ -315,7 +155,7 @@ static int map_next_chunk(ot_stream *s)
     if (p)
         offset = s->prepared_offset;
     else
-        p = map_chunk_locked(s, 0, &offset);
+        p = ot_chunk_map_locked(s, 0, &offset);
     s->prepared = NULL;
     pthread_mutex_unlock(s->lock);
     if (!p)
@@ -339,10 +179,10 @@ static int map_next_chunk(ot_stream *s)
     if (!s->clean_end)
         s->clean_end = offset; /* the header page is not the budget's */
     pthread_mutex_unlock(s->lock);
-    if (over_budget(0))
+    if (ot_budget_over(0))
         flush_to_disk(s);
-    else if (writer_allowed && past_writeback_mark() && start_helper(&writer_running, &writer, writer_main))
-        sem_post(&writer_wakeup);
+    else if (ot_budget_past_writeback_mark())
+        ot_helpers_wake_writer();
     ot_session_clock_pair();
     return 0;
 }
@@ -471,7 +311,7 @@ offtrace_raw_record *ot_stream_reserve_slow(void)
     if (s && s->next && s->next < s->end) { /* a quarter into the chunk, or room left by another thread */
         if (s->limit != s->end) {
             s->limit = s->end;
-            request_chunk(s);
+            ot_helpers_request_chunk(s);
         }
         slot = s->next++;
     } else if (s && s->gap_lost % 256 == 0 && map_next_chunk(s) == 0) {
