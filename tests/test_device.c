@@ -7,12 +7,15 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
 #include "check/run.h"
@@ -274,13 +277,27 @@ Test(device, host_only_has_no_device_threads, .timeout = 120)
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_RECORDS"), 0);
 }
 
+/* LD_PRELOAD cannot name a path with spaces (the build tree may be under
+ * one): a link to \p lib in a private directory under /tmp. */
+static void preloadable(const char *lib, char link_dir[64], char link[128])
+{
+    snprintf(link_dir, 64, "/tmp/offtrace-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(link_dir));
+    snprintf(link, 128, "%s/preloaded.so", link_dir);
+    cr_assert_eq(symlink(lib, link), 0, "%s", strerror(errno));
+}
+
 Test(device, collector_of_another_version_is_refused_once, .timeout = 120)
 {
-    char dir[4096], preload[4200];
+    char dir[4096], preload[4200], lib[4200], link_dir[64], link[128];
     scratch_path(dir, sizeof dir, "device-other-version");
-    snprintf(preload, sizeof preload, "LD_PRELOAD=%s/libofftrace-test-other-collector.so", OFFTRACE_LIB_DIR);
+    snprintf(lib, sizeof lib, "%s/libofftrace-test-other-collector.so", OFFTRACE_LIB_DIR);
+    preloadable(lib, link_dir, link);
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", link);
     char *env[] = {preload, NULL};
     char *err = record(dir, "--host-only", env, "example_cg", NULL);
+    unlink(link);
+    rmdir(link_dir);
     const char *said = strstr(err, "interface version 999");
     cr_assert_not_null(said, "no message about the version: %s", err);
     cr_assert_null(strstr(said + 1, "interface version 999"), "said more than once: %s", err);
@@ -311,4 +328,40 @@ Test(device, missing_collector_is_said_once_without_the_cli, .timeout = 120)
     check_archive(dir, &f);
     cr_assert_eq(f.kernels, 302);
     cr_assert_eq(f.device_threads, 0);
+}
+
+static size_t preload_links(void)
+{
+    glob_t g;
+    size_t n = glob("/tmp/offtrace-preload-*", 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+    globfree(&g);
+    return n;
+}
+
+/* An installation under a path with spaces: `offtrace record` still
+ * preloads the collector (through a link; LD_PRELOAD splits at spaces), and
+ * removes the link when the program has ended. */
+Test(device, a_collector_under_a_path_with_spaces_is_preloaded, .timeout = 120)
+{
+    char root[4096], dir[4200], cmd[20000], cli[4300], prog[4300];
+    scratch_path(root, sizeof root, "install with spaces");
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/bin' '%s/lib' && cp '%s/offtrace' '%s/bin/' && "
+             "cp '%s/libofftrace.so' '%s/libofftrace-device.so' '%s/lib/'",
+             root, root, OFFTRACE_BIN_DIR, root, OFFTRACE_LIB_DIR, OFFTRACE_LIB_DIR, root);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(dir, sizeof dir, "%s/trace", root);
+    snprintf(cli, sizeof cli, "%s/bin/offtrace", root);
+    snprintf(prog, sizeof prog, "%s/example_cg", OFFTRACE_BIN_DIR);
+    char *argv[] = {cli, "record", "-o", dir, "--", prog, NULL};
+    size_t links_before = preload_links();
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record failed: %s", r.err);
+    cr_assert_null(strstr(r.err, "cannot be preloaded"), "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    check_archive(dir, &f);
+    expect_device_detail(dir, &f, 302);
+    cr_assert_eq(preload_links(), links_before, "a preload link was left in /tmp");
 }

@@ -132,16 +132,57 @@ static int prepend_to_list(const char *name, const char *path)
     return 0;
 }
 
+/* LD_PRELOAD splits its list at spaces and colons and knows no quoting, so
+ * a collector installed under such a path is preloaded through a symbolic
+ * link in a private directory under /tmp, removed once the program ended. */
+static char preload_link_dir[64];
+static char preload_link[96];
+
+static int preloadable_path(const char *lib, char *out, size_t size)
+{
+    char real[PATH_MAX];
+    if (!strpbrk(lib, " \t\n:")) {
+        snprintf(out, size, "%s", lib);
+        return 0;
+    }
+    snprintf(preload_link_dir, sizeof preload_link_dir, "/tmp/offtrace-preload-XXXXXX");
+    if (!realpath(lib, real) || !mkdtemp(preload_link_dir)) {
+        preload_link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(preload_link, sizeof preload_link, "%s/libofftrace-device.so", preload_link_dir);
+    if (symlink(real, preload_link) != 0) {
+        rmdir(preload_link_dir);
+        preload_link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(out, size, "%s", preload_link);
+    return 0;
+}
+
+static void remove_preload_link(void)
+{
+    if (!preload_link_dir[0])
+        return;
+    unlink(preload_link);
+    rmdir(preload_link_dir);
+}
+
 /* The device collector is preloaded ahead of anything the user preloads. */
 static int preload_collector(const char *self)
 {
-    char lib[PATH_MAX + 64];
+    char lib[PATH_MAX + 64], path[PATH_MAX + 64];
     snprintf(lib, sizeof lib, "%s/../lib/libofftrace-device.so", self);
     if (access(lib, R_OK) != 0) {
         fprintf(stderr, "offtrace: the device collector is missing (%s); tracing without device detail\n", lib);
         return 0;
     }
-    return prepend_to_list("LD_PRELOAD", lib);
+    if (preloadable_path(lib, path, sizeof path) != 0) {
+        fprintf(stderr, "offtrace: cannot preload the device collector from a path with spaces or colons (%s): "
+                        "%s; tracing without device detail\n", lib, strerror(errno));
+        return 0;
+    }
+    return prepend_to_list("LD_PRELOAD", path);
 }
 
 static int setup_environment(const record_opts *o, const char *dir)
@@ -293,10 +334,12 @@ int ot_cmd_record(int argc, char **argv)
             fprintf(stderr, "offtrace: %s: %s\n", o.program[0], strerror(e));
         if (pid > 0)
             waitpid(pid, NULL, 0);
+        remove_preload_link();
         rmdir(dir);
         return e == ENOENT ? 127 : 126;
     }
     int status = wait_program(pid);
+    remove_preload_link();
     finish_archive(dir, status);
     return pass_on(status);
 }
