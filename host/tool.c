@@ -137,6 +137,25 @@ static inline void mark_operation(int device, ompt_scope_endpoint_t endpoint, ui
         ot_device_link_operation_end(device, op_id);
 }
 
+/* A data op or submit: its begin goes to the stream's pending slot (with a
+ * fresh id), its end becomes the COMPLETE record (stream.h). NULL at the end. */
+static inline offtrace_raw_record *operation_begin_slot(ompt_scope_endpoint_t endpoint, ompt_id_t *host_op_id)
+{
+    if (endpoint != ompt_scope_begin)
+        return NULL;
+    offtrace_raw_record *slot = ot_stream_pending_slot(); /* creates the stream the id comes from */
+    *host_op_id = ot_stream_new_id();
+    return slot;
+}
+
+static inline void put_operation(offtrace_raw_record *begin_slot, offtrace_raw_record *r)
+{
+    if (begin_slot)
+        ot_stream_store(begin_slot, r);
+    else
+        ot_stream_put_end(r);
+}
+
 static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                            ompt_data_t *target_data, ompt_id_t *host_op_id,
                            ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -145,11 +164,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
 {
     BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *begin_slot = NULL;
-    if (endpoint == ompt_scope_begin) {
-        begin_slot = ot_stream_pending_slot();
-        *host_op_id = ot_stream_new_id();
-    }
+    offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
     offtrace_raw_record r = {
         .time = now,
@@ -166,10 +181,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
         .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_DATA_OP,
     };
-    if (begin_slot)
-        ot_stream_store(begin_slot, &r);
-    else
-        ot_stream_put_end(&r);
+    put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
                        target_id, *host_op_id);
@@ -180,11 +192,7 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
 {
     BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *begin_slot = NULL;
-    if (endpoint == ompt_scope_begin) {
-        begin_slot = ot_stream_pending_slot();
-        *host_op_id = ot_stream_new_id();
-    }
+    offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
     offtrace_raw_record r = {
         .time = now,
@@ -195,10 +203,7 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
         .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_SUBMIT,
     };
-    if (begin_slot)
-        ot_stream_store(begin_slot, &r);
-    else
-        ot_stream_put_end(&r);
+    put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(current_target_device, endpoint, target_id, *host_op_id);
 }
