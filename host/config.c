@@ -30,6 +30,19 @@ int ot_config_parse_size(const char *text, size_t *out)
     return 0;
 }
 
+int ot_config_parse_max_size(const char *text, uint64_t *out)
+{
+    size_t size;
+    if (!strcasecmp(text, "unlimited")) {
+        *out = UINT64_MAX;
+        return 0;
+    }
+    if (ot_config_parse_size(text, &size) || size < OFFTRACE_MIN_RECORDING_SIZE)
+        return -EINVAL;
+    *out = size;
+    return 0;
+}
+
 static int parse_switch(const char *text, int *out)
 {
     static const char *on[] = {"1", "on", "yes", "true"};
@@ -92,6 +105,8 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
     if ((v = getenv("OFFTRACE_BACKGROUND_WRITEBACK")) && parse_switch(v, &cfg->background_writeback))
         return reject(err, err_size, "OFFTRACE_BACKGROUND_WRITEBACK", v,
                       "1, 0, on, off, yes, no, true, false");
+    if ((v = getenv("OFFTRACE_MAX_RECORDING_SIZE")) && ot_config_parse_max_size(v, &cfg->max_size))
+        return reject(err, err_size, "OFFTRACE_MAX_RECORDING_SIZE", v, OT_CONFIG_MAX_SIZE_ACCEPTED);
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");
     return 0;

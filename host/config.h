@@ -7,6 +7,7 @@
 #define OT_HOST_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct ot_config {
     int enabled;            /**< OFFTRACE_ENABLE */
@@ -17,6 +18,8 @@ typedef struct ot_config {
     int keep_raw;           /**< OFFTRACE_KEEP_RAW: leave <dir>/raw after conversion */
     int background_writeback; /**< OFFTRACE_BACKGROUND_WRITEBACK: a writer thread past half the budget */
     int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */
+    uint64_t max_size;      /**< OFFTRACE_MAX_RECORDING_SIZE; 0: the default, chosen at session open
+                                 from the output's free space; UINT64_MAX: unlimited */
 } ot_config;
 
 /**
@@ -33,5 +36,15 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size);
  * \return 0 and *out, or -EINVAL.
  */
 int ot_config_parse_size(const char *text, size_t *out);
+
+/**
+ * \brief Parse a recording size limit: a size of at least
+ *        OFFTRACE_MIN_RECORDING_SIZE ("512M", "4G") or "unlimited".
+ * \return 0 and *out (UINT64_MAX for unlimited), or -EINVAL.
+ */
+int ot_config_parse_max_size(const char *text, uint64_t *out);
+
+/** \brief The accepted values of OFFTRACE_MAX_RECORDING_SIZE, for messages. */
+#define OT_CONFIG_MAX_SIZE_ACCEPTED "a size of at least 1M, such as 512M or 20G, or unlimited"
 
 #endif

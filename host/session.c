@@ -7,12 +7,135 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "offtrace/offtrace.h"
 
-ot_session ot_the_session = {.pairs_fd = -1};
+/* Counted into until raw/counters is mapped (nothing is recorded before). */
+static offtrace_raw_counters unmapped_counters = {.max_size = UINT64_MAX};
+
+ot_session ot_the_session = {.counters = &unmapped_counters};
+
+/* A descriptor on 0-2 (the program started with one of them closed) would
+ * receive the program's own output: move it up before any use. */
+static int above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int error = errno;
+    close(fd);
+    return moved >= 0 ? moved : -error;
+}
+
+static int open_path(const char *path, int flags)
+{
+    int fd = open(path, flags | O_CLOEXEC, 0666);
+    return fd < 0 ? -errno : above_stdio(fd);
+}
+
+int ot_session_file_is(int fd, const ot_file_id *id)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == id->dev && (uint64_t)st.st_ino == id->ino;
+}
+
+int ot_session_open_file(const char *name, int flags, ot_file_id *id)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", ot_the_session.raw_dir, name);
+    int fd = open_path(path, flags);
+    if (fd < 0 || !id)
+        return fd;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int error = -errno;
+        close(fd);
+        return error;
+    }
+    if (!id->dev && !id->ino) {
+        id->dev = (uint64_t)st.st_dev;
+        id->ino = (uint64_t)st.st_ino;
+    } else if ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino) {
+        close(fd);
+        return -ESTALE;
+    }
+    return fd;
+}
+
+unsigned ot_session_loss_cause(int error)
+{
+    switch (-error) {
+    case ENOSPC: case EDQUOT: return OFFTRACE_RAW_LOSS_DISK_FULL;
+    case ECANCELED: return OFFTRACE_RAW_LOSS_SIZE_LIMIT;
+    case EMFILE: case ENFILE: case ESTALE: case EBADF: return OFFTRACE_RAW_LOSS_DESCRIPTOR;
+    default: return OFFTRACE_RAW_LOSS_OTHER;
+    }
+}
+
+int ot_session_reserve_bytes(uint64_t bytes)
+{
+    offtrace_raw_counters *c = ot_the_session.counters;
+    uint64_t before = __atomic_fetch_add(&c->allocated_bytes, bytes, __ATOMIC_RELAXED);
+    if (before + bytes <= c->max_size && before + bytes >= before)
+        return 0;
+    __atomic_fetch_sub(&c->allocated_bytes, bytes, __ATOMIC_RELAXED);
+    if (!__atomic_exchange_n(&c->size_limit_reached, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "offtrace: the recording reached its size limit of %llu MiB (OFFTRACE_MAX_RECORDING_SIZE, "
+                        "record --max-size); from now on records are counted as lost, the program goes on\n",
+                (unsigned long long)(c->max_size >> 20));
+    return OT_SIZE_LIMIT_REACHED;
+}
+
+void ot_session_unreserve_bytes(uint64_t bytes)
+{
+    __atomic_fetch_sub(&ot_the_session.counters->allocated_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* The default size limit: a tenth of what the output file system has free
+ * now, so that a recording left running cannot take the space the program
+ * and the rest of the machine need; at least 64M, so that a nearly full disk
+ * still gets a useful trace (what does not fit is then lost to a full disk,
+ * counted as such). */
+static uint64_t default_max_size(const char *dir)
+{
+    struct statvfs fs;
+    uint64_t size = OFFTRACE_DEFAULT_MIN_RECORDING_SIZE;
+    if (statvfs(dir, &fs) == 0) {
+        uint64_t share = (uint64_t)fs.f_bavail * fs.f_frsize / 100 * OFFTRACE_DEFAULT_RECORDING_SHARE;
+        if (share > size)
+            size = share;
+    }
+    return size;
+}
+
+/* raw/counters: allocated before it is mapped (a store into an unbacked page
+ * of a full file system raises SIGBUS), its descriptor closed at once. */
+static int map_counters(uint64_t max_size)
+{
+    int fd = ot_session_open_file("counters", O_RDWR | O_CREAT | O_EXCL, NULL);
+    if (fd < 0)
+        return fd;
+    int rc = -posix_fallocate(fd, 0, OFFTRACE_RAW_COUNTERS_SIZE);
+    void *p = rc ? MAP_FAILED : mmap(NULL, OFFTRACE_RAW_COUNTERS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (!rc && p == MAP_FAILED)
+        rc = -errno;
+    close(fd);
+    if (rc)
+        return rc;
+    offtrace_raw_counters *c = p;
+    memcpy(c->magic, OFFTRACE_RAW_COUNTERS_MAGIC, sizeof c->magic);
+    c->version = OFFTRACE_RAW_VERSION;
+    c->size = sizeof *c;
+    c->max_size = max_size;
+    c->allocated_bytes = OFFTRACE_RAW_COUNTERS_SIZE;
+    ot_the_session.counters = c;
+    return 0;
+}
 
 static void default_output_name(char *buf, size_t size)
 {
@@ -41,6 +164,19 @@ static int create_fresh_dir(const char *wanted, char *chosen, size_t size, int v
             return -errno;
     }
     return -EEXIST;
+}
+
+/* Room for the first clock pairs, allocated now (the file keeps its size 0):
+ * without pairs no record can be placed in time, so on a disk that cannot
+ * hold them the run is not traced rather than recorded for nothing. */
+static int reserve_clock_pairs(void)
+{
+    int fd = ot_session_open_file("clock.pairs", O_WRONLY | O_CREAT | O_EXCL, NULL);
+    if (fd < 0)
+        return fd;
+    int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096) == 0 || errno == EOPNOTSUPP ? 0 : -errno;
+    close(fd);
+    return rc;
 }
 
 int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
@@ -74,42 +210,41 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
                  s->dir, strerror(errno));
         return rc;
     }
-    char path[4300];
-    snprintf(path, sizeof path, "%s/clock.pairs", s->raw_dir);
-    s->pairs_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-    if (s->pairs_fd < 0) {
+    rc = map_counters(cfg->max_size ? cfg->max_size : default_max_size(s->raw_dir));
+    if (!rc)
+        rc = reserve_clock_pairs();
+    if (rc) {
         snprintf(err, err_size, "offtrace: cannot write in '%s': %s; this run is not traced",
-                 s->raw_dir, strerror(errno));
-        return -errno;
+                 s->raw_dir, strerror(-rc));
+        return rc;
     }
     return 0;
 }
 
-void ot_session_clock_pair(void)
+/* One write() of a short line on an O_APPEND file is atomic, so threads
+ * appending at the same time need no lock. The file is opened for this one
+ * line (a chunk switch, a device start: slow paths only). */
+static int append_line(const char *file, const char *line)
 {
-    ot_session *s = &ot_the_session;
-    if (s->pairs_fd < 0)
-        return;
-    ot_clock_pair p = ot_clock_pair_take();
-    char line[96];
-    int n = snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)p.ticks,
-                     (unsigned long long)p.monotonic_ns, (unsigned long long)p.realtime_ns);
-    /* One write() of a short line on an O_APPEND file is atomic, so threads
-     * rolling over chunks at the same time need no lock here. */
-    if (write(s->pairs_fd, line, (size_t)n) != n && s->verbose > 1)
-        fprintf(stderr, "offtrace: clock pair not written: %s\n", strerror(errno));
+    if (!ot_the_session.raw_dir[0])
+        return -ENOENT;
+    int fd = ot_session_open_file(file, O_WRONLY | O_CREAT | O_APPEND, NULL);
+    if (fd < 0)
+        return fd;
+    ssize_t n = (ssize_t)strlen(line);
+    int rc = write(fd, line, (size_t)n) == n ? 0 : -EIO;
+    close(fd);
+    return rc;
 }
 
-static void append_line(const char *file, const char *line)
+void ot_session_clock_pair(void)
 {
-    char path[4300];
-    snprintf(path, sizeof path, "%s/%s", ot_the_session.raw_dir, file);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return;
-    ssize_t ignored = write(fd, line, strlen(line));
-    (void)ignored;
-    close(fd);
+    ot_clock_pair p = ot_clock_pair_take();
+    char line[96];
+    snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)p.ticks,
+             (unsigned long long)p.monotonic_ns, (unsigned long long)p.realtime_ns);
+    if (append_line("clock.pairs", line) != 0 && ot_the_session.verbose > 1)
+        fprintf(stderr, "offtrace: clock pair not written\n");
 }
 
 void ot_session_add_device(int device_num, const char *kind)
@@ -119,23 +254,45 @@ void ot_session_add_device(int device_num, const char *kind)
     append_line("devices.txt", line);
 }
 
+/* Read whole before the copy is opened, so that the snapshot needs one
+ * descriptor at a time (a program may run with RLIMIT_NOFILE at 4), and
+ * removed when it cannot be written whole: the symbolizer then uses an
+ * earlier one instead of a cut one. */
 void ot_session_snapshot_maps(void)
 {
     ot_session *s = &ot_the_session;
-    char path[4300];
-    unsigned n = __atomic_fetch_add(&s->maps_snapshots, 1, __ATOMIC_RELAXED);
-    snprintf(path, sizeof path, "%s/maps.%u", s->raw_dir, n);
-    int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    char buf[65536];
-    ssize_t got;
-    while (in >= 0 && out >= 0 && (got = read(in, buf, sizeof buf)) > 0)
-        if (write(out, buf, (size_t)got) != got)
+    int in = open_path("/proc/self/maps", O_RDONLY);
+    if (in < 0)
+        return;
+    size_t used = 0, size = 0;
+    char *text = NULL;
+    for (;;) {
+        if (size - used < 16384) {
+            char *bigger = realloc(text, size + 65536);
+            if (!bigger)
+                break;
+            text = bigger;
+            size += 65536;
+        }
+        ssize_t got = read(in, text + used, size - used);
+        if (got <= 0)
             break;
-    if (in >= 0)
-        close(in);
-    if (out >= 0)
+        used += (size_t)got;
+    }
+    close(in);
+    char name[64];
+    snprintf(name, sizeof name, "maps.%u", __atomic_fetch_add(&s->maps_snapshots, 1, __ATOMIC_RELAXED));
+    int out = text ? ot_session_open_file(name, O_WRONLY | O_CREAT | O_TRUNC, NULL) : -ENOMEM;
+    if (out >= 0) {
+        int whole = write(out, text, used) == (ssize_t)used;
         close(out);
+        if (!whole) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", s->raw_dir, name);
+            unlink(path);
+        }
+    }
+    free(text);
 }
 
 void ot_session_set_status(const char *status)
@@ -143,7 +300,7 @@ void ot_session_set_status(const char *status)
     char path[4300], tmp[4400];
     snprintf(path, sizeof path, "%s/status", ot_the_session.raw_dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open_path(tmp, O_WRONLY | O_CREAT | O_TRUNC);
     if (fd < 0)
         return;
     ssize_t ignored = write(fd, status, strlen(status));

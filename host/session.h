@@ -9,10 +9,12 @@
 #ifndef OT_HOST_SESSION_H
 #define OT_HOST_SESSION_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "offtrace/raw_format.h"
 
 /** \brief Process-wide recording state; one per traced process. */
 typedef struct ot_session {
@@ -23,7 +25,7 @@ typedef struct ot_session {
     int verbose;
     int keep_raw;        /**< OFFTRACE_KEEP_RAW */
     int background_writeback; /**< OFFTRACE_BACKGROUND_WRITEBACK */
-    int pairs_fd;        /**< clock.pairs, O_APPEND */
+    offtrace_raw_counters *counters; /**< raw/counters, mapped (a private page until the session opens) */
     unsigned maps_snapshots;
     uint32_t next_thread_index; /**< atomic */
 } ot_session;
@@ -36,6 +38,55 @@ extern ot_session ot_the_session;
  * \return 0 or a negative errno.
  */
 int ot_session_open(const ot_config *cfg, char *err, size_t err_size);
+
+/** \brief Which file a descriptor is: offtrace checks it before each use. */
+typedef struct ot_file_id {
+    uint64_t dev, ino;
+} ot_file_id;
+
+/**
+ * \brief Open raw/\p name for one use. offtrace keeps no descriptor while
+ *        the program runs: a program may close every descriptor it did not
+ *        open, or reuse its number, at any time.
+ *
+ * The descriptor is close-on-exec and never 0, 1 or 2 (one that lands there,
+ * because the program runs with stdout closed, is moved up: the program's
+ * own printf must never reach an offtrace file). With \p id: a zero id is
+ * set to the file opened; a non-zero one must match it (else -ESTALE: the
+ * path now names another file).
+ * \return the descriptor, or a negative errno.
+ */
+int ot_session_open_file(const char *name, int flags, ot_file_id *id);
+
+/**
+ * \brief 1 when \p fd is still the file \p id names: checked right before
+ *        a descriptor is used to map or grow a file, because another thread
+ *        of the program may have closed it and opened one of its own files
+ *        on the same number in between.
+ */
+int ot_session_file_is(int fd, const ot_file_id *id);
+
+/** \brief The loss cause (enum offtrace_raw_loss_cause) for a negative errno. */
+unsigned ot_session_loss_cause(int error);
+
+/** What ot_session_reserve_bytes returns past the size limit. */
+#define OT_SIZE_LIMIT_REACHED (-ECANCELED)
+
+/**
+ * \brief Count \p bytes of record files against OFFTRACE_MAX_RECORDING_SIZE
+ *        before allocating them. The first refusal says so in one line.
+ * \return 0, or OT_SIZE_LIMIT_REACHED (nothing counted).
+ */
+int ot_session_reserve_bytes(uint64_t bytes);
+
+/** \brief Give back bytes reserved for an allocation that failed. */
+void ot_session_unreserve_bytes(uint64_t bytes);
+
+/** \brief Count \p records lost for \p cause in the session's counters. */
+static inline void ot_session_count_lost(unsigned cause, uint64_t records)
+{
+    __atomic_fetch_add(&ot_the_session.counters->lost[cause], records, __ATOMIC_RELAXED);
+}
 
 /** \brief Append a (ticks, monotonic, realtime) sync point to clock.pairs. */
 void ot_session_clock_pair(void);

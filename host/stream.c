@@ -72,19 +72,54 @@ void ot_pages_populate(void *p, size_t len, int may_store)
         ((volatile offtrace_raw_record *)((char *)p + page))->event = OFFTRACE_RAW_NONE;
 }
 
+/* The stream's file, opened by name for one use and checked to be the file
+ * the stream created: offtrace holds no descriptor while the program runs
+ * (a program that closes every descriptor it did not open, then opens its
+ * own files on the same numbers, must never have offtrace's records mapped
+ * into them). */
+static int open_stream_file(ot_stream *s, int flags)
+{
+    char name[32];
+    snprintf(name, sizeof name, "thread-%u.rec", s->header->thread_index);
+    return ot_session_open_file(name, flags, &s->file);
+}
+
+/* Allocate [offset, offset + bytes) of the open file \p fd and map it.
+ * Blocks are allocated first (this also grows the file): on a full disk a
+ * store into a page nothing backs would raise SIGBUS in the program; this
+ * fails instead, and the records are counted lost. The descriptor is checked
+ * again before it is used: a program thread may have closed it and opened a
+ * file of its own on the same number meanwhile. */
+static void *allocate_and_map(int fd, const ot_file_id *file, uint64_t offset, size_t bytes, int *error)
+{
+    int rc = ot_session_file_is(fd, file) ? -posix_fallocate(fd, (off_t)offset, (off_t)bytes) : -ESTALE;
+    void *p = MAP_FAILED;
+    if (!rc && !ot_session_file_is(fd, file))
+        rc = -ESTALE;
+    if (!rc && (p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset)) == MAP_FAILED)
+        rc = -errno;
+    *error = rc;
+    return rc ? NULL : p;
+}
+
 /* Extend the file and map its next chunk; called with s->lock held. */
-offtrace_raw_record *ot_chunk_map_locked(ot_stream *s, int touch, uint64_t *offset_out)
+offtrace_raw_record *ot_chunk_map_locked(ot_stream *s, int touch, uint64_t *offset_out, int *error)
 {
     size_t chunk = ot_the_session.chunk_bytes;
     uint64_t offset = s->file_bytes;
-    /* Blocks allocated now (this also grows the file): on a full disk a
-     * store into a page nothing backs would raise SIGBUS in the program;
-     * this fails instead, and the records are counted lost. */
-    if (posix_fallocate(s->fd, (off_t)offset, (off_t)chunk) != 0)
+    *error = ot_session_reserve_bytes(chunk);
+    if (*error)
         return NULL;
-    void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)offset);
-    if (p == MAP_FAILED)
+    int fd = open_stream_file(s, O_RDWR);
+    void *p = fd < 0 ? NULL : allocate_and_map(fd, &s->file, offset, chunk, error);
+    if (fd < 0)
+        *error = fd;
+    else
+        close(fd);
+    if (!p) {
+        ot_session_unreserve_bytes(chunk);
         return NULL;
+    }
     __atomic_fetch_add(&held_bytes, chunk, __ATOMIC_RELAXED);
     s->file_bytes = offset + chunk;
     *offset_out = offset;
@@ -110,9 +145,13 @@ uint64_t ot_chunk_claim_unwritten(ot_stream *s, uint64_t *from)
  * and a budget that never recovers would stall every later chunk switch. */
 void ot_chunk_write_range(ot_stream *s, uint64_t from, uint64_t bytes)
 {
-    if (sync_file_range(s->fd, (off_t)from, (off_t)bytes,
-                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-        posix_fadvise(s->fd, (off_t)from, (off_t)bytes, POSIX_FADV_DONTNEED);
+    int fd = open_stream_file(s, O_RDONLY);
+    if (fd >= 0 && sync_file_range(fd, (off_t)from, (off_t)bytes, SYNC_FILE_RANGE_WAIT_BEFORE |
+                                   SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0 &&
+        ot_session_file_is(fd, &s->file))
+        posix_fadvise(fd, (off_t)from, (off_t)bytes, POSIX_FADV_DONTNEED);
+    if (fd >= 0)
+        close(fd);
     __atomic_fetch_sub(&held_bytes, bytes, __ATOMIC_RELAXED);
 }
 
@@ -149,17 +188,18 @@ static int map_next_chunk(ot_stream *s)
 {
     size_t chunk = ot_the_session.chunk_bytes;
     uint64_t offset = 0;
+    int error = 0;
     pthread_mutex_lock(s->lock);
     offtrace_raw_record *p = s->prepared;
     int populated = p != NULL;
     if (p)
         offset = s->prepared_offset;
     else
-        p = ot_chunk_map_locked(s, 0, &offset);
+        p = ot_chunk_map_locked(s, 0, &offset, &error);
     s->prepared = NULL;
     pthread_mutex_unlock(s->lock);
     if (!p)
-        return -ENOSPC;
+        return error;
     if (!populated) /* a thread's first chunk, or the preparer fell behind */
         ot_stream_populate_later(p, chunk, 0);
     /* Unmapped before it is offered for writeback: pages still mapped
@@ -212,21 +252,50 @@ static void give_back_stream(ot_stream *s)
     pthread_mutex_unlock(&free_lock);
 }
 
-static ot_stream *stream_create(void)
+static void remove_stream_file(uint32_t index)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/thread-%u.rec", ot_the_session.raw_dir, index);
+    unlink(path);
+}
+
+/* A new stream file: its header page allocated (a sparse page would raise
+ * SIGBUS at the first store on a full disk), mapped, the descriptor closed. */
+static ot_stream *stream_create(int *error)
 {
     ot_session *ses = &ot_the_session;
     ot_stream *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        *error = -ENOMEM;
         return NULL;
+    }
     uint32_t index = __atomic_fetch_add(&ses->next_thread_index, 1, __ATOMIC_RELAXED);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/thread-%u.rec", ses->raw_dir, index);
-    s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (s->fd < 0 || ftruncate(s->fd, OFFTRACE_RAW_HEADER_SIZE) != 0)
-        goto fail;
-    s->header = mmap(NULL, OFFTRACE_RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-    if (s->header == MAP_FAILED)
-        goto fail;
+    char name[32];
+    snprintf(name, sizeof name, "thread-%u.rec", index);
+    *error = ot_session_reserve_bytes(OFFTRACE_RAW_HEADER_SIZE);
+    if (*error) {
+        free(s);
+        return NULL;
+    }
+    int fd = ot_session_open_file(name, O_RDWR | O_CREAT | O_EXCL, &s->file);
+    s->header = fd < 0 ? NULL : allocate_and_map(fd, &s->file, 0, OFFTRACE_RAW_HEADER_SIZE, error);
+    if (fd < 0)
+        *error = fd;
+    else
+        close(fd);
+    s->lock = s->header ? malloc(sizeof(pthread_mutex_t)) : NULL;
+    if (!s->lock) {
+        if (s->header) {
+            munmap(s->header, OFFTRACE_RAW_HEADER_SIZE);
+            *error = -ENOMEM;
+        }
+        if (fd >= 0)
+            remove_stream_file(index);
+        ot_session_unreserve_bytes(OFFTRACE_RAW_HEADER_SIZE);
+        free(s);
+        return NULL;
+    }
+    pthread_mutex_init(s->lock, NULL);
     s->pending = &s->header->pending;
     offtrace_raw_stream_header *h = s->header;
     memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
@@ -239,36 +308,28 @@ static ot_stream *stream_create(void)
     h->chunk_bytes = ot_the_session.chunk_bytes;
     s->file_bytes = OFFTRACE_RAW_HEADER_SIZE;
     s->id_base = (uint64_t)(index + 1) << 40;
-    s->lock = malloc(sizeof(pthread_mutex_t));
-    if (!s->lock)
-        goto fail;
-    pthread_mutex_init(s->lock, NULL);
     unsigned slot = __atomic_fetch_add(&stream_count, 1, __ATOMIC_ACQ_REL);
     if (slot < MAX_PREPARED_STREAMS)
         __atomic_store_n(&all_streams[slot], s, __ATOMIC_RELEASE);
     else
         __atomic_store_n(&stream_count, MAX_PREPARED_STREAMS, __ATOMIC_RELEASE);
     return s;
-fail:
-    if (s->fd >= 0)
-        close(s->fd);
-    free(s);
-    return NULL;
 }
 
 /* Slow path: first record of a thread, or a full chunk. Saves errno because
  * it runs inside the program's OpenMP calls. */
-static ot_stream orphan; /* catches records of threads without a stream */
+static ot_stream orphan; /* its scratch slot catches records of threads without a stream */
 
-uint64_t ot_stream_orphan_lost(void)
-{
-    return __atomic_load_n(&orphan.id_counter, __ATOMIC_RELAXED);
-}
+/* A thread that could not get a stream tries again every 256 records, not
+ * at every callback: a full disk or descriptor table must not make each
+ * callback a system call. */
+static OT_TLS unsigned records_without_stream;
+static OT_TLS unsigned without_stream_cause;
 
 /* The calling thread's stream: its own, one a finished thread left, or a
  * new one. NULL when not recording (before start, after the end, in a forked
  * child: not part of this recording, so not counted as lost either) or when
- * no stream can be had (counted). */
+ * no stream can be had (counted, by cause). */
 static ot_stream *current_stream(void)
 {
     if (!__atomic_load_n(&ot_recording, __ATOMIC_ACQUIRE))
@@ -276,31 +337,46 @@ static ot_stream *current_stream(void)
     ot_stream *s = ot_stream_current;
     if (!s && (s = take_free_stream()))
         ot_stream_current = s;
-    if (!s && (s = stream_create()))
-        ot_stream_current = s;
-    if (!s)
-        __atomic_fetch_add(&orphan.id_counter, 1, __ATOMIC_RELAXED);
-    return s;
+    if (!s && records_without_stream % 256 == 0) {
+        int error = 0;
+        if ((s = stream_create(&error)))
+            ot_stream_current = s;
+        else
+            without_stream_cause = ot_session_loss_cause(error);
+    }
+    if (s) {
+        records_without_stream = 0;
+        return s;
+    }
+    records_without_stream++;
+    ot_session_count_lost(without_stream_cause, 1);
+    __atomic_fetch_add(&ot_the_session.counters->lost_without_stream, 1, __ATOMIC_RELAXED);
+    return NULL;
 }
 
 /* No chunk could be had (the disk is full): the record is lost, counted in
  * the header, and the gap remembered for the LOST record written when
  * recording resumes. Mapping is retried every 256 losses, not every record:
  * a full disk must not make every callback a system call. */
-static void count_lost(ot_stream *s)
+static void count_lost(ot_stream *s, int error)
 {
     if (!s->gap_lost)
         s->gap_start = ot_clock_ticks();
+    if (error) /* a failed try: its cause holds until the next try */
+        s->header->lost_cause = ot_session_loss_cause(error);
     s->gap_lost++;
     __atomic_fetch_add(&s->header->lost_records, 1, __ATOMIC_RELAXED);
+    ot_session_count_lost(s->header->lost_cause, 1);
 }
 
 static void put_lost_record(ot_stream *s)
 {
     offtrace_raw_record r = {.time = s->gap_start, .end_time = ot_clock_ticks(), .bytes = s->gap_lost,
-                             .endpoint = OFFTRACE_RAW_COMPLETE, .event = OFFTRACE_RAW_LOST};
+                             .subkind = (uint8_t)s->header->lost_cause, .endpoint = OFFTRACE_RAW_COMPLETE,
+                             .event = OFFTRACE_RAW_LOST};
     ot_stream_store(s->next++, &r);
     s->gap_lost = 0;
+    s->header->lost_cause = OFFTRACE_RAW_LOSS_NONE;
 }
 
 offtrace_raw_record *ot_stream_reserve_slow(void)
@@ -308,18 +384,19 @@ offtrace_raw_record *ot_stream_reserve_slow(void)
     int saved_errno = errno;
     offtrace_raw_record *slot = &orphan.scratch;
     ot_stream *s = current_stream();
+    int error = 0;
     if (s && s->next && s->next < s->end) { /* a quarter into the chunk, or room left by another thread */
         if (s->limit != s->end) {
             s->limit = s->end;
             ot_helpers_request_chunk(s);
         }
         slot = s->next++;
-    } else if (s && s->gap_lost % 256 == 0 && map_next_chunk(s) == 0) {
+    } else if (s && s->gap_lost % 256 == 0 && (error = map_next_chunk(s)) == 0) {
         if (s->gap_lost)
             put_lost_record(s);
         slot = s->next++;
     } else if (s) {
-        count_lost(s);
+        count_lost(s, error);
     }
     errno = saved_errno;
     return slot;

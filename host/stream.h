@@ -12,7 +12,9 @@
  * Slots live in a file-backed shared mapping (one chunk of
  * OFFTRACE_BUFFER_SIZE at a time), so records survive the death of the
  * process. When a chunk is full the slow path maps the next one; only if that
- * fails are records lost, and then they are counted in the stream header.
+ * fails are records lost, and then they are counted in the stream header and,
+ * by cause, in the session's counters. No descriptor of the file stays open:
+ * it is opened by name to allocate and map a chunk, and closed at once.
  */
 #ifndef OT_HOST_STREAM_H
 #define OT_HOST_STREAM_H
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "offtrace/raw_format.h"
+#include "session.h"
 
 typedef struct ot_stream {
     /* Hot fields first: the callbacks touch only these. */
@@ -32,7 +35,7 @@ typedef struct ot_stream {
     offtrace_raw_stream_header *header;
     uint64_t id_base;            /**< thread index << 40: ids unique without atomics */
     uint64_t id_counter;
-    int fd;
+    ot_file_id file;             /**< the stream file, opened by name for each use (no descriptor is held) */
     uint64_t file_bytes;         /**< bytes of the file mapped so far */
     /* Chunk preparation (slow path, under `lock`): the preparer thread maps
      * and pre-faults the next chunk so that the owner never takes a page
@@ -111,9 +114,6 @@ static inline uint64_t ot_stream_new_id(void)
     return s->id_base | ++s->id_counter;
 }
 
-/** rief Records lost because a thread could not get a stream at all. */
-uint64_t ot_stream_orphan_lost(void);
-
 /**
  * \brief Store a record built on the stack into its slot and publish it:
  *        the fields first, the event byte last with release ordering.
@@ -156,9 +156,6 @@ void ot_stream_close_current(void);
 
 /** \brief How many times a thread flushed its records to disk (memory budget). */
 uint64_t ot_stream_flushes(void);
-
-/** \brief Writebacks the background writer did, and the bytes they wrote. */
-uint64_t ot_stream_writebacks(uint64_t *bytes);
 
 /**
  * \brief Ask the preparer thread to make [addr, addr+len) of a shared file

@@ -16,7 +16,6 @@
 #include "stream_internal.h"
 
 static sem_t preparer_wakeup, writer_wakeup;
-static uint64_t writeback_count, writeback_bytes; /* atomic */
 static pthread_t preparer, writer;
 static int preparer_running, writer_running, helpers_stop; /* atomic */
 static int helpers_allowed, writer_allowed; /* set once at start-up */
@@ -106,9 +105,10 @@ static void *preparer_main(void *unused)
             /* Over budget the owner maps its next chunk itself, after a flush. */
             if (ot_budget_over(ot_the_session.chunk_bytes))
                 continue;
+            int error; /* the owner tries again itself, and counts what it loses */
             pthread_mutex_lock(s->lock);
             if (!s->prepared)
-                s->prepared = ot_chunk_map_locked(s, 1, &s->prepared_offset);
+                s->prepared = ot_chunk_map_locked(s, 1, &s->prepared_offset, &error);
             pthread_mutex_unlock(s->lock);
         }
     }
@@ -134,8 +134,9 @@ static void *writer_main(void *unused)
                     continue;
                 ot_chunk_write_range(s, from, bytes);
                 wrote += bytes;
-                __atomic_fetch_add(&writeback_count, 1, __ATOMIC_RELAXED);
-                __atomic_fetch_add(&writeback_bytes, bytes, __ATOMIC_RELAXED);
+                /* In raw/counters: the converter runs in another process. */
+                __atomic_fetch_add(&ot_the_session.counters->background_writebacks, 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&ot_the_session.counters->background_writeback_bytes, bytes, __ATOMIC_RELAXED);
             }
         } while (wrote && ot_budget_past_writeback_mark() && !__atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE));
     }
@@ -174,12 +175,6 @@ void ot_helpers_request_chunk(ot_stream *s)
         return;
     __atomic_store_n(&s->wants_chunk, 1, __ATOMIC_RELEASE);
     sem_post(&preparer_wakeup);
-}
-
-uint64_t ot_stream_writebacks(uint64_t *bytes)
-{
-    *bytes = __atomic_load_n(&writeback_bytes, __ATOMIC_RELAXED);
-    return __atomic_load_n(&writeback_count, __ATOMIC_RELAXED);
 }
 
 void ot_helpers_wake_writer(void)

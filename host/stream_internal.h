@@ -28,8 +28,11 @@ int ot_budget_past_writeback_mark(void);
  */
 void ot_pages_populate(void *p, size_t len, int may_store);
 
-/** \brief Allocate, map (and with \p touch populate) the stream's next chunk; s->lock held. */
-offtrace_raw_record *ot_chunk_map_locked(ot_stream *s, int touch, uint64_t *offset_out);
+/**
+ * \brief Allocate, map (and with \p touch populate) the stream's next chunk; s->lock held.
+ * \return the chunk, or NULL and a negative errno in *error (OT_SIZE_LIMIT_REACHED past the size limit).
+ */
+offtrace_raw_record *ot_chunk_map_locked(ot_stream *s, int touch, uint64_t *offset_out, int *error);
 
 /** \brief Claim the stream's completed chunks nobody has written yet; returns their bytes. */
 uint64_t ot_chunk_claim_unwritten(ot_stream *s, uint64_t *from);

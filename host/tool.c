@@ -248,9 +248,7 @@ static void finish_recording(void)
     ot_session_clock_pair();
     ot_session_snapshot_maps();
     ot_session_set_status("finalizing");
-    ot_convert_options opts = {.reason = NULL, .extra_lost = ot_stream_orphan_lost(),
-                               .keep_raw = ot_the_session.keep_raw};
-    opts.background_writebacks = ot_stream_writebacks(&opts.background_writeback_bytes);
+    ot_convert_options opts = {.reason = NULL, .keep_raw = ot_the_session.keep_raw}; /* counts: raw/counters */
     char msg[512];
     int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
     if (rc == 0 && ot_the_session.keep_raw)

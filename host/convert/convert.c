@@ -218,15 +218,25 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     for (size_t i = 0; i < c->rec.stream_count; i++)
         records += c->rec.streams[i].count;
     set_number(c->tw, "RECORDS", records);
-    set_number(c->tw, "LOST_RECORDS", c->rec.lost_records + opts->extra_lost);
+    const offtrace_raw_counters *counts = &c->rec.counters;
+    set_number(c->tw, "LOST_RECORDS", c->rec.lost_records + counts->lost_without_stream);
+    set_number(c->tw, "LOST_DISK_FULL", counts->lost[OFFTRACE_RAW_LOSS_DISK_FULL]);
+    set_number(c->tw, "LOST_SIZE_LIMIT", counts->lost[OFFTRACE_RAW_LOSS_SIZE_LIMIT]);
+    set_number(c->tw, "LOST_NO_DESCRIPTOR", counts->lost[OFFTRACE_RAW_LOSS_DESCRIPTOR]);
+    set_number(c->tw, "LOST_OTHER_ERRORS", counts->lost[OFFTRACE_RAW_LOSS_OTHER]);
+    set_number(c->tw, "LOST_WITHOUT_STREAM", counts->lost_without_stream);
+    set_number(c->tw, "RECORDING_BYTES", counts->allocated_bytes);
+    if (counts->max_size != UINT64_MAX)
+        set_number(c->tw, "MAX_RECORDING_SIZE", counts->max_size);
+    set_number(c->tw, "SIZE_LIMIT_REACHED", counts->size_limit_reached);
     set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
     set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
-    set_number(c->tw, "BACKGROUND_WRITEBACKS", opts->background_writebacks);
-    set_number(c->tw, "BACKGROUND_WRITEBACK_BYTES", opts->background_writeback_bytes);
+    set_number(c->tw, "BACKGROUND_WRITEBACKS", counts->background_writebacks);
+    set_number(c->tw, "BACKGROUND_WRITEBACK_BYTES", counts->background_writeback_bytes);
     set_number(c->tw, "DEVICE_RECORDS", c->device_records);
     set_number(c->tw, "DEVICE_LOCATIONS", c->device_locations);
     set_number(c->tw, "LOST_DEVICE_RECORDS", c->device_lost);

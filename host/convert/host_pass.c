@@ -413,9 +413,10 @@ static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 
 /* Records the thread could not store: a measurement-system region over the
  * gap, so that a reader sees where the trace has a hole. */
-static void mark_lost(thread_pass *p, uint64_t from, uint64_t to)
+static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
 {
-    OTF2_RegionRef region = ot_tw_region(p->c->tw, "offtrace: records lost", OTF2_REGION_ROLE_ARTIFICIAL,
+    const char *name = cause == OFFTRACE_RAW_LOSS_SIZE_LIMIT ? "offtrace: size limit reached" : "offtrace: records lost";
+    OTF2_RegionRef region = ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_ARTIFICIAL,
                                          OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
     enter(p, from, region);
     leave(p, to, region);
@@ -426,7 +427,7 @@ static void on_lost(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     uint64_t end = ot_cv_to_ns(p->c, r->end_time);
     if (end < t)
         end = t;
-    mark_lost(p, t, end);
+    mark_lost(p, t, end, r->subkind);
     p->last_time = end;
     p->marked_lost += r->bytes;
 }
@@ -491,7 +492,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     if (rc == 0 && s->header.lost_records > p->marked_lost) {
         while (p->depth)
             close_item(p, &p->open[--p->depth], p->last_time, NULL);
-        mark_lost(p, p->last_time, p->last_time);
+        mark_lost(p, p->last_time, p->last_time, s->header.lost_cause);
     }
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);

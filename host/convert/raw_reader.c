@@ -98,6 +98,24 @@ static int load_clock(const char *raw_dir, ot_raw_recording *rec)
     return ot_timemap_points(rec->ticks_to_ns) ? 0 : -EINVAL;
 }
 
+/* The session's counters; a missing or damaged file reads as zeros (the
+ * streams' own loss counts still hold). */
+static void load_counters(const char *raw_dir, ot_raw_recording *rec)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/counters", raw_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    offtrace_raw_counters c;
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, &c, sizeof c, 0) == (ssize_t)sizeof c &&
+        !memcmp(c.magic, OFFTRACE_RAW_COUNTERS_MAGIC, sizeof c.magic) && c.version == OFFTRACE_RAW_VERSION &&
+        c.size == sizeof c)
+        rec->counters = c;
+    close(fd);
+}
+
 static void load_devices(const char *raw_dir, ot_raw_recording *rec)
 {
     char path[4400], kind[64];
@@ -241,6 +259,7 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
     }
     if (!rc) {
         load_devices(raw_dir, rec);
+        load_counters(raw_dir, rec);
         rc = load_streams(raw_dir, rec, streams, stream_files);
         if (!rc)
             rc = load_device_streams(rec, device_files, device_file_count);

@@ -47,6 +47,7 @@ typedef struct ot_raw_recording {
     uint64_t ignored_streams; /**< streams of another format version */
     ot_raw_device_stream *device_streams;
     size_t device_stream_count;
+    offtrace_raw_counters counters; /**< raw/counters (all zero when missing or of another format) */
 } ot_raw_recording;
 
 /**

@@ -185,6 +185,12 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->unshown_device_records = number_property(rd, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT");
     s->buffer_flushes = number_property(rd, "OFFTRACE::BUFFER_FLUSHES");
     s->background_writeback_bytes = number_property(rd, "OFFTRACE::BACKGROUND_WRITEBACK_BYTES");
+    s->lost_by_cause[0] = number_property(rd, "OFFTRACE::LOST_DISK_FULL");
+    s->lost_by_cause[1] = number_property(rd, "OFFTRACE::LOST_SIZE_LIMIT");
+    s->lost_by_cause[2] = number_property(rd, "OFFTRACE::LOST_NO_DESCRIPTOR");
+    s->lost_by_cause[3] = number_property(rd, "OFFTRACE::LOST_OTHER_ERRORS");
+    s->max_recording_size = number_property(rd, "OFFTRACE::MAX_RECORDING_SIZE");
+    s->size_limit_reached = number_property(rd, "OFFTRACE::SIZE_LIMIT_REACHED") != 0;
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -361,6 +367,20 @@ static void human_bytes(uint64_t b, char *buf, size_t size)
         snprintf(buf, size, "%llu B", (unsigned long long)b);
 }
 
+/* "LOST  N records could not be stored: A disk full, B size limit, ..." */
+static void print_lost_by_cause(const ot_summary *s, FILE *to)
+{
+    static const char *const causes[4] = {"disk full", "size limit", "no file descriptor", "other errors"};
+    char text[256];
+    size_t used = 0;
+    for (int i = 0; i < 4; i++)
+        if (s->lost_by_cause[i] && used < sizeof text)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%llu %s", used ? ", " : "",
+                                     (unsigned long long)s->lost_by_cause[i], causes[i]);
+    fprintf(to, "offtrace: LOST             %llu records could not be stored%s%s\n",
+            (unsigned long long)s->lost_records, used ? ": " : "", used ? text : "");
+}
+
 void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
 {
     char h2d[32], d2h[32], size[32];
@@ -404,8 +424,13 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
         fprintf(to, "offtrace: LOST             %llu device records could not be buffered or written\n",
                 (unsigned long long)s->lost_device_records);
     if (s->lost_records)
-        fprintf(to, "offtrace: LOST             %llu records could not be stored\n",
-                (unsigned long long)s->lost_records);
+        print_lost_by_cause(s, to);
+    if (s->size_limit_reached) {
+        char limit[32];
+        human_bytes(s->max_recording_size, limit, sizeof limit);
+        fprintf(to, "offtrace: SIZE LIMIT       recording stopped at %s (OFFTRACE_MAX_RECORDING_SIZE, record "
+                    "--max-size); shown as \"offtrace: size limit reached\"\n", limit);
+    }
     if (strcmp(s->partial, "no"))
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);

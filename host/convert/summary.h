@@ -24,6 +24,9 @@ typedef struct ot_summary {
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
     uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
     uint64_t background_writeback_bytes; /**< written by the background writer */
+    uint64_t lost_by_cause[4];       /**< disk full, size limit, no descriptor, other errors */
+    uint64_t max_recording_size;     /**< OFFTRACE_MAX_RECORDING_SIZE in force, 0 if none */
+    int size_limit_reached;
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

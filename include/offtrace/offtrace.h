@@ -16,6 +16,7 @@
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
  * | OFFTRACE_BACKGROUND_WRITEBACK | as OFFTRACE_ENABLE: a helper thread writes records to disk past half the budget | on |
+ * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | 10 % of the output file system's free space at start, at least 64M |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:
@@ -36,6 +37,17 @@
  * writes its records to disk at once; the trace shows that as an "offtrace:
  * buffer flush" region on the thread. Nothing is dropped.
  *
+ * OFFTRACE_MAX_RECORDING_SIZE bounds the disk space of a recording: the
+ * record files offtrace allocates in `<dir>/raw` (the archive written from
+ * them afterwards is of similar size). The default leaves nine tenths of the
+ * free space to the program and everything else on the machine, whatever
+ * the run's length (a run left recording for hours cannot fill the disk);
+ * 64M at least, so that a nearly full disk still gets a useful trace (the
+ * disk-full path then counts what does not fit). Past the limit recording
+ * stops: one line on stderr, the program goes on untouched, and the lost
+ * records are counted (OFFTRACE::LOST_SIZE_LIMIT) and shown in the trace as
+ * an "offtrace: size limit reached" region.
+ *
  * Error rule for every offtrace_ and ot_ function that returns int: 0 on
  * success, a negative errno value on failure. Functions returning pointers
  * return NULL on failure. Nothing inside the traced process ever exits or
@@ -54,6 +66,10 @@
 #define OFFTRACE_DEFAULT_MEMORY_BUDGET (64ull << 20)
 #define OFFTRACE_MIN_MEMORY_BUDGET (256ull << 10)
 #define OFFTRACE_MAX_MEMORY_BUDGET (64ull << 30)
+
+#define OFFTRACE_MIN_RECORDING_SIZE (1ull << 20)
+#define OFFTRACE_DEFAULT_MIN_RECORDING_SIZE (64ull << 20) /**< floor of the free-space default */
+#define OFFTRACE_DEFAULT_RECORDING_SHARE 10 /**< percent of the free space, the default limit */
 
 /** Name of the OTF2 archive inside the output directory (`<dir>/traces.otf2`). */
 #define OFFTRACE_ARCHIVE_NAME "traces"

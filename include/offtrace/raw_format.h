@@ -6,7 +6,15 @@
  * A recording session is a directory `<out>/raw/` holding one stream file per
  * host thread that did anything (`thread-<index>.rec`), a clock file
  * (`clock.pairs`), a device list (`devices.txt`), snapshots of the process
- * memory map (`maps.<n>`), and a status file (`status`).
+ * memory map (`maps.<n>`), the session's counters (`counters`, see
+ * offtrace_raw_counters) and a status file (`status`).
+ *
+ * Every byte the recorder stores through a mapping is allocated on disk
+ * (posix_fallocate) before the mapping is made: a store into a page a full
+ * file system cannot back would kill the program with SIGBUS. The recorder
+ * holds no descriptor while the program runs: files are opened by path for
+ * one use (never on 0-2, close-on-exec, checked to be the file meant), so a
+ * program that closes or reuses descriptors cannot reach offtrace's files.
  *
  * Stream files are written through shared file mappings, so every committed
  * record is in the page cache the moment it is written: a program that dies
@@ -27,7 +35,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 3u
+#define OFFTRACE_RAW_VERSION 4u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -38,7 +46,7 @@
     X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */ \
     X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */ \
     X(FLUSH, 5)      /* the thread wrote its buffered records to disk (memory budget) */ \
-    X(LOST, 6)       /* records the thread could not store (no chunk: disk full) */
+    X(LOST, 6)       /* records the thread could not store; subkind = enum offtrace_raw_loss_cause */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -81,8 +89,10 @@ enum offtrace_raw_flag {
  *             memory budget was exceeded; bytes (end) = bytes written.
  *  - LOST:    COMPLETE, written when recording resumes after records could
  *             not be stored: time = the first loss, end_time = the resumption,
- *             bytes = records lost. (The header's lost_records counts them all,
- *             including a loss that lasted to the end.)
+ *             bytes = records lost, subkind = the cause of the first loss.
+ *             (The header's lost_records counts them all, including a loss
+ *             that lasted to the end; that one's cause is the header's
+ *             lost_cause.)
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
@@ -141,6 +151,8 @@ typedef struct offtrace_raw_stream_header {
     int32_t is_process_main; /**< 1 when os_tid == pid */
     uint64_t lost_records;  /**< records this thread could not store */
     uint64_t chunk_bytes;   /**< size of each mapped chunk */
+    uint32_t lost_cause;    /**< enum offtrace_raw_loss_cause of the loss going on, 0 when none */
+    uint32_t reserved;
     /** The begin of the DATA_OP or SUBMIT in progress (event 0: none), kept
      *  here, on a line that stays in cache, until its end writes it out as a
      *  COMPLETE record. Left set only by a thread that died in between. */
@@ -150,8 +162,9 @@ typedef struct offtrace_raw_stream_header {
 /**
  * Device records: `device-<N>.rec` holds what the device collector handed
  * over for device N (offtrace/collector.h), as flushes delivered them: this
- * header, then offtrace_device_record after offtrace_device_record, appended
- * with write(2), so the file survives the death of the process. Records of
+ * header, then offtrace_device_record after offtrace_device_record, copied
+ * into shared mappings of the file (allocated first), so the file survives
+ * the death of the process; a zero tail (kind 0) is no record. Records of
  * one device thread or stream appear in the order they happened; records of
  * different threads interleave by flush.
  */
@@ -168,6 +181,45 @@ typedef struct offtrace_raw_device_header {
 } offtrace_raw_device_header;
 
 _Static_assert(sizeof(offtrace_raw_device_header) == 64, "device file header must be 64 bytes");
+
+/** Why records were lost (LOST records' subkind, the stream header's
+ *  lost_cause, the index of offtrace_raw_counters.lost). */
+enum offtrace_raw_loss_cause {
+    OFFTRACE_RAW_LOSS_NONE = 0,
+    OFFTRACE_RAW_LOSS_DISK_FULL = 1,   /**< no space on the output file system (ENOSPC, EDQUOT) */
+    OFFTRACE_RAW_LOSS_SIZE_LIMIT = 2,  /**< the recording reached OFFTRACE_MAX_RECORDING_SIZE */
+    OFFTRACE_RAW_LOSS_DESCRIPTOR = 3,  /**< no file descriptor to be had (EMFILE, ENFILE), or the
+                                            one opened was closed and reused by the program meanwhile */
+    OFFTRACE_RAW_LOSS_OTHER = 4,       /**< any other failure to open, allocate or map a file */
+    OFFTRACE_RAW_LOSS_CAUSES = 5,
+};
+
+/**
+ * `counters`: one page, allocated and mapped when the session opens, updated
+ * by the recording process with relaxed atomic adds and read by the
+ * converter (in another process, possibly after the recorder died).
+ *
+ * Host records lost: lost[cause] for every cause; their sum is the stream
+ * headers' lost_records plus lost_without_stream (records of threads that
+ * could not get a stream file at all, so no header counts them).
+ */
+#define OFFTRACE_RAW_COUNTERS_MAGIC "OTCNTv1" /**< 8 bytes with the NUL */
+#define OFFTRACE_RAW_COUNTERS_SIZE 4096u
+
+typedef struct offtrace_raw_counters {
+    char magic[8];
+    uint32_t version;               /**< OFFTRACE_RAW_VERSION */
+    uint32_t size;                  /**< sizeof(offtrace_raw_counters) */
+    uint64_t lost[8];               /**< host records lost, by enum offtrace_raw_loss_cause */
+    uint64_t lost_without_stream;   /**< of those, records of threads without a stream file */
+    uint64_t background_writebacks; /**< writes the background writer did (memory budget) */
+    uint64_t background_writeback_bytes; /**< and the bytes they wrote */
+    uint64_t max_size;              /**< the size limit in force, bytes (UINT64_MAX: none) */
+    uint64_t allocated_bytes;       /**< bytes of record files allocated so far (what the limit bounds) */
+    uint64_t size_limit_reached;    /**< 1 once an allocation was refused by the limit */
+} offtrace_raw_counters;
+
+_Static_assert(sizeof(offtrace_raw_counters) <= OFFTRACE_RAW_COUNTERS_SIZE, "counters must fit their page");
 
 /** One line of clock.pairs: "<ticks> <monotonic_ns> <realtime_ns>\n". */
 
