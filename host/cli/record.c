@@ -31,6 +31,7 @@
 typedef struct record_opts {
     const char *output;
     const char *buffer_size;
+    const char *max_size;
     int verbose;
     int host_only;
     char **program;
@@ -38,9 +39,11 @@ typedef struct record_opts {
 
 static void record_usage(FILE *to)
 {
-    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--host-only] [-v] [--] PROGRAM [ARGS...]\n"
+    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--max-size SIZE] [--host-only] [-v] [--] PROGRAM [ARGS...]\n"
                 "  -o DIR       output directory (must not exist; default offtrace-PROGRAM, made unique)\n"
                 "  -b SIZE      per-thread buffer chunk, 64K..1G (default 1M)\n"
+                "  --max-size SIZE  disk space of the recording, at least 1M, or unlimited\n"
+                "               (default 10%% of the output's free space, at least 64M)\n"
                 "  --host-only  no device detail (do not preload the device collector)\n"
                 "  -v           let the library report what it does\n");
 }
@@ -59,6 +62,8 @@ static int parse(int argc, char **argv, record_opts *o)
             o->output = argv[++i];
         else if (!strcmp(argv[i], "-b") && i + 1 < argc)
             o->buffer_size = argv[++i];
+        else if (!strcmp(argv[i], "--max-size") && i + 1 < argc)
+            o->max_size = argv[++i];
         else if (!strcmp(argv[i], "-v"))
             o->verbose = 1;
         else if (!strcmp(argv[i], "--host-only"))
@@ -81,6 +86,11 @@ static int parse(int argc, char **argv, record_opts *o)
     if (o->buffer_size && (ot_config_parse_size(o->buffer_size, &size) || size < OFFTRACE_MIN_BUFFER_SIZE ||
                            size > OFFTRACE_MAX_BUFFER_SIZE)) {
         fprintf(stderr, "offtrace record: -b '%s' is not a size from 64K to 1G\n", o->buffer_size);
+        return -1;
+    }
+    uint64_t limit;
+    if (o->max_size && ot_config_parse_max_size(o->max_size, &limit)) {
+        fprintf(stderr, "offtrace record: --max-size '%s' is not %s\n", o->max_size, OT_CONFIG_MAX_SIZE_ACCEPTED);
         return -1;
     }
     o->program = argv + i;
@@ -204,6 +214,8 @@ static int setup_environment(const record_opts *o, const char *dir)
     setenv("OFFTRACE_VERBOSE", o->verbose ? "2" : "0", 1);
     if (o->buffer_size)
         setenv("OFFTRACE_BUFFER_SIZE", o->buffer_size, 1);
+    if (o->max_size)
+        setenv("OFFTRACE_MAX_RECORDING_SIZE", o->max_size, 1);
     return o->host_only ? 0 : preload_collector(self);
 }
 
