@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,20 @@ static int above_stdio(int fd)
     return moved >= 0 ? moved : -error;
 }
 
+/* A descriptor table that is full now may not be a moment later: offtrace's
+ * own threads each hold one for a few microseconds, and under a limit of 4
+ * (one free number) they meet. A few yields let the holder finish first;
+ * only then is the open given up (and what it was for counted lost). */
 static int open_path(const char *path, int flags)
 {
-    int fd = open(path, flags | O_CLOEXEC, 0666);
-    return fd < 0 ? -errno : above_stdio(fd);
+    for (int attempt = 0;; attempt++) {
+        int fd = open(path, flags | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            return above_stdio(fd);
+        if ((errno != EMFILE && errno != ENFILE) || attempt == 16)
+            return -errno;
+        sched_yield();
+    }
 }
 
 int ot_session_file_is(int fd, const ot_file_id *id)
