@@ -35,7 +35,7 @@ static int above_stdio(int fd)
 
 /* A descriptor table that is full now may not be a moment later: offtrace's
  * own threads each hold one for a few microseconds, and under a limit of 4
- * (one free number) they meet. A few yields let the holder finish first;
+ * (one free number) they meet. Up to 64 yields let the holder finish first;
  * only then is the open given up (and what it was for counted lost). */
 static int open_path(const char *path, int flags)
 {
@@ -43,7 +43,7 @@ static int open_path(const char *path, int flags)
         int fd = open(path, flags | O_CLOEXEC, 0666);
         if (fd >= 0)
             return above_stdio(fd);
-        if ((errno != EMFILE && errno != ENFILE) || attempt == 16)
+        if ((errno != EMFILE && errno != ENFILE) || attempt == 64)
             return -errno;
         sched_yield();
     }

@@ -16,6 +16,7 @@ static void clear_env(void)
     unsetenv("OFFTRACE_MEMORY_BUDGET");
     unsetenv("OFFTRACE_KEEP_RAW");
     unsetenv("OFFTRACE_BACKGROUND_WRITEBACK");
+    unsetenv("OFFTRACE_MAX_RECORDING_SIZE");
 }
 
 TestSuite(config, .init = clear_env);
@@ -110,4 +111,22 @@ Test(config, switches_and_rounding)
     cr_assert_eq(c.verbose, 0);
     cr_assert_eq(c.chunk_bytes % 4096, 0);
     cr_assert_geq(c.chunk_bytes, 100000);
+}
+
+Test(config, recording_size_limit)
+{
+    ot_config c;
+    char err[256];
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0);
+    cr_assert_eq(c.max_size, 0, "0: chosen from the free space when the session opens");
+    setenv("OFFTRACE_MAX_RECORDING_SIZE", "20G", 1);
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.max_size, 20ull << 30);
+    setenv("OFFTRACE_MAX_RECORDING_SIZE", "Unlimited", 1);
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.max_size, UINT64_MAX);
+    setenv("OFFTRACE_MAX_RECORDING_SIZE", "512K", 1);
+    cr_assert_neq(ot_config_from_env(&c, err, sizeof err), 0);
+    cr_assert_str_eq(err, "offtrace: OFFTRACE_MAX_RECORDING_SIZE='512K' is not valid (accepted: a size of at least "
+                          "1M, such as 512M or 20G, or unlimited); this run is not traced");
 }

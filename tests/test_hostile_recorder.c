@@ -103,6 +103,12 @@ Test(hostile_recorder, a_program_that_closes_every_descriptor_keeps_its_files_an
     assert_valid_archive(dir, &f);
     cr_assert_eq(f.target, 30100);
     cr_assert_eq(assert_losses_add_up(dir), 0);
+    /* The default size limit: a tenth of the free space at start, at least 64M. */
+    struct statvfs fs;
+    cr_assert_eq(statvfs(work, &fs), 0);
+    double tenth = (double)fs.f_bavail * fs.f_frsize / 10, limit = (double)property(dir, "OFFTRACE::MAX_RECORDING_SIZE");
+    cr_assert(limit >= 64 << 20 && (tenth < 64 << 20 || (limit > tenth * 0.9 && limit < tenth * 1.1)),
+              "limit %.0f, a tenth of the free space %.0f", limit, tenth);
 }
 
 /* Runs argv with its stdout closed (stderr captured), as a program started
@@ -268,6 +274,8 @@ Test(hostile_recorder, a_recording_stops_at_its_size_limit_and_says_so)
     const char *said = strstr(c.traced.err, "size limit of 1 MiB");
     cr_assert(said && !strstr(said + 1, "size limit of 1 MiB"), "not said once:\n%s", c.traced.err);
     cr_assert(strstr(c.traced.err, "offtrace: SIZE LIMIT") != NULL, "not in the summary:\n%s", c.traced.err);
+    cr_assert(strstr(c.traced.err, "records could not be stored: ") && strstr(c.traced.err, " size limit\n"),
+              "the loss by cause is not in the summary:\n%s", c.traced.err);
     compare_free(&c);
     archive_facts f;
     assert_valid_archive(dir, &f);
