@@ -106,7 +106,8 @@ Test(hostile_recorder, a_program_that_closes_every_descriptor_keeps_its_files_an
     /* The default size limit: a tenth of the free space at start, at least 64M. */
     struct statvfs fs;
     cr_assert_eq(statvfs(work, &fs), 0);
-    double tenth = (double)fs.f_bavail * fs.f_frsize / 10, limit = (double)property(dir, "OFFTRACE::MAX_RECORDING_SIZE");
+    double tenth = (double)fs.f_bavail * fs.f_frsize / 10;
+    double limit = (double)property(dir, "OFFTRACE::MAX_RECORDING_SIZE");
     cr_assert(limit >= 64 << 20 && (tenth < 64 << 20 || (limit > tenth * 0.9 && limit < tenth * 1.1)),
               "limit %.0f, a tenth of the free space %.0f", limit, tenth);
 }

@@ -39,7 +39,8 @@ typedef struct record_opts {
 
 static void record_usage(FILE *to)
 {
-    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--max-size SIZE] [--host-only] [-v] [--] PROGRAM [ARGS...]\n"
+    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--max-size SIZE] [--host-only] [-v] [--] PROGRAM "
+                "[ARGS...]\n"
                 "  -o DIR       output directory (must not exist; default offtrace-PROGRAM, made unique)\n"
                 "  -b SIZE      per-thread buffer chunk, 64K..1G (default 1M)\n"
                 "  --max-size SIZE  disk space of the recording, at least 1M, or unlimited\n"

@@ -415,7 +415,8 @@ static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
  * gap, so that a reader sees where the trace has a hole. */
 static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
 {
-    const char *name = cause == OFFTRACE_RAW_LOSS_SIZE_LIMIT ? "offtrace: size limit reached" : "offtrace: records lost";
+    const char *name =
+        cause == OFFTRACE_RAW_LOSS_SIZE_LIMIT ? "offtrace: size limit reached" : "offtrace: records lost";
     OTF2_RegionRef region = ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_ARTIFICIAL,
                                          OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
     enter(p, from, region);

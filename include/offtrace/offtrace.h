@@ -16,7 +16,7 @@
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
  * | OFFTRACE_BACKGROUND_WRITEBACK | as OFFTRACE_ENABLE: a helper thread writes records to disk past half the budget | on |
- * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | 10 % of the output file system's free space at start, at least 64M |
+ * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | a tenth of the free space, >= 64M |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:
