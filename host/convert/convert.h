@@ -16,7 +16,7 @@
 typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
     uint64_t extra_lost;  /**< records lost outside any stream */
-    int keep_raw;         /**< leave raw/ in place after success */
+    int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
     uint64_t background_writebacks;      /**< writes the background writer did (memory budget) */
     uint64_t background_writeback_bytes; /**< and the bytes they wrote */
 } ot_convert_options;
