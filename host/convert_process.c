@@ -124,6 +124,8 @@ static ot_convert_outcome wait_for_converter(pid_t pid)
         int status;
         pid_t got = waitpid(pid, &status, WNOHANG | __WALL);
         if (got == pid) {
+            if (WIFEXITED(status) && WEXITSTATUS(status) >= 126) /* converter_child's own: no exec */
+                return OT_CONVERT_NOT_STARTED;
             if (WIFEXITED(status))
                 return WEXITSTATUS(status) == 0 ? OT_CONVERTED : OT_CONVERT_FAILED;
             return OT_CONVERT_DIED;

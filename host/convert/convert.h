@@ -3,8 +3,9 @@
  * \brief Turn a recording directory (`<dir>/raw/`) into the OTF2 archive
  *        `<dir>/traces.otf2`, then remove the raw files.
  *
- * Runs inside the traced process at its exit, or in `offtrace record` /
- * `offtrace convert` after the process died. A half-written archive from an
+ * Runs in `offtrace record` after the program ended, or in `offtrace
+ * convert` (which a program traced without the CLI runs as a helper process
+ * at its exit or crash); never inside the traced program. A half-written archive from an
  * interrupted earlier attempt is replaced.
  */
 #ifndef OT_CONVERT_CONVERT_H
