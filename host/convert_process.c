@@ -108,11 +108,12 @@ static int converter_child(void *arg)
     _exit(127);
 }
 
-static long seconds_since(const struct timespec *start)
+static int past_limit(const struct timespec *start)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - start->tv_sec);
+    long long ms = (now.tv_sec - start->tv_sec) * 1000LL + (now.tv_nsec - start->tv_nsec) / 1000000;
+    return ms >= OT_CONVERT_PROCESS_SECONDS * 1000LL;
 }
 
 /* Loops only while the child runs, at most OT_CONVERT_PROCESS_SECONDS. */
@@ -132,7 +133,7 @@ static ot_convert_outcome wait_for_converter(pid_t pid)
         }
         if (got < 0 && errno != EINTR) /* ECHILD: someone reaped it; its work tells */
             return access(anchor_path, F_OK) == 0 ? OT_CONVERTED : OT_CONVERT_DIED;
-        if (seconds_since(&start) >= OT_CONVERT_PROCESS_SECONDS) {
+        if (past_limit(&start)) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
                 ;
