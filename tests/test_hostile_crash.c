@@ -238,3 +238,36 @@ Test(hostile_crash, without_a_cli_one_line_says_how_to_convert)
         compare_free(&c);
     }
 }
+
+/* What the helper process gets, seen by a stand-in for the CLI next to a
+ * copy of the library, which notes its arguments, environment and standard
+ * input and output, then dies: the program must not notice. */
+Test(hostile_crash, the_converter_gets_nothing_of_the_program_and_its_death_changes_nothing)
+{
+    char root[4096], cmd[16800], dir[4096], probe[4200], lib_dir[4200], line[1024];
+    scratch_path(root, sizeof root, "probe-cli");
+    snprintf(lib_dir, sizeof lib_dir, "%s/lib", root);
+    snprintf(probe, sizeof probe, "%s/probe.txt", root);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/lib' '%s/bin' && cp '%s/libofftrace.so' '%s/lib/' && "
+             "printf '#!/bin/sh\\necho \"args: $*\" > \"%s\"\\n"
+             "env | grep -E \"^(OMP_TOOL_LIBRARIES|LD_PRELOAD)=\" >> \"%s\"\\n"
+             "echo \"stdin: $(readlink /proc/$$/fd/0)\" >> \"%s\"\\n"
+             "echo \"stdout: $(readlink /proc/$$/fd/1)\" >> \"%s\"\\n"
+             "kill -SEGV $$\\n' > '%s/bin/offtrace' && chmod +x '%s/bin/offtrace'",
+             root, root, OFFTRACE_LIB_DIR, root, probe, probe, probe, probe, root, root);
+    cr_assert_eq(system(cmd), 0);
+    scratch_path(dir, sizeof dir, "probed");
+    compared_runs c;
+    run_without_cli(dir, lib_dir, NULL, "hostile_basic", (char *[]){"3", NULL}, &c);
+    expect_unchanged(&c);
+    cr_assert_eq(offtrace_lines(c.traced.err, line, sizeof line), 1, "%s", c.traced.err);
+    cr_assert(strstr(line, "converter died") && strstr(line, "offtrace convert"), "%s", line);
+    char *seen = read_whole_file(probe, NULL), expected[4400];
+    cr_assert_not_null(seen, "the converter did not run");
+    snprintf(expected, sizeof expected, "args: convert --force --quiet %s\nstdin: /dev/null\nstdout: /dev/null\n", dir);
+    cr_assert_str_eq(seen, expected);
+    free(seen);
+    cr_assert(exists(dir, "raw"));
+    compare_free(&c);
+}
