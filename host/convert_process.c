@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,26 +86,27 @@ const char *ot_convert_process_cli(void)
     return cli_path;
 }
 
-/* In the child, sharing the parent's memory: system calls only. */
+/* In the child, sharing the parent's memory and thread pointer: raw system
+ * calls only (glibc's wrappers of open/close are cancellation points that
+ * read the parent thread's state). */
 static int converter_child(void *arg)
 {
     const child_setup *setup = arg;
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL); /* the crash handler may run with signals blocked */
-    int null = open("/dev/null", O_RDWR);
+    uint64_t no_signals = 0; /* the crash handler may run with signals blocked */
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &no_signals, NULL, sizeof no_signals);
+    long null = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
     if (null < 0)
         _exit(126);
-    dup2(null, STDIN_FILENO);
-    dup2(null, STDOUT_FILENO);
+    syscall(SYS_dup2, null, STDIN_FILENO);
+    syscall(SYS_dup2, null, STDOUT_FILENO);
     if (setup->silent)
-        dup2(null, STDERR_FILENO);
+        syscall(SYS_dup2, null, STDERR_FILENO);
     /* The program's other descriptors (pipes its parent waits on, sockets)
      * are none of the converter's business. */
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-        for (int fd = 3; fd < 65536; fd++)
-            close(fd);
-    execve(cli_path, setup->argv, converter_environment);
+        for (long fd = 3; fd < 65536; fd++)
+            syscall(SYS_close, fd);
+    syscall(SYS_execve, cli_path, setup->argv, converter_environment);
     _exit(127);
 }
 
