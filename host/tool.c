@@ -1,7 +1,8 @@
 /**
  * \file tool.c
  * \brief The OMPT tool: registration, the target callbacks (hot path) and
- *        the exit path that converts the recording into an OTF2 archive.
+ *        the exit path that ends the recording (and, without `offtrace
+ *        record`, has it converted in a helper process).
  *
  * Every callback is: read the clock, reserve a slot in the thread's stream,
  * build the record on the stack, store it into the slot (event byte last).
@@ -23,8 +24,8 @@
 
 #include "clock.h"
 #include "config.h"
-#include "convert.h"
 #include "offtrace/offtrace.h"
+#include "convert_process.h"
 #include "crash.h"
 #include "device_link.h"
 #include "session.h"
@@ -72,6 +73,8 @@ OT_EXPORT void offtrace_bench_set_stage(int stage)
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
 static int finalized; /* atomic: the exit path runs once */
+static pid_t recording_pid; /* the process whose recording this is (not a forked child) */
+static int output_claimed;  /* under `offtrace record`, which converts after the program */
 
 /* A forked child shares the parent's record files (shared mappings) and
  * would run the parent's exit path: it records nothing and converts nothing.
@@ -89,11 +92,13 @@ static void on_fork_child(void)
 static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
     ot_thread_kind = (uint32_t)kind;
+    ot_crash_thread_begin(); /* a stack for the crash handler: this thread may overflow its own */
 }
 
 static void on_thread_end(ompt_data_t *thread_data)
 {
     ot_stream_close_current();
+    ot_crash_thread_end();
 }
 
 static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
@@ -237,27 +242,49 @@ static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const c
 
 #define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
 
-/* Runs the conversion once, from whichever exit path comes first. */
+/* Without the CLI: the archive must exist when the program has exited, but
+ * the converter's memory and failures must not be the program's, so it runs
+ * in a process of its own (convert_process.h) and the program waits for it. */
+static void convert_in_helper_process(void)
+{
+    const char *dir = ot_the_session.dir;
+    switch (ot_convert_process_run(NULL, 0)) {
+    case OT_CONVERTED:
+        if (ot_the_session.verbose)
+            fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
+        break;
+    case OT_CONVERT_NOT_STARTED:
+        fprintf(stderr, "offtrace: no converter could be started (%s); the recording is kept: run `offtrace "
+                        "convert %s`\n", ot_convert_process_cli(), dir);
+        break;
+    case OT_CONVERT_TIMED_OUT:
+        fprintf(stderr, "offtrace: converting the recording took longer than %d s and was stopped; it is kept: "
+                        "run `offtrace convert %s`\n", OT_CONVERT_PROCESS_SECONDS, dir);
+        break;
+    case OT_CONVERT_DIED:
+        fprintf(stderr, "offtrace: the converter died; the recording is kept: run `offtrace convert %s`\n", dir);
+        break;
+    case OT_CONVERT_FAILED:     /* it said why */
+    case OT_CONVERT_ALREADY_RUN: /* by the crash handler */
+        break;
+    }
+}
+
+/* Ends the recording once, from whichever exit path comes first, in the
+ * recording process only. Everything the converter needs is in raw/ after
+ * this; status "recorded" tells it the recording is complete. */
 static void finish_recording(void)
 {
-    if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
+    if (getpid() != recording_pid || __atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
         return;
     ot_device_link_finish();
     ot_recording = 0;
     ot_stream_stop_preparer();
     ot_session_clock_pair();
     ot_session_snapshot_maps();
-    ot_session_set_status("finalizing");
-    ot_convert_options opts = {.reason = NULL, .keep_raw = ot_the_session.keep_raw}; /* counts: raw/counters */
-    char msg[512];
-    int rc = ot_convert_directory(ot_the_session.dir, &opts, msg, sizeof msg);
-    if (rc == 0 && ot_the_session.keep_raw)
-        ot_session_set_status("converted"); /* tells `offtrace record` the kept raw/ is done with */
-    if (rc != 0)
-        fprintf(stderr, "%s\n", msg);
-    else if (ot_the_session.verbose)
-        fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", ot_the_session.dir,
-                OFFTRACE_ARCHIVE_NAME);
+    ot_session_set_status("recorded");
+    if (!output_claimed)
+        convert_in_helper_process();
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
@@ -315,8 +342,12 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         ;
     ot_session_clock_pair();
     ot_session_snapshot_maps();
-    if (!cfg.output_preclaimed)
+    recording_pid = getpid();
+    output_claimed = cfg.output_preclaimed;
+    if (!output_claimed) {
+        ot_convert_process_prepare(ot_the_session.dir, ot_the_session.keep_raw);
         ot_crash_install(ot_the_session.dir);
+    }
     pthread_atfork(NULL, NULL, on_fork_child);
     return &result;
 }

@@ -41,6 +41,10 @@ void ot_cli_output_abandon(ot_cli_output *o);
  *         (OFFTRACE_KEEP_RAW), 0 when it is a recording still to convert. */
 int ot_cli_raw_converted(const char *raw_dir);
 
+/** \brief 1 when the process that wrote `<dir>/raw` ended its recording
+ *         cleanly (status "recorded"): convert it as complete. */
+int ot_cli_raw_recorded(const char *raw_dir);
+
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);
 

@@ -104,7 +104,7 @@ void ot_cli_output_abandon(ot_cli_output *o)
         unlink(o->partial);
 }
 
-int ot_cli_raw_converted(const char *raw_dir)
+static int raw_status_is(const char *raw_dir, const char *word)
 {
     char path[4200], status[32] = "";
     snprintf(path, sizeof path, "%s/status", raw_dir);
@@ -114,5 +114,15 @@ int ot_cli_raw_converted(const char *raw_dir)
     size_t n = fread(status, 1, sizeof status - 1, f);
     fclose(f);
     status[n] = '\0';
-    return strncmp(status, "converted", 9) == 0;
+    return strncmp(status, word, strlen(word)) == 0;
+}
+
+int ot_cli_raw_converted(const char *raw_dir)
+{
+    return raw_status_is(raw_dir, "converted");
+}
+
+int ot_cli_raw_recorded(const char *raw_dir)
+{
+    return raw_status_is(raw_dir, "recorded");
 }

@@ -274,7 +274,15 @@ static void describe_end(int status, char *reason, size_t size)
                  WEXITSTATUS(status));
 }
 
-/* Convert what the program left if it could not do it itself. */
+/* OFFTRACE_KEEP_RAW as the program saw it (a bad value: the library said so). */
+static int keep_raw_wanted(void)
+{
+    ot_config cfg;
+    char ignored[512];
+    return ot_config_from_env(&cfg, ignored, sizeof ignored) == 0 && cfg.keep_raw;
+}
+
+/* Convert what the program left: it ends its recording ("recorded") or dies. */
 static int finish_archive(const char *dir, int status)
 {
     char raw[PATH_MAX + 8], anchor[PATH_MAX + 32], msg[512], reason[256];
@@ -283,7 +291,8 @@ static int finish_archive(const char *dir, int status)
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
     if (stat(raw, &st) == 0 && !ot_cli_raw_converted(raw)) {
         describe_end(status, reason, sizeof reason);
-        ot_convert_options opts = {.reason = reason};
+        ot_convert_options opts = {.reason = ot_cli_raw_recorded(raw) ? NULL : reason,
+                                   .keep_raw = keep_raw_wanted()};
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
             return -1;

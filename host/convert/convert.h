@@ -3,8 +3,9 @@
  * \brief Turn a recording directory (`<dir>/raw/`) into the OTF2 archive
  *        `<dir>/traces.otf2`, then remove the raw files.
  *
- * Runs inside the traced process at its exit, or in `offtrace record` /
- * `offtrace convert` after the process died. A half-written archive from an
+ * Runs in `offtrace record` after the program ended, or in `offtrace
+ * convert` (which a program traced without the CLI runs as a helper process
+ * at its exit or crash); never inside the traced program. A half-written archive from an
  * interrupted earlier attempt is replaced.
  */
 #ifndef OT_CONVERT_CONVERT_H
@@ -15,7 +16,7 @@
 
 typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
-    int keep_raw;         /**< leave raw/ in place after success */
+    int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
 } ot_convert_options;  /* the recorder's counts (losses by cause, writebacks) are in raw/counters */
 
 /**
