@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "liveness.h"
 
 ot_session ot_the_session = {.pairs_fd = -1};
 
@@ -70,10 +71,19 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->dir);
     if (mkdir(s->raw_dir, 0777) != 0) {
         rc = -errno;
+        if (rc == -EEXIST && cfg->output_preclaimed) {
+            /* Under `offtrace record` another process (a child, or this one
+             * before an exec) records here: stay out of the program's
+             * stderr, leave a note for record to report. */
+            ot_note_untraced_process(s->raw_dir);
+            err[0] = '\0';
+            return rc;
+        }
         snprintf(err, err_size, "offtrace: cannot use output directory '%s': %s; this run is not traced",
                  s->dir, strerror(errno));
         return rc;
     }
+    ot_owner_write(s->raw_dir); /* readers tell a live recording from a dead one by it */
     char path[4300];
     snprintf(path, sizeof path, "%s/clock.pairs", s->raw_dir);
     s->pairs_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);

@@ -305,7 +305,8 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         return NULL;
     ot_clock_init();
     if (ot_session_open(&cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+        if (err[0]) /* empty: another process records here, noted for `offtrace record` */
+            fprintf(stderr, "%s\n", err);
         return NULL;
     }
     ot_session_set_status("recording");

@@ -1,38 +1,68 @@
+/**
+ * \file convert_cmd.c
+ * \brief `offtrace convert DIR`: turn the raw recording in DIR into an
+ *        archive. A recording whose writer still runs is refused (converting
+ *        it would remove raw/ under the running program) unless --force,
+ *        which then keeps raw/.
+ */
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "cli.h"
 #include "convert.h"
+#include "liveness.h"
 #include "summary.h"
 
 int ot_cmd_convert(int argc, char **argv)
 {
     ot_convert_options opts = {0};
-    int i = 1;
+    int force = 0, i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--reason") && i + 1 < argc)
             opts.reason = argv[++i];
         else if (!strcmp(argv[i], "--keep-raw"))
             opts.keep_raw = 1;
+        else if (!strcmp(argv[i], "--force"))
+            force = 1;
         else
             break;
     }
     if (i != argc - 1) {
-        fprintf(stderr, "usage: offtrace convert [--reason TEXT] [--keep-raw] DIR\n");
+        fprintf(stderr, "usage: offtrace convert [--reason TEXT] [--keep-raw] [--force] DIR\n"
+                        "  --force  convert a recording whose process still runs (what it wrote so far; "
+                        "raw/ is kept)\n");
         return 2;
     }
-    if (!opts.reason)
+    const char *dir = argv[i];
+    char raw[4200], status[32], forced_reason[128];
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    pid_t owner;
+    if (ot_recording_alive(raw, &owner)) {
+        if (!force) {
+            fprintf(stderr, "offtrace convert: '%s' is still being recorded by process %d; its archive appears "
+                            "when that process ends (--force converts what was written so far)\n", dir,
+                    (int)owner);
+            return 1;
+        }
+        snprintf(forced_reason, sizeof forced_reason, "converted with --force while process %d was still "
+                 "recording", (int)owner);
+        opts.reason = forced_reason;
+        opts.keep_raw = 1; /* the recording goes on writing there */
+    }
+    ot_cli_raw_status(raw, status, sizeof status);
+    if (!opts.reason && strcmp(status, "recorded") != 0) /* "recorded": its writer finished it cleanly */
         opts.reason = "converted after the program ended without finishing its trace";
     char msg[512];
-    if (ot_convert_directory(argv[i], &opts, msg, sizeof msg) != 0) {
+    if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return 2;
     }
     ot_summary s;
-    if (ot_summary_read(argv[i], &s, msg, sizeof msg) != 0) {
+    if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return 1;
     }
-    ot_summary_print(&s, argv[i], stderr);
+    ot_summary_print(&s, dir, stderr);
     return 0;
 }
