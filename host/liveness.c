@@ -16,7 +16,8 @@
 
 /* Field 22 of /proc/<pid>/stat (start time in clock ticks since boot). The
  * command name (field 2) may hold spaces and parentheses, so fields are
- * counted after its last ')'. \return 0 when unknown (no such process). */
+ * counted after its last ')'. \return 0 when unknown: no such process, or
+ * one that has ended and waits to be reaped (state Z or X). */
 static unsigned long long process_start_time(pid_t pid)
 {
     char path[64], buf[1024];
@@ -33,6 +34,8 @@ static unsigned long long process_start_time(pid_t pid)
     if (!p)
         return 0;
     p++;
+    if (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X'))
+        return 0;
     for (int field = 3; field <= 22 && p; field++) { /* p is before field `field` */
         while (*p == ' ')
             p++;
