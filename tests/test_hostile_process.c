@@ -50,6 +50,7 @@ static pid_t start_record(const char *dir, char *const program[], const char *ou
     argv[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
+        setenv("OT_TEST_COUNT_SIGNALS", "1", 1); /* read only by this file's binary (counting_program) */
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
@@ -208,10 +209,43 @@ Test(hostile_process, killing_record_ends_the_program_and_leaves_a_convertible_r
     cr_assert_eq(archive_violations(&f), 0, "%s", f.first_problem);
 }
 
-/* A program that counts its signals, then exits 5 on SIGTERM. */
-static const char counting_script[] =
-    "trap 'echo USR1' USR1; trap 'echo INT' INT; trap 'echo TERM; exit 5' TERM; echo ready; i=0; "
-    "while [ $i -lt 400 ]; do sleep 0.02; i=$((i+1)); done; echo end";
+/* The program for the signal cases is this test binary itself, started
+ * with OT_TEST_COUNT_SIGNALS=1: it writes one line per signal it receives
+ * (no coalescing in a shell's trap to hide a signal delivered twice), exits
+ * 5 on SIGTERM and 0 after 3 s. */
+static void count_signal(int sig)
+{
+    const char *line = sig == SIGINT ? "INT\n" : sig == SIGUSR1 ? "USR1\n" : "TERM\n";
+    ssize_t ignored = write(1, line, strlen(line));
+    (void)ignored;
+    if (sig == SIGTERM)
+        _exit(5);
+}
+
+__attribute__((constructor)) static void signal_counter_program(void)
+{
+    if (!getenv("OT_TEST_COUNT_SIGNALS"))
+        return;
+    struct sigaction sa = {.sa_handler = count_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    ssize_t ignored = write(1, "ready\n", 6);
+    for (int i = 0; i < 300; i++)
+        sleep_ms(10);
+    ignored = write(1, "end\n", 4);
+    (void)ignored;
+    _exit(0);
+}
+
+static char *counting_program(void)
+{
+    static char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    return self;
+}
 
 /* #16: signals a user sends to record alone reach the program, once each. */
 Test(hostile_process, signals_sent_to_record_reach_the_program_once)
@@ -220,7 +254,7 @@ Test(hostile_process, signals_sent_to_record_reach_the_program_once)
     scratch_path(dir, sizeof dir, "process-signals");
     snprintf(out, sizeof out, "%s.out", dir);
     snprintf(err, sizeof err, "%s.err", dir);
-    pid_t record = start_record(dir, (char *[]){"/bin/sh", "-c", (char *)counting_script, NULL}, out, err);
+    pid_t record = start_record(dir, (char *[]){counting_program(), NULL}, out, err);
     cr_assert_eq(wait_for(out, "ready\n"), 0);
     int sigs[] = {SIGUSR1, SIGINT, SIGTERM};
     const char *seen[] = {"ready\nUSR1\n", "ready\nUSR1\nINT\n", NULL};
@@ -245,10 +279,12 @@ Test(hostile_process, a_terminal_interrupt_reaches_the_program_once)
     scratch_path(dir, sizeof dir, "process-tty");
     snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
     int master;
+    char *program = counting_program();
     pid_t record = forkpty(&master, NULL, NULL, NULL);
     cr_assert_geq(record, 0);
     if (record == 0) {
-        execl(cli, cli, "record", "-o", dir, "--", "/bin/sh", "-c", counting_script, (char *)NULL);
+        setenv("OT_TEST_COUNT_SIGNALS", "1", 1);
+        execl(cli, cli, "record", "-o", dir, "--", program, (char *)NULL);
         _exit(127);
     }
     char text[8192] = "";
