@@ -29,6 +29,7 @@
 #include "device_link.h"
 #include "session.h"
 #include "stream.h"
+#include "tool_chain.h"
 
 #define OT_EXPORT __attribute__((visibility("default")))
 
@@ -232,6 +233,7 @@ static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const c
                 name);
         return -1;
     }
+    ot_chain_note_own(event, fn);
     return 0;
 }
 
@@ -283,11 +285,13 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
                         "pages or write to disk themselves\n");
     atexit(finish_recording);
+    ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
 }
 
 static void tool_finalize(ompt_data_t *tool_data)
 {
+    ot_chain_finalize();
     finish_recording();
 }
 
@@ -321,5 +325,6 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     if (!cfg.output_preclaimed)
         ot_crash_install(ot_the_session.dir);
     pthread_atfork(NULL, NULL, on_fork_child);
+    ot_chain_start(omp_version, runtime_version);
     return &result;
 }

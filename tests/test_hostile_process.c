@@ -411,3 +411,68 @@ Test(hostile_process, no_output_file_may_overwrite_the_archive)
     free(msg);
     unlink(link);
 }
+
+/* #19: the user's own OMPT tool in OMP_TOOL_LIBRARIES starts under record
+ * (offtrace chains it) and the program is otherwise unchanged. */
+Test(hostile_process, the_users_own_tool_starts_under_record)
+{
+    char dir[4096], out[4200], tools[4200], out_env[4300];
+    scratch_path(dir, sizeof dir, "process-owntool");
+    snprintf(out, sizeof out, "%s.started", dir);
+    snprintf(tools, sizeof tools, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-owntool.so", OFFTRACE_LIB_DIR);
+    snprintf(out_env, sizeof out_env, "OWNTOOL_OUT=%s", out);
+    char *env[] = {tools, out_env, NULL};
+    unlink(out);
+    cr_assert_eq(record_program(dir, NULL, env, "hostile_basic", (char *[]){"4", "0", NULL}, NULL), 0);
+    char *text = read_whole_file(out, NULL);
+    cr_assert(text && !strcmp(text, "started\n"), "the user's tool did not start under record");
+    free(text);
+    char again[4200];
+    snprintf(again, sizeof again, "%s-compared", dir);
+    compared_runs c;
+    cr_assert_eq(compare_runs(again, NULL, env, "hostile_basic", (char *[]){"4", "0", NULL}, &c), 0);
+    const char *why = compare_difference(&c);
+    cr_assert(!why, "%s", why);
+    compare_free(&c);
+    archive_facts f;
+    cr_assert_eq(archive_check(again, &f), 0);
+    cr_assert_eq(f.target, 4);
+}
+
+/* #19: a tool that asks for callbacks: it gets thread begins as without
+ * offtrace, is refused the target events offtrace keeps its ids in, and
+ * record's run says so in one line; initialize and finalize both reach it. */
+Test(hostile_process, the_users_own_tool_is_told_which_callbacks_it_does_not_get)
+{
+    char dir[4096], plain_out[4200], traced_out[4200], tools[4200], env_plain[4300], env_traced[4300], prog[4096];
+    scratch_path(dir, sizeof dir, "process-owntool-callbacks");
+    snprintf(plain_out, sizeof plain_out, "%s.plain", dir);
+    snprintf(traced_out, sizeof traced_out, "%s.traced", dir);
+    snprintf(tools, sizeof tools, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-owntool-callbacks.so", OFFTRACE_LIB_DIR);
+    snprintf(env_plain, sizeof env_plain, "OWNTOOL_OUT=%s", plain_out);
+    snprintf(env_traced, sizeof env_traced, "OWNTOOL_OUT=%s", traced_out);
+    snprintf(prog, sizeof prog, "%s/hostile_basic", OFFTRACE_BIN_DIR);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){prog, "3", "0", NULL}, (char *[]){tools, env_plain, NULL}, NULL, &r), 0);
+    run_free(&r);
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, (char *[]){tools, env_traced, NULL}, "hostile_basic",
+                                (char *[]){"3", "0", NULL}, &err), 0);
+    char *plain = read_whole_file(plain_out, NULL), *traced = read_whole_file(traced_out, NULL);
+    cr_assert(plain && traced, "the tool did not finalize (plain %p, traced %p)", plain, traced);
+    int plain_threads = -1, traced_threads = -2, plain_targets = -1, traced_targets = -1;
+    char plain_answer[16] = "", traced_answer[16] = "";
+    cr_assert_eq(sscanf(plain, "initialized thread_begin=%d target_emi=%15s targets=%d finalized", &plain_threads,
+                        plain_answer, &plain_targets), 3, "%s", plain);
+    cr_assert_eq(sscanf(traced, "initialized thread_begin=%d target_emi=%15s targets=%d finalized", &traced_threads,
+                        traced_answer, &traced_targets), 3, "%s", traced);
+    cr_expect_eq(traced_threads, plain_threads);
+    cr_expect_str_eq(plain_answer, "always");
+    cr_expect_eq(plain_targets, 3);
+    cr_expect_str_eq(traced_answer, "never");
+    cr_expect_eq(count_lines_with(err, "does not get these callbacks, which offtrace uses itself: target_emi"), 1,
+                 "%s", err);
+    free(plain);
+    free(traced);
+    free(err);
+}
