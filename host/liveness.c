@@ -46,10 +46,10 @@ static unsigned long long process_start_time(pid_t pid)
     return 0;
 }
 
-int ot_owner_write(const char *raw_dir)
+static int identity_write(const char *raw_dir, const char *file)
 {
     char path[PATH_MAX + 16], tmp[PATH_MAX + 32], line[64];
-    snprintf(path, sizeof path, "%s/owner", raw_dir);
+    snprintf(path, sizeof path, "%s/%s", raw_dir, file);
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
     int len = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), process_start_time(getpid()));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -64,10 +64,21 @@ int ot_owner_write(const char *raw_dir)
     return rc;
 }
 
-int ot_recording_alive(const char *raw_dir, pid_t *pid)
+int ot_owner_write(const char *raw_dir)
+{
+    return identity_write(raw_dir, "owner");
+}
+
+int ot_converter_write(const char *raw_dir)
+{
+    return identity_write(raw_dir, "converter");
+}
+
+/* Whether the process named in raw/<file> still runs. */
+static int identity_alive(const char *raw_dir, const char *file, pid_t *pid)
 {
     char path[PATH_MAX + 16], line[64];
-    snprintf(path, sizeof path, "%s/owner", raw_dir);
+    snprintf(path, sizeof path, "%s/%s", raw_dir, file);
     if (pid)
         *pid = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -85,6 +96,27 @@ int ot_recording_alive(const char *raw_dir, pid_t *pid)
     if (pid)
         *pid = owner;
     return process_start_time(owner) == start;
+}
+
+int ot_recording_alive(const char *raw_dir, pid_t *pid)
+{
+    if (!identity_alive(raw_dir, "owner", pid))
+        return 0;
+    char path[PATH_MAX + 16], status[32] = "";
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, status, sizeof status - 1);
+        status[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    /* The writer lives on, but has finished its recording. */
+    return strncmp(status, "recorded", 8) != 0 && strncmp(status, "converted", 9) != 0;
+}
+
+int ot_conversion_running(const char *raw_dir, pid_t *pid)
+{
+    return identity_alive(raw_dir, "converter", pid);
 }
 
 void ot_note_untraced_process(const char *raw_dir)

@@ -20,13 +20,22 @@
 int ot_owner_write(const char *raw_dir);
 
 /**
- * \brief Whether the process named by `<raw_dir>/owner` still runs: same
- *        pid and same start time.
+ * \brief Whether the recording is still being written: the process named by
+ *        `<raw_dir>/owner` still runs (same pid and same start time) and
+ *        raw/status does not say it finished ("recorded", "converted").
  * \param pid set to the owner's pid when known (may be NULL).
  * \return 1 alive, 0 not (or no owner file: a recording from before owners
  *         were written, or a writer that died before writing it).
  */
 int ot_recording_alive(const char *raw_dir, pid_t *pid);
+
+/** \brief Write `<raw_dir>/converter` for the calling process: a conversion
+ *         of this recording is under way (`offtrace record`, `convert`). */
+int ot_converter_write(const char *raw_dir);
+
+/** \brief Whether the process named by `<raw_dir>/converter` still runs.
+ *  \param pid set to its pid when known (may be NULL). */
+int ot_conversion_running(const char *raw_dir, pid_t *pid);
 
 /**
  * \brief Append "<pid> <executable>" to `<raw_dir>/../untraced-processes`:

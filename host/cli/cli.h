@@ -48,8 +48,9 @@ void ot_cli_raw_status(const char *raw_dir, char *status, size_t size);
 /**
  * \brief For the archive readers: 0 when \p dir holds no recording still to
  *        convert; else one line on stderr and 1: "still being recorded by
- *        process N" while its writer runs (liveness.h), otherwise the advice
- *        to run `offtrace convert`.
+ *        process N" while its writer runs (liveness.h), "being converted"
+ *        while a converter runs, otherwise the advice to run `offtrace
+ *        convert`.
  */
 int ot_cli_refuse_recording(const char *dir);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "convert.h"
@@ -38,7 +39,13 @@ int ot_cmd_convert(int argc, char **argv)
     char raw[4200], status[32], forced_reason[128];
     snprintf(raw, sizeof raw, "%s/raw", dir);
     pid_t owner;
-    if (ot_recording_alive(raw, &owner)) {
+    if (ot_conversion_running(raw, &owner)) {
+        fprintf(stderr, "offtrace convert: '%s' is being converted by process %d already\n", dir, (int)owner);
+        return 1;
+    }
+    /* The writer may hand its recording over to a convert it started and
+     * waits for (the library's exit and crash paths): its own child. */
+    if (ot_recording_alive(raw, &owner) && owner != getppid()) {
         if (!force) {
             fprintf(stderr, "offtrace convert: '%s' is still being recorded by process %d; its archive appears "
                             "when that process ends (--force converts what was written so far)\n", dir,
@@ -53,6 +60,7 @@ int ot_cmd_convert(int argc, char **argv)
     ot_cli_raw_status(raw, status, sizeof status);
     if (!opts.reason && strcmp(status, "recorded") != 0) /* "recorded": its writer finished it cleanly */
         opts.reason = "converted after the program ended without finishing its trace";
+    ot_converter_write(raw);
     char msg[512];
     if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);

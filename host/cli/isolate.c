@@ -136,6 +136,11 @@ int ot_cli_refuse_recording(const char *dir)
     if (stat(raw, &st) != 0 || ot_cli_raw_converted(raw))
         return 0;
     pid_t owner;
+    if (ot_conversion_running(raw, &owner)) {
+        fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
+                        "process ends\n", dir, (int)owner);
+        return 1;
+    }
     if (ot_recording_alive(raw, &owner)) {
         fprintf(stderr, "offtrace: '%s' is still being recorded by process %d; its archive appears when "
                         "that process ends\n", dir, (int)owner);

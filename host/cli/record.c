@@ -441,8 +441,8 @@ static int finish_archive(const char *dir, int status, pid_t program)
             describe_end(status, replaced_by_exec, reason, sizeof reason);
             opts.reason = reason;
         }
-        /* Readers now see record as the owner: "still being recorded", not "run offtrace convert". */
-        ot_owner_write(raw);
+        /* Readers now say "being converted", not "run offtrace convert". */
+        ot_converter_write(raw);
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
             return -1;
