@@ -310,6 +310,54 @@ Test(hostile_process, a_terminal_interrupt_reaches_the_program_once)
     cr_assert(strstr(text, "end"), "%s", text);
 }
 
+/* #16, job control: Ctrl-Z stops the program and record with it (the shell
+ * sees its job stopped), and the shell's SIGCONT to the group continues both. */
+Test(hostile_process, ctrl_z_stops_record_with_the_program_and_fg_continues_both)
+{
+    char dir[4096], cli[4096];
+    scratch_path(dir, sizeof dir, "process-ctrlz");
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    int master;
+    char *program = counting_program();
+    pid_t record = forkpty(&master, NULL, NULL, NULL);
+    cr_assert_geq(record, 0);
+    if (record == 0) {
+        setenv("OT_TEST_COUNT_SIGNALS", "1", 1);
+        execl(cli, cli, "record", "-o", dir, "--", program, (char *)NULL);
+        _exit(127);
+    }
+    char text[8192] = "";
+    size_t used = 0;
+    while (!strstr(text, "ready")) {
+        ssize_t n = read(master, text + used, sizeof text - 1 - used);
+        cr_assert_gt(n, 0);
+        used += (size_t)n;
+        text[used] = '\0';
+    }
+    cr_assert_eq(write(master, "\032", 1), 1); /* Ctrl-Z */
+    int status = 0, stopped = 0;
+    for (int i = 0; i < 300 && !stopped; i++) {
+        stopped = waitpid(record, &status, WNOHANG | WUNTRACED) == record && WIFSTOPPED(status);
+        if (!stopped)
+            sleep_ms(10);
+    }
+    if (!stopped)
+        kill(record, SIGKILL);
+    cr_assert(stopped, "Ctrl-Z stopped the program but not record: the shell would wait on a job that never stops");
+    kill(-record, SIGCONT); /* the shell's `fg`: record leads the terminal's session and process group */
+    for (;;) {
+        ssize_t n = read(master, text + used, sizeof text - 1 - used);
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        text[used] = '\0';
+    }
+    close(master);
+    cr_assert_eq(waitpid(record, &status, 0), record);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x:\n%s", status, text);
+    cr_assert(strstr(text, "end"), "the program was not continued:\n%s", text);
+}
+
 /* #17: OpenMP children (by system() and posix_spawn) under record: their
  * stderr untouched, the untraced ones said once by record itself. */
 Test(hostile_process, openmp_children_are_left_alone_and_said_once)
@@ -475,4 +523,47 @@ Test(hostile_process, the_users_own_tool_is_told_which_callbacks_it_does_not_get
     free(plain);
     free(traced);
     free(err);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The contract with the library's exit path under record: raw/status
+ * "recorded" means its writer ended the recording cleanly, so the readers
+ * advise convert and convert makes a complete archive (PARTIAL=no); any
+ * other status left by a writer that is gone makes a partial one. */
+Test(hostile_process, a_recording_its_writer_finished_converts_as_complete)
+{
+    char dir[4096], raw_status[4300], path[4300];
+    scratch_path(dir, sizeof dir, "process-recorded");
+    cr_assert_eq(record_program(dir, NULL, (char *[]){"OFFTRACE_KEEP_RAW=1", NULL}, "hostile_basic",
+                                (char *[]){"3", "0", NULL}, NULL), 0);
+    snprintf(raw_status, sizeof raw_status, "%s/raw/status", dir);
+    const char *statuses[] = {"recorded", "recording"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+        cr_assert_eq(system(path), 0);
+        write_text(raw_status, statuses[i]);
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "info", dir, NULL), 0);
+        cr_expect_eq(WEXITSTATUS(r.status), 1);
+        cr_expect(strstr(r.err, i == 0 ? "holds a finished recording that was not converted yet"
+                                       : "holds an unconverted recording"), "%s", r.err);
+        run_free(&r);
+        cr_assert_eq(run_offtrace(&r, "convert", "--keep-raw", dir, NULL), 0);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect_eq(strstr(r.err, "PARTIAL") == NULL, i == 0, "status %s:\n%s", statuses[i], r.err);
+        run_free(&r);
+        archive_facts f;
+        cr_assert_eq(archive_check(dir, &f), 0);
+        cr_assert_eq(f.target, 3);
+        cr_assert_eq(run_offtrace(&r, "info", dir, NULL), 0); /* raw/ kept: the archive is the one to read */
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+    }
 }

@@ -41,6 +41,10 @@ void ot_cli_output_abandon(ot_cli_output *o);
  *         (OFFTRACE_KEEP_RAW), 0 when it is a recording still to convert. */
 int ot_cli_raw_converted(const char *raw_dir);
 
+/** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
+ *         successful conversion, the archive next to it is the one to read. */
+void ot_cli_raw_mark_converted(const char *raw_dir);
+
 /** \brief `<raw_dir>/status` without its newline ("recording", "recorded",
  *         "converted", ...), "" when there is none. */
 void ot_cli_raw_status(const char *raw_dir, char *status, size_t size);

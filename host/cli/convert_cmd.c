@@ -18,7 +18,7 @@
 int ot_cmd_convert(int argc, char **argv)
 {
     ot_convert_options opts = {0};
-    int force = 0, i = 1;
+    int force = 0, force_on_live = 0, i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--reason") && i + 1 < argc)
             opts.reason = argv[++i];
@@ -56,6 +56,7 @@ int ot_cmd_convert(int argc, char **argv)
                  "recording", (int)owner);
         opts.reason = forced_reason;
         opts.keep_raw = 1; /* the recording goes on writing there */
+        force_on_live = 1;
     }
     ot_cli_raw_status(raw, status, sizeof status);
     if (!opts.reason && strcmp(status, "recorded") != 0) /* "recorded": its writer finished it cleanly */
@@ -66,6 +67,8 @@ int ot_cmd_convert(int argc, char **argv)
         fprintf(stderr, "%s\n", msg);
         return 2;
     }
+    if (opts.keep_raw && !force_on_live)
+        ot_cli_raw_mark_converted(raw);
     ot_summary s;
     if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);

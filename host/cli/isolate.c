@@ -121,6 +121,19 @@ void ot_cli_raw_status(const char *raw_dir, char *status, size_t size)
     status[strcspn(status, "\n")] = '\0';
 }
 
+void ot_cli_raw_mark_converted(const char *raw_dir)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return;
+    int bad = fputs("converted", f) < 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
 int ot_cli_raw_converted(const char *raw_dir)
 {
     char status[32];
