@@ -486,17 +486,20 @@ int ot_cmd_record(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc > 0 ? 0 : 2;
-    if (check_environment() != 0)
-        return 2;
     char dir[PATH_MAX];
     if (make_output_dir(&o, dir, sizeof dir) != 0)
         return 2;
-    if (!o.output)
-        fprintf(stderr, "offtrace: recording into '%s'\n", dir);
     if (setup_environment(&o, dir) != 0) {
         rmdir(dir);
         return 1;
     }
+    if (check_environment() != 0) { /* after record's own settings: what the library will see */
+        remove_preload_link();
+        rmdir(dir);
+        return 2;
+    }
+    if (!o.output)
+        fprintf(stderr, "offtrace: recording into '%s'\n", dir);
     int exec_errno;
     fflush(NULL);
     pid_t pid = start_program(o.program, &exec_errno);
