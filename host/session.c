@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "offtrace/offtrace.h"
+#include "liveness.h"
 
 /* Counted into until raw/counters is mapped (nothing is recorded before). */
 static offtrace_raw_counters unmapped_counters = {.max_size = UINT64_MAX};
@@ -217,6 +218,14 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     snprintf(s->raw_dir, sizeof s->raw_dir, "%s/raw", s->dir);
     if (mkdir(s->raw_dir, 0777) != 0) {
         rc = -errno;
+        if (rc == -EEXIST && cfg->output_preclaimed) {
+            /* Under `offtrace record` another process (a child, or this one
+             * before an exec) records here: stay out of the program's
+             * stderr, leave a note for record to report. */
+            ot_note_untraced_process(s->raw_dir);
+            err[0] = '\0';
+            return rc;
+        }
         snprintf(err, err_size, "offtrace: cannot use output directory '%s': %s; this run is not traced",
                  s->dir, strerror(errno));
         return rc;
@@ -229,6 +238,10 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
                  s->raw_dir, strerror(-rc));
         return rc;
     }
+    /* Readers tell a live recording from a dead one by it. Written after the
+     * files a conversion needs: on a nearly full disk those come first (a
+     * recording without raw/owner is taken for one whose writer ended). */
+    ot_owner_write(s->raw_dir);
     return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "device_link.h"
 #include "session.h"
 #include "stream.h"
+#include "tool_chain.h"
 
 #define OT_EXPORT __attribute__((visibility("default")))
 
@@ -237,6 +238,7 @@ static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const c
                 name);
         return -1;
     }
+    ot_chain_note_own(event, fn);
     return 0;
 }
 
@@ -308,11 +310,13 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
                         "pages or write to disk themselves\n");
     atexit(finish_recording);
+    ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
 }
 
 static void tool_finalize(ompt_data_t *tool_data)
 {
+    ot_chain_finalize();
     finish_recording();
 }
 
@@ -330,7 +334,8 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         return NULL;
     ot_clock_init();
     if (ot_session_open(&cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+        if (err[0]) /* empty: another process records here, noted for `offtrace record` */
+            fprintf(stderr, "%s\n", err);
         return NULL;
     }
     ot_session_set_status("recording");
@@ -349,5 +354,6 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         ot_crash_install(ot_the_session.dir);
     }
     pthread_atfork(NULL, NULL, on_fork_child);
+    ot_chain_start(omp_version, runtime_version);
     return &result;
 }

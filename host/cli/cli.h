@@ -45,6 +45,31 @@ int ot_cli_raw_converted(const char *raw_dir);
  *         cleanly (status "recorded"): convert it as complete. */
 int ot_cli_raw_recorded(const char *raw_dir);
 
+/** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
+ *         successful conversion, the archive next to it is the one to read. */
+void ot_cli_raw_mark_converted(const char *raw_dir);
+
+/** \brief `<raw_dir>/status` without its newline ("recording", "recorded",
+ *         "converted", ...), "" when there is none. */
+void ot_cli_raw_status(const char *raw_dir, char *status, size_t size);
+
+/**
+ * \brief For the archive readers: 0 when \p dir holds no recording still to
+ *        convert; else one line on stderr and 1: "still being recorded by
+ *        process N" while its writer runs (liveness.h), "being converted"
+ *        while a converter runs, otherwise the advice to run `offtrace
+ *        convert`.
+ */
+int ot_cli_refuse_recording(const char *dir);
+
+/**
+ * \brief 0 (after one line on stderr) when the output file \p output of
+ *        \p verb would land on the archive in \p archive_dir: the directory
+ *        itself, its anchor file, traces.def, traces/ or raw/; else 1.
+ *        "-" (stdout) is always allowed.
+ */
+int ot_cli_output_allowed(const char *verb, const char *output, const char *archive_dir);
+
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);
 

@@ -1,15 +1,24 @@
+/**
+ * \file convert_cmd.c
+ * \brief `offtrace convert DIR`: turn the raw recording in DIR into an
+ *        archive. A recording whose writer still runs is refused (converting
+ *        it would remove raw/ under the running program) unless --force,
+ *        which then keeps raw/.
+ */
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "convert.h"
+#include "liveness.h"
 #include "summary.h"
 
 int ot_cmd_convert(int argc, char **argv)
 {
     ot_convert_options opts = {0};
-    int quiet = 0;
-    int i = 1;
+    int quiet = 0, force = 0, force_on_live = 0, i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--reason") && i + 1 < argc)
             opts.reason = argv[++i];
@@ -17,31 +26,58 @@ int ot_cmd_convert(int argc, char **argv)
             opts.keep_raw = 1;
         else if (!strcmp(argv[i], "--quiet")) /* the library's helper process: one line on failure only */
             quiet = 1;
-        else if (!strcmp(argv[i], "--force")) /* convert even while the recording's process is alive */
-            ;
+        else if (!strcmp(argv[i], "--force"))
+            force = 1;
         else
             break;
     }
     if (i != argc - 1) {
-        fprintf(stderr, "usage: offtrace convert [--reason TEXT] [--keep-raw] [--quiet] [--force] DIR\n");
+        fprintf(stderr, "usage: offtrace convert [--reason TEXT] [--keep-raw] [--quiet] [--force] DIR\n"
+                        "  --force  convert a recording whose process still runs (what it wrote so far; "
+                        "raw/ is kept)\n");
         return 2;
     }
-    char raw[4200];
-    snprintf(raw, sizeof raw, "%s/raw", argv[i]);
-    if (!opts.reason && !ot_cli_raw_recorded(raw))
+    const char *dir = argv[i];
+    char raw[4200], status[32], forced_reason[128];
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    pid_t owner;
+    if (ot_conversion_running(raw, &owner)) {
+        fprintf(stderr, "offtrace convert: '%s' is being converted by process %d already\n", dir, (int)owner);
+        return 1;
+    }
+    /* The writer may hand its recording over to a convert it started and
+     * waits for (the library's exit and crash paths): its own child. */
+    if (ot_recording_alive(raw, &owner) && owner != getppid()) {
+        if (!force) {
+            fprintf(stderr, "offtrace convert: '%s' is still being recorded by process %d; its archive appears "
+                            "when that process ends (--force converts what was written so far)\n", dir,
+                    (int)owner);
+            return 1;
+        }
+        snprintf(forced_reason, sizeof forced_reason, "converted with --force while process %d was still "
+                 "recording", (int)owner);
+        opts.reason = forced_reason;
+        opts.keep_raw = 1; /* the recording goes on writing there */
+        force_on_live = 1;
+    }
+    ot_cli_raw_status(raw, status, sizeof status);
+    if (!opts.reason && strcmp(status, "recorded") != 0) /* "recorded": its writer finished it cleanly */
         opts.reason = "converted after the program ended without finishing its trace";
+    ot_converter_write(raw);
     char msg[512];
-    if (ot_convert_directory(argv[i], &opts, msg, sizeof msg) != 0) {
+    if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return 2;
     }
+    if (opts.keep_raw && !force_on_live)
+        ot_cli_raw_mark_converted(raw);
     if (quiet)
         return 0;
     ot_summary s;
-    if (ot_summary_read(argv[i], &s, msg, sizeof msg) != 0) {
+    if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return 1;
     }
-    ot_summary_print(&s, argv[i], stderr);
+    ot_summary_print(&s, dir, stderr);
     return 0;
 }

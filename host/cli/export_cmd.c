@@ -114,18 +114,6 @@ static int export_to(const export_args *a, FILE *out)
     return 0;
 }
 
-static int unconverted(const char *dir)
-{
-    char raw[4200];
-    struct stat st;
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    if (stat(raw, &st) != 0)
-        return 0;
-    fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the program died before it finished); "
-                    "run: offtrace convert %s\n", dir, dir);
-    return 1;
-}
-
 /* Devices and FIFOs (-o /dev/null, a named pipe) are written in place:
  * ot_cli_output's rename of FILE.partial would replace the device node. */
 static int special_file(const char *path)
@@ -164,7 +152,9 @@ int ot_cmd_export(int argc, char **argv)
         fprintf(stderr, "offtrace export: unknown format '%s'; formats: " FORMATS "\n", a.format);
         return 2;
     }
-    if (unconverted(a.dir))
+    if (!ot_cli_output_allowed("export", a.output, a.dir))
+        return 2;
+    if (ot_cli_refuse_recording(a.dir))
         return 1;
     if (!strcmp(a.output, "-")) {
         /* A reader that quits early (| head) is a failed write, not a crash

@@ -18,13 +18,8 @@ int ot_cmd_info(int argc, char **argv)
         fprintf(stderr, "offtrace: '%s' is not a directory\n", dir);
         return 2;
     }
-    char raw[4200];
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    if (stat(raw, &st) == 0 && !ot_cli_raw_converted(raw)) {
-        fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the program died before it "
-                        "finished); run: offtrace convert %s\n", dir, dir);
+    if (ot_cli_refuse_recording(dir))
         return 1;
-    }
     ot_summary s;
     char err[512];
     if (ot_summary_read(dir, &s, err, sizeof err) != 0) {

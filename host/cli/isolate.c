@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "liveness.h"
+#include "offtrace/offtrace.h"
 
 /* A verb that died left its `-o FILE` as FILE.partial (ot_cli_output). */
 static void remove_partial_output(int argc, char **argv)
@@ -104,25 +107,113 @@ void ot_cli_output_abandon(ot_cli_output *o)
         unlink(o->partial);
 }
 
-static int raw_status_is(const char *raw_dir, const char *word)
+void ot_cli_raw_status(const char *raw_dir, char *status, size_t size)
 {
-    char path[4200], status[32] = "";
+    char path[4200];
     snprintf(path, sizeof path, "%s/status", raw_dir);
+    status[0] = '\0';
     FILE *f = fopen(path, "re");
     if (!f)
-        return 0;
-    size_t n = fread(status, 1, sizeof status - 1, f);
+        return;
+    size_t n = fread(status, 1, size - 1, f);
     fclose(f);
     status[n] = '\0';
-    return strncmp(status, word, strlen(word)) == 0;
+    status[strcspn(status, "\n")] = '\0';
+}
+
+void ot_cli_raw_mark_converted(const char *raw_dir)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return;
+    int bad = fputs("converted", f) < 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
+        unlink(tmp);
 }
 
 int ot_cli_raw_converted(const char *raw_dir)
 {
-    return raw_status_is(raw_dir, "converted");
+    char status[32];
+    ot_cli_raw_status(raw_dir, status, sizeof status);
+    return strcmp(status, "converted") == 0;
 }
 
 int ot_cli_raw_recorded(const char *raw_dir)
 {
-    return raw_status_is(raw_dir, "recorded");
+    char status[32];
+    ot_cli_raw_status(raw_dir, status, sizeof status);
+    return strcmp(status, "recorded") == 0;
+}
+
+int ot_cli_refuse_recording(const char *dir)
+{
+    char raw[4200], status[32];
+    struct stat st;
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    if (stat(raw, &st) != 0 || ot_cli_raw_converted(raw))
+        return 0;
+    pid_t owner;
+    if (ot_conversion_running(raw, &owner)) {
+        fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
+                        "process ends\n", dir, (int)owner);
+        return 1;
+    }
+    if (ot_recording_alive(raw, &owner)) {
+        fprintf(stderr, "offtrace: '%s' is still being recorded by process %d; its archive appears when "
+                        "that process ends\n", dir, (int)owner);
+        return 1;
+    }
+    ot_cli_raw_status(raw, status, sizeof status);
+    if (!strcmp(status, "recorded"))
+        fprintf(stderr, "offtrace: '%s' holds a finished recording that was not converted yet; run: "
+                        "offtrace convert %s\n", dir, dir);
+    else
+        fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the process that wrote it ended "
+                        "before finishing it); run: offtrace convert %s\n", dir, dir);
+    return 1;
+}
+
+/* `path` made absolute and resolved as far as it exists: the directory part
+ * through realpath, the last component as given (it may not exist yet). */
+static int resolve_output(const char *path, char *out, size_t size)
+{
+    char real[PATH_MAX];
+    if (realpath(path, real)) {
+        snprintf(out, size, "%s", real);
+        return 0;
+    }
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *slash = strrchr(copy, '/');
+    const char *base = slash ? slash + 1 : copy;
+    const char *parent = slash ? (slash == copy ? "/" : copy) : ".";
+    if (slash)
+        *slash = '\0';
+    if (!realpath(parent, real))
+        return -1;
+    snprintf(out, size, "%s/%s", strcmp(real, "/") ? real : "", base);
+    return 0;
+}
+
+int ot_cli_output_allowed(const char *verb, const char *output, const char *archive_dir)
+{
+    static const char *const archive_parts[] = {OFFTRACE_ARCHIVE_NAME ".otf2", OFFTRACE_ARCHIVE_NAME ".def",
+                                                OFFTRACE_ARCHIVE_NAME, "raw"};
+    char out[PATH_MAX + 256], dir[PATH_MAX];
+    if (!strcmp(output, "-") || !realpath(archive_dir, dir) || resolve_output(output, out, sizeof out) != 0)
+        return 1; /* stdout, or a path the verb will report on its own */
+    size_t n = strlen(dir);
+    int inside = !strcmp(out, dir);
+    for (size_t i = 0; !inside && i < sizeof archive_parts / sizeof archive_parts[0]; i++) {
+        size_t k = strlen(archive_parts[i]);
+        inside = !strncmp(out, dir, n) && out[n] == '/' && !strncmp(out + n + 1, archive_parts[i], k) &&
+                 (out[n + 1 + k] == '\0' || out[n + 1 + k] == '/');
+    }
+    if (inside)
+        fprintf(stderr, "offtrace %s: -o '%s' would overwrite part of the archive '%s'; choose a file outside "
+                        "it\n", verb, output, archive_dir);
+    return !inside;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "convert.h"
+#include "liveness.h"
 #include "offtrace/offtrace.h"
 #include "summary.h"
 
@@ -220,6 +222,113 @@ static int setup_environment(const record_opts *o, const char *dir)
     return o->host_only ? 0 : preload_collector(self);
 }
 
+/* ---- a transparent launcher: signals reach the program ----
+ * The program runs in record's process group, so what the terminal sends
+ * (Ctrl-C, Ctrl-\, a hang-up) reaches it directly; record must not send it a
+ * second time. What a user sends to record alone with kill() (kill -INT PID,
+ * `timeout --foreground`) must reach it once. The kernel tells the two apart:
+ * the terminal's signals carry SI_KERNEL, kill()/sigqueue()/tgkill() carry
+ * SI_USER/SI_QUEUE/SI_TKILL and the sender's pid. So those, and only those,
+ * are forwarded. One case is beyond this rule: a kill() aimed at the whole
+ * process group (kill -INT -PGID, `timeout` without --foreground) reaches the
+ * program directly and again through record.
+ *
+ * SIGKILL and SIGSTOP cannot be caught: if record is killed, the program is
+ * killed with it (PR_SET_PDEATHSIG), so that no orphan records on without
+ * bound; raw/ stays for `offtrace convert`. */
+
+static const int forwarded_signals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM,
+                                        SIGVTALRM, SIGPROF, SIGWINCH, SIGXCPU, SIGXFSZ, SIGPIPE, SIGTSTP,
+                                        SIGTTIN, SIGTTOU, SIGCONT};
+static volatile pid_t child_pid; /* 0 once the program is reaped: never signal a recycled pid */
+
+static int sent_by_a_user(const siginfo_t *info)
+{
+    return (info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL) &&
+           info->si_pid > 0 && info->si_pid != getpid() && info->si_pid != child_pid;
+}
+
+/* Whether the program is stopped (state T in /proc/PID/stat). Async-signal-safe. */
+static int program_stopped(pid_t pid)
+{
+    char path[48] = "/proc/", buf[256];
+    char digits[16];
+    int n = 0;
+    for (unsigned v = (unsigned)pid; v || !n; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    size_t at = 6;
+    while (n)
+        path[at++] = digits[--n];
+    memcpy(path + at, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    buf[got] = '\0';
+    char *p = strrchr(buf, ')');
+    return p && (p[2] == 'T' || p[2] == 't');
+}
+
+static void on_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    int saved = errno;
+    pid_t pid = child_pid;
+    int job_stop = sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+    if (pid > 0 && sent_by_a_user(info)) {
+        if (sig != SIGCONT)
+            kill(pid, sig);
+        else if (program_stopped(pid)) /* a SIGCONT to the group (`fg`) has continued it already */
+            kill(pid, SIGCONT);
+    }
+    if (job_stop) /* stop as the default action would: the shell sees its job stopped */
+        kill(getpid(), SIGSTOP);
+    errno = saved;
+}
+
+/* Signals stay blocked from before the fork until record's handlers are in
+ * place: none is lost in between, and the program starts with the mask
+ * record was given. */
+static sigset_t launcher_signals, mask_before;
+
+static void block_launcher_signals(void)
+{
+    sigemptyset(&launcher_signals);
+    for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+        sigaddset(&launcher_signals, forwarded_signals[i]);
+    sigprocmask(SIG_BLOCK, &launcher_signals, &mask_before);
+}
+
+static void forward_signals_to(pid_t pid)
+{
+    child_pid = pid;
+    struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++)
+        sigaction(forwarded_signals[i], &sa, NULL);
+    sigprocmask(SIG_SETMASK, &mask_before, NULL);
+}
+
+/* The OFFTRACE_* variables the user set are checked here, by the library's
+ * own code, before anything runs: a wrong one is one line from record, not
+ * one from the library and then a second, misleading one about a program
+ * that "never started OpenMP". */
+static int check_environment(void)
+{
+    ot_config cfg;
+    char err[512];
+    if (ot_config_from_env(&cfg, err, sizeof err) == 0)
+        return 0;
+    char *tail = strstr(err, "; this run is not traced");
+    if (tail)
+        *tail = '\0';
+    fprintf(stderr, "%s; nothing was run\n", err);
+    return -1;
+}
+
 /* Runs the program; *exec_errno is set when it could not be started. */
 static pid_t start_program(char **program, int *exec_errno)
 {
@@ -227,9 +336,16 @@ static pid_t start_program(char **program, int *exec_errno)
     *exec_errno = 0;
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
+    pid_t parent = getpid();
+    block_launcher_signals();
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
+        /* record is single-threaded, so "the forking thread ends" is "record ends". */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) /* record died before the line above */
+            _exit(127);
+        sigprocmask(SIG_SETMASK, &mask_before, NULL);
         execvp(program[0], program);
         int e = errno;
         ssize_t ignored = write(fds[1], &e, sizeof e);
@@ -237,41 +353,46 @@ static pid_t start_program(char **program, int *exec_errno)
         _exit(127);
     }
     close(fds[1]);
+    if (pid > 0)
+        forward_signals_to(pid);
+    else
+        sigprocmask(SIG_SETMASK, &mask_before, NULL);
     if (pid > 0 && read(fds[0], exec_errno, sizeof *exec_errno) != sizeof *exec_errno)
         *exec_errno = 0;
     close(fds[0]);
     return pid;
 }
 
-static pid_t child_pid;
-static void forward_signal(int sig)
-{
-    if (child_pid > 0)
-        kill(child_pid, sig);
-}
-
+/* Waits for the program's end. It is left a zombie until the handlers know
+ * it is gone (child_pid 0), so a forwarded signal cannot hit a new process
+ * that got its pid. */
 static int wait_program(pid_t pid)
 {
-    child_pid = pid;
-    signal(SIGINT, SIG_IGN); /* the terminal sends it to the program too */
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGTERM, forward_signal);
-    signal(SIGHUP, forward_signal);
-    int status;
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+        if (errno != EINTR)
+            break;
+    sigprocmask(SIG_BLOCK, &launcher_signals, NULL);
+    child_pid = 0;
+    sigprocmask(SIG_SETMASK, &mask_before, NULL);
+    int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
     return status;
 }
 
-static void describe_end(int status, char *reason, size_t size)
+/* Why a recording its writer did not finish is partial. */
+static void describe_end(int status, int replaced_by_exec, char *reason, size_t size)
 {
     if (WIFSIGNALED(status))
         snprintf(reason, size, "the program was killed by SIG%s", sigabbrev_np(WTERMSIG(status))
                                                                        ? sigabbrev_np(WTERMSIG(status)) : "?");
+    else if (replaced_by_exec)
+        snprintf(reason, size, "the program replaced itself by exec; the image after the exec was not traced");
     else
-        snprintf(reason, size, "the program ended (exit status %d) without finishing OpenMP, e.g. by _exit",
-                 WEXITSTATUS(status));
+        snprintf(reason, size, "the program ended (exit status %d) without finishing OpenMP, e.g. by _exit or "
+                 "by exec of another program", WEXITSTATUS(status));
 }
 
 /* OFFTRACE_KEEP_RAW as the program saw it (a bad value: the library said so). */
@@ -282,21 +403,73 @@ static int keep_raw_wanted(void)
     return ot_config_from_env(&cfg, ignored, sizeof ignored) == 0 && cfg.keep_raw;
 }
 
-/* Convert what the program left: it ends its recording ("recorded") or dies. */
-static int finish_archive(const char *dir, int status)
+/* Other processes that used OpenMP under this recording found it taken and
+ * were not traced (liveness.h). Said here once, on record's stderr, instead
+ * of in each child's. \return whether the program itself was one of them,
+ * i.e. it replaced itself by exec. */
+static int report_untraced_processes(const char *dir, pid_t program)
 {
-    char raw[PATH_MAX + 8], anchor[PATH_MAX + 32], msg[512], reason[256];
+    char path[PATH_MAX + 64], line[PATH_MAX + 32], names[400] = "";
+    snprintf(path, sizeof path, "%s/" OT_UNTRACED_PROCESSES_FILE, dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    unlink(path);
+    int replaced_by_exec = 0;
+    unsigned others = 0;
+    while (fgets(line, sizeof line, f)) {
+        int pid;
+        char exe[PATH_MAX];
+        if (sscanf(line, "%d %4095[^\n]", &pid, exe) != 2)
+            continue;
+        if (pid == (int)program) {
+            if (!replaced_by_exec)
+                fprintf(stderr, "offtrace: the program replaced itself by exec (%s); only the image before "
+                                "the exec is traced\n", exe);
+            replaced_by_exec = 1;
+            continue;
+        }
+        if (others++ < 3) {
+            const char *base = strrchr(exe, '/');
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%d (%s)", used ? ", " : "", pid, base ? base + 1 : exe);
+        }
+    }
+    fclose(f);
+    if (others)
+        fprintf(stderr, "offtrace: %u other process%s of the program used OpenMP and %s not traced (one process "
+                        "per recording): %s%s\n", others, others > 1 ? "es" : "", others > 1 ? "were" : "was",
+                names, others > 3 ? ", ..." : "");
+    return replaced_by_exec;
+}
+
+/* Convert what the program recorded. The library under record leaves
+ * raw/status "recorded" when it ended cleanly (complete); any other status
+ * means the program ended before finishing its recording (partial, with
+ * the reason). An archive the library converted itself is taken as is. */
+static int finish_archive(const char *dir, int status, pid_t program)
+{
+    char raw[PATH_MAX + 8], anchor[PATH_MAX + 32], msg[512], reason[256], raw_status[32];
     struct stat st;
     snprintf(raw, sizeof raw, "%s/raw", dir);
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
-    if (stat(raw, &st) == 0 && !ot_cli_raw_converted(raw)) {
-        describe_end(status, reason, sizeof reason);
-        ot_convert_options opts = {.reason = ot_cli_raw_recorded(raw) ? NULL : reason,
-                                   .keep_raw = keep_raw_wanted()};
+    int have_raw = stat(raw, &st) == 0;
+    int replaced_by_exec = report_untraced_processes(dir, program);
+    if (have_raw && !ot_cli_raw_converted(raw)) {
+        ot_cli_raw_status(raw, raw_status, sizeof raw_status);
+        ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted()};
+        if (strcmp(raw_status, "recorded") != 0) {
+            describe_end(status, replaced_by_exec, reason, sizeof reason);
+            opts.reason = reason;
+        }
+        /* Readers now say "being converted", not "run offtrace convert". */
+        ot_converter_write(raw);
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
             return -1;
         }
+        if (opts.keep_raw)
+            ot_cli_raw_mark_converted(raw);
     } else if (stat(anchor, &st) != 0) {
         fprintf(stderr, "offtrace: no trace: the program never started the OpenMP runtime with offtrace "
                         "loaded (is it an OpenMP offload program built with clang -fopenmp?)\n");
@@ -339,12 +512,17 @@ int ot_cmd_record(int argc, char **argv)
     char dir[PATH_MAX];
     if (make_output_dir(&o, dir, sizeof dir) != 0)
         return 2;
-    if (!o.output)
-        fprintf(stderr, "offtrace: recording into '%s'\n", dir);
     if (setup_environment(&o, dir) != 0) {
         rmdir(dir);
         return 1;
     }
+    if (check_environment() != 0) { /* after record's own settings: what the library will see */
+        remove_preload_link();
+        rmdir(dir);
+        return 2;
+    }
+    if (!o.output)
+        fprintf(stderr, "offtrace: recording into '%s'\n", dir);
     int exec_errno;
     fflush(NULL);
     pid_t pid = start_program(o.program, &exec_errno);
@@ -355,14 +533,14 @@ int ot_cmd_record(int argc, char **argv)
         else
             fprintf(stderr, "offtrace: %s: %s\n", o.program[0], strerror(e));
         if (pid > 0)
-            waitpid(pid, NULL, 0);
+            wait_program(pid);
         remove_preload_link();
         rmdir(dir);
         return e == ENOENT ? 127 : 126;
     }
     int status = wait_program(pid);
     remove_preload_link();
-    finish_archive(dir, status);
+    finish_archive(dir, status, pid);
     return pass_on(status);
 }
 

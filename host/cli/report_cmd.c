@@ -125,20 +125,6 @@ static int parse(int argc, char **argv, report_args *a)
     return 0;
 }
 
-/* A recording whose program died is not an archive yet: say what to do. */
-static int unconverted(const char *dir)
-{
-    char raw[4200], anchor[4200];
-    struct stat st;
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    if (stat(raw, &st) != 0 || stat(anchor, &st) == 0)
-        return 0;
-    fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the program died before it finished); "
-                    "run: offtrace convert %s\n", dir, dir);
-    return 1;
-}
-
 static int write_report(const report_args *a, const ot_report *r)
 {
     ot_cli_output out;
@@ -167,7 +153,9 @@ int ot_cmd_report(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
-    if (unconverted(a.dir))
+    if (a.output && !ot_cli_output_allowed("report", a.output, a.dir))
+        return 2;
+    if (ot_cli_refuse_recording(a.dir))
         return 1;
     ot_report r;
     char err[512];

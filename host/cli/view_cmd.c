@@ -170,13 +170,10 @@ int ot_cmd_view(int argc, char **argv)
     int p = parse(argc, argv, &a);
     if (p)
         return p > 0 ? 0 : 2;
-    char raw[4200];
-    struct stat st;
-    snprintf(raw, sizeof raw, "%s/raw", a.dir);
-    if (stat(raw, &st) == 0) {
-        fprintf(stderr, "offtrace view: '%s' holds an unconverted recording; run: offtrace convert %s\n", a.dir, a.dir);
+    if (!ot_cli_output_allowed("view", a.out, a.dir))
+        return 2;
+    if (ot_cli_refuse_recording(a.dir))
         return 1;
-    }
     a.o.title = a.dir;
     ot_view *v;
     char err[512];

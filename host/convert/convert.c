@@ -178,18 +178,6 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A kept raw/ says it is done with (readers and `record` then leave it alone). */
-static void mark_converted(const char *raw_dir)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/status", raw_dir);
-    FILE *f = fopen(path, "we");
-    if (f) {
-        fputs("converted", f);
-        fclose(f);
-    }
-}
-
 /* An earlier conversion may have died half way: start from a clean slate. */
 static void remove_partial_archive(const char *dir)
 {
@@ -321,8 +309,6 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     converter_free(c);
     if (rc == 0 && !opts->keep_raw)
         remove_tree(raw_dir);
-    if (rc == 0 && opts->keep_raw)
-        mark_converted(raw_dir);
     if (rc) { /* no broken archive left behind; the recording stays for another try */
         remove_partial_archive(dir);
         size_t used = strlen(msg);

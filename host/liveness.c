@@ -1,0 +1,140 @@
+/**
+ * \file liveness.c
+ * \brief raw/owner: which process writes a recording, and whether it still
+ *        runs (liveness.h). Slow path only: session open and the CLI.
+ */
+#define _GNU_SOURCE
+#include "liveness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Field 22 of /proc/<pid>/stat (start time in clock ticks since boot). The
+ * command name (field 2) may hold spaces and parentheses, so fields are
+ * counted after its last ')'. \return 0 when unknown: no such process, or
+ * one that has ended and waits to be reaped (state Z or X). */
+static unsigned long long process_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    if (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X'))
+        return 0;
+    for (int field = 3; field <= 22 && p; field++) { /* p is before field `field` */
+        while (*p == ' ')
+            p++;
+        if (field == 22)
+            return strtoull(p, NULL, 10);
+        p = strchr(p, ' ');
+    }
+    return 0;
+}
+
+static int identity_write(const char *raw_dir, const char *file)
+{
+    char path[PATH_MAX + 16], tmp[PATH_MAX + 32], line[64];
+    snprintf(path, sizeof path, "%s/%s", raw_dir, file);
+    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    int len = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), process_start_time(getpid()));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return -errno;
+    int rc = write(fd, line, (size_t)len) == len ? 0 : -EIO;
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int ot_owner_write(const char *raw_dir)
+{
+    return identity_write(raw_dir, "owner");
+}
+
+int ot_converter_write(const char *raw_dir)
+{
+    return identity_write(raw_dir, "converter");
+}
+
+/* Whether the process named in raw/<file> still runs. */
+static int identity_alive(const char *raw_dir, const char *file, pid_t *pid)
+{
+    char path[PATH_MAX + 16], line[64];
+    snprintf(path, sizeof path, "%s/%s", raw_dir, file);
+    if (pid)
+        *pid = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    line[n] = '\0';
+    int owner;
+    unsigned long long start;
+    if (sscanf(line, "%d %llu", &owner, &start) != 2 || owner <= 0 || start == 0)
+        return 0;
+    if (pid)
+        *pid = owner;
+    return process_start_time(owner) == start;
+}
+
+int ot_recording_alive(const char *raw_dir, pid_t *pid)
+{
+    if (!identity_alive(raw_dir, "owner", pid))
+        return 0;
+    char path[PATH_MAX + 16], status[32] = "";
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, status, sizeof status - 1);
+        status[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    /* The writer lives on, but has finished its recording. */
+    return strncmp(status, "recorded", 8) != 0 && strncmp(status, "converted", 9) != 0;
+}
+
+int ot_conversion_running(const char *raw_dir, pid_t *pid)
+{
+    return identity_alive(raw_dir, "converter", pid);
+}
+
+void ot_note_untraced_process(const char *raw_dir)
+{
+    char path[PATH_MAX + 32], exe[PATH_MAX], line[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    for (char *c = exe; *c; c++) /* one line per process */
+        if (*c == '\n')
+            *c = '?';
+    int len = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), n > 0 ? exe : "?");
+    if (len >= (int)sizeof line)
+        len = (int)sizeof line - 1;
+    snprintf(path, sizeof path, "%s/../" OT_UNTRACED_PROCESSES_FILE, raw_dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return;
+    ssize_t ignored = write(fd, line, (size_t)len);
+    (void)ignored;
+    close(fd);
+}

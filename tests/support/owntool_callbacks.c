@@ -1,0 +1,58 @@
+/* A user's own OMPT tool that asks for callbacks (tests/test_hostile_process.c):
+ * counts thread begins and target constructs, notes what ompt_set_callback
+ * answered for target_emi, and writes one line to $OWNTOOL_OUT at finalize:
+ *   "initialized thread_begin=N target_emi=always|never|... targets=N finalized" */
+#include <omp-tools.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static atomic_int thread_begins, targets;
+static int target_emi_answer;
+
+static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
+{
+    (void)kind;
+    (void)thread_data;
+    thread_begins++;
+}
+
+static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                          ompt_data_t *task_data, ompt_data_t *target_task_data, ompt_data_t *target_data,
+                          const void *codeptr_ra)
+{
+    (void)kind, (void)device_num, (void)task_data, (void)target_task_data, (void)target_data, (void)codeptr_ra;
+    if (endpoint == ompt_scope_begin)
+        targets++;
+}
+
+static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
+{
+    (void)initial_device_num;
+    (void)tool_data;
+    ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+    set_callback(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+    target_emi_answer = set_callback(ompt_callback_target_emi, (ompt_callback_t)on_target_emi);
+    return 1;
+}
+
+static void finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    const char *path = getenv("OWNTOOL_OUT");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f)
+        return;
+    fprintf(f, "initialized thread_begin=%d target_emi=%s targets=%d finalized\n", thread_begins,
+            target_emi_answer == ompt_set_always ? "always" : target_emi_answer == ompt_set_never ? "never" : "other",
+            targets);
+    fclose(f);
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    (void)omp_version;
+    (void)runtime_version;
+    static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+    return &result;
+}
