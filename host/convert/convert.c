@@ -197,9 +197,34 @@ static void set_number(ot_trace_writer *tw, const char *key, uint64_t value)
     ot_tw_property(tw, key, text);
 }
 
+/* OTF2 wants at least one CPU thread in the process: a program that never
+ * offloaded left no stream, and its archive shows an empty master thread. */
+static int add_empty_master_thread(converter *c)
+{
+    if (c->rec.stream_count)
+        return 0;
+    return ot_tw_add_location(c->tw, 0, "Master thread", OT_LOC_HOST_THREAD, -1, 0, NULL) ? 0 : -ENOMEM;
+}
+
+static void set_ignored_counts(converter *c)
+{
+    static const char *names[OT_RAW_IGNORED_CAUSES] = {
+        [OT_RAW_IGNORED_OTHER_VERSION] = "IGNORED_STREAMS_OTHER_VERSION",
+        [OT_RAW_IGNORED_DAMAGED] = "IGNORED_STREAMS_DAMAGED",
+        [OT_RAW_IGNORED_NOT_REGULAR_FILE] = "IGNORED_STREAMS_NOT_REGULAR_FILE",
+        [OT_RAW_IGNORED_DUPLICATE_THREAD] = "IGNORED_STREAMS_DUPLICATE_THREAD",
+        [OT_RAW_IGNORED_UNREADABLE] = "IGNORED_STREAMS_UNREADABLE",
+    };
+    set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    for (int i = 0; i < OT_RAW_IGNORED_CAUSES; i++)
+        set_number(c->tw, names[i], c->rec.ignored[i]);
+}
+
 static int write_everything(converter *c, const ot_convert_options *opts)
 {
     int rc = create_devices(c);
+    if (rc == 0)
+        rc = add_empty_master_thread(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++)
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
     for (size_t i = 0; rc == 0 && i < c->device_count; i++)
@@ -222,7 +247,7 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
-    set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
     set_number(c->tw, "BACKGROUND_WRITEBACKS", opts->background_writebacks);
@@ -234,6 +259,7 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNMATCHED_DEVICE_END_RECORDS", c->device_unmatched);
     set_number(c->tw, "DEVICE_REGIONS_OPEN_AT_END", c->device_open_at_end);
     set_number(c->tw, "DEVICE_RECORDS_WITHOUT_DEVICE", c->device_records_without_device);
+    set_number(c->tw, "DEVICE_RECORDS_WITHOUT_LOCATION", c->device_records_without_location);
     set_number(c->tw, "CLOCK_SYNC_POINTS", c->sync_points);
     set_number(c->tw, "CLOCK_SYNC_POINTS_IMPRECISE", c->sync_points_imprecise);
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
@@ -266,6 +292,15 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
+    if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
+        snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
+                 "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",
+                 c->rec.stream_files, raw_dir, (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_OTHER_VERSION],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_DAMAGED],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_NOT_REGULAR_FILE],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_UNREADABLE]);
+        rc = -EPROTO;
+    }
     if (rc) {
         converter_free(c);
         return rc;

@@ -42,6 +42,7 @@ typedef struct device_state {
     OTF2_EvtWriter *rdma;
     uint32_t rdma_rank;
     ot_devsync *sync;       /**< device clock -> host ns (NULL: no sync pair) */
+    uint32_t queue_locations; /**< queue locations created so far (their ordinals) */
 } device_state;
 
 typedef struct converter {
@@ -61,6 +62,7 @@ typedef struct converter {
     ot_device_regions *device_regions;
     uint64_t device_records, device_lost, device_clamped, device_unmatched, device_open_at_end;
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
+    uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
 } converter;
 
 /** \brief Host ticks to host ns. */
