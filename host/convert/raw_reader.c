@@ -98,7 +98,7 @@ static void count_ignored(ot_raw_recording *rec, int rc)
 {
     enum ot_raw_ignored cause = rc == -EPROTONOSUPPORT ? OT_RAW_IGNORED_OTHER_VERSION
                               : rc == -EPROTO ? OT_RAW_IGNORED_DAMAGED
-                              : rc == -ELOOP || rc == -ENODEV ? OT_RAW_IGNORED_NOT_REGULAR_FILE
+                              : rc == -ELOOP || rc == -ENODEV || rc == -EISDIR ? OT_RAW_IGNORED_NOT_REGULAR_FILE
                                                               : OT_RAW_IGNORED_UNREADABLE;
     rec->ignored[cause]++;
     rec->ignored_streams++;

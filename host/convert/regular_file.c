@@ -21,7 +21,7 @@ int ot_open_regular(const char *path, struct stat *st)
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        return -ENODEV;
+        return S_ISDIR(st->st_mode) ? -EISDIR : -ENODEV;
     }
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0)

@@ -15,7 +15,8 @@
  *        without blocking, and keep it only if it is a regular file.
  * \param st  receives its fstat (may be NULL).
  * \return a descriptor (O_CLOEXEC, blocking again), or a negative errno:
- *         -ELOOP for a symbolic link, -ENODEV for anything not a regular file.
+ *         -ELOOP for a symbolic link, -EISDIR for a directory, -ENODEV for
+ *         anything else that is not a regular file (FIFO, device, socket).
  */
 int ot_open_regular(const char *path, struct stat *st);
 
