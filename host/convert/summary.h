@@ -24,6 +24,9 @@ typedef struct ot_summary {
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
     uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
     uint64_t background_writeback_bytes; /**< written by the background writer */
+    uint64_t ignored_streams;        /**< stream/device files not converted, and by cause: */
+    uint64_t ignored_other_version, ignored_damaged, ignored_not_regular, ignored_duplicate, ignored_unreadable;
+    uint64_t device_records_without_location; /**< device thread/queue numbers past 16 bits, or found twice */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */
