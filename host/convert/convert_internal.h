@@ -63,6 +63,7 @@ typedef struct converter {
     uint64_t device_records, device_lost, device_clamped, device_unmatched, device_open_at_end;
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
     uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
+    uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -7,7 +7,9 @@
  * Each record belongs to a host target region (its target_id) and is kept
  * inside it: a time the map puts outside (clock read jitter, or a team
  * worker that reports leaving its last barrier only when it is woken for the
- * next parallel region) is clamped to the region's edge and counted. Time
+ * next parallel region) is clamped to the region's edge and counted. A
+ * record naming a target region the host never recorded is dropped and
+ * counted (only damage makes one). Time
  * never goes back on a location; an END that does not close the innermost
  * open region is dropped and counted, and regions still open at the end are
  * closed at the location's last time and counted.
@@ -107,15 +109,21 @@ static void order_queue(const ot_raw_device_stream *ds, location_key *k)
     qsort(k->indices, k->count, sizeof *k->indices, by_time);
 }
 
-static uint64_t place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last)
+/* Host time of a record; -1 when it names a target region the host never
+ * recorded (a damaged record: its time could lie anywhere). */
+static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
+                 uint64_t *at)
 {
     uint64_t t = ot_devsync_to_host(d->sync, r->time), begin, end;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
         if (t < begin || t > end)
             c->device_clamped++;
         t = t < begin ? begin : t > end ? end : t;
+    } else if (r->target_id != 0) {
+        return -1;
     }
-    return t < last ? last : t;
+    *at = t < last ? last : t;
+    return 0;
 }
 
 static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_record *r, uint64_t t)
@@ -134,7 +142,11 @@ static void write_location(converter *c, const device_state *d, const ot_raw_dev
     uint64_t last = 0;
     for (size_t i = 0; i < k->count; i++) {
         const offtrace_device_record *r = &ds->records[k->indices[i]];
-        uint64_t t = place(c, d, r, last);
+        uint64_t t;
+        if (place(c, d, r, last, &t) != 0) {
+            c->device_records_of_unknown_targets++;
+            continue;
+        }
         last = t;
         ot_tw_cover(c->tw, t);
         if (r->endpoint == OFFTRACE_DEVICE_BEGIN && depth < MAX_NESTING) {

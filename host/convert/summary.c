@@ -195,6 +195,7 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->ignored_duplicate = number_property(rd, "OFFTRACE::IGNORED_STREAMS_DUPLICATE_THREAD");
     s->ignored_unreadable = number_property(rd, "OFFTRACE::IGNORED_STREAMS_UNREADABLE");
     s->device_records_without_location = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_LOCATION");
+    s->device_records_of_unknown_targets = number_property(rd, "OFFTRACE::DEVICE_RECORDS_OF_UNKNOWN_TARGETS");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -419,6 +420,9 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (s->device_records_without_location)
         fprintf(to, "offtrace: LOST             %llu device records of threads or queues numbered past 65535 or "
                     "found twice\n", (unsigned long long)s->device_records_without_location);
+    if (s->device_records_of_unknown_targets)
+        fprintf(to, "offtrace: LOST             %llu device records name a target region the host did not "
+                    "record (damaged)\n", (unsigned long long)s->device_records_of_unknown_targets);
     if (s->ignored_streams)
         fprintf(to, "offtrace: IGNORED          %llu stream files: %llu of another format version, %llu damaged, "
                     "%llu not regular files, %llu second streams of one thread, %llu unreadable\n",
