@@ -164,7 +164,9 @@ Test(hostile_convert, every_damaged_recording_converts_or_is_refused_in_one_line
     cr_assert(!compare_difference(&c), "%s", compare_difference(&c));
     compare_free(&c);
     cr_assert_eq(archive_check(dir, &f), 0);
+    cr_assert_eq(archive_violations(&f), 0, "%s", f.first_problem);
     cr_assert_eq(f.target, 50);
+    cr_assert_gt(f.device_threads, 0);
     snprintf(base_raw, sizeof base_raw, "%s/raw", dir);
 
     size_t n;
