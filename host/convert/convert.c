@@ -246,6 +246,8 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "LOST_RECORDS", c->rec.lost_records + opts->extra_lost);
     set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
+    set_number(c->tw, "DAMAGED_RECORDS", c->damaged_records);
+    set_number(c->tw, "UNUSABLE_MAPS_SNAPSHOTS", c->unusable_maps);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
@@ -308,7 +310,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     }
     c->sym = ot_symbolizer_open();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
-        ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]);
+        if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
+            c->unusable_maps++;
     remove_partial_archive(dir);
     size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
     c->tw = ot_tw_open(dir, max_locations, msg, msg_size);

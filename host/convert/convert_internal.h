@@ -57,6 +57,8 @@ typedef struct converter {
     uint64_t unfinished, unmatched, clipped;
     uint64_t records_of_unshown_devices; /**< records of devices past MAX_DEVICES */
     uint64_t buffer_flushes;             /**< FLUSH regions (memory budget exceeded) */
+    uint64_t damaged_records;            /**< host records no recorder writes (unknown event or endpoint) */
+    uint64_t unusable_maps;              /**< maps snapshots the symbolizer could not use */
     /* device detail (device_pass.c) */
     ot_target_spans *spans;           /**< host span of every target region */
     ot_device_regions *device_regions;

@@ -469,6 +469,15 @@ static void on_sync(thread_pass *p, const offtrace_raw_record *r)
         p->c->sync_points++;
 }
 
+/* Whether a record is one the recorder can write: a known event, and an
+ * endpoint for the events that have one (SYNC has none). */
+static int recorder_writes(const offtrace_raw_record *r)
+{
+    if (r->event < OFFTRACE_RAW_TARGET || r->event > OFFTRACE_RAW_LOST)
+        return 0;
+    return r->event == OFFTRACE_RAW_SYNC || (r->endpoint >= OFFTRACE_RAW_BEGIN && r->endpoint <= OFFTRACE_RAW_COMPLETE);
+}
+
 static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t size)
 {
     if (h->is_process_main)
@@ -493,6 +502,10 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     int rc = p->w && p->attributes ? pair_data_regions(p) : -ENOMEM;
     for (size_t i = 0; rc == 0 && !p->failed && i < s->count; i++) {
         const offtrace_raw_record *r = &s->records[i];
+        if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
+            c->damaged_records++;
+            continue;
+        }
         uint64_t t = ot_cv_to_ns(c, r->time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;

@@ -196,6 +196,9 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->ignored_unreadable = number_property(rd, "OFFTRACE::IGNORED_STREAMS_UNREADABLE");
     s->device_records_without_location = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_LOCATION");
     s->device_records_of_unknown_targets = number_property(rd, "OFFTRACE::DEVICE_RECORDS_OF_UNKNOWN_TARGETS");
+    s->device_records_without_device = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE");
+    s->damaged_records = number_property(rd, "OFFTRACE::DAMAGED_RECORDS");
+    s->unusable_maps = number_property(rd, "OFFTRACE::UNUSABLE_MAPS_SNAPSHOTS");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -423,6 +426,15 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (s->device_records_of_unknown_targets)
         fprintf(to, "offtrace: LOST             %llu device records name a target region the host did not "
                     "record (damaged)\n", (unsigned long long)s->device_records_of_unknown_targets);
+    if (s->device_records_without_device)
+        fprintf(to, "offtrace: LOST             %llu device records of a device with no host activity or no clock "
+                    "pairs\n", (unsigned long long)s->device_records_without_device);
+    if (s->damaged_records)
+        fprintf(to, "offtrace: LOST             %llu host records of no kind the recorder writes (damaged)\n",
+                (unsigned long long)s->damaged_records);
+    if (s->unusable_maps)
+        fprintf(to, "offtrace: IGNORED          %llu memory map snapshots could not be read; code addresses may "
+                    "lack source lines\n", (unsigned long long)s->unusable_maps);
     if (s->ignored_streams)
         fprintf(to, "offtrace: IGNORED          %llu stream files: %llu of another format version, %llu damaged, "
                     "%llu not regular files, %llu second streams of one thread, %llu unreadable\n",
