@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,9 @@ static pid_t start_record(const char *dir, char *const program[], const char *ou
     argv[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
+        /* A failed assertion ends the test early: record (and, through its
+         * own PR_SET_PDEATHSIG, the program) must not outlive it. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         setenv("OT_TEST_COUNT_SIGNALS", "1", 1); /* read only by this file's binary (counting_program) */
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);

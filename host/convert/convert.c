@@ -197,9 +197,34 @@ static void set_number(ot_trace_writer *tw, const char *key, uint64_t value)
     ot_tw_property(tw, key, text);
 }
 
+/* OTF2 wants at least one CPU thread in the process: a program that never
+ * offloaded left no stream, and its archive shows an empty master thread. */
+static int add_empty_master_thread(converter *c)
+{
+    if (c->rec.stream_count)
+        return 0;
+    return ot_tw_add_location(c->tw, 0, "Master thread", OT_LOC_HOST_THREAD, -1, 0, NULL) ? 0 : -ENOMEM;
+}
+
+static void set_ignored_counts(converter *c)
+{
+    static const char *names[OT_RAW_IGNORED_CAUSES] = {
+        [OT_RAW_IGNORED_OTHER_VERSION] = "IGNORED_STREAMS_OTHER_VERSION",
+        [OT_RAW_IGNORED_DAMAGED] = "IGNORED_STREAMS_DAMAGED",
+        [OT_RAW_IGNORED_NOT_REGULAR_FILE] = "IGNORED_STREAMS_NOT_REGULAR_FILE",
+        [OT_RAW_IGNORED_DUPLICATE_THREAD] = "IGNORED_STREAMS_DUPLICATE_THREAD",
+        [OT_RAW_IGNORED_UNREADABLE] = "IGNORED_STREAMS_UNREADABLE",
+    };
+    set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    for (int i = 0; i < OT_RAW_IGNORED_CAUSES; i++)
+        set_number(c->tw, names[i], c->rec.ignored[i]);
+}
+
 static int write_everything(converter *c, const ot_convert_options *opts)
 {
     int rc = create_devices(c);
+    if (rc == 0)
+        rc = add_empty_master_thread(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++)
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
     for (size_t i = 0; rc == 0 && i < c->device_count; i++)
@@ -231,8 +256,10 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "SIZE_LIMIT_REACHED", counts->size_limit_reached);
     set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
+    set_number(c->tw, "DAMAGED_RECORDS", c->damaged_records);
+    set_number(c->tw, "UNUSABLE_MAPS_SNAPSHOTS", c->unusable_maps);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
-    set_number(c->tw, "IGNORED_STREAMS", c->rec.ignored_streams);
+    set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
     set_number(c->tw, "BACKGROUND_WRITEBACKS", counts->background_writebacks);
@@ -244,6 +271,8 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNMATCHED_DEVICE_END_RECORDS", c->device_unmatched);
     set_number(c->tw, "DEVICE_REGIONS_OPEN_AT_END", c->device_open_at_end);
     set_number(c->tw, "DEVICE_RECORDS_WITHOUT_DEVICE", c->device_records_without_device);
+    set_number(c->tw, "DEVICE_RECORDS_WITHOUT_LOCATION", c->device_records_without_location);
+    set_number(c->tw, "DEVICE_RECORDS_OF_UNKNOWN_TARGETS", c->device_records_of_unknown_targets);
     set_number(c->tw, "CLOCK_SYNC_POINTS", c->sync_points);
     set_number(c->tw, "CLOCK_SYNC_POINTS_IMPRECISE", c->sync_points_imprecise);
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
@@ -276,13 +305,23 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
+    if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
+        snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
+                 "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",
+                 c->rec.stream_files, raw_dir, (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_OTHER_VERSION],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_DAMAGED],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_NOT_REGULAR_FILE],
+                 (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_UNREADABLE]);
+        rc = -EPROTO;
+    }
     if (rc) {
         converter_free(c);
         return rc;
     }
     c->sym = ot_symbolizer_open();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
-        ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]);
+        if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
+            c->unusable_maps++;
     remove_partial_archive(dir);
     size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
     c->tw = ot_tw_open(dir, max_locations, msg, msg_size);

@@ -42,6 +42,7 @@ typedef struct device_state {
     OTF2_EvtWriter *rdma;
     uint32_t rdma_rank;
     ot_devsync *sync;       /**< device clock -> host ns (NULL: no sync pair) */
+    uint32_t queue_locations; /**< queue locations created so far (their ordinals) */
 } device_state;
 
 typedef struct converter {
@@ -56,11 +57,15 @@ typedef struct converter {
     uint64_t unfinished, unmatched, clipped;
     uint64_t records_of_unshown_devices; /**< records of devices past MAX_DEVICES */
     uint64_t buffer_flushes;             /**< FLUSH regions (memory budget exceeded) */
+    uint64_t damaged_records;            /**< host records no recorder writes (unknown event or endpoint) */
+    uint64_t unusable_maps;              /**< maps snapshots the symbolizer could not use */
     /* device detail (device_pass.c) */
     ot_target_spans *spans;           /**< host span of every target region */
     ot_device_regions *device_regions;
     uint64_t device_records, device_lost, device_clamped, device_unmatched, device_open_at_end;
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
+    uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
+    uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */
 } converter;
 
 /** \brief Host ticks to host ns. */

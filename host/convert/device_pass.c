@@ -7,7 +7,9 @@
  * Each record belongs to a host target region (its target_id) and is kept
  * inside it: a time the map puts outside (clock read jitter, or a team
  * worker that reports leaving its last barrier only when it is woken for the
- * next parallel region) is clamped to the region's edge and counted. Time
+ * next parallel region) is clamped to the region's edge and counted. A
+ * record naming a target region the host never recorded is dropped and
+ * counted (only damage makes one). Time
  * never goes back on a location; an END that does not close the innermost
  * open region is dropped and counted, and regions still open at the end are
  * closed at the location's last time and counted.
@@ -26,8 +28,8 @@
 typedef struct location_key {
     uint32_t thread;
     uint8_t stream;
-    size_t count, filled;
-    size_t *indices;
+    size_t count;
+    size_t *indices; /* a slice of the sorted index array */
 } location_key;
 
 typedef struct open_region {
@@ -35,44 +37,62 @@ typedef struct open_region {
     OTF2_RegionRef region;
 } open_region;
 
-static location_key *key_for(location_key **keys, size_t *n, const offtrace_device_record *r)
+static const offtrace_device_record *sort_base;
+
+static uint8_t is_stream(const offtrace_device_record *r)
 {
-    uint8_t stream = (r->flags & OFFTRACE_DEVICE_FLAG_STREAM) ? 1 : 0;
-    for (size_t i = *n; i-- > 0;)
-        if ((*keys)[i].thread == r->thread && (*keys)[i].stream == stream)
-            return &(*keys)[i];
-    location_key *k = realloc(*keys, (*n + 1) * sizeof *k);
-    if (!k)
-        return NULL;
-    *keys = k;
-    k[*n] = (location_key){.thread = r->thread, .stream = stream};
-    return &k[(*n)++];
+    return (r->flags & OFFTRACE_DEVICE_FLAG_STREAM) ? 1 : 0;
+}
+
+static int by_location(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const offtrace_device_record *x = &sort_base[i], *y = &sort_base[j];
+    if (is_stream(x) != is_stream(y))
+        return is_stream(x) - is_stream(y);
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return i < j ? -1 : i > j; /* keep each location's records in file order */
 }
 
 /* Records of one thread are spread over the file by flush; gather each
- * location's record indices, keeping their order. */
-static int partition(const ot_raw_device_stream *ds, location_key **keys, size_t *n)
+ * location's record indices, keeping their order. Sorting (not a search per
+ * record) keeps a file of many locations, damaged or not, n log n. */
+static int partition(const ot_raw_device_stream *ds, size_t **all, location_key **keys, size_t *n)
 {
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < ds->count; i++) {
-            location_key *k = key_for(keys, n, &ds->records[i]);
+    if (!ds->count)
+        return 0;
+    size_t *order = malloc(ds->count * sizeof *order);
+    if (!order)
+        return -ENOMEM;
+    for (size_t i = 0; i < ds->count; i++)
+        order[i] = i;
+    sort_base = ds->records;
+    qsort(order, ds->count, sizeof *order, by_location);
+    *all = order;
+    size_t capacity = 0;
+    for (size_t i = 0; i < ds->count; i++) {
+        const offtrace_device_record *r = &ds->records[order[i]];
+        location_key *last = *n ? &(*keys)[*n - 1] : NULL;
+        if (last && last->thread == r->thread && last->stream == is_stream(r)) {
+            last->count++;
+            continue;
+        }
+        if (*n == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            location_key *k = realloc(*keys, capacity * sizeof *k);
             if (!k)
                 return -ENOMEM;
-            if (pass == 0)
-                k->count++;
-            else {
-                if (!k->indices && !(k->indices = malloc(k->count * sizeof *k->indices)))
-                    return -ENOMEM;
-                k->indices[k->filled++] = i;
-            }
+            *keys = k;
         }
+        (*keys)[(*n)++] = (location_key){r->thread, is_stream(r), 1, &order[i]};
+    }
     return 0;
 }
 
 /* Device queues (CUPTI, OMPT tracing) may hand an activity over in a later
  * delivery than a younger one of the same queue: order each queue by time.
  * Device threads are already in order (one writer each). */
-static const offtrace_device_record *sort_base;
 
 static int by_time(const void *a, const void *b)
 {
@@ -89,15 +109,21 @@ static void order_queue(const ot_raw_device_stream *ds, location_key *k)
     qsort(k->indices, k->count, sizeof *k->indices, by_time);
 }
 
-static uint64_t place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last)
+/* Host time of a record; -1 when it names a target region the host never
+ * recorded (a damaged record: its time could lie anywhere). */
+static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
+                 uint64_t *at)
 {
     uint64_t t = ot_devsync_to_host(d->sync, r->time), begin, end;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
         if (t < begin || t > end)
             c->device_clamped++;
         t = t < begin ? begin : t > end ? end : t;
+    } else if (r->target_id != 0) {
+        return -1;
     }
-    return t < last ? last : t;
+    *at = t < last ? last : t;
+    return 0;
 }
 
 static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_record *r, uint64_t t)
@@ -116,7 +142,11 @@ static void write_location(converter *c, const device_state *d, const ot_raw_dev
     uint64_t last = 0;
     for (size_t i = 0; i < k->count; i++) {
         const offtrace_device_record *r = &ds->records[k->indices[i]];
-        uint64_t t = place(c, d, r, last);
+        uint64_t t;
+        if (place(c, d, r, last, &t) != 0) {
+            c->device_records_of_unknown_targets++;
+            continue;
+        }
         last = t;
         ot_tw_cover(c->tw, t);
         if (r->endpoint == OFFTRACE_DEVICE_BEGIN && depth < MAX_NESTING) {
@@ -136,19 +166,30 @@ static void write_location(converter *c, const device_state *d, const ot_raw_dev
         OTF2_EvtWriter_Leave(w, NULL, last, open[--depth].region);
 }
 
-static OTF2_EvtWriter *add_location(converter *c, int device, const location_key *k, uint32_t ordinal)
+/* A device thread's location id carries its number (docs/trace-model.md);
+ * a queue's carries its ordinal on the device. 16 bits each: a location that
+ * does not fit, or whose id a second file of the same device already took,
+ * gets none, and its records are counted. */
+static OTF2_EvtWriter *add_location(converter *c, device_state *d, const location_key *k)
 {
     char name[96];
-    uint64_t id;
+    uint64_t id, number = k->stream ? d->queue_locations : k->thread;
+    if (number > 0xFFFF)
+        return NULL;
     if (k->stream) {
-        snprintf(name, sizeof name, "device %d queue %u", device, k->thread);
-        id = 3ull << 32 | (uint64_t)(device & 0xFFFF) << 16 | (ordinal & 0xFFFF);
+        snprintf(name, sizeof name, "device %d queue %u", d->num, k->thread);
+        id = 3ull << 32 | (uint64_t)(d->num & 0xFFFF) << 16 | number;
     } else {
-        snprintf(name, sizeof name, "device %d thread %u", device, k->thread);
-        id = 2ull << 32 | (uint64_t)(device & 0xFFFF) << 16 | (k->thread & 0xFFFF);
+        snprintf(name, sizeof name, "device %d thread %u", d->num, k->thread);
+        id = 2ull << 32 | (uint64_t)(d->num & 0xFFFF) << 16 | number;
     }
-    return ot_tw_add_location(c->tw, id, name, k->stream ? OT_LOC_DEVICE_STREAM : OT_LOC_DEVICE_THREAD, device, 0,
-                              NULL);
+    if (ot_tw_has_location(c->tw, id))
+        return NULL;
+    OTF2_EvtWriter *w = ot_tw_add_location(c->tw, id, name, k->stream ? OT_LOC_DEVICE_STREAM : OT_LOC_DEVICE_THREAD,
+                                           d->num, 0, NULL);
+    if (w && k->stream)
+        d->queue_locations++;
+    return w;
 }
 
 int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
@@ -161,9 +202,8 @@ int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
         return 0;
     }
     location_key *keys = NULL;
-    size_t n = 0;
-    int rc = partition(ds, &keys, &n);
-    uint32_t streams = 0;
+    size_t n = 0, *order = NULL;
+    int rc = partition(ds, &order, &keys, &n);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (keys[i].thread == NO_THREAD) { /* losses of threads that had no buffer */
             for (size_t j = 0; j < keys[i].count; j++)
@@ -172,16 +212,15 @@ int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
         }
         if (keys[i].stream)
             order_queue(ds, &keys[i]);
-        OTF2_EvtWriter *w = add_location(c, d->num, &keys[i], keys[i].stream ? streams++ : 0);
+        OTF2_EvtWriter *w = add_location(c, d, &keys[i]);
         if (!w) {
-            rc = -ENOMEM;
-            break;
+            c->device_records_without_location += keys[i].count;
+            continue;
         }
         c->device_locations++;
         write_location(c, d, ds, &keys[i], w);
     }
-    for (size_t i = 0; i < n; i++)
-        free(keys[i].indices);
+    free(order);
     free(keys);
     return rc;
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define MAX_STREAMS 64
+
 typedef struct interval {
     uint64_t begin, end;
     OTF2_RegionRef region;
@@ -37,9 +39,10 @@ static void *vector_push(vector *v)
     return (char *)v->items + v->item_size * v->count++;
 }
 
+/* k < MAX_STREAMS, so a stream never takes the RDMA location's 0xFFFF. */
 uint64_t ot_dt_stream_location(int num, unsigned k)
 {
-    return (1ull << 32) | ((uint64_t)(uint16_t)num << 16) | (k & 0xFFFEu);
+    return (1ull << 32) | ((uint64_t)(uint16_t)num << 16) | (k & 0xFFFFu);
 }
 
 uint64_t ot_dt_rdma_location(int num)
@@ -114,7 +117,6 @@ static void leave(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t t, OTF2_Regio
     ot_tw_cover(w, t);
 }
 
-#define MAX_STREAMS 64
 
 /* First-fit onto streams whose previous kernel has ended. Past MAX_STREAMS
  * concurrent kernels the last stream takes the kernel, clipped to start when

@@ -20,7 +20,6 @@
 
 #include "convert_internal.h"
 
-#define MAX_OPEN 256
 #define NO_REGION UINT32_MAX
 #define EVENT_SPAN 0xFF /* open_item.event of a target data span */
 
@@ -41,8 +40,9 @@ typedef struct thread_pass {
     const ot_raw_stream *s;
     OTF2_EvtWriter *w;
     OTF2_AttributeList *attributes; /* addresses of a put/get */
-    open_item open[MAX_OPEN];
-    size_t depth;
+    open_item *open; /* grows: constructs nest as deep as the program nests them */
+    size_t depth, open_capacity;
+    int failed;      /* -ENOMEM when the stack could not grow */
     span_pair *spans;
     size_t span_count;
     uint64_t last_time;
@@ -175,25 +175,36 @@ static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_r
 
 static int pair_data_regions(thread_pass *p)
 {
-    pending_enter pending[MAX_OPEN];
-    size_t depth = 0;
-    for (size_t i = 0; i < p->s->count; i++) {
+    pending_enter *pending = NULL;
+    size_t depth = 0, capacity = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->s->count; i++) {
         const offtrace_raw_record *r = &p->s->records[i];
         if (r->event != OFFTRACE_RAW_TARGET || r->endpoint != OFFTRACE_RAW_BEGIN)
             continue;
-        if (is_enter_data(r->subkind) && depth < MAX_OPEN) {
+        if (is_enter_data(r->subkind)) {
+            if (depth == capacity) {
+                size_t grown = capacity ? capacity * 2 : 64;
+                pending_enter *more = realloc(pending, grown * sizeof *more);
+                if (!more) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                pending = more;
+                capacity = grown;
+            }
             pending[depth++] = (pending_enter){r->id, r->codeptr, r->dst_device, function_of(p->c, r->codeptr)};
         } else if (is_exit_data(r->subkind) && depth) {
             const pending_enter *top = &pending[depth - 1];
             const char *fn = function_of(p->c, r->codeptr);
             if (top->device == r->dst_device && fn && top->function && !strcmp(fn, top->function)) {
-                if (add_span(p, top, r))
-                    return -ENOMEM;
+                rc = add_span(p, top, r);
                 depth--;
             }
         }
     }
-    return 0;
+    free(pending);
+    return rc;
 }
 
 static const span_pair *span_by_enter(const thread_pass *p, uint64_t id)
@@ -224,8 +235,16 @@ static void leave(thread_pass *p, uint64_t t, OTF2_RegionRef r)
 
 static open_item *push(thread_pass *p)
 {
-    if (p->depth == MAX_OPEN)
-        return NULL;
+    if (p->depth == p->open_capacity) {
+        size_t grown = p->open_capacity ? p->open_capacity * 2 : 64;
+        open_item *more = realloc(p->open, grown * sizeof *more);
+        if (!more) {
+            p->failed = -ENOMEM;
+            return NULL;
+        }
+        p->open = more;
+        p->open_capacity = grown;
+    }
     open_item *o = &p->open[p->depth++];
     memset(o, 0, sizeof *o);
     o->region = o->outer = NO_REGION;
@@ -361,14 +380,16 @@ static void open_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t
 {
     const open_item *target = r->endpoint == OFFTRACE_RAW_COMPLETE ? innermost_target(p)
                                                                   : find_open(p, OFFTRACE_RAW_TARGET, r->target_id);
+    int device = target ? target->device : -1; /* push may move the stack */
+    uint64_t codeptr = target ? target->codeptr : 0;
     open_item *o = push(p);
     if (!o)
         return;
     o->event = OFFTRACE_RAW_SUBMIT;
     o->id = r->id;
     o->begin = t;
-    o->device = target ? target->device : -1;
-    o->codeptr = target ? target->codeptr : 0;
+    o->device = device;
+    o->codeptr = codeptr;
 }
 
 /* A data op or submit: BEGIN, END, or both from one COMPLETE record. */
@@ -450,6 +471,15 @@ static void on_sync(thread_pass *p, const offtrace_raw_record *r)
         p->c->sync_points++;
 }
 
+/* Whether a record is one the recorder can write: a known event, and an
+ * endpoint for the events that have one (SYNC has none). */
+static int recorder_writes(const offtrace_raw_record *r)
+{
+    if (r->event < OFFTRACE_RAW_TARGET || r->event > OFFTRACE_RAW_LOST)
+        return 0;
+    return r->event == OFFTRACE_RAW_SYNC || (r->endpoint >= OFFTRACE_RAW_BEGIN && r->endpoint <= OFFTRACE_RAW_COMPLETE);
+}
+
 static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t size)
 {
     if (h->is_process_main)
@@ -472,8 +502,12 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     int rc = p->w && p->attributes ? pair_data_regions(p) : -ENOMEM;
-    for (size_t i = 0; rc == 0 && i < s->count; i++) {
+    for (size_t i = 0; rc == 0 && !p->failed && i < s->count; i++) {
         const offtrace_raw_record *r = &s->records[i];
+        if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
+            c->damaged_records++;
+            continue;
+        }
         uint64_t t = ot_cv_to_ns(c, r->time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
@@ -497,6 +531,9 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     while (rc == 0 && p->depth)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);
+    if (rc == 0)
+        rc = p->failed;
+    free(p->open);
     free(p->spans);
     if (p->attributes)
         OTF2_AttributeList_Delete(p->attributes);

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "raw_reader.h"
 
+#include "regular_file.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,17 +27,42 @@ static void append_pending(ot_raw_stream *s)
     s->records[s->count++] = *p;
 }
 
+/* Why a stream is unusable, from its header alone. */
+static int check_stream_header(const offtrace_raw_stream_header *h)
+{
+    if (memcmp(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic))
+        return -EPROTO;
+    if (h->version != OFFTRACE_RAW_VERSION)
+        return -EPROTONOSUPPORT;
+    if (h->record_size != sizeof(offtrace_raw_record) || h->chunk_bytes < 4096 ||
+        h->chunk_bytes % sizeof(offtrace_raw_record))
+        return -EPROTO;
+    return 0;
+}
+
+/* Committed records of the chunk starting at \p first: up to its first
+ * uncommitted slot. */
+static size_t chunk_records(const offtrace_raw_record *all, size_t first, size_t per_chunk, size_t max)
+{
+    size_t n = 0;
+    while (first + n < max && n < per_chunk && all[first + n].event != OFFTRACE_RAW_NONE)
+        n++;
+    return n;
+}
+
 /* Copy committed records out of one stream file. A chunk is read up to its
- * first uncommitted slot; an entirely empty chunk ends the stream. */
+ * first uncommitted slot; an entirely empty chunk ends the stream. The
+ * records are counted before anything is allocated: a file may be sparse
+ * and far larger than what was written into it. */
 static int read_stream(const char *path, ot_raw_stream *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
     struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < OFFTRACE_RAW_HEADER_SIZE) {
+    int fd = ot_open_regular(path, &st);
+    if (fd < 0)
+        return fd;
+    if ((size_t)st.st_size < OFFTRACE_RAW_HEADER_SIZE) {
         close(fd);
-        return -EINVAL;
+        return -EPROTO;
     }
     size_t size = (size_t)st.st_size;
     const char *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -43,28 +70,25 @@ static int read_stream(const char *path, ot_raw_stream *out)
     if (base == MAP_FAILED)
         return -errno;
     memcpy(&out->header, base, sizeof out->header);
-    const offtrace_raw_stream_header *h = &out->header;
-    int rc = 0;
-    if (memcmp(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic) || h->version != OFFTRACE_RAW_VERSION ||
-        h->record_size != sizeof(offtrace_raw_record) || h->chunk_bytes < 4096 ||
-        h->chunk_bytes % sizeof(offtrace_raw_record)) {
-        rc = -EPROTO;
+    int rc = check_stream_header(&out->header);
+    if (rc)
         goto done;
-    }
-    size_t per_chunk = h->chunk_bytes / sizeof(offtrace_raw_record);
-    size_t max = (size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record);
-    out->records = malloc((max + 1) * sizeof(offtrace_raw_record)); /* + the pending begin */
+    size_t per_chunk = out->header.chunk_bytes / sizeof(offtrace_raw_record);
+    size_t max = (size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record), total = 0, n;
+    const offtrace_raw_record *all = (const offtrace_raw_record *)(base + OFFTRACE_RAW_HEADER_SIZE);
+    for (size_t first = 0; first < max && (n = chunk_records(all, first, per_chunk, max)); first += per_chunk)
+        total += n;
+    out->records = malloc((total + 1) * sizeof(offtrace_raw_record)); /* + the pending begin */
     if (!out->records) {
         rc = -ENOMEM;
         goto done;
     }
-    const offtrace_raw_record *all = (const offtrace_raw_record *)(base + OFFTRACE_RAW_HEADER_SIZE);
-    for (size_t chunk = 0; chunk * per_chunk < max; chunk++) {
-        size_t first = chunk * per_chunk, n = 0;
-        while (first + n < max && n < per_chunk && all[first + n].event != OFFTRACE_RAW_NONE)
-            n++;
-        if (n == 0)
-            break;
+    /* A live recording (`convert --force`) goes on committing records
+     * between the two passes: copy no more than were counted. */
+    for (size_t first = 0; first < max && out->count < total && (n = chunk_records(all, first, per_chunk, max));
+         first += per_chunk) {
+        if (n > total - out->count)
+            n = total - out->count;
         memcpy(out->records + out->count, all + first, n * sizeof *all);
         out->count += n;
     }
@@ -74,11 +98,22 @@ done:
     return rc;
 }
 
+/* Count a stream or device file that cannot be used, by cause. */
+static void count_ignored(ot_raw_recording *rec, int rc)
+{
+    enum ot_raw_ignored cause = rc == -EPROTONOSUPPORT ? OT_RAW_IGNORED_OTHER_VERSION
+                              : rc == -EPROTO ? OT_RAW_IGNORED_DAMAGED
+                              : rc == -ELOOP || rc == -ENODEV || rc == -EISDIR ? OT_RAW_IGNORED_NOT_REGULAR_FILE
+                                                              : OT_RAW_IGNORED_UNREADABLE;
+    rec->ignored[cause]++;
+    rec->ignored_streams++;
+}
+
 static int load_clock(const char *raw_dir, ot_raw_recording *rec)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/clock.pairs", raw_dir);
-    FILE *f = fopen(path, "re");
+    FILE *f = ot_fopen_regular(path);
     if (!f)
         return -ENOENT;
     unsigned long long ticks, mono, real;
@@ -122,7 +157,7 @@ static void load_devices(const char *raw_dir, ot_raw_recording *rec)
     int num;
     snprintf(path, sizeof path, "%s/devices.txt", raw_dir);
     rec->host_device = -1;
-    FILE *f = fopen(path, "re");
+    FILE *f = ot_fopen_regular(path);
     if (!f)
         return;
     while (fscanf(f, "%d %63s", &num, kind) == 2) {
@@ -158,7 +193,47 @@ static int add_name(char ***list, size_t *count, const char *dir, const char *na
     return 0;
 }
 
-static int load_streams(const char *raw_dir, ot_raw_recording *rec, char **names, size_t n)
+static int by_thread_index(const void *a, const void *b)
+{
+    const ot_raw_stream *x = *(ot_raw_stream *const *)a, *y = *(ot_raw_stream *const *)b;
+    if (x->header.thread_index != y->header.thread_index)
+        return x->header.thread_index < y->header.thread_index ? -1 : 1;
+    return x < y ? -1 : x > y; /* the first in name order stays */
+}
+
+/* Two streams with one thread index would be one location twice: only a
+ * copied or damaged file does that. The later one (in name order) is
+ * ignored and counted. */
+static int drop_duplicate_threads(ot_raw_recording *rec)
+{
+    if (rec->stream_count < 2)
+        return 0;
+    ot_raw_stream **order = malloc(rec->stream_count * sizeof *order);
+    if (!order)
+        return -ENOMEM;
+    for (size_t i = 0; i < rec->stream_count; i++)
+        order[i] = &rec->streams[i];
+    qsort(order, rec->stream_count, sizeof *order, by_thread_index);
+    for (size_t i = 1; i < rec->stream_count; i++)
+        if (order[i]->header.thread_index == order[i - 1]->header.thread_index) {
+            free(order[i]->records);
+            order[i]->records = NULL; /* marks it for removal below */
+            order[i]->count = SIZE_MAX;
+            rec->ignored[OT_RAW_IGNORED_DUPLICATE_THREAD]++;
+            rec->ignored_streams++;
+        }
+    free(order);
+    size_t kept = 0;
+    for (size_t i = 0; i < rec->stream_count; i++)
+        if (rec->streams[i].count != SIZE_MAX)
+            rec->streams[kept++] = rec->streams[i];
+        else
+            rec->lost_records -= rec->streams[i].header.lost_records;
+    rec->stream_count = kept;
+    return 0;
+}
+
+static int load_streams(ot_raw_recording *rec, char **names, size_t n)
 {
     rec->streams = calloc(n ? n : 1, sizeof *rec->streams);
     if (!rec->streams)
@@ -166,45 +241,51 @@ static int load_streams(const char *raw_dir, ot_raw_recording *rec, char **names
     for (size_t i = 0; i < n; i++) {
         ot_raw_stream *s = &rec->streams[rec->stream_count];
         int rc = read_stream(names[i], s);
-        if (rc == -EPROTO || rc == -EINVAL) {
-            rec->ignored_streams++;
+        if (rc == -ENOMEM)
+            return rc;
+        if (rc) {
+            free(s->records);
+            memset(s, 0, sizeof *s);
+            count_ignored(rec, rc);
             continue;
         }
-        if (rc)
-            return rc;
         rec->lost_records += s->header.lost_records;
         rec->stream_count++;
     }
-    return 0;
+    return drop_duplicate_threads(rec);
 }
 
 /* Device files are read whole: the converter revisits their records per
  * device thread. A file of another format is ignored and counted. */
 static int read_device_file(const char *path, ot_raw_device_stream *ds)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -errno;
-    int rc = -EINVAL;
-    if (fread(&ds->header, sizeof ds->header, 1, f) == 1 &&
-        !memcmp(ds->header.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof ds->header.magic) &&
-        ds->header.version == OFFTRACE_RAW_VERSION && ds->header.record_size == sizeof(offtrace_device_record) &&
-        fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        size_t payload = size > (long)sizeof ds->header ? (size_t)size - sizeof ds->header : 0;
+    struct stat st;
+    int fd = ot_open_regular(path, &st);
+    if (fd < 0)
+        return fd;
+    int rc = -EPROTO;
+    if (st.st_size >= (off_t)sizeof ds->header && pread(fd, &ds->header, sizeof ds->header, 0) == sizeof ds->header &&
+        !memcmp(ds->header.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof ds->header.magic)) {
+        rc = ds->header.version != OFFTRACE_RAW_VERSION ? -EPROTONOSUPPORT
+           : ds->header.record_size != sizeof(offtrace_device_record) ? -EPROTO : 0;
+    }
+    if (rc == 0) {
+        size_t payload = (size_t)st.st_size - sizeof ds->header;
         ds->count = payload / sizeof *ds->records;
         ds->torn_records = payload % sizeof *ds->records ? 1 : 0;
         ds->records = malloc((ds->count ? ds->count : 1) * sizeof *ds->records);
-        rc = -ENOMEM;
-        if (ds->records && fseek(f, sizeof ds->header, SEEK_SET) == 0 &&
-            fread(ds->records, sizeof *ds->records, ds->count, f) == ds->count)
-            rc = 0;
+        size_t want = ds->count * sizeof *ds->records, got = 0;
+        ssize_t n = 1;
+        while (ds->records && got < want && (n = pread(fd, (char *)ds->records + got, want - got,
+                                                       (off_t)(sizeof ds->header + got))) > 0)
+            got += (size_t)n;
+        rc = !ds->records ? -ENOMEM : got < want ? -EIO : 0;
         /* A process that died before trimming its file leaves a zero tail. */
         while (rc == 0 && ds->count && ds->records[ds->count - 1].kind == 0)
             ds->count--;
     }
     ds->header.backend[sizeof ds->header.backend - 1] = '\0';
-    fclose(f);
+    close(fd);
     if (rc) {
         free(ds->records);
         ds->records = NULL;
@@ -222,7 +303,7 @@ static int load_device_streams(ot_raw_recording *rec, char **names, size_t n)
         if (rc == -ENOMEM)
             return rc;
         if (rc)
-            rec->ignored_streams++;
+            count_ignored(rec, rc);
         else
             rec->device_stream_count++;
     }
@@ -260,7 +341,8 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
     if (!rc) {
         load_devices(raw_dir, rec);
         load_counters(raw_dir, rec);
-        rc = load_streams(raw_dir, rec, streams, stream_files);
+        rec->stream_files = stream_files;
+        rc = load_streams(rec, streams, stream_files);
         if (!rc)
             rc = load_device_streams(rec, device_files, device_file_count);
         if (rc)

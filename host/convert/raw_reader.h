@@ -33,6 +33,16 @@ typedef struct ot_raw_device_stream {
     uint64_t torn_records; /**< a record cut short at the end of the file (death mid-write) */
 } ot_raw_device_stream;
 
+/** Why a stream or device file was not used. */
+enum ot_raw_ignored {
+    OT_RAW_IGNORED_OTHER_VERSION,    /**< written by another format version */
+    OT_RAW_IGNORED_DAMAGED,          /**< header or size that no writer produces */
+    OT_RAW_IGNORED_NOT_REGULAR_FILE, /**< a FIFO, directory, device or symbolic link: never read */
+    OT_RAW_IGNORED_DUPLICATE_THREAD, /**< a second stream with one thread index */
+    OT_RAW_IGNORED_UNREADABLE,       /**< could not be opened or read */
+    OT_RAW_IGNORED_CAUSES
+};
+
 typedef struct ot_raw_recording {
     ot_raw_stream *streams;
     size_t stream_count;
@@ -44,7 +54,9 @@ typedef struct ot_raw_recording {
     char **maps_files;        /**< paths of maps.<n>, oldest first */
     size_t maps_count;
     uint64_t lost_records;    /**< sum over stream headers */
-    uint64_t ignored_streams; /**< streams of another format version */
+    uint64_t ignored_streams; /**< stream and device files not used, all causes */
+    uint64_t ignored[OT_RAW_IGNORED_CAUSES]; /**< the same by cause */
+    size_t stream_files;      /**< thread-*.rec names found, used or not */
     ot_raw_device_stream *device_streams;
     size_t device_stream_count;
     offtrace_raw_counters counters; /**< raw/counters (all zero when missing or of another format) */

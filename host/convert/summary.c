@@ -88,9 +88,12 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     all[r->location_count++] = self;
     r->locations = all;
     r->s->events += events;
-    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && (self >> 32) == 0) /* device threads have 2 << 32 */
+    /* offtrace's location ids say what a location is: 0 << 32 host
+     * threads, 1 << 32 kernel streams and RDMA rows, 2 << 32 device threads,
+     * 3 << 32 device queues (all but host threads are accelerator streams). */
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && (self >> 32) == 0)
         r->s->host_threads++;
-    if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
+    if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && (self >> 32) == 1) {
         size_t count = r->stream_count;
         uint64_t *l = realloc(r->stream_locations, (count + 1) * sizeof *l);
         if (!l)
@@ -191,6 +194,17 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->lost_by_cause[3] = number_property(rd, "OFFTRACE::LOST_OTHER_ERRORS");
     s->max_recording_size = number_property(rd, "OFFTRACE::MAX_RECORDING_SIZE");
     s->size_limit_reached = number_property(rd, "OFFTRACE::SIZE_LIMIT_REACHED") != 0;
+    s->ignored_streams = number_property(rd, "OFFTRACE::IGNORED_STREAMS");
+    s->ignored_other_version = number_property(rd, "OFFTRACE::IGNORED_STREAMS_OTHER_VERSION");
+    s->ignored_damaged = number_property(rd, "OFFTRACE::IGNORED_STREAMS_DAMAGED");
+    s->ignored_not_regular = number_property(rd, "OFFTRACE::IGNORED_STREAMS_NOT_REGULAR_FILE");
+    s->ignored_duplicate = number_property(rd, "OFFTRACE::IGNORED_STREAMS_DUPLICATE_THREAD");
+    s->ignored_unreadable = number_property(rd, "OFFTRACE::IGNORED_STREAMS_UNREADABLE");
+    s->device_records_without_location = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_LOCATION");
+    s->device_records_of_unknown_targets = number_property(rd, "OFFTRACE::DEVICE_RECORDS_OF_UNKNOWN_TARGETS");
+    s->device_records_without_device = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE");
+    s->damaged_records = number_property(rd, "OFFTRACE::DAMAGED_RECORDS");
+    s->unusable_maps = number_property(rd, "OFFTRACE::UNUSABLE_MAPS_SNAPSHOTS");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -431,6 +445,27 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
         fprintf(to, "offtrace: SIZE LIMIT       recording stopped at %s (OFFTRACE_MAX_RECORDING_SIZE, record "
                     "--max-size); shown as \"offtrace: size limit reached\"\n", limit);
     }
+    if (s->device_records_without_location)
+        fprintf(to, "offtrace: LOST             %llu device records of threads or queues numbered past 65535 or "
+                    "found twice\n", (unsigned long long)s->device_records_without_location);
+    if (s->device_records_of_unknown_targets)
+        fprintf(to, "offtrace: LOST             %llu device records name a target region the host did not "
+                    "record (damaged)\n", (unsigned long long)s->device_records_of_unknown_targets);
+    if (s->device_records_without_device)
+        fprintf(to, "offtrace: LOST             %llu device records of a device with no host activity or no clock "
+                    "pairs\n", (unsigned long long)s->device_records_without_device);
+    if (s->damaged_records)
+        fprintf(to, "offtrace: LOST             %llu host records of no kind the recorder writes (damaged)\n",
+                (unsigned long long)s->damaged_records);
+    if (s->unusable_maps)
+        fprintf(to, "offtrace: IGNORED          %llu memory map snapshots could not be read; code addresses may "
+                    "lack source lines\n", (unsigned long long)s->unusable_maps);
+    if (s->ignored_streams)
+        fprintf(to, "offtrace: IGNORED          %llu stream files: %llu of another format version, %llu damaged, "
+                    "%llu not regular files, %llu second streams of one thread, %llu unreadable\n",
+                (unsigned long long)s->ignored_streams, (unsigned long long)s->ignored_other_version,
+                (unsigned long long)s->ignored_damaged, (unsigned long long)s->ignored_not_regular,
+                (unsigned long long)s->ignored_duplicate, (unsigned long long)s->ignored_unreadable);
     if (strcmp(s->partial, "no"))
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);

@@ -27,6 +27,13 @@ typedef struct ot_summary {
     uint64_t lost_by_cause[4];       /**< disk full, size limit, no descriptor, other errors */
     uint64_t max_recording_size;     /**< OFFTRACE_MAX_RECORDING_SIZE in force, 0 if none */
     int size_limit_reached;
+    uint64_t ignored_streams;        /**< stream/device files not converted, and by cause: */
+    uint64_t ignored_other_version, ignored_damaged, ignored_not_regular, ignored_duplicate, ignored_unreadable;
+    uint64_t device_records_without_location; /**< device thread/queue numbers past 16 bits, or found twice */
+    uint64_t device_records_of_unknown_targets; /**< naming a target region the host did not record */
+    uint64_t device_records_without_device;   /**< of a device with no host activity or no clock pairs */
+    uint64_t damaged_records;                 /**< host records of no kind the recorder writes */
+    uint64_t unusable_maps;                   /**< maps snapshots the symbolizer could not read */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

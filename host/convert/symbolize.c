@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "symbolize_internal.h"
+#include "regular_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -214,7 +215,7 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
 {
     if (!s || !maps_path)
         return -EINVAL;
-    FILE *f = fopen(maps_path, "re");
+    FILE *f = ot_fopen_regular(maps_path);
     if (!f)
         return -errno;
     ot_base_table bases = {0};

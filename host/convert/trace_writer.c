@@ -47,6 +47,11 @@ struct ot_trace_writer {
     region_def *regions;
     location_def *locations;
     size_t location_count;
+    /* Location ids in use (open addressing, UINT64_MAX = empty): OTF2 hands
+     * out the same event writer for an id asked twice, and closing it twice
+     * crashes, so a second use of an id is refused here. */
+    uint64_t *location_ids;
+    size_t location_id_capacity;
     uint64_t *comm_members;
     uint32_t comm_count;
     device_def *devices;
@@ -222,10 +227,43 @@ int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind)
     return 0;
 }
 
+static uint64_t *location_id_slot(uint64_t *ids, size_t capacity, uint64_t id)
+{
+    size_t j = (size_t)(id * 0x9E3779B97F4A7C15ull >> 17) & (capacity - 1);
+    while (ids[j] != UINT64_MAX && ids[j] != id)
+        j = (j + 1) & (capacity - 1);
+    return &ids[j];
+}
+
+static int location_ids_grow(ot_trace_writer *w)
+{
+    size_t capacity = w->location_id_capacity ? w->location_id_capacity * 2 : 256;
+    uint64_t *ids = malloc(capacity * sizeof *ids);
+    if (!ids)
+        return -ENOMEM;
+    memset(ids, 0xFF, capacity * sizeof *ids);
+    for (size_t i = 0; i < w->location_count; i++)
+        *location_id_slot(ids, capacity, w->locations[i].id) = w->locations[i].id;
+    free(w->location_ids);
+    w->location_ids = ids;
+    w->location_id_capacity = capacity;
+    return 0;
+}
+
+int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
+{
+    return w->location_id_capacity && location_id != UINT64_MAX &&
+           *location_id_slot(w->location_ids, w->location_id_capacity, location_id) == location_id;
+}
+
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
                                    ot_location_kind kind, int device, int comm_member,
                                    uint32_t *rank_out)
 {
+    if (location_id == UINT64_MAX || ot_tw_has_location(w, location_id))
+        return NULL;
+    if ((w->location_count + 1) * 2 > w->location_id_capacity && location_ids_grow(w) != 0)
+        return NULL;
     location_def *l = realloc(w->locations, (w->location_count + 1) * sizeof *l);
     if (!l)
         return NULL;
@@ -234,6 +272,7 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
     if (!ew)
         return NULL;
     l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), kind, device, ew};
+    *location_id_slot(w->location_ids, w->location_id_capacity, location_id) = location_id;
     if (comm_member) {
         uint64_t *m = realloc(w->comm_members, (w->comm_count + 1) * sizeof *m);
         if (!m)
@@ -390,9 +429,11 @@ static void write_locations(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const d
                                                 OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, w->devices[i].node, 0);
     for (size_t i = 0; i < w->location_count; i++) {
         const location_def *l = &w->locations[i];
-        OTF2_LocationType type = (l->kind == OT_LOC_HOST_THREAD || l->kind == OT_LOC_DEVICE_THREAD)
-                                     ? OTF2_LOCATION_TYPE_CPU_THREAD
-                                     : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+        /* OTF2 3.0: an accelerator group holds accelerator streams (and
+         * metrics) only, never CPU threads; a thread executing OpenMP on the
+         * device is one of the device's streams of activity. */
+        OTF2_LocationType type = l->kind == OT_LOC_HOST_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD
+                                                               : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
         OTF2_LocationGroupRef group = l->kind == OT_LOC_HOST_THREAD ? 0 : group_of_device(w, l->device);
         OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, event_counts[i], group);
     }
@@ -492,6 +533,7 @@ void ot_tw_abort(ot_trace_writer *w)
     intern_free(&w->region_keys);
     free(w->regions);
     free(w->locations);
+    free(w->location_ids);
     free(w->comm_members);
     free(w->devices);
     free(w);

@@ -30,7 +30,7 @@ typedef enum ot_location_kind {
     OT_LOC_HOST_THREAD,
     OT_LOC_DEVICE_STREAM,
     OT_LOC_DEVICE_RDMA,
-    OT_LOC_DEVICE_THREAD, /**< a thread executing OpenMP on the device */
+    OT_LOC_DEVICE_THREAD, /**< a thread executing OpenMP on the device (an accelerator stream in OTF2) */
 } ot_location_kind;
 
 /**
@@ -63,11 +63,15 @@ int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind);
  * \param device device number (ignored for host threads).
  * \param comm_member 1 if it takes part in the RMA window (host threads that
  *        transfer, RDMA locations); its rank is the order of such calls.
- * \return the event writer, NULL on failure.
+ * \return the event writer, NULL on failure: no memory, or an id already
+ *         in use (OTF2 would hand out that location's writer again).
  */
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
                                    ot_location_kind kind, int device, int comm_member,
                                    uint32_t *rank_out);
+
+/** \brief Whether a location with this id was already created. */
+int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id);
 
 /** \brief The RMA window every transfer is written to. */
 OTF2_RmaWinRef ot_tw_window(const ot_trace_writer *w);

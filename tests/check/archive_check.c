@@ -16,7 +16,7 @@ typedef struct loc_state {
     uint64_t id, declared, seen, last_time;
     OTF2_LocationType type;
     uint32_t group;
-    int is_rdma, is_device_thread;
+    int is_rdma, is_device_thread, is_kernel_stream;
     uint32_t stack[MAX_DEPTH];
     uint64_t begin[MAX_DEPTH];
     size_t depth;
@@ -127,9 +127,15 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     l->group = group;
     l->is_rdma = strstr(str(s, name), "RDMA") != NULL;
     int accel = group < MAX_GROUPS && s->group_is_accel[group];
-    l->is_device_thread = type == OTF2_LOCATION_TYPE_CPU_THREAD && accel;
+    /* offtrace's ids: 2 << 32 device threads; 1 << 32 kernel streams and RDMA rows; 3 << 32 device queues. */
+    l->is_device_thread = accel && (self >> 32) == 2;
+    l->is_kernel_stream = type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && accel && !l->is_rdma && !l->is_device_thread;
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !accel)
         s->f->host_threads++;
+    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && accel) { /* OTF2 3.0: accelerator groups hold streams only */
+        s->f->bad_groups++;
+        problem(s, "CPU thread %s in an accelerator location group", str(s, name));
+    }
     if (l->is_device_thread)
         s->f->device_threads++;
     if (l->is_rdma)
@@ -235,7 +241,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
         return OTF2_CALLBACK_SUCCESS;
     ls->stack[ls->depth] = r;
     ls->begin[ls->depth++] = t;
-    if (ls->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !ls->is_rdma)
+    if (ls->is_kernel_stream)
         s->f->kernels++;
     else if (ls->is_device_thread)
         count_device_construct(s, r < s->nregions && s->region_name[r] ? s->region_name[r] : "", t);
@@ -265,7 +271,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     }
     uint64_t begin = ls->begin[--ls->depth];
     const char *name = r < s->nregions && s->region_name[r] ? s->region_name[r] : "";
-    if (ls->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !ls->is_rdma)
+    if (ls->is_kernel_stream)
         add_interval(&s->kernels, &s->nkernels, begin, t, s->region_line[r]);
     else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD &&
              (!strncmp(name, "target @", 8) || !strncmp(name, "target nowait @", 15)))
@@ -499,6 +505,10 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     s->f = f;
     s->wanted_location = wanted;
     int rc = read_defs(rd, s);
+    if (rc == 0 && f->host_threads == 0) { /* OTF2: a process holds at least one CPU thread */
+        f->bad_groups++;
+        problem(s, "no CPU thread in the process location group");
+    }
     if (rc == 0)
         rc = read_events(rd, s);
     if (rc == 0)
