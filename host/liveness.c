@@ -12,7 +12,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Files of raw/ are read only when they are plain files: a FIFO put there
+ * would block every reader that asks whether the recording is live. */
+static int open_plain(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 /* Field 22 of /proc/<pid>/stat (start time in clock ticks since boot). The
  * command name (field 2) may hold spaces and parentheses, so fields are
@@ -81,7 +95,7 @@ static int identity_alive(const char *raw_dir, const char *file, pid_t *pid)
     snprintf(path, sizeof path, "%s/%s", raw_dir, file);
     if (pid)
         *pid = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_plain(path);
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, line, sizeof line - 1);
@@ -104,7 +118,7 @@ int ot_recording_alive(const char *raw_dir, pid_t *pid)
         return 0;
     char path[PATH_MAX + 16], status[32] = "";
     snprintf(path, sizeof path, "%s/status", raw_dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_plain(path);
     if (fd >= 0) {
         ssize_t n = read(fd, status, sizeof status - 1);
         status[n > 0 ? n : 0] = '\0';

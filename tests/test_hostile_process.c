@@ -581,3 +581,28 @@ Test(hostile_process, a_recording_its_writer_finished_converts_as_complete)
         run_free(&r);
     }
 }
+
+/* The files readers consult to tell a live recording (raw/owner, raw/status)
+ * are read only when they are plain files: a FIFO put there blocked `info`
+ * and `convert` for ever. */
+Test(hostile_process, a_fifo_in_place_of_the_liveness_files_blocks_no_reader, .timeout = 20)
+{
+    char dir[4096], raw[4200], path[4300];
+    scratch_path(dir, sizeof dir, "fifo-owner");
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    cr_assert_eq(mkdir(raw, 0777), 0);
+    const char *names[] = {"owner", "status", "converter"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", raw, names[i]);
+        cr_assert_eq(mkfifo(path, 0644), 0);
+    }
+    const char *verbs[] = {"info", "convert", "report"};
+    for (size_t i = 0; i < 3; i++) {
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, verbs[i], dir, NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s: status %#x", verbs[i], r.status);
+        cr_expect(!strncmp(r.err, "offtrace", 8), "%s said: %s", verbs[i], r.err);
+        run_free(&r);
+    }
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "regular_file.h"
 #include "liveness.h"
 #include "offtrace/offtrace.h"
 
@@ -112,7 +113,7 @@ void ot_cli_raw_status(const char *raw_dir, char *status, size_t size)
     char path[4200];
     snprintf(path, sizeof path, "%s/status", raw_dir);
     status[0] = '\0';
-    FILE *f = fopen(path, "re");
+    FILE *f = ot_fopen_regular(path); /* a FIFO named status must not block a reader */
     if (!f)
         return;
     size_t n = fread(status, 1, size - 1, f);

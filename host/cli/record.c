@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "regular_file.h"
 #include "config.h"
 #include "convert.h"
 #include "liveness.h"
@@ -411,7 +412,7 @@ static int report_untraced_processes(const char *dir, pid_t program)
 {
     char path[PATH_MAX + 64], line[PATH_MAX + 32], names[400] = "";
     snprintf(path, sizeof path, "%s/" OT_UNTRACED_PROCESSES_FILE, dir);
-    FILE *f = fopen(path, "re");
+    FILE *f = ot_fopen_regular(path);
     if (!f)
         return 0;
     unlink(path);
