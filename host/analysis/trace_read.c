@@ -561,6 +561,9 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
         if (rc == 0)
             rc = read_events(a);
     }
+    if (a->reader) /* closing a damaged archive reports errors too: keep them quiet */
+        OTF2_Reader_Close(a->reader);
+    a->reader = NULL;
     OTF2_Error_RegisterCallback(previous, NULL);
     if (rc == -EPROTO)
         fail(err, err_size, rc,
