@@ -49,6 +49,8 @@ static uint64_t through(sync_point a, double rate, uint64_t x)
 {
     double dx = x >= a.x ? (double)(x - a.x) : -(double)(a.x - x);
     double y = (double)a.y + dx * rate;
+    if (y >= 18446744073709551615.0) /* damaged input: a time past the end of uint64 */
+        return UINT64_MAX;
     return y <= 0 ? 0 : (uint64_t)(y + 0.5);
 }
 

@@ -17,6 +17,11 @@
 
 #define NO_ATTRIBUTE UINT32_MAX
 
+/* More strings, regions or location groups than offtrace ever writes: a
+ * damaged file's reference. The tables are indexed by reference, so this
+ * bounds them (64 MiB of regions); one flipped byte must not cost GiBs. */
+#define MAX_DEFINITION_REF (1u << 20)
+
 struct ot_tr_archive {
     char **strings;
     size_t string_count;
@@ -80,7 +85,7 @@ static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *te
 {
     ot_tr_archive *a = u;
     size_t count = a->string_count;
-    if (self > (1u << 24)) /* offtrace never writes this many; a damaged file might */
+    if (self > MAX_DEFINITION_REF)
         return OTF2_CALLBACK_INTERRUPT;
     char **s = grow(a->strings, &count, (size_t)self + 1, sizeof *s);
     if (!s)
@@ -98,7 +103,7 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef
 {
     ot_tr_archive *a = u;
     size_t count = a->region_count, defined_count = a->region_count;
-    if (self > (1u << 24)) /* offtrace never writes this many; a damaged file might */
+    if (self > MAX_DEFINITION_REF)
         return OTF2_CALLBACK_INTERRUPT;
     ot_tr_region *r = grow(a->regions, &count, (size_t)self + 1, sizeof *r);
     if (!r)
@@ -141,7 +146,7 @@ static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self,
 {
     ot_tr_archive *a = u;
     size_t count = a->group_count;
-    if (self > (1u << 24))
+    if (self > MAX_DEFINITION_REF)
         return OTF2_CALLBACK_INTERRUPT;
     OTF2_StringRef *g = grow(a->group_names, &count, (size_t)self + 1, sizeof *g);
     if (!g)
@@ -561,6 +566,9 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
         if (rc == 0)
             rc = read_events(a);
     }
+    if (a->reader) /* closing a damaged archive reports errors too: keep them quiet */
+        OTF2_Reader_Close(a->reader);
+    a->reader = NULL;
     OTF2_Error_RegisterCallback(previous, NULL);
     if (rc == -EPROTO)
         fail(err, err_size, rc,

@@ -25,6 +25,10 @@ typedef struct reader_state {
     uint64_t first, last;
 } reader_state;
 
+/* More definitions than offtrace ever writes: a damaged file's reference.
+ * Without a bound, one flipped byte makes the tables below tens of GiB. */
+#define MAX_DEFINITION_REF (1u << 20)
+
 static void *grow(void *p, size_t *count, size_t need, size_t item)
 {
     if (need < *count)
@@ -41,12 +45,15 @@ static void *grow(void *p, size_t *count, size_t need, size_t item)
 static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
 {
     reader_state *r = u;
+    if (self > MAX_DEFINITION_REF)
+        return OTF2_CALLBACK_INTERRUPT;
     char **s = grow(r->strings, &r->string_count, self, sizeof *s);
     if (!s)
         return OTF2_CALLBACK_INTERRUPT;
     r->strings = s;
-    s[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
+    free(s[self]); /* a damaged file may define a string twice */
+    s[self] = strdup(text ? text : "");
+    return s[self] ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
 }
 
 static int construct_kind(const char *name)
@@ -66,6 +73,8 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
     reader_state *r = u;
+    if (self > MAX_DEFINITION_REF)
+        return OTF2_CALLBACK_INTERRUPT;
     size_t before = r->region_count;
     int *k = grow(r->region_kind, &r->region_count, self, sizeof *k);
     if (!k)
