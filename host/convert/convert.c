@@ -70,9 +70,11 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
  * timeline and an RDMA location whose comm ranks come first. */
 static int create_devices(converter *c)
 {
-    for (size_t s = 0; s < c->rec.stream_count; s++)
-        for (size_t i = 0; i < c->rec.streams[s].count; i++) {
-            const offtrace_raw_record *r = &c->rec.streams[s].records[i];
+    for (size_t s = 0; s < c->rec.stream_count; s++) {
+        ot_raw_cursor cur;
+        if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
+            return -ENOMEM;
+        for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
             if (r->event == OFFTRACE_RAW_SUBMIT || r->event == OFFTRACE_RAW_SYNC)
                 continue;
             int num = record_device(c, r);
@@ -82,6 +84,8 @@ static int create_devices(converter *c)
             else if (num >= 0) /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
                 c->records_of_unshown_devices++;
         }
+        ot_raw_cursor_close(&cur);
+    }
     for (size_t i = 0; i < c->device_count; i++) {
         device_state *d = &c->devices[i];
         char name[64];

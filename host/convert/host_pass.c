@@ -178,8 +178,10 @@ static int pair_data_regions(thread_pass *p)
     pending_enter *pending = NULL;
     size_t depth = 0, capacity = 0;
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < p->s->count; i++) {
-        const offtrace_raw_record *r = &p->s->records[i];
+    ot_raw_cursor cur;
+    if (ot_raw_cursor_open(&cur, p->s) != 0)
+        return -ENOMEM;
+    for (const offtrace_raw_record *r; rc == 0 && (r = ot_raw_cursor_next(&cur));) {
         if (r->event != OFFTRACE_RAW_TARGET || r->endpoint != OFFTRACE_RAW_BEGIN)
             continue;
         if (is_enter_data(r->subkind)) {
@@ -203,6 +205,7 @@ static int pair_data_regions(thread_pass *p)
             }
         }
     }
+    ot_raw_cursor_close(&cur);
     free(pending);
     return rc;
 }
@@ -502,8 +505,10 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     int rc = p->w && p->attributes ? pair_data_regions(p) : -ENOMEM;
-    for (size_t i = 0; rc == 0 && !p->failed && i < s->count; i++) {
-        const offtrace_raw_record *r = &s->records[i];
+    ot_raw_cursor cur = {.fd = -1};
+    if (rc == 0)
+        rc = ot_raw_cursor_open(&cur, s);
+    for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&cur));) {
         if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
             c->damaged_records++;
             continue;
@@ -533,6 +538,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);
     if (rc == 0)
         rc = p->failed;
+    ot_raw_cursor_close(&cur);
     free(p->open);
     free(p->spans);
     if (p->attributes)

@@ -13,12 +13,33 @@
 #include "offtrace/raw_format.h"
 #include "timemap.h"
 
-/** One thread's committed records, in the order the thread wrote them. */
+/**
+ * One thread's stream file. Its records are not held in memory (a long run
+ * writes gigabytes): every pass walks them in order through a cursor's
+ * fixed window (ot_raw_cursor), so the conversion's memory does not grow
+ * with the trace.
+ */
 typedef struct ot_raw_stream {
     offtrace_raw_stream_header header;
-    offtrace_raw_record *records; /**< compacted copy, empty chunk tails removed */
-    size_t count;
+    char *path;
+    size_t count; /**< records every pass yields: the committed records counted at load, + the pending begin */
+    int with_pending; /**< the header's pending begin is yielded last */
 } ot_raw_stream;
+
+/** One pass over a stream's records; see ot_raw_cursor_open. */
+typedef struct ot_raw_cursor {
+    const ot_raw_stream *stream;
+    int fd;
+    offtrace_raw_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
+    size_t window_len, window_pos;
+    uint64_t window_first;       /**< file record index of window[0] */
+    uint64_t index, max, per_chunk; /**< next file record, records the file has room for, records per chunk */
+    size_t yielded, limit;       /**< committed records yielded so far, and at most */
+    int pending_done;
+} ot_raw_cursor;
+
+/** Records a cursor reads at once (64 B each): the memory a pass needs. */
+#define OT_RAW_WINDOW_RECORDS 16384u
 
 typedef struct ot_raw_device {
     int num;
@@ -69,6 +90,24 @@ typedef struct ot_raw_recording {
  *         unusable (e.g. no clock pairs), -ENOMEM.
  */
 int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
+
+/**
+ * \brief Start a pass over \p s: its committed records in the order the
+ *        thread wrote them (a chunk up to its first uncommitted slot; an
+ *        empty chunk ends the stream), at most the number counted at load
+ *        (a live recording, `convert --force`, goes on committing), then the
+ *        pending begin when the thread died inside an operation. A file that
+ *        can no longer be read, or no longer is the stream that was loaded,
+ *        yields no records of its own.
+ * \return 0 or -ENOMEM.
+ */
+int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s);
+
+/** \brief The next record, valid until the next call; NULL at the end. */
+const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur);
+
+/** \brief End a pass (also one that did not reach the end). */
+void ot_raw_cursor_close(ot_raw_cursor *cur);
 
 /** \brief Release everything ot_raw_load allocated. */
 void ot_raw_free(ot_raw_recording *rec);
