@@ -219,6 +219,7 @@ int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
         }
         c->device_locations++;
         write_location(c, d, ds, &keys[i], w);
+        ot_tw_end_location(c->tw, w);
     }
     free(order);
     free(keys);

@@ -151,6 +151,8 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
         leave(w, writers[s], end, k[i].region);
         last_end[s] = end;
     }
+    for (unsigned s = 0; s < used; s++)
+        ot_tw_end_location(w, writers[s]);
     return 0;
 }
 
@@ -201,6 +203,7 @@ int ot_dt_write(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *rdma,
         open[depth++] = cur;
     }
     free(open);
+    ot_tw_end_location(w, rdma);
     return 0;
 }
 

@@ -539,6 +539,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     if (rc == 0)
         rc = p->failed;
     ot_raw_cursor_close(&cur);
+    if (rc == 0)
+        ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
     free(p->open);
     free(p->spans);
     if (p->attributes)
