@@ -90,7 +90,7 @@ static int create_devices(converter *c)
         device_state *d = &c->devices[i];
         char name[64];
         snprintf(name, sizeof name, "device %d RDMA", d->num);
-        d->timeline = ot_dt_new(d->num);
+        d->timeline = ot_dt_new(d->num, c->dir);
         if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
             return -ENOMEM;
         d->rdma = ot_tw_add_location(c->tw, ot_dt_rdma_location(d->num), name, OT_LOC_DEVICE_RDMA, d->num, 1,
@@ -306,6 +306,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         snprintf(msg, msg_size, "offtrace: out of memory");
         return -ENOMEM;
     }
+    c->dir = dir;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
