@@ -330,7 +330,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     remove_partial_archive(dir);
     size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
     c->tw = ot_tw_open(dir, max_locations, msg, msg_size);
-    c->spans = ot_target_spans_new();
+    c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
         if (c->tw)
