@@ -21,16 +21,21 @@ struct ot_external_sort {
     ot_es_compare compare;
     uint64_t count;
     int error, finished;
-    /* in memory: a heap of entries while adding; sorted, and read in place,
-     * when nothing went to disk */
+    /* Waiting to go out, OT_ES_MEMORY_ITEMS at most in all: items that came
+     * in order (the usual case) wait in a first-in first-out ring, in
+     * order; the others in a heap of entries tagged with their run. */
+    unsigned char *ring;
+    size_t ring_head, ring_count;
     unsigned char *entries;
-    size_t entry_count, next_entry;
+    size_t entry_count;
     unsigned char *swap;
-    /* on disk */
+    /* out: a run being written, or (nothing on disk) the reader */
+    uint64_t run_now;        /* the run that items go out to */
+    int have_last;
+    unsigned char *last_out; /* the item that went out last */
     ot_spill_file *file;
     run *runs;
     size_t run_count, run_capacity;
-    unsigned char *last_out; /* the item written last, into the last run */
     /* merging: a heap of run indices by their current item */
     size_t *merge, merge_count;
     unsigned char *out;
@@ -46,6 +51,11 @@ static uint64_t entry_run(const ot_external_sort *s, const unsigned char *e)
 static unsigned char *entry(const ot_external_sort *s, size_t i)
 {
     return s->entries + i * s->entry_size;
+}
+
+static unsigned char *ring_item(const ot_external_sort *s, size_t i)
+{
+    return s->ring + ((s->ring_head + i) % OT_ES_MEMORY_ITEMS) * s->item_size;
 }
 
 static int entry_less(const ot_external_sort *s, const unsigned char *a, const unsigned char *b)
@@ -115,66 +125,93 @@ int ot_es_error(const ot_external_sort *s)
     return s->error;
 }
 
-/* Write the smallest entry out, starting a new run when it belongs to the next one. */
-static int write_smallest(ot_external_sort *s)
+/* Take the smallest waiting item into s->out; its run in *run. 0 when none waits. */
+static int take_smallest(ot_external_sort *s, uint64_t *run)
 {
-    const unsigned char *e = entry(s, 0);
-    uint64_t r = entry_run(s, e);
-    if (!s->run_count || r != s->run_count - 1) {
-        if (s->run_count == s->run_capacity) {
-            size_t grown = s->run_capacity ? s->run_capacity * 2 : 16;
-            run *more = realloc(s->runs, grown * sizeof *more);
-            if (!more)
-                return -ENOMEM;
-            s->runs = more;
-            s->run_capacity = grown;
-        }
-        s->runs[s->run_count++] = (run){.offset = ot_spill_size(s->file)};
+    const unsigned char *top = s->entry_count ? entry(s, 0) : NULL;
+    /* ring items belong to run_now, ahead of any later run's */
+    int from_ring = s->ring_count &&
+                    (!top || entry_run(s, top) > s->run_now ||
+                     s->compare(ring_item(s, 0), top + sizeof(uint64_t)) < 0);
+    if (from_ring) {
+        memcpy(s->out, ring_item(s, 0), s->item_size);
+        s->ring_head = (s->ring_head + 1) % OT_ES_MEMORY_ITEMS;
+        s->ring_count--;
+        *run = s->run_now;
+        return 1;
     }
-    int rc = ot_spill_append(s->file, e + sizeof(uint64_t), s->item_size);
-    if (rc)
-        return rc;
-    s->runs[s->run_count - 1].count++;
-    memcpy(s->last_out, e + sizeof(uint64_t), s->item_size);
-    return 0;
+    if (!top)
+        return 0;
+    *run = entry_run(s, top);
+    memcpy(s->out, top + sizeof(uint64_t), s->item_size);
+    if (--s->entry_count) {
+        memcpy(entry(s, 0), entry(s, s->entry_count), s->entry_size);
+        sift_down(s, 0);
+    }
+    return 1;
+}
+
+/* Send the smallest waiting item out: to the file (a new run when it
+ * belongs to the next one), or to the reader. */
+static int send_smallest(ot_external_sort *s)
+{
+    uint64_t r;
+    if (!take_smallest(s, &r))
+        return 0;
+    if (r != s->run_now || (s->file && !s->run_count)) {
+        s->run_now = r;
+        if (s->file) {
+            if (s->run_count == s->run_capacity) {
+                size_t grown = s->run_capacity ? s->run_capacity * 2 : 16;
+                run *more = realloc(s->runs, grown * sizeof *more);
+                if (!more)
+                    return -ENOMEM;
+                s->runs = more;
+                s->run_capacity = grown;
+            }
+            s->runs[s->run_count++] = (run){.offset = ot_spill_size(s->file)};
+        }
+    }
+    if (s->file) {
+        int rc = ot_spill_append(s->file, s->out, s->item_size);
+        if (rc)
+            return rc;
+        s->runs[s->run_count - 1].count++;
+    }
+    memcpy(s->last_out, s->out, s->item_size);
+    s->have_last = 1;
+    return 1;
 }
 
 int ot_es_add(ot_external_sort *s, const void *item)
 {
     if (s->error)
         return s->error;
-    if (!s->entries && !(s->entries = malloc(OT_ES_MEMORY_ITEMS * s->entry_size)))
-        return s->error = -ENOMEM;
-    if (s->entry_count < OT_ES_MEMORY_ITEMS) {
-        /* before the first spill every entry is of run 0; after it, the heap is never short */
-        unsigned char *e = entry(s, s->entry_count);
-        memset(e, 0, s->entry_size);
-        memcpy(e + sizeof(uint64_t), item, s->item_size);
-        s->entry_count++;
-        sift_up(s, s->entry_count - 1);
-        s->count++;
-        return 0;
+    if (s->ring_count + s->entry_count == OT_ES_MEMORY_ITEMS) {
+        if (!s->file && !(s->file = ot_spill_open(s->dir)))
+            return s->error = -errno;
+        int rc = send_smallest(s);
+        if (rc < 0)
+            return s->error = rc;
     }
-    if (!s->file && !(s->file = ot_spill_open(s->dir)))
-        return s->error = -errno;
-    int rc = write_smallest(s);
-    if (rc)
-        return s->error = rc;
-    /* An item smaller than the one just written cannot join the run: the next one takes it. */
-    uint64_t r = s->run_count - 1 + (s->compare(item, s->last_out) < 0 ? 1 : 0);
-    unsigned char *top = entry(s, 0);
-    memcpy(top, &r, sizeof r);
-    memcpy(top + sizeof(uint64_t), item, s->item_size);
-    sift_down(s, 0);
+    /* An item before the one that went out last cannot join its run: the next one takes it. */
+    int joins = !s->have_last || s->compare(item, s->last_out) >= 0;
+    if (joins && (!s->ring_count || s->compare(item, ring_item(s, s->ring_count - 1)) >= 0)) {
+        if (!s->ring && !(s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size)))
+            return s->error = -ENOMEM;
+        memcpy(ring_item(s, s->ring_count++), item, s->item_size);
+    } else {
+        if (!s->entries && !(s->entries = malloc(OT_ES_MEMORY_ITEMS * s->entry_size)))
+            return s->error = -ENOMEM;
+        uint64_t r = s->run_now + (joins ? 0 : 1);
+        unsigned char *e = entry(s, s->entry_count++);
+        memset(e, 0, s->entry_size);
+        memcpy(e, &r, sizeof r);
+        memcpy(e + sizeof(uint64_t), item, s->item_size);
+        sift_up(s, s->entry_count - 1);
+    }
     s->count++;
     return 0;
-}
-
-static const ot_external_sort *sort_base;
-
-static int by_item(const void *a, const void *b)
-{
-    return sort_base->compare((const unsigned char *)a + sizeof(uint64_t), (const unsigned char *)b + sizeof(uint64_t));
 }
 
 static int fill(ot_external_sort *s, run *r)
@@ -215,33 +252,24 @@ static void merge_sift_down(ot_external_sort *s, size_t i)
 int ot_es_finish(ot_external_sort *s)
 {
     s->finished = 1;
-    if (s->error)
+    if (s->error || !s->file) /* nothing on disk: the reader takes the waiting items in order */
         return s->error;
-    if (!s->file) { /* everything fits in memory: one sort, read in place */
-        sort_base = s;
-        qsort(s->entries, s->entry_count, s->entry_size, by_item);
-        return 0;
-    }
-    while (s->entry_count) {
-        int rc = write_smallest(s);
-        if (rc)
-            return s->error = rc;
-        s->entry_count--;
-        if (s->entry_count) {
-            memcpy(entry(s, 0), entry(s, s->entry_count), s->entry_size);
-            sift_down(s, 0);
-        }
-    }
+    int rc;
+    while ((rc = send_smallest(s)) > 0)
+        ;
+    if (rc < 0)
+        return s->error = rc;
     free(s->entries);
-    s->entries = NULL;
-    s->merge = malloc(s->run_count * sizeof *s->merge);
+    free(s->ring);
+    s->entries = s->ring = NULL;
+    s->merge = malloc((s->run_count ? s->run_count : 1) * sizeof *s->merge);
     if (!s->merge)
         return s->error = -ENOMEM;
     for (size_t i = 0; i < s->run_count; i++) {
         run *r = &s->runs[i];
         if (!(r->buffer = malloc(READ_ITEMS * s->item_size)))
             return s->error = -ENOMEM;
-        int rc = fill(s, r);
+        rc = fill(s, r);
         if (rc)
             return s->error = rc;
         if (r->len)
@@ -256,8 +284,12 @@ const void *ot_es_next(ot_external_sort *s)
 {
     if (!s->finished || s->error)
         return NULL;
-    if (!s->file)
-        return s->next_entry < s->entry_count ? entry(s, s->next_entry++) + sizeof(uint64_t) : NULL;
+    if (!s->file) {
+        int rc = send_smallest(s);
+        if (rc < 0)
+            s->error = rc;
+        return rc > 0 ? s->out : NULL;
+    }
     if (!s->merge_count)
         return NULL;
     run *r = &s->runs[s->merge[0]];
@@ -288,6 +320,7 @@ void ot_es_free(ot_external_sort *s)
     free(s->runs);
     free(s->merge);
     ot_spill_close(s->file);
+    free(s->ring);
     free(s->entries);
     free(s->swap);
     free(s->last_out);
