@@ -334,8 +334,66 @@ static int load_streams(ot_raw_recording *rec, char **names, size_t n)
     return drop_duplicate_threads(rec);
 }
 
-/* Device files are read whole: the converter revisits their records per
- * device thread. A file of another format is ignored and counted. */
+/* ---- device files: checked and counted at load, walked by passes ---- */
+
+static size_t read_full(int fd, void *buffer, size_t size, off_t offset)
+{
+    size_t got = 0;
+    ssize_t n = 1;
+    while (got < size && (n = pread(fd, (char *)buffer + got, size - got, offset + (off_t)got)) > 0)
+        got += (size_t)n;
+    return got;
+}
+
+static off_t device_record_offset(size_t index)
+{
+    return (off_t)(sizeof(offtrace_raw_device_header) + index * sizeof(offtrace_device_record));
+}
+
+/* Where the file's data ends: a hole at the end (a sparse file) holds no
+ * record and is not read. */
+static uint64_t data_end(int fd, uint64_t size)
+{
+    off_t pos = 0, end = 0, data;
+    while (pos < (off_t)size && (data = lseek(fd, pos, SEEK_DATA)) >= 0) {
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole <= data)
+            return size; /* holes not known here: all of it */
+        end = hole;
+        pos = hole;
+    }
+    return pos == 0 && end == 0 && errno != ENXIO ? size : (uint64_t)end;
+}
+
+/* A process that died before trimming its file leaves a zero tail: its
+ * records end at the last one with a kind. Read backwards a window at a time. */
+static int count_written(int fd, ot_raw_device_stream *ds)
+{
+    uint64_t end = data_end(fd, device_record_offset(ds->count));
+    if (end < (uint64_t)device_record_offset(ds->count))
+        ds->count = end <= sizeof ds->header ? 0
+                  : (end - sizeof ds->header + sizeof(offtrace_device_record) - 1) / sizeof(offtrace_device_record);
+    offtrace_device_record *window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *window);
+    if (!window)
+        return -ENOMEM;
+    int rc = 0;
+    while (ds->count) {
+        size_t n = ds->count < OT_RAW_WINDOW_RECORDS ? ds->count : OT_RAW_WINDOW_RECORDS, first = ds->count - n;
+        if (read_full(fd, window, n * sizeof *window, device_record_offset(first)) < n * sizeof *window) {
+            rc = -EIO;
+            break;
+        }
+        while (n && window[n - 1].kind == 0)
+            n--;
+        ds->count = first + n;
+        if (n)
+            break;
+    }
+    free(window);
+    return rc;
+}
+
+/* A file of another format is ignored and counted. */
 static int read_device_file(const char *path, ot_raw_device_stream *ds)
 {
     struct stat st;
@@ -350,26 +408,55 @@ static int read_device_file(const char *path, ot_raw_device_stream *ds)
     }
     if (rc == 0) {
         size_t payload = (size_t)st.st_size - sizeof ds->header;
-        ds->count = payload / sizeof *ds->records;
-        ds->torn_records = payload % sizeof *ds->records ? 1 : 0;
-        ds->records = malloc((ds->count ? ds->count : 1) * sizeof *ds->records);
-        size_t want = ds->count * sizeof *ds->records, got = 0;
-        ssize_t n = 1;
-        while (ds->records && got < want && (n = pread(fd, (char *)ds->records + got, want - got,
-                                                       (off_t)(sizeof ds->header + got))) > 0)
-            got += (size_t)n;
-        rc = !ds->records ? -ENOMEM : got < want ? -EIO : 0;
-        /* A process that died before trimming its file leaves a zero tail. */
-        while (rc == 0 && ds->count && ds->records[ds->count - 1].kind == 0)
-            ds->count--;
+        ds->count = payload / sizeof(offtrace_device_record);
+        ds->torn_records = payload % sizeof(offtrace_device_record) ? 1 : 0;
+        rc = count_written(fd, ds);
     }
+    if (rc == 0 && !(ds->path = strdup(path)))
+        rc = -ENOMEM;
     ds->header.backend[sizeof ds->header.backend - 1] = '\0';
     close(fd);
-    if (rc) {
-        free(ds->records);
-        ds->records = NULL;
-    }
     return rc;
+}
+
+int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_stream *ds)
+{
+    memset(cur, 0, sizeof *cur);
+    cur->fd = -1;
+    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    if (!cur->window)
+        return -ENOMEM;
+    struct stat st;
+    cur->fd = ot_open_regular(ds->path, &st);
+    cur->count = cur->fd >= 0 ? ds->count : 0;
+    return 0;
+}
+
+const offtrace_device_record *ot_raw_device_cursor_next(ot_raw_device_cursor *cur, size_t *index)
+{
+    if (cur->window_pos == cur->window_len) {
+        size_t left = cur->count - cur->next, n = left < OT_RAW_WINDOW_RECORDS ? left : OT_RAW_WINDOW_RECORDS;
+        n = n ? read_full(cur->fd, cur->window, n * sizeof *cur->window, device_record_offset(cur->next)) /
+                    sizeof *cur->window
+              : 0;
+        cur->window_pos = 0;
+        cur->window_len = n;
+        if (!n) {
+            cur->count = cur->next; /* the end, or a file that shrank */
+            return NULL;
+        }
+    }
+    *index = cur->next++;
+    return &cur->window[cur->window_pos++];
+}
+
+void ot_raw_device_cursor_close(ot_raw_device_cursor *cur)
+{
+    if (cur->fd >= 0)
+        close(cur->fd);
+    free(cur->window);
+    cur->fd = -1;
+    cur->window = NULL;
 }
 
 static int load_device_streams(ot_raw_recording *rec, char **names, size_t n)
@@ -442,7 +529,7 @@ void ot_raw_free(ot_raw_recording *rec)
         free(rec->streams[i].path);
     free(rec->streams);
     for (size_t i = 0; i < rec->device_stream_count; i++)
-        free(rec->device_streams[i].records);
+        free(rec->device_streams[i].path);
     free(rec->device_streams);
     free(rec->devices);
     for (size_t i = 0; i < rec->maps_count; i++)

@@ -46,13 +46,21 @@ typedef struct ot_raw_device {
     char kind[64];
 } ot_raw_device;
 
-/** What the device collector delivered for one device (device-<N>.rec). */
+/** What the device collector delivered for one device (device-<N>.rec);
+ *  its records are read by passes (ot_raw_device_cursor), not held. */
 typedef struct ot_raw_device_stream {
     offtrace_raw_device_header header;
-    offtrace_device_record *records;
-    size_t count;
+    char *path;
+    size_t count;          /**< records, the zero tail (never written) left out */
     uint64_t torn_records; /**< a record cut short at the end of the file (death mid-write) */
 } ot_raw_device_stream;
+
+/** One pass over a device file's records, in file order. */
+typedef struct ot_raw_device_cursor {
+    int fd;
+    offtrace_device_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
+    size_t window_len, window_pos, next, count; /**< next: index of the next record to read */
+} ot_raw_device_cursor;
 
 /** Why a stream or device file was not used. */
 enum ot_raw_ignored {
@@ -108,6 +116,19 @@ const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur);
 
 /** \brief End a pass (also one that did not reach the end). */
 void ot_raw_cursor_close(ot_raw_cursor *cur);
+
+/**
+ * \brief Start a pass over \p ds's records (at most the number counted at
+ *        load). A file that can no longer be read yields none.
+ * \return 0 or -ENOMEM.
+ */
+int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_stream *ds);
+
+/** \brief The next record and its index in the file, valid until the next call; NULL at the end. */
+const offtrace_device_record *ot_raw_device_cursor_next(ot_raw_device_cursor *cur, size_t *index);
+
+/** \brief End a pass. */
+void ot_raw_device_cursor_close(ot_raw_device_cursor *cur);
 
 /** \brief Release everything ot_raw_load allocated. */
 void ot_raw_free(ot_raw_recording *rec);
