@@ -10,6 +10,7 @@ typedef struct { uint64_t host, device; } pair;
 struct ot_devsync {
     pair *pairs;
     size_t count, capacity;
+    uint64_t spacing_ns; /* pairs closer than this have been thinned; 0: none yet */
     ot_timemap *map;
 };
 
@@ -18,8 +19,34 @@ ot_devsync *ot_devsync_new(void)
     return calloc(1, sizeof(ot_devsync));
 }
 
+static int by_host_time(const void *a, const void *b);
+
+/* Keep the first pair of every spacing_ns of host time, the spacing doubled
+ * until at most half the pairs are left. */
+static void thin(ot_devsync *s)
+{
+    qsort(s->pairs, s->count, sizeof *s->pairs, by_host_time);
+    if (!s->spacing_ns)
+        s->spacing_ns = 1024;
+    for (;; s->spacing_ns *= 2) {
+        size_t kept = 0;
+        for (size_t i = 0; i < s->count; i++)
+            if (!kept || s->pairs[i].host / s->spacing_ns != s->pairs[kept - 1].host / s->spacing_ns)
+                kept++;
+        if (kept <= OT_DEVSYNC_MAX_PAIRS / 2)
+            break;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (!kept || s->pairs[i].host / s->spacing_ns != s->pairs[kept - 1].host / s->spacing_ns)
+            s->pairs[kept++] = s->pairs[i];
+    s->count = kept;
+}
+
 int ot_devsync_add(ot_devsync *s, uint64_t host_ns, uint64_t device_time)
 {
+    if (s->count == OT_DEVSYNC_MAX_PAIRS)
+        thin(s);
     if (s->count == s->capacity) {
         size_t cap = s->capacity ? s->capacity * 2 : 64;
         pair *p = realloc(s->pairs, cap * sizeof *p);

@@ -11,12 +11,21 @@
  * error of the two pairs, however far apart they are and however much the
  * device clock drifts. A pair whose device time does not increase over the
  * previous one (a jittery read) is dropped, so the map is monotonic.
+ *
+ * Memory is bounded: past OT_DEVSYNC_MAX_PAIRS pairs (two per target region,
+ * so a long run), only the first pair of every stretch of host time is kept,
+ * the stretch doubled from 1 us until half the pairs are left. A run of a
+ * million target regions keeps a pair every few ms, still far closer than
+ * the device clock's drift changes.
  */
 #ifndef OT_SYNC_DEVSYNC_H
 #define OT_SYNC_DEVSYNC_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/** Pairs kept at most (16 bytes each, as much again in the map). */
+#define OT_DEVSYNC_MAX_PAIRS 65536u
 
 typedef struct ot_devsync ot_devsync;
 

@@ -224,3 +224,33 @@ Test(devsync, pairs_whose_device_time_goes_back_are_dropped)
     }
     ot_devsync_free(s);
 }
+
+/* A long run: pairs every 0.5 ms for 10 minutes, two host threads' worth
+ * arriving one after the other. The map keeps a bounded number of them and
+ * still maps within the pairs' own error. */
+Test(devsync, a_long_run_keeps_a_bounded_number_of_pairs)
+{
+    enum { PAIRS = 1200000 };
+    const int64_t offset = 123456789, drift_ppm = -80;
+    const uint64_t jitter = 150, step = 500000;
+    rng_state = 42;
+    ot_devsync *s = ot_devsync_new();
+    cr_assert_not_null(s);
+    for (int thread = 0; thread < 2; thread++)
+        for (uint64_t i = thread; i < PAIRS; i += 2) {
+            uint64_t host = HOST_START + i * step;
+            cr_assert_eq(ot_devsync_add(s, host, device_of(host, offset, drift_ppm, rng_jitter(jitter))), 0);
+        }
+    cr_assert_eq(ot_devsync_build(s), 0);
+    cr_assert_leq(ot_devsync_points(s), OT_DEVSYNC_MAX_PAIRS);
+    cr_assert_geq(ot_devsync_points(s), OT_DEVSYNC_MAX_PAIRS / 4, "thinned more than needed: %zu pairs",
+                  ot_devsync_points(s));
+    for (int k = 0; k < 20000; k++) {
+        uint64_t host = HOST_START + rng_between(0, (PAIRS - 1) * step);
+        uint64_t got = ot_devsync_to_host(s, device_of(host, offset, drift_ppm, 0));
+        int64_t error = (int64_t)(got - host);
+        cr_assert(error <= (int64_t)(2 * jitter + 2) && error >= -(int64_t)(2 * jitter + 2),
+                  "host %llu mapped %lld ns off", (unsigned long long)host, (long long)error);
+    }
+    ot_devsync_free(s);
+}

@@ -1,8 +1,16 @@
 /* Host time span of every target region, by the id the host gave it. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "target_spans.h"
+
+/* The table's scratch file goes in the build's test directory. */
+static const char *scratch(void)
+{
+    mkdir(OFFTRACE_TEST_SCRATCH, 0755);
+    return OFFTRACE_TEST_SCRATCH;
+}
 
 /* Target ids as the host makes them: the host thread in the high bits, a
  * per-thread counter (from 1) in the low ones. */
@@ -21,7 +29,7 @@ static uint64_t begin_of(uint64_t id)
 
 Test(target_spans, many_ids_put_and_get)
 {
-    ot_target_spans *t = ot_target_spans_new();
+    ot_target_spans *t = ot_target_spans_new(scratch());
     cr_assert_not_null(t);
     /* Interleaved as several host threads would make them. */
     for (uint64_t c = 1; c <= PER_THREAD; c++)
@@ -47,7 +55,7 @@ Test(target_spans, many_ids_put_and_get)
 
 Test(target_spans, put_again_overwrites)
 {
-    ot_target_spans *t = ot_target_spans_new();
+    ot_target_spans *t = ot_target_spans_new(scratch());
     uint64_t id = id_of(2, 17), b, e;
     cr_assert_eq(ot_target_spans_put(t, id, 100, 200), 0);
     cr_assert_eq(ot_target_spans_put(t, id, 300, 450), 0);
@@ -72,7 +80,7 @@ Test(target_spans, put_again_overwrites)
 
 Test(target_spans, missing_id_is_enoent)
 {
-    ot_target_spans *t = ot_target_spans_new();
+    ot_target_spans *t = ot_target_spans_new(scratch());
     uint64_t b = 5, e = 6;
     cr_assert_eq(ot_target_spans_get(t, id_of(0, 1), &b, &e), -ENOENT, "empty table");
     cr_assert_eq(ot_target_spans_put(t, id_of(0, 1), 10, 20), 0);
@@ -85,7 +93,7 @@ Test(target_spans, missing_id_is_enoent)
 
 Test(target_spans, id_zero_is_ignored)
 {
-    ot_target_spans *t = ot_target_spans_new();
+    ot_target_spans *t = ot_target_spans_new(scratch());
     uint64_t b = 5, e = 6;
     cr_assert_eq(ot_target_spans_put(t, 0, 10, 20), 0);
     cr_assert_eq(ot_target_spans_get(t, 0, &b, &e), -ENOENT);
@@ -95,5 +103,35 @@ Test(target_spans, id_zero_is_ignored)
     cr_assert(b == 5 && e == 6);
     cr_assert_eq(ot_target_spans_get(t, id_of(0, 1), &b, &e), 0);
     cr_assert(b == 30 && e == 40, "id 0 must not disturb id 1");
+    ot_target_spans_free(t);
+}
+
+/* More host threads at once than blocks being filled (the oldest goes to
+ * disk early), blocks read back in any order, and ids out of order (kept
+ * in memory) among them. */
+Test(target_spans, many_threads_and_ids_out_of_order)
+{
+    enum { MANY = 3 * OT_SPANS_OPEN_BLOCKS, EACH = 2 * OT_SPANS_BLOCK + 7 };
+    ot_target_spans *t = ot_target_spans_new(scratch());
+    cr_assert_not_null(t);
+    for (uint64_t c = 1; c <= EACH; c++)
+        for (uint64_t th = 0; th < MANY; th++)
+            if (c % 5) /* every fifth id comes later, out of order */
+                cr_assert_eq(ot_target_spans_put(t, id_of(th + 1, c), c * 3, c * 3 + th), 0);
+    for (uint64_t c = 5; c <= EACH; c += 5)
+        cr_assert_eq(ot_target_spans_put(t, id_of(7, c), c * 3, c * 3 + 6), 0);
+    for (uint64_t round = 0; round < 2; round++) /* the second round reads blocks from disk again */
+        for (uint64_t th = MANY; th-- > 0;)
+            for (uint64_t c = EACH; c >= 1; c--) {
+                uint64_t b = 0, e = 0;
+                int rc = ot_target_spans_get(t, id_of(th + 1, c), &b, &e);
+                if (c % 5 == 0 && th != 6) {
+                    cr_assert_eq(rc, -ENOENT, "thread %llu id %llu", (unsigned long long)th, (unsigned long long)c);
+                    continue;
+                }
+                cr_assert_eq(rc, 0, "thread %llu id %llu", (unsigned long long)th, (unsigned long long)c);
+                cr_assert_eq(b, c * 3);
+                cr_assert_eq(e, c * 3 + th);
+            }
     ot_target_spans_free(t);
 }

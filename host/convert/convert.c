@@ -70,9 +70,11 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
  * timeline and an RDMA location whose comm ranks come first. */
 static int create_devices(converter *c)
 {
-    for (size_t s = 0; s < c->rec.stream_count; s++)
-        for (size_t i = 0; i < c->rec.streams[s].count; i++) {
-            const offtrace_raw_record *r = &c->rec.streams[s].records[i];
+    for (size_t s = 0; s < c->rec.stream_count; s++) {
+        ot_raw_cursor cur;
+        if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
+            return -ENOMEM;
+        for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
             if (r->event == OFFTRACE_RAW_SUBMIT || r->event == OFFTRACE_RAW_SYNC)
                 continue;
             int num = record_device(c, r);
@@ -82,11 +84,13 @@ static int create_devices(converter *c)
             else if (num >= 0) /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
                 c->records_of_unshown_devices++;
         }
+        ot_raw_cursor_close(&cur);
+    }
     for (size_t i = 0; i < c->device_count; i++) {
         device_state *d = &c->devices[i];
         char name[64];
         snprintf(name, sizeof name, "device %d RDMA", d->num);
-        d->timeline = ot_dt_new(d->num);
+        d->timeline = ot_dt_new(d->num, c->dir);
         if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
             return -ENOMEM;
         d->rdma = ot_tw_add_location(c->tw, ot_dt_rdma_location(d->num), name, OT_LOC_DEVICE_RDMA, d->num, 1,
@@ -302,6 +306,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         snprintf(msg, msg_size, "offtrace: out of memory");
         return -ENOMEM;
     }
+    c->dir = dir;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
@@ -325,7 +330,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     remove_partial_archive(dir);
     size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
     c->tw = ot_tw_open(dir, max_locations, msg, msg_size);
-    c->spans = ot_target_spans_new();
+    c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
         if (c->tw)

@@ -46,6 +46,7 @@ typedef struct device_state {
 } device_state;
 
 typedef struct converter {
+    const char *dir;          /**< the recording's directory: the archive and scratch files go there */
     ot_raw_recording rec;
     ot_symbolizer *sym;
     ot_trace_writer *tw;

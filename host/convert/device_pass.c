@@ -13,6 +13,13 @@
  * never goes back on a location; an END that does not close the innermost
  * open region is dropped and counted, and regions still open at the end are
  * closed at the location's last time and counted.
+ *
+ * Memory does not grow with the file: a first pass gathers the file's
+ * locations (device threads and queues; a handful); then, for each batch of
+ * LOCATIONS_AT_ONCE of them, a pass writes their records, device threads as
+ * they come (each is in order in the file), queues through a sort by time
+ * (external_sort.h). Only a damaged file has so many locations that it is
+ * read more than twice.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,15 +28,19 @@
 #include <string.h>
 
 #include "convert_internal.h"
+#include "external_sort.h"
 
 #define MAX_NESTING 64
 #define NO_THREAD UINT32_MAX
+/* Locations written by one pass over the file: each holds an OTF2 writer
+ * (up to 1 MiB of events) while the pass runs. */
+#define LOCATIONS_AT_ONCE 64
 
+/* A location of the file: a device thread or a queue, and its records. */
 typedef struct location_key {
     uint32_t thread;
     uint8_t stream;
-    size_t count;
-    size_t *indices; /* a slice of the sorted index array */
+    uint64_t records;
 } location_key;
 
 typedef struct open_region {
@@ -37,7 +48,21 @@ typedef struct open_region {
     OTF2_RegionRef region;
 } open_region;
 
-static const offtrace_device_record *sort_base;
+/* A location being written: its writer and the regions open on it. */
+typedef struct location_state {
+    OTF2_EvtWriter *writer; /* NULL: no location (its records are counted) */
+    open_region open[MAX_NESTING];
+    size_t depth;
+    uint64_t last;
+} location_state;
+
+/* A queue record on its way through the sort: queues are ordered by time,
+ * equal times in file order. */
+typedef struct queued {
+    offtrace_device_record r;
+    uint64_t index;
+    size_t location;
+} queued;
 
 static uint8_t is_stream(const offtrace_device_record *r)
 {
@@ -46,68 +71,111 @@ static uint8_t is_stream(const offtrace_device_record *r)
 
 static int by_location(const void *a, const void *b)
 {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    const offtrace_device_record *x = &sort_base[i], *y = &sort_base[j];
-    if (is_stream(x) != is_stream(y))
-        return is_stream(x) - is_stream(y);
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    return i < j ? -1 : i > j; /* keep each location's records in file order */
+    const location_key *x = a, *y = b;
+    if (x->stream != y->stream)
+        return x->stream - y->stream;
+    return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
-
-/* Records of one thread are spread over the file by flush; gather each
- * location's record indices, keeping their order. Sorting (not a search per
- * record) keeps a file of many locations, damaged or not, n log n. */
-static int partition(const ot_raw_device_stream *ds, size_t **all, location_key **keys, size_t *n)
-{
-    if (!ds->count)
-        return 0;
-    size_t *order = malloc(ds->count * sizeof *order);
-    if (!order)
-        return -ENOMEM;
-    for (size_t i = 0; i < ds->count; i++)
-        order[i] = i;
-    sort_base = ds->records;
-    qsort(order, ds->count, sizeof *order, by_location);
-    *all = order;
-    size_t capacity = 0;
-    for (size_t i = 0; i < ds->count; i++) {
-        const offtrace_device_record *r = &ds->records[order[i]];
-        location_key *last = *n ? &(*keys)[*n - 1] : NULL;
-        if (last && last->thread == r->thread && last->stream == is_stream(r)) {
-            last->count++;
-            continue;
-        }
-        if (*n == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            location_key *k = realloc(*keys, capacity * sizeof *k);
-            if (!k)
-                return -ENOMEM;
-            *keys = k;
-        }
-        (*keys)[(*n)++] = (location_key){r->thread, is_stream(r), 1, &order[i]};
-    }
-    return 0;
-}
-
-/* Device queues (CUPTI, OMPT tracing) may hand an activity over in a later
- * delivery than a younger one of the same queue: order each queue by time.
- * Device threads are already in order (one writer each). */
 
 static int by_time(const void *a, const void *b)
 {
-    const offtrace_device_record *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
+    const queued *x = a, *y = b;
+    if (x->r.time != y->r.time)
+        return x->r.time < y->r.time ? -1 : 1;
     /* stable: keep delivery order among equal times (a BEGIN before its END) */
-    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void order_queue(const ot_raw_device_stream *ds, location_key *k)
+/* ---- the file's locations ---- */
+
+typedef struct location_set {
+    location_key *keys; /* sorted by (queue?, number) once gathered */
+    size_t count, capacity;
+    size_t *slots;      /* while gathering: open addressing to keys, SIZE_MAX empty */
+    size_t slot_capacity;
+    size_t last;        /* the one found last: a location's records come in runs */
+} location_set;
+
+static uint64_t key_hash(uint32_t thread, uint8_t stream)
 {
-    sort_base = ds->records;
-    qsort(k->indices, k->count, sizeof *k->indices, by_time);
+    return ((uint64_t)thread << 1 | stream) * 0x9E3779B97F4A7C15ull >> 20;
 }
+
+static int slots_grow(location_set *set)
+{
+    size_t capacity = set->slot_capacity ? set->slot_capacity * 2 : 64;
+    size_t *slots = malloc(capacity * sizeof *slots);
+    if (!slots)
+        return -ENOMEM;
+    memset(slots, 0xFF, capacity * sizeof *slots);
+    for (size_t i = 0; i < set->count; i++) {
+        size_t j = key_hash(set->keys[i].thread, set->keys[i].stream) & (capacity - 1);
+        while (slots[j] != SIZE_MAX)
+            j = (j + 1) & (capacity - 1);
+        slots[j] = i;
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->slot_capacity = capacity;
+    return 0;
+}
+
+static int gather_one(location_set *set, const offtrace_device_record *r)
+{
+    if ((set->count + 1) * 2 > set->slot_capacity && slots_grow(set) != 0)
+        return -ENOMEM;
+    size_t j = key_hash(r->thread, is_stream(r)) & (set->slot_capacity - 1);
+    for (; set->slots[j] != SIZE_MAX; j = (j + 1) & (set->slot_capacity - 1)) {
+        location_key *k = &set->keys[set->slots[j]];
+        if (k->thread == r->thread && k->stream == is_stream(r)) {
+            k->records++;
+            return 0;
+        }
+    }
+    if (set->count == set->capacity) {
+        size_t grown = set->capacity ? set->capacity * 2 : 16;
+        location_key *more = realloc(set->keys, grown * sizeof *more);
+        if (!more)
+            return -ENOMEM;
+        set->keys = more;
+        set->capacity = grown;
+    }
+    set->keys[set->count] = (location_key){r->thread, is_stream(r), 1};
+    set->slots[j] = set->count++;
+    return 0;
+}
+
+/* The first pass: every location of the file and its number of records. */
+static int gather_locations(const ot_raw_device_stream *ds, location_set *set)
+{
+    ot_raw_device_cursor cur;
+    if (ot_raw_device_cursor_open(&cur, ds) != 0)
+        return -ENOMEM;
+    int rc = 0;
+    size_t index;
+    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));)
+        rc = gather_one(set, r);
+    ot_raw_device_cursor_close(&cur);
+    free(set->slots);
+    set->slots = NULL;
+    if (set->count)
+        qsort(set->keys, set->count, sizeof *set->keys, by_location);
+    return rc;
+}
+
+/* Index of a record's location, SIZE_MAX if the first pass did not see it. */
+static size_t location_of(location_set *set, const offtrace_device_record *r)
+{
+    location_key key = {r->thread, is_stream(r), 0};
+    if (set->count && !by_location(&set->keys[set->last], &key))
+        return set->last;
+    const location_key *found = bsearch(&key, set->keys, set->count, sizeof key, by_location);
+    if (!found)
+        return SIZE_MAX;
+    return set->last = (size_t)(found - set->keys);
+}
+
+/* ---- writing ---- */
 
 /* Host time of a record; -1 when it names a target region the host never
  * recorded (a damaged record: its time could lie anywhere). */
@@ -134,36 +202,36 @@ static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_re
     OTF2_EvtWriter_Leave(w, NULL, t, region);
 }
 
-static void write_location(converter *c, const device_state *d, const ot_raw_device_stream *ds,
-                           const location_key *k, OTF2_EvtWriter *w)
+static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
 {
-    open_region open[MAX_NESTING];
-    size_t depth = 0;
-    uint64_t last = 0;
-    for (size_t i = 0; i < k->count; i++) {
-        const offtrace_device_record *r = &ds->records[k->indices[i]];
-        uint64_t t;
-        if (place(c, d, r, last, &t) != 0) {
-            c->device_records_of_unknown_targets++;
-            continue;
-        }
-        last = t;
-        ot_tw_cover(c->tw, t);
-        if (r->endpoint == OFFTRACE_DEVICE_BEGIN && depth < MAX_NESTING) {
-            open[depth] = (open_region){r->kind, r->subkind, ot_device_region(c->device_regions, r)};
-            OTF2_EvtWriter_Enter(w, NULL, t, open[depth++].region);
-        } else if (r->endpoint == OFFTRACE_DEVICE_END && depth && open[depth - 1].kind == r->kind &&
-                   open[depth - 1].subkind == r->subkind) {
-            OTF2_EvtWriter_Leave(w, NULL, t, open[--depth].region);
-        } else if (r->kind == OFFTRACE_DEVICE_LOST) {
-            write_lost(c, w, r, t);
-        } else {
-            c->device_unmatched++;
-        }
+    uint64_t t;
+    if (place(c, d, r, l->last, &t) != 0) {
+        c->device_records_of_unknown_targets++;
+        return;
     }
-    c->device_open_at_end += depth;
-    while (depth)
-        OTF2_EvtWriter_Leave(w, NULL, last, open[--depth].region);
+    l->last = t;
+    ot_tw_cover(c->tw, t);
+    OTF2_EvtWriter *w = l->writer;
+    if (r->endpoint == OFFTRACE_DEVICE_BEGIN && l->depth < MAX_NESTING) {
+        l->open[l->depth] = (open_region){r->kind, r->subkind, ot_device_region(c->device_regions, r)};
+        OTF2_EvtWriter_Enter(w, NULL, t, l->open[l->depth++].region);
+    } else if (r->endpoint == OFFTRACE_DEVICE_END && l->depth && l->open[l->depth - 1].kind == r->kind &&
+               l->open[l->depth - 1].subkind == r->subkind) {
+        OTF2_EvtWriter_Leave(w, NULL, t, l->open[--l->depth].region);
+    } else if (r->kind == OFFTRACE_DEVICE_LOST) {
+        write_lost(c, w, r, t);
+    } else {
+        c->device_unmatched++;
+    }
+}
+
+/* Regions still open at the end close at the location's last time. */
+static void end_location(converter *c, location_state *l)
+{
+    c->device_open_at_end += l->depth;
+    while (l->depth)
+        OTF2_EvtWriter_Leave(l->writer, NULL, l->last, l->open[--l->depth].region);
+    ot_tw_end_location(c->tw, l->writer);
 }
 
 /* A device thread's location id carries its number (docs/trace-model.md);
@@ -192,6 +260,58 @@ static OTF2_EvtWriter *add_location(converter *c, device_state *d, const locatio
     return w;
 }
 
+/* One batch of locations, [first, first + n): create them in (queue?,
+ * number) order (queue ordinals follow it), then write their records in one
+ * pass over the file. */
+static int write_batch(converter *c, device_state *d, const ot_raw_device_stream *ds, location_set *set,
+                       size_t first, size_t n, location_state *states)
+{
+    memset(states, 0, n * sizeof *states);
+    for (size_t i = 0; i < n; i++) {
+        const location_key *k = &set->keys[first + i];
+        if (k->thread == NO_THREAD) /* losses of threads that had no buffer */
+            continue;
+        if (!(states[i].writer = add_location(c, d, k)))
+            c->device_records_without_location += k->records;
+        else
+            c->device_locations++;
+    }
+    ot_external_sort *queues = ot_es_new(c->dir, sizeof(queued), by_time);
+    ot_raw_device_cursor cur;
+    if (!queues || ot_raw_device_cursor_open(&cur, ds) != 0) {
+        ot_es_free(queues);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    size_t index;
+    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));) {
+        size_t at = location_of(set, r);
+        if (at < first || at - first >= n) /* another batch's, or not seen in the first pass (the file changed) */
+            continue;
+        location_state *l = &states[at - first];
+        if (set->keys[at].thread == NO_THREAD) {
+            c->device_lost += r->value;
+        } else if (l->writer && set->keys[at].stream) {
+            queued q = {*r, index, at - first};
+            rc = ot_es_add(queues, &q);
+        } else if (l->writer) {
+            write_record(c, d, l, r);
+        }
+    }
+    ot_raw_device_cursor_close(&cur);
+    if (rc == 0)
+        rc = ot_es_finish(queues);
+    for (const queued *q; rc == 0 && (q = ot_es_next(queues));)
+        write_record(c, d, &states[q->location], &q->r);
+    if (rc == 0)
+        rc = ot_es_error(queues);
+    ot_es_free(queues);
+    for (size_t i = 0; i < n; i++)
+        if (states[i].writer)
+            end_location(c, &states[i]);
+    return rc;
+}
+
 int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
 {
     c->device_records += ds->count;
@@ -201,26 +321,14 @@ int ot_cv_device_records(converter *c, const ot_raw_device_stream *ds)
         c->device_records_without_device += ds->count;
         return 0;
     }
-    location_key *keys = NULL;
-    size_t n = 0, *order = NULL;
-    int rc = partition(ds, &order, &keys, &n);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (keys[i].thread == NO_THREAD) { /* losses of threads that had no buffer */
-            for (size_t j = 0; j < keys[i].count; j++)
-                c->device_lost += ds->records[keys[i].indices[j]].value;
-            continue;
-        }
-        if (keys[i].stream)
-            order_queue(ds, &keys[i]);
-        OTF2_EvtWriter *w = add_location(c, d, &keys[i]);
-        if (!w) {
-            c->device_records_without_location += keys[i].count;
-            continue;
-        }
-        c->device_locations++;
-        write_location(c, d, ds, &keys[i], w);
-    }
-    free(order);
-    free(keys);
+    location_set set = {0};
+    location_state *states = malloc(LOCATIONS_AT_ONCE * sizeof *states);
+    int rc = states ? gather_locations(ds, &set) : -ENOMEM;
+    for (size_t first = 0; rc == 0 && first < set.count; first += LOCATIONS_AT_ONCE)
+        rc = write_batch(c, d, ds, &set, first,
+                         set.count - first < LOCATIONS_AT_ONCE ? set.count - first : LOCATIONS_AT_ONCE, states);
+    free(states);
+    free(set.keys);
+    free(set.slots);
     return rc;
 }

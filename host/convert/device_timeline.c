@@ -4,40 +4,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "external_sort.h"
+
 #define MAX_STREAMS 64
 
+/* seq: the order of arrival, so that equal times keep it (as a stable sort would). */
 typedef struct interval {
-    uint64_t begin, end;
+    uint64_t begin, end, seq;
     OTF2_RegionRef region;
 } interval;
 
 typedef struct memory_change {
     uint64_t time;
     int64_t delta;
+    uint64_t seq;
 } memory_change;
 
-typedef struct vector {
-    void *items;
-    size_t count, capacity, item_size;
-} vector;
-
+/* Each kind of event is sorted in bounded memory (external_sort.h): a long
+ * trace's kernels and transfers go to a scratch file beside the archive. */
 struct ot_device_timeline {
     int num;
-    vector kernels, transfers, memory;
+    uint64_t seq;
+    ot_external_sort *kernels, *transfers, *memory;
+    interval *open; /* transfers drawn nested, innermost last */
+    size_t open_capacity;
 };
-
-static void *vector_push(vector *v)
-{
-    if (v->count == v->capacity) {
-        size_t cap = v->capacity ? v->capacity * 2 : 64;
-        void *p = realloc(v->items, cap * v->item_size);
-        if (!p)
-            return NULL;
-        v->items = p;
-        v->capacity = cap;
-    }
-    return (char *)v->items + v->item_size * v->count++;
-}
 
 /* k < MAX_STREAMS, so a stream never takes the RDMA location's 0xFFFF. */
 uint64_t ot_dt_stream_location(int num, unsigned k)
@@ -50,45 +41,6 @@ uint64_t ot_dt_rdma_location(int num)
     return (1ull << 32) | ((uint64_t)(uint16_t)num << 16) | 0xFFFFu;
 }
 
-ot_device_timeline *ot_dt_new(int num)
-{
-    ot_device_timeline *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->num = num;
-    d->kernels.item_size = d->transfers.item_size = sizeof(interval);
-    d->memory.item_size = sizeof(memory_change);
-    return d;
-}
-
-static int add_interval(vector *v, uint64_t begin, uint64_t end, OTF2_RegionRef region)
-{
-    interval *i = vector_push(v);
-    if (!i)
-        return -ENOMEM;
-    *i = (interval){begin, end < begin ? begin : end, region};
-    return 0;
-}
-
-int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
-{
-    return add_interval(&d->kernels, begin, end, region);
-}
-
-int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
-{
-    return add_interval(&d->transfers, begin, end, region);
-}
-
-int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
-{
-    memory_change *m = vector_push(&d->memory);
-    if (!m)
-        return -ENOMEM;
-    *m = (memory_change){time, delta};
-    return 0;
-}
-
 /* Earlier begin first; for equal begins the longer interval first, so that
  * it becomes the parent of the shorter one. */
 static int by_begin(const void *pa, const void *pb)
@@ -96,13 +48,56 @@ static int by_begin(const void *pa, const void *pb)
     const interval *a = pa, *b = pb;
     if (a->begin != b->begin)
         return a->begin < b->begin ? -1 : 1;
-    return a->end > b->end ? -1 : a->end < b->end;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static int by_time(const void *pa, const void *pb)
 {
     const memory_change *a = pa, *b = pb;
-    return a->time < b->time ? -1 : a->time > b->time;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+ot_device_timeline *ot_dt_new(int num, const char *scratch_dir)
+{
+    ot_device_timeline *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->num = num;
+    d->kernels = ot_es_new(scratch_dir, sizeof(interval), by_begin);
+    d->transfers = ot_es_new(scratch_dir, sizeof(interval), by_begin);
+    d->memory = ot_es_new(scratch_dir, sizeof(memory_change), by_time);
+    if (!d->kernels || !d->transfers || !d->memory) {
+        ot_dt_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static int add_interval(ot_device_timeline *d, ot_external_sort *sort, uint64_t begin, uint64_t end,
+                        OTF2_RegionRef region)
+{
+    interval i = {begin, end < begin ? begin : end, d->seq++, region};
+    return ot_es_add(sort, &i);
+}
+
+int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
+{
+    return add_interval(d, d->kernels, begin, end, region);
+}
+
+int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
+{
+    return add_interval(d, d->transfers, begin, end, region);
+}
+
+int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
+{
+    memory_change m = {time, delta, d->seq++};
+    return ot_es_add(d->memory, &m);
 }
 
 static void enter(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t t, OTF2_RegionRef r)
@@ -126,13 +121,14 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
     OTF2_EvtWriter *writers[MAX_STREAMS] = {0};
     uint64_t last_end[MAX_STREAMS] = {0};
     unsigned used = 0;
-    interval *k = d->kernels.items;
-    qsort(k, d->kernels.count, sizeof *k, by_begin);
-    for (size_t i = 0; i < d->kernels.count || used == 0; i++) {
+    int rc = ot_es_finish(d->kernels);
+    for (const interval *k; rc == 0;) {
+        k = ot_es_next(d->kernels);
         unsigned s = 0;
-        while (s < used && last_end[s] > (i < d->kernels.count ? k[i].begin : 0))
+        while (k && s < used && last_end[s] > k->begin)
             s++;
-        if (s == used && used < MAX_STREAMS) {
+        /* no kernels: stream 0 exists, empty, so the group is valid */
+        if ((k || used == 0) && s == used && used < MAX_STREAMS) {
             char name[64];
             snprintf(name, sizeof name, "device %d stream %u", d->num, used);
             writers[used] = ot_tw_add_location(w, ot_dt_stream_location(d->num, used), name,
@@ -141,75 +137,96 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
                 return -ENOMEM;
             used++;
         }
-        if (i >= d->kernels.count)
-            break; /* no kernels: stream 0 exists, empty, so the group is valid */
+        if (!k)
+            break;
         if (s >= used)
             s = used - 1;
-        uint64_t begin = k[i].begin < last_end[s] ? last_end[s] : k[i].begin;
-        uint64_t end = k[i].end < begin ? begin : k[i].end;
-        enter(w, writers[s], begin, k[i].region);
-        leave(w, writers[s], end, k[i].region);
+        uint64_t begin = k->begin < last_end[s] ? last_end[s] : k->begin;
+        uint64_t end = k->end < begin ? begin : k->end;
+        enter(w, writers[s], begin, k->region);
+        leave(w, writers[s], end, k->region);
         last_end[s] = end;
     }
-    return 0;
+    for (unsigned s = 0; s < used; s++)
+        ot_tw_end_location(w, writers[s]);
+    return rc ? rc : ot_es_error(d->kernels);
 }
 
-static void write_memory_until(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *ew, size_t *next,
-                               uint64_t until, uint64_t *in_use)
+/* The memory changes up to \p until, as the running total. */
+static void write_memory_until(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *ew,
+                               const memory_change **next, uint64_t until, uint64_t *in_use)
 {
-    memory_change *m = d->memory.items;
     OTF2_Type type = OTF2_TYPE_UINT64;
-    while (*next < d->memory.count && m[*next].time <= until) {
-        int64_t v = (int64_t)*in_use + m[*next].delta;
+    while (*next && (*next)->time <= until) {
+        int64_t v = (int64_t)*in_use + (*next)->delta;
         *in_use = v < 0 ? 0 : (uint64_t)v;
         OTF2_MetricValue value = {.unsigned_int = *in_use};
-        OTF2_EvtWriter_Metric(ew, NULL, m[*next].time, ot_tw_memory_metric(w), 1, &type, &value);
-        ot_tw_cover(w, m[*next].time);
-        (*next)++;
+        OTF2_EvtWriter_Metric(ew, NULL, (*next)->time, ot_tw_memory_metric(w), 1, &type, &value);
+        ot_tw_cover(w, (*next)->time);
+        *next = ot_es_next(d->memory);
     }
+}
+
+static interval *push_open(ot_device_timeline *d, size_t depth)
+{
+    if (depth == d->open_capacity) {
+        size_t grown = d->open_capacity ? d->open_capacity * 2 : 64;
+        interval *more = realloc(d->open, grown * sizeof *more);
+        if (!more)
+            return NULL;
+        d->open = more;
+        d->open_capacity = grown;
+    }
+    return &d->open[depth];
 }
 
 int ot_dt_write(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *rdma, uint64_t *clipped)
 {
     int rc = write_kernels(d, w);
+    if (rc == 0)
+        rc = ot_es_finish(d->transfers);
+    if (rc == 0)
+        rc = ot_es_finish(d->memory);
     if (rc)
         return rc;
-    interval *t = d->transfers.items;
-    qsort(t, d->transfers.count, sizeof *t, by_begin);
-    qsort(d->memory.items, d->memory.count, sizeof(memory_change), by_time);
-    interval *open = malloc((d->transfers.count + 1) * sizeof *open);
-    if (!open)
-        return -ENOMEM;
-    size_t depth = 0, next_memory = 0;
+    const memory_change *next_memory = ot_es_next(d->memory);
+    size_t depth = 0;
     uint64_t in_use = 0;
-    for (size_t i = 0; i <= d->transfers.count; i++) {
-        uint64_t now = i < d->transfers.count ? t[i].begin : UINT64_MAX;
-        while (depth && open[depth - 1].end <= now) {
-            write_memory_until(d, w, rdma, &next_memory, open[depth - 1].end, &in_use);
-            leave(w, rdma, open[depth - 1].end, open[depth - 1].region);
+    for (;;) {
+        const interval *t = ot_es_next(d->transfers);
+        uint64_t now = t ? t->begin : UINT64_MAX;
+        while (depth && d->open[depth - 1].end <= now) {
+            write_memory_until(d, w, rdma, &next_memory, d->open[depth - 1].end, &in_use);
+            leave(w, rdma, d->open[depth - 1].end, d->open[depth - 1].region);
             depth--;
         }
         write_memory_until(d, w, rdma, &next_memory, now, &in_use);
-        if (i == d->transfers.count)
+        if (!t)
             break;
-        interval cur = t[i];
-        if (depth && cur.end > open[depth - 1].end) {
-            cur.end = open[depth - 1].end;
+        interval cur = *t;
+        if (depth && cur.end > d->open[depth - 1].end) {
+            cur.end = d->open[depth - 1].end;
             (*clipped)++;
         }
+        interval *o = push_open(d, depth);
+        if (!o)
+            return -ENOMEM;
         enter(w, rdma, cur.begin, cur.region);
-        open[depth++] = cur;
+        *o = cur;
+        depth++;
     }
-    free(open);
-    return 0;
+    ot_tw_end_location(w, rdma);
+    rc = ot_es_error(d->transfers);
+    return rc ? rc : ot_es_error(d->memory);
 }
 
 void ot_dt_free(ot_device_timeline *d)
 {
     if (!d)
         return;
-    free(d->kernels.items);
-    free(d->transfers.items);
-    free(d->memory.items);
+    ot_es_free(d->kernels);
+    ot_es_free(d->transfers);
+    ot_es_free(d->memory);
+    free(d->open);
     free(d);
 }

@@ -4,7 +4,8 @@
  *        thread during conversion and written once all are known.
  *
  * Host threads are converted one after another, so a device's events arrive
- * out of time order; they are sorted here. Kernels that overlap in time go
+ * out of time order; they are sorted here, in bounded memory (external_sort.h:
+ * a long trace's events go to a scratch file and are merged back). Kernels that overlap in time go
  * to separate stream locations ("virtual streams", as Score-P does for OMPT
  * targets), so every location stays properly nested. The one RDMA location
  * per device shows each transfer as a region; a transfer that starts while
@@ -22,8 +23,11 @@
 
 typedef struct ot_device_timeline ot_device_timeline;
 
-/** \brief New, empty timeline for device \p num; NULL on ENOMEM. */
-ot_device_timeline *ot_dt_new(int num);
+/**
+ * \brief New, empty timeline for device \p num; NULL on ENOMEM.
+ * \param scratch_dir where a long trace's events wait, sorted, for ot_dt_write.
+ */
+ot_device_timeline *ot_dt_new(int num, const char *scratch_dir);
 
 /** \brief A kernel ran from \p begin to \p end (ns). */
 int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "convert_internal.h"
+#include "external_sort.h"
 
 #define NO_REGION UINT32_MAX
 #define EVENT_SPAN 0xFF /* open_item.event of a target data span */
@@ -35,6 +36,12 @@ typedef struct span_pair {
     OTF2_RegionRef region;
 } span_pair;
 
+static int by_enter_id(const void *a, const void *b)
+{
+    const span_pair *x = a, *y = b;
+    return x->enter_id < y->enter_id ? -1 : x->enter_id > y->enter_id;
+}
+
 typedef struct thread_pass {
     converter *c;
     const ot_raw_stream *s;
@@ -43,8 +50,10 @@ typedef struct thread_pass {
     open_item *open; /* grows: constructs nest as deep as the program nests them */
     size_t depth, open_capacity;
     int failed;      /* -ENOMEM when the stack could not grow */
-    span_pair *spans;
-    size_t span_count;
+    /* the pre-pass's pairs, found in exit order, read back in enter order
+     * (ids grow along the stream) while the main pass meets their enters */
+    ot_external_sort *spans;
+    const span_pair *next_span;
     uint64_t last_time;
     uint64_t marked_lost; /* records lost in gaps that LOST records mark */
 } thread_pass;
@@ -158,19 +167,15 @@ static const char *function_of(converter *c, uint64_t codeptr)
 
 static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_record *exit)
 {
-    span_pair *s = realloc(p->spans, (p->span_count + 1) * sizeof *s);
-    if (!s)
-        return -ENOMEM;
-    p->spans = s;
     ot_srcloc begin, end;
     char label[512], name[640];
     locate(p->c, exit->codeptr, &end, label, sizeof label);
     locate(p->c, e->codeptr, &begin, label, sizeof label);
     snprintf(name, sizeof name, "target data @%s", label);
-    s[p->span_count++] = (span_pair){e->id, exit->id,
+    span_pair s = {e->id, exit->id,
         ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_CODE, OT_PARADIGM_OPENMP_TARGET, begin.file, begin.line,
                      end.file && begin.file && !strcmp(end.file, begin.file) ? end.line : begin.line)};
-    return 0;
+    return ot_es_add(p->spans, &s);
 }
 
 static int pair_data_regions(thread_pass *p)
@@ -178,8 +183,10 @@ static int pair_data_regions(thread_pass *p)
     pending_enter *pending = NULL;
     size_t depth = 0, capacity = 0;
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < p->s->count; i++) {
-        const offtrace_raw_record *r = &p->s->records[i];
+    ot_raw_cursor cur;
+    if (ot_raw_cursor_open(&cur, p->s) != 0)
+        return -ENOMEM;
+    for (const offtrace_raw_record *r; rc == 0 && (r = ot_raw_cursor_next(&cur));) {
         if (r->event != OFFTRACE_RAW_TARGET || r->endpoint != OFFTRACE_RAW_BEGIN)
             continue;
         if (is_enter_data(r->subkind)) {
@@ -203,16 +210,18 @@ static int pair_data_regions(thread_pass *p)
             }
         }
     }
+    ot_raw_cursor_close(&cur);
     free(pending);
     return rc;
 }
 
-static const span_pair *span_by_enter(const thread_pass *p, uint64_t id)
+/* The pair whose enter-data is \p id: enters come in increasing id order,
+ * so the sorted pairs are passed through once. */
+static const span_pair *span_by_enter(thread_pass *p, uint64_t id)
 {
-    for (size_t i = p->span_count; i-- > 0;)
-        if (p->spans[i].enter_id == id)
-            return &p->spans[i];
-    return NULL;
+    while (p->next_span && p->next_span->enter_id < id)
+        p->next_span = ot_es_next(p->spans);
+    return p->next_span && p->next_span->enter_id == id ? p->next_span : NULL;
 }
 
 /* ---- write pass ---- */
@@ -501,9 +510,14 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     thread_name(&s->header, name, sizeof name);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
-    int rc = p->w && p->attributes ? pair_data_regions(p) : -ENOMEM;
-    for (size_t i = 0; rc == 0 && !p->failed && i < s->count; i++) {
-        const offtrace_raw_record *r = &s->records[i];
+    p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);
+    int rc = p->w && p->attributes && p->spans ? pair_data_regions(p) : -ENOMEM;
+    if (rc == 0 && (rc = ot_es_finish(p->spans)) == 0)
+        p->next_span = ot_es_next(p->spans);
+    ot_raw_cursor cur = {.fd = -1};
+    if (rc == 0)
+        rc = ot_raw_cursor_open(&cur, s);
+    for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&cur));) {
         if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
             c->damaged_records++;
             continue;
@@ -533,8 +547,11 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);
     if (rc == 0)
         rc = p->failed;
+    ot_raw_cursor_close(&cur);
+    if (rc == 0)
+        ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
     free(p->open);
-    free(p->spans);
+    ot_es_free(p->spans);
     if (p->attributes)
         OTF2_AttributeList_Delete(p->attributes);
     free(p);

@@ -9,23 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A begin still pending in the header: the thread died inside the
- * operation, or between writing the operation's COMPLETE record and
- * emptying the slot (then the record is among the last few). */
-static void append_pending(ot_raw_stream *s)
-{
-    const offtrace_raw_record *p = &s->header.pending;
-    if (p->event != OFFTRACE_RAW_DATA_OP && p->event != OFFTRACE_RAW_SUBMIT)
-        return;
-    for (size_t i = s->count, seen = 0; i-- > 0 && seen < 8; seen++)
-        if (s->records[i].id == p->id && s->records[i].event == p->event)
-            return;
-    s->records[s->count++] = *p;
-}
 
 /* Why a stream is unusable, from its header alone. */
 static int check_stream_header(const offtrace_raw_stream_header *h)
@@ -40,62 +25,156 @@ static int check_stream_header(const offtrace_raw_stream_header *h)
     return 0;
 }
 
-/* Committed records of the chunk starting at \p first: up to its first
- * uncommitted slot. */
-static size_t chunk_records(const offtrace_raw_record *all, size_t first, size_t per_chunk, size_t max)
+/* ---- walking a stream file through a fixed window ---- */
+
+/* Open the file and check that it still is the stream that was loaded
+ * (same header fields that shape the records). */
+static int open_stream_file(const ot_raw_stream *s, ot_raw_cursor *cur)
 {
-    size_t n = 0;
-    while (first + n < max && n < per_chunk && all[first + n].event != OFFTRACE_RAW_NONE)
-        n++;
-    return n;
+    struct stat st;
+    offtrace_raw_stream_header h;
+    int fd = ot_open_regular(s->path, &st);
+    if (fd < 0)
+        return fd;
+    if ((size_t)st.st_size < OFFTRACE_RAW_HEADER_SIZE || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+        check_stream_header(&h) || h.thread_index != s->header.thread_index ||
+        h.chunk_bytes != s->header.chunk_bytes) {
+        close(fd);
+        return -EPROTO;
+    }
+    cur->fd = fd;
+    cur->per_chunk = h.chunk_bytes / sizeof(offtrace_raw_record);
+    cur->max = ((uint64_t)st.st_size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record);
+    return 0;
 }
 
-/* Copy committed records out of one stream file. A chunk is read up to its
- * first uncommitted slot; an entirely empty chunk ends the stream. The
- * records are counted before anything is allocated: a file may be sparse
- * and far larger than what was written into it. */
+/* Read the window starting at file record cur->index; 0 at the file's end. */
+static size_t fill_window(ot_raw_cursor *cur)
+{
+    uint64_t left = cur->max - cur->index;
+    size_t want = (left < OT_RAW_WINDOW_RECORDS ? (size_t)left : OT_RAW_WINDOW_RECORDS) * sizeof *cur->window;
+    size_t got = 0;
+    ssize_t n = 1;
+    while (got < want && (n = pread(cur->fd, (char *)cur->window + got, want - got,
+                                    (off_t)(OFFTRACE_RAW_HEADER_SIZE + cur->index * sizeof *cur->window + got))) > 0)
+        got += (size_t)n;
+    cur->window_first = cur->index;
+    cur->window_pos = 0;
+    cur->window_len = got / sizeof *cur->window;
+    return cur->window_len;
+}
+
+/* The next committed record of the file: a chunk is read up to its first
+ * uncommitted slot, an entirely empty chunk ends the stream. */
+static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
+{
+    while (cur->fd >= 0 && cur->index < cur->max) {
+        if (cur->window_pos == cur->window_len && !fill_window(cur))
+            break;
+        const offtrace_raw_record *r = &cur->window[cur->window_pos];
+        uint64_t in_chunk = cur->index % cur->per_chunk;
+        if (r->event != OFFTRACE_RAW_NONE) {
+            cur->index++;
+            cur->window_pos++;
+            return r;
+        }
+        if (in_chunk == 0)
+            break;
+        cur->index += cur->per_chunk - in_chunk; /* the next chunk, in this window or a later one */
+        if (cur->index < cur->window_first + cur->window_len)
+            cur->window_pos = (size_t)(cur->index - cur->window_first);
+        else
+            cur->window_pos = cur->window_len;
+    }
+    cur->index = cur->max;
+    return NULL;
+}
+
+int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s)
+{
+    memset(cur, 0, sizeof *cur);
+    cur->stream = s;
+    cur->fd = -1;
+    cur->limit = s->count - (s->with_pending ? 1 : 0);
+    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    if (!cur->window)
+        return -ENOMEM;
+    if (open_stream_file(s, cur) != 0)
+        cur->fd = -1; /* yields the pending begin only */
+    return 0;
+}
+
+const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
+{
+    if (cur->yielded < cur->limit) {
+        const offtrace_raw_record *r = next_committed(cur);
+        if (r) {
+            cur->yielded++;
+            return r;
+        }
+        cur->limit = cur->yielded;
+    }
+    if (cur->stream->with_pending && !cur->pending_done) {
+        cur->pending_done = 1;
+        return &cur->stream->header.pending;
+    }
+    return NULL;
+}
+
+void ot_raw_cursor_close(ot_raw_cursor *cur)
+{
+    if (cur->fd >= 0)
+        close(cur->fd);
+    free(cur->window);
+    cur->fd = -1;
+    cur->window = NULL;
+}
+
+/* A begin still pending in the header: the thread died inside the
+ * operation, or between writing the operation's COMPLETE record and
+ * emptying the slot (then the record is among the last few). */
+static int pending_is_new(const offtrace_raw_record *p, const offtrace_raw_record *last, size_t last_count)
+{
+    if (p->event != OFFTRACE_RAW_DATA_OP && p->event != OFFTRACE_RAW_SUBMIT)
+        return 0;
+    for (size_t i = 0; i < last_count; i++)
+        if (last[i].id == p->id && last[i].event == p->event)
+            return 0;
+    return 1;
+}
+
+/* Check a stream file's header and count its committed records, keeping
+ * nothing but the last few (to tell whether the pending begin was written
+ * out): a file may be sparse and far larger than what was written into it,
+ * and a long run's records do not fit in memory. */
 static int read_stream(const char *path, ot_raw_stream *out)
 {
     struct stat st;
     int fd = ot_open_regular(path, &st);
     if (fd < 0)
         return fd;
-    if ((size_t)st.st_size < OFFTRACE_RAW_HEADER_SIZE) {
-        close(fd);
-        return -EPROTO;
-    }
-    size_t size = (size_t)st.st_size;
-    const char *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int rc = (size_t)st.st_size < OFFTRACE_RAW_HEADER_SIZE ? -EPROTO
+           : pread(fd, &out->header, sizeof out->header, 0) != (ssize_t)sizeof out->header ? -EIO
+           : check_stream_header(&out->header);
     close(fd);
-    if (base == MAP_FAILED)
-        return -errno;
-    memcpy(&out->header, base, sizeof out->header);
-    int rc = check_stream_header(&out->header);
     if (rc)
-        goto done;
-    size_t per_chunk = out->header.chunk_bytes / sizeof(offtrace_raw_record);
-    size_t max = (size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record), total = 0, n;
-    const offtrace_raw_record *all = (const offtrace_raw_record *)(base + OFFTRACE_RAW_HEADER_SIZE);
-    for (size_t first = 0; first < max && (n = chunk_records(all, first, per_chunk, max)); first += per_chunk)
-        total += n;
-    out->records = malloc((total + 1) * sizeof(offtrace_raw_record)); /* + the pending begin */
-    if (!out->records) {
-        rc = -ENOMEM;
-        goto done;
-    }
-    /* A live recording (`convert --force`) goes on committing records
-     * between the two passes: copy no more than were counted. */
-    for (size_t first = 0; first < max && out->count < total && (n = chunk_records(all, first, per_chunk, max));
-         first += per_chunk) {
-        if (n > total - out->count)
-            n = total - out->count;
-        memcpy(out->records + out->count, all + first, n * sizeof *all);
-        out->count += n;
-    }
-    append_pending(out);
-done:
-    munmap((void *)base, size);
-    return rc;
+        return rc;
+    out->path = strdup(path);
+    if (!out->path)
+        return -ENOMEM;
+    out->count = SIZE_MAX; /* no limit while counting */
+    ot_raw_cursor cur;
+    if (ot_raw_cursor_open(&cur, out) != 0)
+        return -ENOMEM;
+    enum { LAST = 8 };
+    offtrace_raw_record last[LAST];
+    size_t total = 0;
+    for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur)); total++)
+        last[total % LAST] = *r;
+    ot_raw_cursor_close(&cur);
+    out->with_pending = pending_is_new(&out->header.pending, last, total < LAST ? total : LAST);
+    out->count = total + (out->with_pending ? 1 : 0);
+    return 0;
 }
 
 /* Count a stream or device file that cannot be used, by cause. */
@@ -216,19 +295,19 @@ static int drop_duplicate_threads(ot_raw_recording *rec)
     qsort(order, rec->stream_count, sizeof *order, by_thread_index);
     for (size_t i = 1; i < rec->stream_count; i++)
         if (order[i]->header.thread_index == order[i - 1]->header.thread_index) {
-            free(order[i]->records);
-            order[i]->records = NULL; /* marks it for removal below */
-            order[i]->count = SIZE_MAX;
+            order[i]->count = SIZE_MAX; /* marks it for removal below */
             rec->ignored[OT_RAW_IGNORED_DUPLICATE_THREAD]++;
             rec->ignored_streams++;
         }
     free(order);
     size_t kept = 0;
     for (size_t i = 0; i < rec->stream_count; i++)
-        if (rec->streams[i].count != SIZE_MAX)
+        if (rec->streams[i].count != SIZE_MAX) {
             rec->streams[kept++] = rec->streams[i];
-        else
+        } else {
             rec->lost_records -= rec->streams[i].header.lost_records;
+            free(rec->streams[i].path);
+        }
     rec->stream_count = kept;
     return 0;
 }
@@ -244,7 +323,7 @@ static int load_streams(ot_raw_recording *rec, char **names, size_t n)
         if (rc == -ENOMEM)
             return rc;
         if (rc) {
-            free(s->records);
+            free(s->path);
             memset(s, 0, sizeof *s);
             count_ignored(rec, rc);
             continue;
@@ -255,8 +334,66 @@ static int load_streams(ot_raw_recording *rec, char **names, size_t n)
     return drop_duplicate_threads(rec);
 }
 
-/* Device files are read whole: the converter revisits their records per
- * device thread. A file of another format is ignored and counted. */
+/* ---- device files: checked and counted at load, walked by passes ---- */
+
+static size_t read_full(int fd, void *buffer, size_t size, off_t offset)
+{
+    size_t got = 0;
+    ssize_t n = 1;
+    while (got < size && (n = pread(fd, (char *)buffer + got, size - got, offset + (off_t)got)) > 0)
+        got += (size_t)n;
+    return got;
+}
+
+static off_t device_record_offset(size_t index)
+{
+    return (off_t)(sizeof(offtrace_raw_device_header) + index * sizeof(offtrace_device_record));
+}
+
+/* Where the file's data ends: a hole at the end (a sparse file) holds no
+ * record and is not read. */
+static uint64_t data_end(int fd, uint64_t size)
+{
+    off_t pos = 0, end = 0, data;
+    while (pos < (off_t)size && (data = lseek(fd, pos, SEEK_DATA)) >= 0) {
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole <= data)
+            return size; /* holes not known here: all of it */
+        end = hole;
+        pos = hole;
+    }
+    return pos == 0 && end == 0 && errno != ENXIO ? size : (uint64_t)end;
+}
+
+/* A process that died before trimming its file leaves a zero tail: its
+ * records end at the last one with a kind. Read backwards a window at a time. */
+static int count_written(int fd, ot_raw_device_stream *ds)
+{
+    uint64_t end = data_end(fd, device_record_offset(ds->count));
+    if (end < (uint64_t)device_record_offset(ds->count))
+        ds->count = end <= sizeof ds->header ? 0
+                  : (end - sizeof ds->header + sizeof(offtrace_device_record) - 1) / sizeof(offtrace_device_record);
+    offtrace_device_record *window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *window);
+    if (!window)
+        return -ENOMEM;
+    int rc = 0;
+    while (ds->count) {
+        size_t n = ds->count < OT_RAW_WINDOW_RECORDS ? ds->count : OT_RAW_WINDOW_RECORDS, first = ds->count - n;
+        if (read_full(fd, window, n * sizeof *window, device_record_offset(first)) < n * sizeof *window) {
+            rc = -EIO;
+            break;
+        }
+        while (n && window[n - 1].kind == 0)
+            n--;
+        ds->count = first + n;
+        if (n)
+            break;
+    }
+    free(window);
+    return rc;
+}
+
+/* A file of another format is ignored and counted. */
 static int read_device_file(const char *path, ot_raw_device_stream *ds)
 {
     struct stat st;
@@ -271,26 +408,55 @@ static int read_device_file(const char *path, ot_raw_device_stream *ds)
     }
     if (rc == 0) {
         size_t payload = (size_t)st.st_size - sizeof ds->header;
-        ds->count = payload / sizeof *ds->records;
-        ds->torn_records = payload % sizeof *ds->records ? 1 : 0;
-        ds->records = malloc((ds->count ? ds->count : 1) * sizeof *ds->records);
-        size_t want = ds->count * sizeof *ds->records, got = 0;
-        ssize_t n = 1;
-        while (ds->records && got < want && (n = pread(fd, (char *)ds->records + got, want - got,
-                                                       (off_t)(sizeof ds->header + got))) > 0)
-            got += (size_t)n;
-        rc = !ds->records ? -ENOMEM : got < want ? -EIO : 0;
-        /* A process that died before trimming its file leaves a zero tail. */
-        while (rc == 0 && ds->count && ds->records[ds->count - 1].kind == 0)
-            ds->count--;
+        ds->count = payload / sizeof(offtrace_device_record);
+        ds->torn_records = payload % sizeof(offtrace_device_record) ? 1 : 0;
+        rc = count_written(fd, ds);
     }
+    if (rc == 0 && !(ds->path = strdup(path)))
+        rc = -ENOMEM;
     ds->header.backend[sizeof ds->header.backend - 1] = '\0';
     close(fd);
-    if (rc) {
-        free(ds->records);
-        ds->records = NULL;
-    }
     return rc;
+}
+
+int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_stream *ds)
+{
+    memset(cur, 0, sizeof *cur);
+    cur->fd = -1;
+    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    if (!cur->window)
+        return -ENOMEM;
+    struct stat st;
+    cur->fd = ot_open_regular(ds->path, &st);
+    cur->count = cur->fd >= 0 ? ds->count : 0;
+    return 0;
+}
+
+const offtrace_device_record *ot_raw_device_cursor_next(ot_raw_device_cursor *cur, size_t *index)
+{
+    if (cur->window_pos == cur->window_len) {
+        size_t left = cur->count - cur->next, n = left < OT_RAW_WINDOW_RECORDS ? left : OT_RAW_WINDOW_RECORDS;
+        n = n ? read_full(cur->fd, cur->window, n * sizeof *cur->window, device_record_offset(cur->next)) /
+                    sizeof *cur->window
+              : 0;
+        cur->window_pos = 0;
+        cur->window_len = n;
+        if (!n) {
+            cur->count = cur->next; /* the end, or a file that shrank */
+            return NULL;
+        }
+    }
+    *index = cur->next++;
+    return &cur->window[cur->window_pos++];
+}
+
+void ot_raw_device_cursor_close(ot_raw_device_cursor *cur)
+{
+    if (cur->fd >= 0)
+        close(cur->fd);
+    free(cur->window);
+    cur->fd = -1;
+    cur->window = NULL;
 }
 
 static int load_device_streams(ot_raw_recording *rec, char **names, size_t n)
@@ -360,10 +526,10 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
 void ot_raw_free(ot_raw_recording *rec)
 {
     for (size_t i = 0; i < rec->stream_count; i++)
-        free(rec->streams[i].records);
+        free(rec->streams[i].path);
     free(rec->streams);
     for (size_t i = 0; i < rec->device_stream_count; i++)
-        free(rec->device_streams[i].records);
+        free(rec->device_streams[i].path);
     free(rec->device_streams);
     free(rec->devices);
     for (size_t i = 0; i < rec->maps_count; i++)

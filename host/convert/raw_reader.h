@@ -13,25 +13,54 @@
 #include "offtrace/raw_format.h"
 #include "timemap.h"
 
-/** One thread's committed records, in the order the thread wrote them. */
+/**
+ * One thread's stream file. Its records are not held in memory (a long run
+ * writes gigabytes): every pass walks them in order through a cursor's
+ * fixed window (ot_raw_cursor), so the conversion's memory does not grow
+ * with the trace.
+ */
 typedef struct ot_raw_stream {
     offtrace_raw_stream_header header;
-    offtrace_raw_record *records; /**< compacted copy, empty chunk tails removed */
-    size_t count;
+    char *path;
+    size_t count; /**< records every pass yields: the committed records counted at load, + the pending begin */
+    int with_pending; /**< the header's pending begin is yielded last */
 } ot_raw_stream;
+
+/** One pass over a stream's records; see ot_raw_cursor_open. */
+typedef struct ot_raw_cursor {
+    const ot_raw_stream *stream;
+    int fd;
+    offtrace_raw_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
+    size_t window_len, window_pos;
+    uint64_t window_first;       /**< file record index of window[0] */
+    uint64_t index, max, per_chunk; /**< next file record, records the file has room for, records per chunk */
+    size_t yielded, limit;       /**< committed records yielded so far, and at most */
+    int pending_done;
+} ot_raw_cursor;
+
+/** Records a cursor reads at once (64 B each): the memory a pass needs. */
+#define OT_RAW_WINDOW_RECORDS 16384u
 
 typedef struct ot_raw_device {
     int num;
     char kind[64];
 } ot_raw_device;
 
-/** What the device collector delivered for one device (device-<N>.rec). */
+/** What the device collector delivered for one device (device-<N>.rec);
+ *  its records are read by passes (ot_raw_device_cursor), not held. */
 typedef struct ot_raw_device_stream {
     offtrace_raw_device_header header;
-    offtrace_device_record *records;
-    size_t count;
+    char *path;
+    size_t count;          /**< records, the zero tail (never written) left out */
     uint64_t torn_records; /**< a record cut short at the end of the file (death mid-write) */
 } ot_raw_device_stream;
+
+/** One pass over a device file's records, in file order. */
+typedef struct ot_raw_device_cursor {
+    int fd;
+    offtrace_device_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
+    size_t window_len, window_pos, next, count; /**< next: index of the next record to read */
+} ot_raw_device_cursor;
 
 /** Why a stream or device file was not used. */
 enum ot_raw_ignored {
@@ -69,6 +98,37 @@ typedef struct ot_raw_recording {
  *         unusable (e.g. no clock pairs), -ENOMEM.
  */
 int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
+
+/**
+ * \brief Start a pass over \p s: its committed records in the order the
+ *        thread wrote them (a chunk up to its first uncommitted slot; an
+ *        empty chunk ends the stream), at most the number counted at load
+ *        (a live recording, `convert --force`, goes on committing), then the
+ *        pending begin when the thread died inside an operation. A file that
+ *        can no longer be read, or no longer is the stream that was loaded,
+ *        yields no records of its own.
+ * \return 0 or -ENOMEM.
+ */
+int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s);
+
+/** \brief The next record, valid until the next call; NULL at the end. */
+const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur);
+
+/** \brief End a pass (also one that did not reach the end). */
+void ot_raw_cursor_close(ot_raw_cursor *cur);
+
+/**
+ * \brief Start a pass over \p ds's records (at most the number counted at
+ *        load). A file that can no longer be read yields none.
+ * \return 0 or -ENOMEM.
+ */
+int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_stream *ds);
+
+/** \brief The next record and its index in the file, valid until the next call; NULL at the end. */
+const offtrace_device_record *ot_raw_device_cursor_next(ot_raw_device_cursor *cur, size_t *index);
+
+/** \brief End a pass. */
+void ot_raw_device_cursor_close(ot_raw_device_cursor *cur);
 
 /** \brief Release everything ot_raw_load allocated. */
 void ot_raw_free(ot_raw_recording *rec);

@@ -12,6 +12,9 @@
 
 typedef struct interned { char *key; uint32_t id; } interned;
 
+/** Chunks (OTF2_CHUNK_SIZE_MIN, 256 KiB) an event writer fills before OTF2 writes them out. */
+#define OT_TW_EVENT_CHUNKS 4
+
 /* Open-addressing table from a key string to a dense id. */
 typedef struct intern_table {
     interned *slots;
@@ -31,7 +34,8 @@ typedef struct location_def {
     OTF2_StringRef name;
     ot_location_kind kind;
     int device;
-    OTF2_EvtWriter *writer;
+    OTF2_EvtWriter *writer; /**< NULL once ended */
+    uint64_t events;        /**< counted when the writer ended */
 } location_def;
 
 typedef struct device_def {
@@ -138,6 +142,56 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
  * events still to be written on the same location. */
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
+/* The chunks one OTF2 buffer holds. OTF2's own pool lets every event writer
+ * keep 128 MiB before it writes anything to disk, so a long trace's
+ * conversion held its events in memory; here an event writer gets
+ * OT_TW_EVENT_CHUNKS chunks, and when they are full OTF2 writes them out
+ * (pre_flush says yes) and hands them back. Definitions are not limited:
+ * they grow with the program's code, not with the length of its run. */
+typedef struct chunk_pool {
+    void **chunks;
+    size_t count, capacity;
+} chunk_pool;
+
+static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
+                            uint64_t chunk_size)
+{
+    chunk_pool *p = *per_buffer;
+    if (!p && !(p = *per_buffer = calloc(1, sizeof *p)))
+        return NULL;
+    if (type == OTF2_FILETYPE_EVENTS && p->count >= OT_TW_EVENT_CHUNKS)
+        return NULL; /* OTF2 flushes this buffer to disk and asks again */
+    if (p->count == p->capacity) {
+        size_t grown = p->capacity ? p->capacity * 2 : 8;
+        void **more = realloc(p->chunks, grown * sizeof *more);
+        if (!more)
+            return NULL;
+        p->chunks = more;
+        p->capacity = grown;
+    }
+    void *chunk = malloc(chunk_size);
+    if (chunk)
+        p->chunks[p->count++] = chunk;
+    return chunk;
+}
+
+static void free_chunks(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, bool final)
+{
+    chunk_pool *p = *per_buffer;
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->count; i++)
+        free(p->chunks[i]);
+    p->count = 0;
+    if (final) {
+        free(p->chunks);
+        free(p);
+        *per_buffer = NULL;
+    }
+}
+
+static OTF2_MemoryCallbacks memory_callbacks = {.otf2_allocate = allocate_chunk, .otf2_free_all = free_chunks};
+
 static OTF2_ErrorCode remember_error(void *user, const char *file, uint64_t line, const char *function,
                                      OTF2_ErrorCode code, const char *format, va_list va)
 {
@@ -181,6 +235,7 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
         return NULL;
     }
     OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL);
+    OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(w->archive);
     OTF2_Archive_SetCreator(w->archive, "offtrace " OFFTRACE_VERSION_STRING);
     OTF2_Archive_SetDescription(w->archive, "OpenMP offload trace");
@@ -271,7 +326,7 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
     if (!ew)
         return NULL;
-    l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), kind, device, ew};
+    l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), kind, device, ew, 0};
     *location_id_slot(w->location_ids, w->location_id_capacity, location_id) = location_id;
     if (comm_member) {
         uint64_t *m = realloc(w->comm_members, (w->comm_count + 1) * sizeof *m);
@@ -313,13 +368,30 @@ void ot_tw_property(ot_trace_writer *w, const char *key, const char *value)
 
 /* ---- closing: event files, local definition files, global definitions ---- */
 
+static void end_location(ot_trace_writer *w, location_def *l)
+{
+    if (!l->writer)
+        return;
+    OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->events);
+    OTF2_Archive_CloseEvtWriter(w->archive, l->writer);
+    l->writer = NULL;
+}
+
+void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer)
+{
+    /* The latest location first: a location usually ends soon after it began. */
+    for (size_t i = w->location_count; writer && i-- > 0;)
+        if (w->locations[i].writer == writer) {
+            end_location(w, &w->locations[i]);
+            return;
+        }
+}
+
 static void close_event_writers(ot_trace_writer *w, uint64_t *event_counts)
 {
     for (size_t i = 0; i < w->location_count; i++) {
-        uint64_t n = 0;
-        OTF2_EvtWriter_GetNumberOfEvents(w->locations[i].writer, &n);
-        event_counts[i] = n;
-        OTF2_Archive_CloseEvtWriter(w->archive, w->locations[i].writer);
+        end_location(w, &w->locations[i]);
+        event_counts[i] = w->locations[i].events;
     }
     OTF2_Archive_CloseEvtFiles(w->archive);
     /* Every location gets a local definition file, even an empty one, so

@@ -70,6 +70,13 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
                                    ot_location_kind kind, int device, int comm_member,
                                    uint32_t *rank_out);
 
+/**
+ * \brief A location's events are all written: its writer goes to disk and
+ *        its memory is released now, not at ot_tw_close. The writer must not
+ *        be used again.
+ */
+void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer);
+
 /** \brief Whether a location with this id was already created. */
 int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id);
 
