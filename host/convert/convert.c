@@ -262,6 +262,7 @@ static int write_everything(converter *c, const ot_convert_options *opts)
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "DAMAGED_RECORDS", c->damaged_records);
     set_number(c->tw, "UNUSABLE_MAPS_SNAPSHOTS", c->unusable_maps);
+    set_number(c->tw, "DAMAGED_CLOCK_PAIRS", c->rec.damaged_clock_pairs);
     set_number(c->tw, "CLIPPED_TRANSFER_REGIONS", c->clipped);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);

@@ -188,9 +188,27 @@ static void count_ignored(ot_raw_recording *rec, int rc)
     rec->ignored_streams++;
 }
 
+/* One clock.pairs field: decimal digits only (strtoull would take "-5" as
+ * 2^64 - 5) and below 2^62 ns, about 146 years: CLOCK_MONOTONIC counts from
+ * boot and CLOCK_REALTIME from 1970, so anything larger is damage. */
+static int clock_field(const char **p, unsigned long long *out)
+{
+    while (**p == ' ')
+        (*p)++;
+    if (**p < '0' || **p > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    *out = strtoull(*p, &end, 10);
+    if (errno || *out >= 1ull << 62 || (*end != ' ' && *end != '\n' && *end != '\0'))
+        return -1;
+    *p = end;
+    return 0;
+}
+
 static int load_clock(const char *raw_dir, ot_raw_recording *rec)
 {
-    char path[4400];
+    char path[4400], line[256];
     snprintf(path, sizeof path, "%s/clock.pairs", raw_dir);
     FILE *f = ot_fopen_regular(path);
     if (!f)
@@ -202,7 +220,20 @@ static int load_clock(const char *raw_dir, ot_raw_recording *rec)
         fclose(f);
         return -ENOMEM;
     }
-    while (fscanf(f, "%llu %llu %llu", &ticks, &mono, &real) == 3) {
+    while (fgets(line, sizeof line, f)) {
+        const char *p = line;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') { /* an overlong line: skip the rest of it */
+            int ch;
+            while ((ch = fgetc(f)) != EOF && ch != '\n')
+                ;
+            rec->damaged_clock_pairs++;
+            continue;
+        }
+        if (clock_field(&p, &ticks) || clock_field(&p, &mono) || clock_field(&p, &real)) {
+            rec->damaged_clock_pairs += line[0] != '\n';
+            continue;
+        }
         if (first)
             rec->realtime_offset_ns = (int64_t)(real - mono);
         first = 0;

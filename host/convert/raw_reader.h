@@ -82,6 +82,7 @@ typedef struct ot_raw_recording {
     int64_t realtime_offset_ns; /**< realtime - monotonic at the first pair */
     char **maps_files;        /**< paths of maps.<n>, oldest first */
     size_t maps_count;
+    uint64_t damaged_clock_pairs; /**< clock.pairs lines that are not three numbers below 2^62 */
     uint64_t lost_records;    /**< sum over stream headers */
     uint64_t ignored_streams; /**< stream and device files not used, all causes */
     uint64_t ignored[OT_RAW_IGNORED_CAUSES]; /**< the same by cause */

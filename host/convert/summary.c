@@ -214,6 +214,7 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->device_records_without_device = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE");
     s->damaged_records = number_property(rd, "OFFTRACE::DAMAGED_RECORDS");
     s->unusable_maps = number_property(rd, "OFFTRACE::UNUSABLE_MAPS_SNAPSHOTS");
+    s->damaged_clock_pairs = number_property(rd, "OFFTRACE::DAMAGED_CLOCK_PAIRS");
     if (OTF2_Reader_GetProperty(rd, "OFFTRACE::LOST_RECORDS", &value) == OTF2_SUCCESS && value) {
         s->lost_records = strtoull(value, NULL, 10);
         free(value);
@@ -466,6 +467,9 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (s->damaged_records)
         fprintf(to, "offtrace: LOST             %llu host records of no kind the recorder writes (damaged)\n",
                 (unsigned long long)s->damaged_records);
+    if (s->damaged_clock_pairs)
+        fprintf(to, "offtrace: IGNORED          %llu damaged lines of clock.pairs; times come from the others\n",
+                (unsigned long long)s->damaged_clock_pairs);
     if (s->unusable_maps)
         fprintf(to, "offtrace: IGNORED          %llu memory map snapshots could not be read; code addresses may "
                     "lack source lines\n", (unsigned long long)s->unusable_maps);

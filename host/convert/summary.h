@@ -34,6 +34,7 @@ typedef struct ot_summary {
     uint64_t device_records_without_device;   /**< of a device with no host activity or no clock pairs */
     uint64_t damaged_records;                 /**< host records of no kind the recorder writes */
     uint64_t unusable_maps;                   /**< maps snapshots the symbolizer could not read */
+    uint64_t damaged_clock_pairs;             /**< clock.pairs lines that could not be used */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */
