@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,10 +84,6 @@ int ot_owner_write(const char *raw_dir)
     return identity_write(raw_dir, "owner");
 }
 
-int ot_converter_write(const char *raw_dir)
-{
-    return identity_write(raw_dir, "converter");
-}
 
 /* Whether the process named in raw/<file> still runs. */
 static int identity_alive(const char *raw_dir, const char *file, pid_t *pid)
@@ -128,9 +125,55 @@ int ot_recording_alive(const char *raw_dir, pid_t *pid)
     return strncmp(status, "recorded", 8) != 0 && strncmp(status, "converted", 9) != 0;
 }
 
+/* The pid written at the start of the claim file, 0 if none. */
+static pid_t claim_holder(int fd)
+{
+    char line[64];
+    ssize_t n = pread(fd, line, sizeof line - 1, 0);
+    line[n > 0 ? n : 0] = '\0';
+    return (pid_t)atoi(line);
+}
+
+int ot_converter_claim(const char *raw_dir, pid_t *holder)
+{
+    char path[PATH_MAX + 16], line[64];
+    snprintf(path, sizeof path, "%s/converter", raw_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0666);
+    struct stat st;
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -ENODEV;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int error = errno == EWOULDBLOCK ? -EBUSY : -errno;
+        if (holder)
+            *holder = claim_holder(fd);
+        close(fd);
+        return error;
+    }
+    /* Kept open (close-on-exec) and locked until this process ends. */
+    int len = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), process_start_time(getpid()));
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
+        return 0; /* claimed all the same: the lock is what counts */
+    return 0;
+}
+
 int ot_conversion_running(const char *raw_dir, pid_t *pid)
 {
-    return identity_alive(raw_dir, "converter", pid);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/converter", raw_dir);
+    if (pid)
+        *pid = 0;
+    int fd = open_plain(path);
+    if (fd < 0)
+        return 0;
+    int running = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (running && pid)
+        *pid = claim_holder(fd);
+    close(fd); /* releases a shared lock taken here */
+    return running;
 }
 
 void ot_note_untraced_process(const char *raw_dir)

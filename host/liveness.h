@@ -29,11 +29,19 @@ int ot_owner_write(const char *raw_dir);
  */
 int ot_recording_alive(const char *raw_dir, pid_t *pid);
 
-/** \brief Write `<raw_dir>/converter` for the calling process: a conversion
- *         of this recording is under way (`offtrace record`, `convert`). */
-int ot_converter_write(const char *raw_dir);
+/**
+ * \brief Claim the conversion of a recording for the calling process
+ *        (`offtrace record`, `convert`): an exclusive lock on
+ *        `<raw_dir>/converter`, which also names the process, held until
+ *        the process ends. Two converters started at once cannot both
+ *        claim it, and a converter that dies releases it.
+ * \param holder set to the pid of the process holding it, when refused.
+ * \return 0 claimed, -EBUSY held by another process, another negative
+ *         errno when the file cannot be used (then there is no claim).
+ */
+int ot_converter_claim(const char *raw_dir, pid_t *holder);
 
-/** \brief Whether the process named by `<raw_dir>/converter` still runs.
+/** \brief Whether another process holds the conversion claim.
  *  \param pid set to its pid when known (may be NULL). */
 int ot_conversion_running(const char *raw_dir, pid_t *pid);
 

@@ -606,3 +606,44 @@ Test(hostile_process, a_fifo_in_place_of_the_liveness_files_blocks_no_reader, .t
         run_free(&r);
     }
 }
+
+/* Two `offtrace convert` of one recording started at the same moment: one
+ * converts, the other says so (the claim on raw/converter is a lock, not a
+ * file that both could write). */
+Test(hostile_process, two_converts_at_once_convert_once)
+{
+    for (int round = 0; round < 4; round++) {
+        char dir[4096], raw[4200];
+        scratch_path(dir, sizeof dir, "two-converts");
+        char keep[] = "OFFTRACE_KEEP_RAW=1";
+        cr_assert_eq(record_program(dir, NULL, (char *[]){keep, NULL}, "hostile_basic", (char *[]){"20", "0", NULL},
+                                    NULL), 0);
+        snprintf(raw, sizeof raw, "%s/raw", dir);
+        char status[4300];
+        snprintf(status, sizeof status, "%s/status", raw);
+        FILE *f = fopen(status, "w");
+        cr_assert(f);
+        fputs("recorded", f); /* as the library leaves it for record to convert */
+        fclose(f);
+        char cmd[8800];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+        cr_assert_eq(system(cmd), 0);
+        char cli[4096];
+        snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+        snprintf(cmd, sizeof cmd, "'%s' convert '%s' 2>&1 & '%s' convert '%s' 2>&1; wait", cli, dir, cli, dir);
+        FILE *p = popen(cmd, "r");
+        cr_assert(p);
+        char line[1024];
+        int archives = 0, refusals = 0;
+        while (fgets(line, sizeof line, p)) {
+            archives += strstr(line, "offtrace: archive") != NULL;
+            refusals += strstr(line, "being converted by process") != NULL || strstr(line, "converted already") != NULL;
+        }
+        pclose(p);
+        cr_assert_eq(archives, 1, "round %d: %d conversions, %d refusals", round, archives, refusals);
+        cr_assert_eq(refusals, 1, "round %d: %d conversions, %d refusals", round, archives, refusals);
+        archive_facts facts;
+        cr_assert_eq(archive_check(dir, &facts), 0);
+        cr_assert_eq(facts.target, 20);
+    }
+}

@@ -5,15 +5,29 @@
  *        it would remove raw/ under the running program) unless --force,
  *        which then keeps raw/.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "convert.h"
 #include "liveness.h"
+#include "offtrace/offtrace.h"
 #include "summary.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: offtrace convert [--reason TEXT] [--keep-raw] [--force] DIR\n"
+                "  turn the recording DIR/raw into the archive DIR/traces.otf2 (`offtrace record` does it\n"
+                "  itself; this is for a recording left unconverted)\n"
+                "  --reason TEXT  why the recording is partial (shown as PARTIAL)\n"
+                "  --keep-raw     keep DIR/raw after the conversion\n"
+                "  --force        convert a recording whose process still runs (what it wrote so far;\n"
+                "                 raw/ is kept)\n");
+}
 
 int ot_cmd_convert(int argc, char **argv)
 {
@@ -28,19 +42,29 @@ int ot_cmd_convert(int argc, char **argv)
             quiet = 1;
         else if (!strcmp(argv[i], "--force"))
             force = 1;
-        else
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else
             break;
     }
-    if (i != argc - 1) {
-        fprintf(stderr, "usage: offtrace convert [--reason TEXT] [--keep-raw] [--quiet] [--force] DIR\n"
-                        "  --force  convert a recording whose process still runs (what it wrote so far; "
-                        "raw/ is kept)\n");
+    if (i != argc - 1 || argv[i][0] == '-') {
+        if (i < argc && argv[i][0] == '-')
+            fprintf(stderr, "offtrace convert: unknown option '%s'\n", argv[i]);
+        usage(stderr);
         return 2;
     }
     const char *dir = argv[i];
     char raw[4200], status[32], forced_reason[128];
     snprintf(raw, sizeof raw, "%s/raw", dir);
     pid_t owner;
+    struct stat st;
+    char anchor[4300];
+    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    if (stat(raw, &st) != 0 && stat(anchor, &st) == 0) {
+        fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
+        return 0;
+    }
     if (ot_conversion_running(raw, &owner)) {
         fprintf(stderr, "offtrace convert: '%s' is being converted by process %d already\n", dir, (int)owner);
         return 1;
@@ -63,7 +87,15 @@ int ot_cmd_convert(int argc, char **argv)
     ot_cli_raw_status(raw, status, sizeof status);
     if (!opts.reason && strcmp(status, "recorded") != 0) /* "recorded": its writer finished it cleanly */
         opts.reason = "converted after the program ended without finishing its trace";
-    ot_converter_write(raw);
+    int claim = ot_converter_claim(raw, &owner);
+    if (claim == -EBUSY) { /* another convert started at the same moment */
+        fprintf(stderr, "offtrace convert: '%s' is being converted by process %d already\n", dir, (int)owner);
+        return 1;
+    }
+    if (claim == -ENOENT && stat(anchor, &st) == 0) { /* ... and has finished since */
+        fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
+        return 0;
+    }
     char msg[512];
     if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);

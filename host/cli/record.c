@@ -464,7 +464,12 @@ static int finish_archive(const char *dir, int status, pid_t program)
             opts.reason = reason;
         }
         /* Readers now say "being converted", not "run offtrace convert". */
-        ot_converter_write(raw);
+        pid_t holder;
+        if (ot_converter_claim(raw, &holder) == -EBUSY) {
+            fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
+                            "process ends\n", dir, (int)holder);
+            return -1;
+        }
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
             return -1;
@@ -510,6 +515,14 @@ int ot_cmd_record(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc > 0 ? 0 : 2;
+    /* The user's own OFFTRACE_* settings first (record overrides some of
+     * them: a wrong value there would otherwise pass unnoticed), then again
+     * with record's below. OFFTRACE_OUTPUT is the default of -o. */
+    if (check_environment() != 0)
+        return 2;
+    const char *output = getenv("OFFTRACE_OUTPUT");
+    if (!o.output && output && *output)
+        o.output = output;
     char dir[PATH_MAX];
     if (make_output_dir(&o, dir, sizeof dir) != 0)
         return 2;
