@@ -24,7 +24,6 @@ timed() { # name, then the command
     awk '{print $1 * 1000}' "$T/t" >> "$T/$name.ms"; awk '{print $2}' "$T/t" >> "$T/$name.kb"
     rm -rf "$T/out"; sync
 }
-lib() { env OMP_TOOL_LIBRARIES="$1/lib/libofftrace.so" OFFTRACE_OUTPUT="$T/out" OFFTRACE_VERBOSE=0 "$@"; }
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i none lib-only no-cli record old-lib-only old-no-cli old-record); do
