@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "offtrace/offtrace.h"
+#include "lineage.h"
 #include "liveness.h"
 
 /* Counted into until raw/counters is mapped (nothing is recorded before). */
@@ -191,6 +192,22 @@ static int reserve_clock_pairs(void)
     return rc;
 }
 
+/* Whether this process must not record: an ancestor is being traced (its
+ * recording's raw/ is set), or the recording at `wanted` is live and owned
+ * by this very pid, with this start time: the image before an exec, whose
+ * recording ended with it. */
+static int is_descendant_or_later_image(const char *wanted, char *raw_dir, size_t size)
+{
+    if (ot_lineage_traced_ancestor(raw_dir, size))
+        return 1;
+    pid_t owner;
+    snprintf(raw_dir, size, "%s/raw", wanted);
+    if (ot_recording_alive(raw_dir, &owner) && owner == getpid())
+        return 1;
+    raw_dir[0] = '\0';
+    return 0;
+}
+
 int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
 {
     ot_session *s = &ot_the_session;
@@ -204,6 +221,17 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
         snprintf(wanted, sizeof wanted, "%s", cfg->output);
     else
         default_output_name(wanted, sizeof wanted);
+
+    /* Without `offtrace record` nothing claims a directory for the program:
+     * a descendant of a traced process (or this process's own image before
+     * an exec) is recognised by the live recording it would otherwise sit
+     * beside, and stays out of its own stderr as under record. */
+    if (!cfg->output_preclaimed && is_descendant_or_later_image(wanted, s->raw_dir, sizeof s->raw_dir)) {
+        ot_note_untraced_process(s->raw_dir);
+        s->raw_dir[0] = '\0';
+        err[0] = '\0';
+        return -EEXIST;
+    }
 
     int rc = 0;
     if (cfg->output_preclaimed)

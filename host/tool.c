@@ -26,6 +26,7 @@
 #include "config.h"
 #include "offtrace/offtrace.h"
 #include "convert_process.h"
+#include "lineage.h"
 #include "crash.h"
 #include "device_link.h"
 #include "session.h"
@@ -285,8 +286,11 @@ static void finish_recording(void)
     ot_session_clock_pair();
     ot_session_snapshot_maps();
     ot_session_set_status("recorded");
-    if (!output_claimed)
+    if (!output_claimed) {
+        /* Under record, record says it after the program. */
+        ot_lineage_report_untraced(ot_the_session.dir, stderr);
         convert_in_helper_process();
+    }
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
@@ -334,7 +338,7 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         return NULL;
     ot_clock_init();
     if (ot_session_open(&cfg, err, sizeof err) != 0) {
-        if (err[0]) /* empty: another process records here, noted for `offtrace record` */
+        if (err[0]) /* empty: another process records here (an ancestor, or this pid before an exec), noted */
             fprintf(stderr, "%s\n", err);
         return NULL;
     }
