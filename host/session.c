@@ -192,20 +192,22 @@ static int reserve_clock_pairs(void)
     return rc;
 }
 
-/* Whether this process must not record: an ancestor is being traced (its
- * recording's raw/ is set), or the recording at `wanted` is live and owned
- * by this very pid, with this start time: the image before an exec, whose
- * recording ended with it. */
-static int is_descendant_or_later_image(const char *wanted, char *raw_dir, size_t size)
+enum { NOT_DESCENDANT, DESCENDANT, LATER_IMAGE };
+
+/* Whether this process must not record (the recording's raw/ is then set):
+ * an ancestor is being traced, or the recording at `wanted` is live and
+ * owned by this very pid with this start time: the image before an exec,
+ * whose recording ended with it. */
+static int descendant_of_traced(const char *wanted, char *raw_dir, size_t size)
 {
     if (ot_lineage_traced_ancestor(raw_dir, size))
-        return 1;
+        return DESCENDANT;
     pid_t owner;
     snprintf(raw_dir, size, "%s/raw", wanted);
     if (ot_recording_alive(raw_dir, &owner) && owner == getpid())
-        return 1;
+        return LATER_IMAGE;
     raw_dir[0] = '\0';
-    return 0;
+    return NOT_DESCENDANT;
 }
 
 int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
@@ -226,10 +228,17 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
      * a descendant of a traced process (or this process's own image before
      * an exec) is recognised by the live recording it would otherwise sit
      * beside, and stays out of its own stderr as under record. */
-    if (!cfg->output_preclaimed && is_descendant_or_later_image(wanted, s->raw_dir, sizeof s->raw_dir)) {
+    int lineage = cfg->output_preclaimed ? NOT_DESCENDANT : descendant_of_traced(wanted, s->raw_dir,
+                                                                                   sizeof s->raw_dir);
+    if (lineage != NOT_DESCENDANT) {
         ot_note_untraced_process(s->raw_dir);
-        s->raw_dir[0] = '\0';
         err[0] = '\0';
+        /* The program itself (not a child) loses this image: said on its
+         * stderr, as record would say it, with what to do about the rest. */
+        if (lineage == LATER_IMAGE)
+            snprintf(err, err_size, "offtrace: the program replaced itself by exec; only the image before the exec "
+                                    "is traced, kept unconverted in '%s': run `offtrace convert %s`", wanted, wanted);
+        s->raw_dir[0] = '\0';
         return -EEXIST;
     }
 
