@@ -92,8 +92,10 @@ int ot_lineage_traced_ancestor(char *raw_dir, size_t size)
     return 0;
 }
 
-unsigned ot_lineage_report_untraced(const char *dir, FILE *out)
+unsigned ot_lineage_report_untraced(const char *dir, pid_t program, char *program_exe, size_t exe_size, FILE *out)
 {
+    if (program_exe && exe_size)
+        program_exe[0] = '\0';
     char path[PATH_MAX + 64], line[PATH_MAX + 32], names[400] = "";
     snprintf(path, sizeof path, "%s/" OT_UNTRACED_PROCESSES_FILE, dir);
     /* Only a plain file: a FIFO put there would hold the program's exit. */
@@ -111,8 +113,13 @@ unsigned ot_lineage_report_untraced(const char *dir, FILE *out)
     while (fgets(line, sizeof line, f)) {
         int pid;
         char exe[PATH_MAX];
-        if (sscanf(line, "%d %4095[^\n]", &pid, exe) != 2 || pid == (int)getpid())
+        if (sscanf(line, "%d %4095[^\n]", &pid, exe) != 2)
             continue;
+        if (pid == (int)program) {
+            if (program_exe && exe_size)
+                snprintf(program_exe, exe_size, "%s", exe);
+            continue;
+        }
         if (others++ < 3) {
             const char *base = strrchr(exe, '/');
             size_t used = strlen(names);

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /** \brief How many ancestors are looked at, nearest first. */
 #define OT_LINEAGE_MAX_DEPTH 32
@@ -34,12 +35,15 @@
 int ot_lineage_traced_ancestor(char *raw_dir, size_t size);
 
 /**
- * \brief Say in one line on `out` which other processes left a note in
- *        `<dir>/untraced-processes` (ot_note_untraced_process), in the words
- *        `offtrace record` uses, then remove the note (said once). Notes of
- *        the calling process itself are not counted.
+ * \brief Say in one line on \p out which other processes left a note in
+ *        `<dir>/untraced-processes` (ot_note_untraced_process), then remove
+ *        the note (said once). Used by `offtrace record` and, without the
+ *        CLI, by the traced process at exit, so both say it in one wording.
+ * \param program the traced process: its own note (an image after an exec
+ *        of itself) is not counted among the others; its executable goes to
+ *        \p program_exe ("" when it left none; may be NULL).
  * \return the number of other processes named.
  */
-unsigned ot_lineage_report_untraced(const char *dir, FILE *out);
+unsigned ot_lineage_report_untraced(const char *dir, pid_t program, char *program_exe, size_t exe_size, FILE *out);
 
 #endif

@@ -288,7 +288,7 @@ static void finish_recording(void)
     ot_session_set_status("recorded");
     if (!output_claimed) {
         /* Under record, record says it after the program. */
-        ot_lineage_report_untraced(ot_the_session.dir, stderr);
+        ot_lineage_report_untraced(ot_the_session.dir, getpid(), NULL, 0, stderr);
         convert_in_helper_process();
     }
 }

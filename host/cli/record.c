@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "regular_file.h"
 #include "config.h"
 #include "convert.h"
+#include "lineage.h"
 #include "liveness.h"
 #include "offtrace/offtrace.h"
 #include "summary.h"
@@ -410,38 +410,12 @@ static int keep_raw_wanted(void)
  * i.e. it replaced itself by exec. */
 static int report_untraced_processes(const char *dir, pid_t program)
 {
-    char path[PATH_MAX + 64], line[PATH_MAX + 32], names[400] = "";
-    snprintf(path, sizeof path, "%s/" OT_UNTRACED_PROCESSES_FILE, dir);
-    FILE *f = ot_fopen_regular(path);
-    if (!f)
-        return 0;
-    unlink(path);
-    int replaced_by_exec = 0;
-    unsigned others = 0;
-    while (fgets(line, sizeof line, f)) {
-        int pid;
-        char exe[PATH_MAX];
-        if (sscanf(line, "%d %4095[^\n]", &pid, exe) != 2)
-            continue;
-        if (pid == (int)program) {
-            if (!replaced_by_exec)
-                fprintf(stderr, "offtrace: the program replaced itself by exec (%s); only the image before "
-                                "the exec is traced\n", exe);
-            replaced_by_exec = 1;
-            continue;
-        }
-        if (others++ < 3) {
-            const char *base = strrchr(exe, '/');
-            size_t used = strlen(names);
-            snprintf(names + used, sizeof names - used, "%s%d (%s)", used ? ", " : "", pid, base ? base + 1 : exe);
-        }
-    }
-    fclose(f);
-    if (others)
-        fprintf(stderr, "offtrace: %u other process%s of the program used OpenMP and %s not traced (one process "
-                        "per recording): %s%s\n", others, others > 1 ? "es" : "", others > 1 ? "were" : "was",
-                names, others > 3 ? ", ..." : "");
-    return replaced_by_exec;
+    char exe[PATH_MAX];
+    ot_lineage_report_untraced(dir, program, exe, sizeof exe, stderr);
+    if (exe[0])
+        fprintf(stderr, "offtrace: the program replaced itself by exec (%s); only the image before the exec is "
+                        "traced\n", exe);
+    return exe[0] != '\0';
 }
 
 /* Convert what the program recorded. The library under record leaves
