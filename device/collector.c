@@ -19,15 +19,13 @@
 #include "backend.h"
 #include "offtrace/offtrace.h"
 #include "device_clock.h"
+#include "device_config.h"
 #include "host_offload.h"
 #include "ompt_trace/ompt_trace.h"
 
-#define DEFAULT_THREAD_BUDGET (4u << 20)
-#define MIN_THREAD_BUDGET (128u << 10) /* two 64 KiB blocks */
-#define MAX_THREAD_BUDGET (1u << 30)
 
 static offtrace_collector_host host;
-static size_t thread_budget = DEFAULT_THREAD_BUDGET;
+static size_t thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET;
 static ot_dev_device devices[OT_DEV_MAX_DEVICES];
 static const ot_dev_backend *cupti_backend; /* loaded on the first NVIDIA device */
 
@@ -41,49 +39,21 @@ ompt_function_lookup_t ot_dev_host_lookup(void) { return host.host_lookup; }
 int ot_dev_verbose(void) { return host.verbose; }
 size_t ot_dev_thread_budget(void) { return thread_budget; }
 
-static int parse_size(const char *text, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text)
-        return -EINVAL;
-    unsigned long long unit = 1;
-    if (*end == 'K' || *end == 'k')
-        unit = 1ull << 10;
-    else if (*end == 'M' || *end == 'm')
-        unit = 1ull << 20;
-    else if (*end == 'G' || *end == 'g')
-        unit = 1ull << 30;
-    if (unit != 1)
-        end++;
-    if (*end || v > MAX_THREAD_BUDGET / unit || v * unit < MIN_THREAD_BUDGET)
-        return -EINVAL;
-    *out = (size_t)(v * unit);
-    return 0;
-}
-
 /* Reads the collector's own variables; a bad value is said once and the
  * collector refuses to open, so that nothing half-configured runs. */
 static int read_environment(void)
 {
-    const char *budget = getenv("OFFTRACE_DEVICE_BUFFER_SIZE");
-    if (budget && parse_size(budget, &thread_budget) != 0) {
-        fprintf(stderr, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 128K to 1G "
-                        "(K, M, G suffixes); no device detail\n", budget);
+    ot_device_config cfg;
+    char err[512];
+    if (ot_device_config_from_env(&cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s; no device detail\n", err);
         return -EINVAL;
     }
-    const char *skew_text = getenv("OFFTRACE_TEST_DEVICE_CLOCK");
-    ot_clock_skew skew;
-    if (skew_text && *skew_text) {
-        if (ot_clock_skew_parse(skew_text, &skew) != 0) {
-            fprintf(stderr, "offtrace: OFFTRACE_TEST_DEVICE_CLOCK='%s' is not offset_ns:drift_ppm:jitter_ns "
-                            "(e.g. 5000000000:200:200); no device detail\n", skew_text);
-            return -EINVAL;
-        }
-        ot_device_clock_set_skew(&skew);
-    } else {
+    thread_budget = cfg.thread_budget;
+    if (cfg.has_skew)
+        ot_device_clock_set_skew(&cfg.skew);
+    else
         ot_device_clock_use_tsc(); /* falls back to CLOCK_MONOTONIC by itself */
-    }
     return 0;
 }
 

@@ -21,27 +21,6 @@ static void choose_source(void)
     read_tsc = tsc_wanted && tsc_ready && !skewed;
 }
 
-int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
-{
-    char *end;
-    errno = 0;
-    long long offset = strtoll(text, &end, 10);
-    if (errno || end == text || *end != ':')
-        return -EINVAL;
-    const char *p = end + 1;
-    double drift = strtod(p, &end);
-    if (end == p || *end != ':' || !(drift >= -10000.0 && drift <= 10000.0)) /* NaN fails too */
-        return -EINVAL;
-    p = end + 1;
-    if (*p == '-')
-        return -EINVAL;
-    unsigned long long jitter = strtoull(p, &end, 10);
-    if (errno || end == p || *end != '\0' || jitter > 1000000000ull)
-        return -EINVAL;
-    *out = (ot_clock_skew){offset, drift, jitter};
-    return 0;
-}
-
 void ot_device_clock_set_skew(const ot_clock_skew *s)
 {
     skewed = s != NULL;

@@ -17,19 +17,7 @@
 
 #include <stdint.h>
 
-/** A clock skew: what OFFTRACE_TEST_DEVICE_CLOCK describes. */
-typedef struct ot_clock_skew {
-    int64_t offset_ns;
-    double drift_ppm;
-    uint64_t jitter_ns;
-} ot_clock_skew;
-
-/**
- * \brief Parse "offset_ns:drift_ppm:jitter_ns" (offset may be negative,
- *        |drift| <= 10000 ppm, jitter <= 1 s).
- * \return 0, or -EINVAL.
- */
-int ot_clock_skew_parse(const char *text, ot_clock_skew *out);
+#include "device_config.h" /* ot_clock_skew, ot_clock_skew_parse */
 
 /** \brief Use \p skew from now on (NULL: no skew). Call before recording starts. */
 void ot_device_clock_set_skew(const ot_clock_skew *skew);

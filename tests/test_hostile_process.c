@@ -420,19 +420,27 @@ Test(hostile_process, an_exec_of_itself_is_said_as_such)
 /* #20: a wrong OFFTRACE_* variable: one line from record, nothing run. */
 Test(hostile_process, a_wrong_variable_is_one_line_and_nothing_runs)
 {
-    char dir[4096], cli[4096], prog[4096];
-    scratch_path(dir, sizeof dir, "process-badenv");
-    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
-    snprintf(prog, sizeof prog, "%s/hostile_basic", OFFTRACE_BIN_DIR);
-    run_result r;
-    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, "5", NULL},
-                             (char *[]){"OFFTRACE_MEMORY_BUDGET=abc", NULL}, NULL, &r), 0);
-    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "status %#x", r.status);
-    cr_expect_str_empty(r.out);
-    cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
-    cr_expect(strstr(r.err, "OFFTRACE_MEMORY_BUDGET='abc'"), "%s", r.err);
-    cr_expect(!exists(dir));
-    run_free(&r);
+    /* The library's variables, one record overrides (ENABLE) and the device
+     * collector's, which record checks with the collector's own parser. */
+    const char *bad[][2] = {{"OFFTRACE_MEMORY_BUDGET=abc", "OFFTRACE_MEMORY_BUDGET='abc'"},
+                            {"OFFTRACE_ENABLE=maybe", "OFFTRACE_ENABLE='maybe'"},
+                            {"OFFTRACE_DEVICE_BUFFER_SIZE=zz", "OFFTRACE_DEVICE_BUFFER_SIZE='zz'"},
+                            {"OFFTRACE_TEST_DEVICE_CLOCK=a:b:c", "OFFTRACE_TEST_DEVICE_CLOCK='a:b:c'"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char dir[4096], cli[4096], prog[4096];
+        scratch_path(dir, sizeof dir, "process-badenv");
+        snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+        snprintf(prog, sizeof prog, "%s/hostile_basic", OFFTRACE_BIN_DIR);
+        run_result r;
+        cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, "5", NULL},
+                                 (char *[]){(char *)bad[i][0], NULL}, NULL, &r), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "%s: status %#x", bad[i][0], r.status);
+        cr_expect_str_empty(r.out);
+        cr_expect_eq(count_lines_with(r.err, ""), 1, "%s: %s", bad[i][0], r.err);
+        cr_expect(strstr(r.err, bad[i][1]), "%s", r.err);
+        cr_expect(!exists(dir));
+        run_free(&r);
+    }
 }
 
 /* #21: no verb's -o may land on the archive it reads. */

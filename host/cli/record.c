@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "convert.h"
+#include "device_config.h"
 #include "lineage.h"
 #include "liveness.h"
 #include "offtrace/offtrace.h"
@@ -314,14 +315,17 @@ static void forward_signals_to(pid_t pid)
 }
 
 /* The OFFTRACE_* variables the user set are checked here, by the library's
- * own code, before anything runs: a wrong one is one line from record, not
- * one from the library and then a second, misleading one about a program
- * that "never started OpenMP". */
-static int check_environment(void)
+ * and (with device detail) the collector's own code, before anything runs:
+ * a wrong one is one line from record, not one from the library and then a
+ * second, misleading one about a program that "never started OpenMP", nor a
+ * run that quietly goes on without device detail. */
+static int check_environment(int device_detail)
 {
     ot_config cfg;
+    ot_device_config device;
     char err[512];
-    if (ot_config_from_env(&cfg, err, sizeof err) == 0)
+    if (ot_config_from_env(&cfg, err, sizeof err) == 0 &&
+        (!device_detail || ot_device_config_from_env(&device, err, sizeof err) == 0))
         return 0;
     char *tail = strstr(err, "; this run is not traced");
     if (tail)
@@ -492,7 +496,7 @@ int ot_cmd_record(int argc, char **argv)
     /* The user's own OFFTRACE_* settings first (record overrides some of
      * them: a wrong value there would otherwise pass unnoticed), then again
      * with record's below. OFFTRACE_OUTPUT is the default of -o. */
-    if (check_environment() != 0)
+    if (check_environment(!o.host_only) != 0)
         return 2;
     const char *output = getenv("OFFTRACE_OUTPUT");
     if (!o.output && output && *output)
@@ -504,7 +508,7 @@ int ot_cmd_record(int argc, char **argv)
         rmdir(dir);
         return 1;
     }
-    if (check_environment() != 0) { /* after record's own settings: what the library will see */
+    if (check_environment(0) != 0) { /* after record's own settings: what the library will see */
         remove_preload_link();
         rmdir(dir);
         return 2;

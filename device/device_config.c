@@ -1,0 +1,69 @@
+#define _GNU_SOURCE
+#include "device_config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int parse_size(const char *text, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text)
+        return -EINVAL;
+    unsigned long long unit = 1;
+    if (*end == 'K' || *end == 'k')
+        unit = 1ull << 10;
+    else if (*end == 'M' || *end == 'm')
+        unit = 1ull << 20;
+    else if (*end == 'G' || *end == 'g')
+        unit = 1ull << 30;
+    if (unit != 1)
+        end++;
+    if (*end || v > OT_DEVICE_MAX_THREAD_BUDGET / unit || v * unit < OT_DEVICE_MIN_THREAD_BUDGET)
+        return -EINVAL;
+    *out = (size_t)(v * unit);
+    return 0;
+}
+
+int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
+{
+    char *end;
+    errno = 0;
+    long long offset = strtoll(text, &end, 10);
+    if (errno || end == text || *end != ':')
+        return -EINVAL;
+    const char *p = end + 1;
+    double drift = strtod(p, &end);
+    if (end == p || *end != ':' || !(drift >= -10000.0 && drift <= 10000.0)) /* NaN fails too */
+        return -EINVAL;
+    p = end + 1;
+    if (*p == '-')
+        return -EINVAL;
+    unsigned long long jitter = strtoull(p, &end, 10);
+    if (errno || end == p || *end != '\0' || jitter > 1000000000ull)
+        return -EINVAL;
+    *out = (ot_clock_skew){offset, drift, jitter};
+    return 0;
+}
+
+int ot_device_config_from_env(ot_device_config *cfg, char *err, size_t err_size)
+{
+    *cfg = (ot_device_config){.thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET};
+    const char *budget = getenv("OFFTRACE_DEVICE_BUFFER_SIZE");
+    if (budget && parse_size(budget, &cfg->thread_budget) != 0) {
+        snprintf(err, err_size, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 128K to 1G "
+                                "(K, M, G suffixes)", budget);
+        return -EINVAL;
+    }
+    const char *skew = getenv("OFFTRACE_TEST_DEVICE_CLOCK");
+    if (skew && *skew) {
+        if (ot_clock_skew_parse(skew, &cfg->skew) != 0) {
+            snprintf(err, err_size, "offtrace: OFFTRACE_TEST_DEVICE_CLOCK='%s' is not offset_ns:drift_ppm:jitter_ns "
+                                    "(e.g. 5000000000:200:200)", skew);
+            return -EINVAL;
+        }
+        cfg->has_skew = 1;
+    }
+    return 0;
+}
