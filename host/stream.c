@@ -320,6 +320,17 @@ static ot_stream *stream_create(int *error)
  * it runs inside the program's OpenMP calls. */
 static ot_stream orphan; /* its scratch slot catches records of threads without a stream */
 
+/* Ids of operations whose records were lost because their thread has no
+ * stream: never 0 and never a stream's id (those are (index + 1) << 40 |
+ * counter), so device records of such a target region name a region the
+ * converter does not know, and are counted, instead of naming "no region"
+ * and being drawn outside every target region. */
+uint64_t ot_stream_orphan_id(void)
+{
+    static uint64_t orphan_ids; /* atomic */
+    return 1ull << 63 | __atomic_add_fetch(&orphan_ids, 1, __ATOMIC_RELAXED);
+}
+
 /* A thread that could not get a stream tries again every 256 records, not
  * at every callback: a full disk or descriptor table must not make each
  * callback a system call. */

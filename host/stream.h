@@ -105,12 +105,15 @@ static inline offtrace_raw_record *ot_stream_pending_slot(void)
     return ot_stream_pending_slow();
 }
 
+/** \brief An id for an operation of a thread without a stream (slow path). */
+uint64_t ot_stream_orphan_id(void);
+
 /** \brief A fresh operation id, unique in the process. */
 static inline uint64_t ot_stream_new_id(void)
 {
     ot_stream *s = ot_stream_current;
     if (__builtin_expect(s == 0, 0))
-        return 0; /* the record went to the orphan slot and is counted lost */
+        return ot_stream_orphan_id(); /* the record went to the orphan slot and is counted lost */
     return s->id_base | ++s->id_counter;
 }
 

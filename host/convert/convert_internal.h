@@ -67,6 +67,7 @@ typedef struct converter {
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
     uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */
+    uint64_t device_records_outside_target; /**< their location already past their target region's end */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -178,11 +178,14 @@ static size_t location_of(location_set *set, const offtrace_device_record *r)
 /* ---- writing ---- */
 
 /* Host time of a record; -1 when it names a target region the host never
- * recorded (a damaged record: its time could lie anywhere). */
+ * recorded (a damaged record, or the host's records of it were lost: its
+ * time could lie anywhere), -2 when its location has already gone past the
+ * end of its target region (the host's records were lost and the region
+ * closed early): it cannot be shown inside its region. */
 static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
                  uint64_t *at)
 {
-    uint64_t t = ot_devsync_to_host(d->sync, r->time), begin, end;
+    uint64_t t = ot_devsync_to_host(d->sync, r->time), begin = 0, end = UINT64_MAX;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
         if (t < begin || t > end)
             c->device_clamped++;
@@ -191,7 +194,7 @@ static int place(converter *c, const device_state *d, const offtrace_device_reco
         return -1;
     }
     *at = t < last ? last : t;
-    return 0;
+    return *at > end ? -2 : 0;
 }
 
 static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_record *r, uint64_t t)
@@ -205,8 +208,12 @@ static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_re
 static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
 {
     uint64_t t;
-    if (place(c, d, r, l->last, &t) != 0) {
-        c->device_records_of_unknown_targets++;
+    int placed = place(c, d, r, l->last, &t);
+    if (placed != 0) {
+        if (placed == -1)
+            c->device_records_of_unknown_targets++;
+        else
+            c->device_records_outside_target++;
         return;
     }
     l->last = t;

@@ -211,6 +211,7 @@ static void read_properties(OTF2_Reader *rd, ot_summary *s)
     s->ignored_unreadable = number_property(rd, "OFFTRACE::IGNORED_STREAMS_UNREADABLE");
     s->device_records_without_location = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_LOCATION");
     s->device_records_of_unknown_targets = number_property(rd, "OFFTRACE::DEVICE_RECORDS_OF_UNKNOWN_TARGETS");
+    s->device_records_outside_target = number_property(rd, "OFFTRACE::DEVICE_RECORDS_OUTSIDE_TARGET");
     s->device_records_without_device = number_property(rd, "OFFTRACE::DEVICE_RECORDS_WITHOUT_DEVICE");
     s->damaged_records = number_property(rd, "OFFTRACE::DAMAGED_RECORDS");
     s->unusable_maps = number_property(rd, "OFFTRACE::UNUSABLE_MAPS_SNAPSHOTS");
@@ -459,8 +460,12 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
         fprintf(to, "offtrace: LOST             %llu device records of threads or queues numbered past 65535 or "
                     "found twice\n", (unsigned long long)s->device_records_without_location);
     if (s->device_records_of_unknown_targets)
-        fprintf(to, "offtrace: LOST             %llu device records name a target region the host did not "
-                    "record (damaged)\n", (unsigned long long)s->device_records_of_unknown_targets);
+        fprintf(to, "offtrace: LOST             %llu device records name a target region the host did not record "
+                    "(its records were lost, or the file is damaged)\n",
+                (unsigned long long)s->device_records_of_unknown_targets);
+    if (s->device_records_outside_target)
+        fprintf(to, "offtrace: LOST             %llu device records could not be placed inside their target region "
+                    "(its host records were lost)\n", (unsigned long long)s->device_records_outside_target);
     if (s->device_records_without_device)
         fprintf(to, "offtrace: LOST             %llu device records of a device with no host activity or no clock "
                     "pairs\n", (unsigned long long)s->device_records_without_device);

@@ -31,6 +31,7 @@ typedef struct ot_summary {
     uint64_t ignored_other_version, ignored_damaged, ignored_not_regular, ignored_duplicate, ignored_unreadable;
     uint64_t device_records_without_location; /**< device thread/queue numbers past 16 bits, or found twice */
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host did not record */
+    uint64_t device_records_outside_target;     /**< that could not be placed inside their target region */
     uint64_t device_records_without_device;   /**< of a device with no host activity or no clock pairs */
     uint64_t damaged_records;                 /**< host records of no kind the recorder writes */
     uint64_t unusable_maps;                   /**< maps snapshots the symbolizer could not read */
