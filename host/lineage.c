@@ -15,24 +15,14 @@
 
 #include "liveness.h"
 
-/* Field 4 of /proc/<pid>/stat, counted after the command name's last ')'
- * (the name may hold spaces and parentheses). \return 0 when unknown. */
+/* Field 4 of /proc/<pid>/stat. \return 0 when unknown. */
 static pid_t parent_of(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
+    char buf[1024];
+    const char *p = ot_proc_stat_fields(pid, buf, sizeof buf);
     int ppid;
     char state;
-    if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || ppid < 0)
+    if (!p || sscanf(p, " %c %d", &state, &ppid) != 2 || ppid < 0)
         return 0;
     return (pid_t)ppid;
 }

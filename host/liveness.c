@@ -29,27 +29,30 @@ static int open_plain(const char *path)
     return fd;
 }
 
-/* Field 22 of /proc/<pid>/stat (start time in clock ticks since boot). The
- * command name (field 2) may hold spaces and parentheses, so fields are
- * counted after its last ')'. \return 0 when unknown: no such process, or
- * one that has ended and waits to be reaped (state Z or X). */
-static unsigned long long process_start_time(pid_t pid)
+const char *ot_proc_stat_fields(pid_t pid, char *buf, size_t size)
 {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+        return NULL;
+    ssize_t n = read(fd, buf, size - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return NULL;
     buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    p++;
-    if (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X'))
+    const char *p = strrchr(buf, ')');
+    return p ? p + 1 : NULL;
+}
+
+/* Field 22 of /proc/<pid>/stat (start time in clock ticks since boot).
+ * \return 0 when unknown: no such process, or one that has ended and waits
+ * to be reaped (state Z or X). */
+static unsigned long long process_start_time(pid_t pid)
+{
+    char buf[1024];
+    const char *p = ot_proc_stat_fields(pid, buf, sizeof buf);
+    if (!p || (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X')))
         return 0;
     for (int field = 3; field <= 22 && p; field++) { /* p is before field `field` */
         while (*p == ' ')

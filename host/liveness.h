@@ -15,6 +15,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/**
+ * \brief Read /proc/<pid>/stat into \p buf and return where its fields after
+ *        the command name start (the name may hold spaces and ')'), i.e. at
+ *        " <state> <ppid> ...". \return NULL when the process is unknown.
+ */
+const char *ot_proc_stat_fields(pid_t pid, char *buf, size_t size);
+
 /** \brief Write `<raw_dir>/owner` for the calling process (atomic rename).
  *  \return 0 or a negative errno. */
 int ot_owner_write(const char *raw_dir);

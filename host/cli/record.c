@@ -250,7 +250,8 @@ static int sent_by_a_user(const siginfo_t *info)
            info->si_pid > 0 && info->si_pid != getpid() && info->si_pid != child_pid;
 }
 
-/* Whether the program is stopped (state T in /proc/PID/stat). Async-signal-safe. */
+/* Whether the program is stopped (state T in /proc/PID/stat). Async-signal-safe,
+ * so it formats the path by hand instead of calling ot_proc_stat_fields. */
 static int program_stopped(pid_t pid)
 {
     char path[48] = "/proc/", buf[256];
