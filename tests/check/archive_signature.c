@@ -125,7 +125,7 @@ typedef struct location {
 
 typedef struct reader_state {
     tally lines;
-    names strings, regions, metrics, attributes, groups; /* groups: location group -> its type as text */
+    names strings, regions, metrics, groups; /* groups: location group -> its type as text */
     location *locations;
     size_t location_count;
     location *current;
@@ -255,14 +255,6 @@ static OTF2_CallbackCode d_metric_class(void *u, OTF2_MetricRef self, uint8_t co
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode d_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
-                                     OTF2_StringRef description, OTF2_Type type)
-{
-    reader_state *s = u;
-    name_add(&s->attributes, self, name_of(&s->strings, name));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
 static int read_definitions(OTF2_Reader *reader, reader_state *s)
 {
     OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(reader);
@@ -277,7 +269,6 @@ static int read_definitions(OTF2_Reader *reader, reader_state *s)
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
     OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, d_metric_member);
     OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, d_metric_class);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, d_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(reader, g, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n;
@@ -288,27 +279,16 @@ static int read_definitions(OTF2_Reader *reader, reader_state *s)
 
 /* ----------------------------------------------------------------- events */
 
-/* Every counted event: its line, and one line per attribute it carries (the
- * attributes' values are addresses, which change from run to run). */
-static void count(reader_state *s, const char *event, OTF2_AttributeList *attributes)
-{
-    s->handled++;
-    uint32_t n = attributes ? OTF2_AttributeList_GetNumberOfElements(attributes) : 0;
-    for (uint32_t i = 0; i < n; i++) {
-        OTF2_AttributeRef id;
-        OTF2_Type type;
-        OTF2_AttributeValue value;
-        if (OTF2_AttributeList_GetAttributeByIndex(attributes, i, &id, &type, &value) == OTF2_SUCCESS)
-            add(&s->lines, 1, "%s / %s / attribute %s", s->current->role, event, name_of(&s->attributes, id));
-    }
-}
+/* Events are counted without their attributes: the values are addresses, which change from run to
+ * run, and saying what a region or location is through an attribute (issue 11) adds attributes
+ * without changing any event. */
 
 #define EVENT_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *attrs
 
 static OTF2_CallbackCode e_enter(EVENT_ARGS, OTF2_RegionRef region)
 {
     reader_state *s = u;
-    count(s, "Enter", attrs);
+    s->handled++;
     add(&s->lines, 1, "%s / Enter / %s", s->current->role, name_of(&s->regions, region));
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -316,34 +296,34 @@ static OTF2_CallbackCode e_enter(EVENT_ARGS, OTF2_RegionRef region)
 static OTF2_CallbackCode e_leave(EVENT_ARGS, OTF2_RegionRef region)
 {
     reader_state *s = u;
-    count(s, "Leave", attrs);
+    s->handled++;
     add(&s->lines, 1, "%s / Leave / %s", s->current->role, name_of(&s->regions, region));
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void rma(reader_state *s, const char *event, OTF2_AttributeList *attrs, uint64_t bytes)
+static void rma(reader_state *s, const char *event, uint64_t bytes)
 {
-    count(s, event, attrs);
+    s->handled++;
     add(&s->lines, 1, "%s / %s / events", s->current->role, event);
     add(&s->lines, bytes, "%s / %s / bytes", s->current->role, event);
 }
 
 static OTF2_CallbackCode e_put(EVENT_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    rma(u, "RmaPut", attrs, bytes);
+    rma(u, "RmaPut", bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_get(EVENT_ARGS, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    rma(u, "RmaGet", attrs, bytes);
+    rma(u, "RmaGet", bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_complete(EVENT_ARGS, OTF2_RmaWinRef win, uint64_t id)
 {
     reader_state *s = u;
-    count(s, "RmaOpCompleteBlocking", attrs);
+    s->handled++;
     add(&s->lines, 1, "%s / RmaOpCompleteBlocking / events", s->current->role);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -352,7 +332,7 @@ static OTF2_CallbackCode e_metric(EVENT_ARGS, OTF2_MetricRef metric, uint8_t n, 
                                   const OTF2_MetricValue *values)
 {
     reader_state *s = u;
-    count(s, "Metric", attrs);
+    s->handled++;
     const char *name = name_of(&s->metrics, (uint64_t)1 << 40 | metric);
     add(&s->lines, 1, "%s / Metric / %s / events", s->current->role, name);
     /* The memory in use after each change: the sum over the run depends only on the program's
@@ -457,7 +437,7 @@ int archive_signature(const char *anchor, char **text)
     for (size_t i = 0; i < s.lines.capacity; i++)
         free(s.lines.slots[i].key);
     free(s.lines.slots);
-    names *all[] = {&s.strings, &s.regions, &s.metrics, &s.attributes, &s.groups};
+    names *all[] = {&s.strings, &s.regions, &s.metrics, &s.groups};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         names_free(all[i]);
     free(s.locations);

@@ -13,7 +13,9 @@
  * streams, host threads) and which of them did what differs between runs.
  * Region names are normalised where they hold run- or build-specific parts
  * (the file id in `__omp_offloading_<dev>_<file>_...`, hexadecimal
- * addresses).
+ * addresses). Left out: timestamps, location ids and names beyond their
+ * role, the number of locations of a role (but for RDMA locations), and
+ * event attributes (addresses).
  */
 #ifndef OT_TEST_ARCHIVE_SIGNATURE_H
 #define OT_TEST_ARCHIVE_SIGNATURE_H

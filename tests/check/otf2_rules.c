@@ -909,10 +909,11 @@ static location *begin_event(checker *c, OTF2_TimeStamp t, uint64_t position, co
     c->position = position;
     c->time = t;
     c->event = name;
-    /* A location's events come in the order they happened: the OTF2 writer refuses an earlier timestamp
-     * than the last one written ("Passed timestamp is smaller than last written one"), and Metric events
-     * "are always located right immediately the corresponding Enter and Leave event"
-     * (OTF2_EvtWriter.h) only mean something in that order. */
+    /* A location's events come in the order they happened. OTF2_GlobalEvtReader.h: the global reader is
+     * "Used to read from multiple local event readers, and provide them in a timely ordered sequence",
+     * a merge that is in time order only if each location's events are; and Metric events "are always
+     * located right immediately the corresponding Enter and Leave event" (OTF2_EvtWriter.h). (OTF2's
+     * writer also refuses a timestamp earlier than the last one it wrote.) */
     if (l->events && t < l->last_time)
         evt_violation(c, OTF2_RULE_TIME_ORDER, "time %llu is before the previous event's %llu",
                       (unsigned long long)t, (unsigned long long)l->last_time);

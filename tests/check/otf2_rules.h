@@ -10,11 +10,13 @@
  * line naming the rule, and the definition or the location and event where it
  * was seen.
  *
- * Not checked (no rule the offtrace archives can touch, or not stated as a
- * rule): events of the MPI, OpenMP (Omp*), I/O and calling-context families
- * are counted for `location-event-count` but not otherwise examined; the
- * MPI-only "should match the MPI rank" of COMM_LOCATIONS groups; whether
- * every Enter/Leave carries a SYNCHRONOUS_STRICT metric.
+ * Not checked: events of the MPI, OpenMP (Omp*), RMA synchronisation and
+ * lock, I/O and calling-context families are counted for
+ * `location-event-count` but not otherwise examined (their timestamps
+ * included); the MPI-only "should match the MPI rank" of COMM_LOCATIONS
+ * groups; whether every Enter/Leave carries a SYNCHRONOUS_STRICT metric;
+ * that events do not reference the Comm of an RMA_ONLY paradigm; the
+ * definitions of I/O, calling contexts, Cartesian topologies and callpaths.
  */
 #ifndef OT_TEST_OTF2_RULES_H
 #define OT_TEST_OTF2_RULES_H
