@@ -17,23 +17,27 @@
 #include "offtrace/offtrace.h"
 #include "summary.h"
 
+/* Nothing to do: exit 0, with one line saying so. */
+static int converted_already(const char *dir, const char *anchor)
+{
+    fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
+    return 0;
+}
+
 int ot_cmd_convert(const ot_cli_args *args)
 {
     ot_convert_options opts = {.reason = args->text[OT_OPT_REASON], .keep_raw = args->text[OT_OPT_KEEP_RAW] != NULL};
     int quiet = args->text[OT_OPT_QUIET] != NULL, force = args->text[OT_OPT_FORCE] != NULL, force_on_live = 0;
     const char *dir = args->dir;
     char forced_reason[128];
-    pid_t owner;
     struct stat st;
     char anchor[4300];
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
     ot_cli_recording rec;
     switch (ot_cli_recording_inspect(dir, &rec)) {
     case OT_RECORDING_NONE:
-        if (stat(anchor, &st) == 0) {
-            fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
-            return 0;
-        }
+        if (stat(anchor, &st) == 0)
+            return converted_already(dir, anchor);
         break; /* the converter says what is missing */
     case OT_RECORDING_BEING_CONVERTED:
         ot_cli_recording_explain("convert", dir, &rec);
@@ -57,17 +61,16 @@ int ot_cmd_convert(const ot_cli_args *args)
         break;
     }
     const char *raw = rec.raw_dir;
-    if (!opts.reason && rec.state != OT_RECORDING_FINISHED) /* its writer finished it cleanly: complete */
+    if (!opts.reason && rec.state != OT_RECORDING_FINISHED) /* complete only if its writer finished it */
         opts.reason = "converted after the program ended without finishing its trace";
-    int claim = ot_converter_claim(raw, &owner);
+    int claim = ot_converter_claim(raw, &rec.pid);
     if (claim == -EBUSY) { /* another convert started at the same moment */
-        fprintf(stderr, "offtrace convert: '%s' is being converted by process %d already\n", dir, (int)owner);
+        rec.state = OT_RECORDING_BEING_CONVERTED;
+        ot_cli_recording_explain("convert", dir, &rec);
         return 1;
     }
-    if (claim == -ENOENT && stat(anchor, &st) == 0) { /* ... and has finished since */
-        fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
-        return 0;
-    }
+    if (claim == -ENOENT && stat(anchor, &st) == 0) /* ... and has finished since */
+        return converted_already(dir, anchor);
     char msg[512];
     if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);

@@ -393,10 +393,9 @@ static int finish_archive(const char *dir, int status, pid_t program)
             opts.reason = reason;
         }
         /* Readers now say "being converted", not "run offtrace convert". */
-        pid_t holder;
-        if (ot_converter_claim(raw, &holder) == -EBUSY) {
-            fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
-                            "process ends\n", dir, (int)holder);
+        if (ot_converter_claim(raw, &rec.pid) == -EBUSY) {
+            rec.state = OT_RECORDING_BEING_CONVERTED;
+            ot_cli_recording_explain("record", dir, &rec);
             return -1;
         }
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
