@@ -24,9 +24,8 @@
  * Its variables (OFFTRACE_DEVICE_BUFFER_SIZE, and the test knob
  * OFFTRACE_TEST_DEVICE_CLOCK) are described in offtrace/collector.h.
  *
- * A size is digits with an optional unit K, M, G or T (powers of 1024),
- * with or without B or iB, in any case: 4M, 4MB and 4MiB are one size (the
- * grammar: util/byte_size.h, shared with the device collector and the CLI).
+ * Sizes (4M, 4MiB, 65536) follow one grammar, written in util/byte_size.h
+ * and shared with the device collector and the CLI.
  * A wrong value is reported in one line on stderr naming the variable and
  * the accepted values; the program then runs untraced. An existing output
  * directory is never reused: the library picks `<name>.1`, `<name>.2`, ...
