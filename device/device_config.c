@@ -5,26 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int parse_size(const char *text, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text)
-        return -EINVAL;
-    unsigned long long unit = 1;
-    if (*end == 'K' || *end == 'k')
-        unit = 1ull << 10;
-    else if (*end == 'M' || *end == 'm')
-        unit = 1ull << 20;
-    else if (*end == 'G' || *end == 'g')
-        unit = 1ull << 30;
-    if (unit != 1)
-        end++;
-    if (*end || v > OT_DEVICE_MAX_THREAD_BUDGET / unit || v * unit < OT_DEVICE_MIN_THREAD_BUDGET)
-        return -EINVAL;
-    *out = (size_t)(v * unit);
-    return 0;
-}
+#include "byte_size.h"
 
 int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
 {
@@ -51,10 +32,14 @@ int ot_device_config_from_env(ot_device_config *cfg, char *err, size_t err_size)
 {
     *cfg = (ot_device_config){.thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET};
     const char *budget = getenv("OFFTRACE_DEVICE_BUFFER_SIZE");
-    if (budget && parse_size(budget, &cfg->thread_budget) != 0) {
-        snprintf(err, err_size, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 128K to 1G "
-                                "(K, M, G suffixes)", budget);
-        return -EINVAL;
+    uint64_t bytes;
+    if (budget) {
+        if (ot_byte_size_parse_range(budget, OT_DEVICE_MIN_THREAD_BUDGET, OT_DEVICE_MAX_THREAD_BUDGET, &bytes)) {
+            snprintf(err, err_size, "offtrace: OFFTRACE_DEVICE_BUFFER_SIZE='%s' is not a size from 128K to 1G "
+                                    "(" OT_BYTE_SIZE_FORMS ")", budget);
+            return -EINVAL;
+        }
+        cfg->thread_budget = (size_t)bytes;
     }
     const char *skew = getenv("OFFTRACE_TEST_DEVICE_CLOCK");
     if (skew && *skew) {

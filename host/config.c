@@ -6,41 +6,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "byte_size.h"
 #include "offtrace/offtrace.h"
-
-int ot_config_parse_size(const char *text, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (end == text || errno || text[0] == '-')
-        return -EINVAL;
-    unsigned long long scale = 1;
-    switch (*end) {
-    case 'k': case 'K': scale = 1ull << 10; end++; break;
-    case 'm': case 'M': scale = 1ull << 20; end++; break;
-    case 'g': case 'G': scale = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'B' || *end == 'b')
-        end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
-    if (*end != '\0' || value > (~0ull) / scale)
-        return -EINVAL;
-    *out = (size_t)(value * scale);
-    return 0;
-}
 
 int ot_config_parse_max_size(const char *text, uint64_t *out)
 {
-    size_t size;
     if (!strcasecmp(text, "unlimited")) {
         *out = UINT64_MAX;
         return 0;
     }
-    if (ot_config_parse_size(text, &size) || size < OFFTRACE_MIN_RECORDING_SIZE)
-        return -EINVAL;
-    *out = size;
-    return 0;
+    return ot_byte_size_parse_range(text, OFFTRACE_MIN_RECORDING_SIZE, UINT64_MAX, out) ? -EINVAL : 0;
 }
 
 static int parse_switch(const char *text, int *out)
@@ -79,17 +54,16 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
         cfg->verbose = v[0] - '0';
     }
     if ((v = getenv("OFFTRACE_BUFFER_SIZE"))) {
-        size_t size;
-        if (ot_config_parse_size(v, &size) || size < OFFTRACE_MIN_BUFFER_SIZE ||
-            size > OFFTRACE_MAX_BUFFER_SIZE)
+        uint64_t size;
+        if (ot_byte_size_parse_range(v, OFFTRACE_MIN_BUFFER_SIZE, OFFTRACE_MAX_BUFFER_SIZE, &size))
             return reject(err, err_size, "OFFTRACE_BUFFER_SIZE", v,
-                          "a size from 64K to 1G, such as 512K, 4M or 1G");
+                          "a size from 64K to 1G, such as 512K, 4M or 1GiB");
         /* Chunks hold whole records and start on page boundaries. */
         cfg->chunk_bytes = (size + 4095) & ~(size_t)4095;
     }
     if ((v = getenv("OFFTRACE_MEMORY_BUDGET"))) {
-        size_t size;
-        if (ot_config_parse_size(v, &size) || size < OFFTRACE_MIN_MEMORY_BUDGET || size > OFFTRACE_MAX_MEMORY_BUDGET)
+        uint64_t size;
+        if (ot_byte_size_parse_range(v, OFFTRACE_MIN_MEMORY_BUDGET, OFFTRACE_MAX_MEMORY_BUDGET, &size))
             return reject(err, err_size, "OFFTRACE_MEMORY_BUDGET", v,
                           "a size from 256K to 64G, such as 16M, 64M or 1G");
         cfg->memory_budget = size;

@@ -32,14 +32,8 @@ typedef struct ot_config {
 int ot_config_from_env(ot_config *cfg, char *err, size_t err_size);
 
 /**
- * \brief Parse a byte size such as "512K", "4M", "1G" or "65536".
- * \return 0 and *out, or -EINVAL.
- */
-int ot_config_parse_size(const char *text, size_t *out);
-
-/**
- * \brief Parse a recording size limit: a size of at least
- *        OFFTRACE_MIN_RECORDING_SIZE ("512M", "4G") or "unlimited".
+ * \brief Parse a recording size limit: a size (byte_size.h) of at least
+ *        OFFTRACE_MIN_RECORDING_SIZE ("512M", "4GiB") or "unlimited".
  * \return 0 and *out (UINT64_MAX for unlimited), or -EINVAL.
  */
 int ot_config_parse_max_size(const char *text, uint64_t *out);

@@ -399,3 +399,187 @@ Test(cli, a_tiny_memory_budget_without_the_writer_flushes_on_the_thread)
     cr_assert_not_null(strstr(summary, "offtrace: flushes"), "%s", summary);
     free(summary);
 }
+
+/* ---- the command line of every verb (host/cli/options.c) ---- */
+
+/* The verbs `offtrace --help` lists (this build may leave some out). */
+static int listed_verbs(char verbs[][16], int most)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "--help", NULL), 0);
+    cr_assert_eq(WEXITSTATUS(r.status), 0);
+    int n = 0;
+    for (char *line = r.out; line && *line && n < most; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (!strncmp(line, "  ", 2) && line[2] >= 'a' && line[2] <= 'z' && sscanf(line, " %15s", verbs[n]) == 1 &&
+            strcmp(verbs[n], "offtrace") != 0) /* not the examples under the list */
+            n++;
+    run_free(&r);
+    return n;
+}
+
+static int has_verb(char verbs[][16], int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(verbs[i], name))
+            return 1;
+    return 0;
+}
+
+static int one_line(const char *text)
+{
+    size_t n = strlen(text);
+    return n > 1 && text[n - 1] == '\n' && strchr(text, '\n') == text + n - 1;
+}
+
+Test(cli, every_verb_answers_help_on_stdout_with_exit_0)
+{
+    char verbs[16][16];
+    int n = listed_verbs(verbs, 16);
+    cr_assert(has_verb(verbs, n, "record") && has_verb(verbs, n, "info") && has_verb(verbs, n, "convert"),
+              "%d verbs listed", n);
+    for (int i = 0; i < n; i++) {
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: offtrace %s ", verbs[i]);
+        const char *calls[][3] = {{verbs[i], "--help", NULL}, {verbs[i], "-h", NULL}, {"help", verbs[i], NULL}};
+        for (int k = 0; k < 3; k++) {
+            run_result r;
+            cr_assert_eq(run_offtrace(&r, calls[k][0], calls[k][1], NULL), 0);
+            cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s %s: status %#x", calls[k][0],
+                      calls[k][1], r.status);
+            cr_expect_str_empty(r.err, "%s %s wrote to stderr: %s", calls[k][0], calls[k][1], r.err);
+            cr_expect(!strncmp(r.out, usage, strlen(usage)), "%s %s: %s", calls[k][0], calls[k][1], r.out);
+            cr_expect(strstr(r.out, "--help"), "%s %s lists no options: %s", calls[k][0], calls[k][1], r.out);
+            run_free(&r);
+        }
+    }
+}
+
+/* An unknown option, an option without its value, a verb without its
+ * operand: one line on stderr naming the problem, nothing on stdout, exit 2. */
+Test(cli, usage_errors_of_every_verb_are_one_line_and_exit_2)
+{
+    char verbs[16][16];
+    int n = listed_verbs(verbs, 16);
+    static const struct {
+        const char *verb, *valued;
+    } valued[] = {{"record", "-o"},  {"record", "--max-size"}, {"report", "--sort"}, {"view", "--width"},
+                  {"export", "--format"}, {"convert", "--reason"}};
+    for (int i = 0; i < n; i++) {
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, verbs[i], "--no-such-option", "somewhere", NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "%s: status %#x", verbs[i], r.status);
+        cr_expect(one_line(r.err) && strstr(r.err, "unknown option '--no-such-option'"), "%s: %s", verbs[i], r.err);
+        cr_expect_str_empty(r.out);
+        run_free(&r);
+        cr_assert_eq(run_offtrace(&r, verbs[i], NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "%s alone: status %#x", verbs[i], r.status);
+        cr_expect(one_line(r.err) && strstr(r.err, " given"), "%s alone: %s", verbs[i], r.err);
+        run_free(&r);
+    }
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++) {
+        if (!has_verb(verbs, n, valued[i].verb))
+            continue;
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, valued[i].verb, valued[i].valued, NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "%s %s: status %#x", valued[i].verb,
+                  valued[i].valued, r.status);
+        cr_expect(one_line(r.err) && strstr(r.err, "needs a value"), "%s %s: %s", valued[i].verb, valued[i].valued,
+                  r.err);
+        run_free(&r);
+    }
+}
+
+/* Sizes on record's command line go through the parser the libraries use:
+ * 4MiB is taken, 4Mi is not, and a wrong one runs nothing. */
+Test(cli, record_takes_sizes_in_the_libraries_grammar)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "size-grammar");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "-b", "4Mi", "--max-size", "2GiB", "--", "true", NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2, "status %#x", r.status);
+    cr_expect(one_line(r.err) && strstr(r.err, "-b '4Mi' is not a size"), "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_neq(stat(dir, &st), 0, "a refused record made %s", dir);
+    char prog[4096];
+    prog_path(prog, sizeof prog, "example_saxpy");
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--buffer-size=4MiB", "--max-size", "2GiB", "--host-only",
+                              "--", prog, NULL), 0);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_gt(f.target, 0);
+}
+
+/* Each verb that reads an archive, on \p dir: all must succeed. */
+static void every_reader_accepts(const char *dir, const char *what)
+{
+    char verbs[16][16], svg[4200], json[4200];
+    int n = listed_verbs(verbs, 16);
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    snprintf(json, sizeof json, "%s.json", dir);
+    const char *calls[][4] = {{"info", dir, NULL}, {"report", dir, NULL}, {"view", dir, "-o", svg},
+                              {"export", dir, "-o", json}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (!has_verb(verbs, n, calls[i][0]))
+            continue;
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, calls[i][0], calls[i][1], calls[i][2], calls[i][3], NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s refused it (status %#x): %s", what,
+                  calls[i][0], r.status, r.err);
+        run_free(&r);
+    }
+}
+
+static void expect_kept_and_converted(const char *dir, const char *what)
+{
+    char status[4200];
+    snprintf(status, sizeof status, "%s/raw/status", dir);
+    char *word = read_whole_file(status, NULL);
+    cr_assert(word && !strcmp(word, "converted"), "%s: raw/status '%s'", what, word ? word : "(none)");
+    free(word);
+}
+
+/* OFFTRACE_KEEP_RAW=1 (or convert --keep-raw) leaves raw/ next to a
+ * finished archive: every reader reads that archive, whoever converted it. */
+Test(cli, every_reader_reads_an_archive_whose_raw_records_were_kept)
+{
+    char dir[4096], keep[] = "OFFTRACE_KEEP_RAW=1";
+    /* converted by record */
+    scratch_path(dir, sizeof dir, "kept-record");
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){keep, NULL}, "example_saxpy", NULL, NULL), 0);
+    expect_kept_and_converted(dir, "record");
+    every_reader_accepts(dir, "record");
+
+    /* converted by the library's helper process at exit, no record */
+    char prog[4096], tool[4200], output[4200];
+    scratch_path(dir, sizeof dir, "kept-library");
+    prog_path(prog, sizeof prog, "example_saxpy");
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    snprintf(output, sizeof output, "OFFTRACE_OUTPUT=%s", dir);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){prog, NULL}, (char *[]){tool, output, keep, NULL}, NULL, &r), 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    expect_kept_and_converted(dir, "the library");
+    every_reader_accepts(dir, "the library");
+
+    /* converted by `offtrace convert --keep-raw` of a recording left for it */
+    char claimed[] = "OFFTRACE_OUTPUT_CLAIMED=1";
+    scratch_path(dir, sizeof dir, "kept-convert");
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    snprintf(output, sizeof output, "OFFTRACE_OUTPUT=%s", dir);
+    cr_assert_eq(run_command((char *[]){prog, NULL}, (char *[]){tool, output, claimed, NULL}, NULL, &r), 0);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "info", dir, NULL), 0);
+    cr_expect_eq(WEXITSTATUS(r.status), 1, "an unconverted recording was read: %s", r.err);
+    cr_expect(one_line(r.err) && strstr(r.err, "run: offtrace convert"), "%s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "convert", "--keep-raw", dir, NULL), 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    expect_kept_and_converted(dir, "convert --keep-raw");
+    every_reader_accepts(dir, "convert --keep-raw");
+}

@@ -1,9 +1,13 @@
 /* Environment settings of the host library: valid values and clear errors. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_size.h"
 #include "config.h"
+#include "device_config.h"
 #include "offtrace/offtrace.h"
 
 static void clear_env(void)
@@ -17,6 +21,7 @@ static void clear_env(void)
     unsetenv("OFFTRACE_KEEP_RAW");
     unsetenv("OFFTRACE_BACKGROUND_WRITEBACK");
     unsetenv("OFFTRACE_MAX_RECORDING_SIZE");
+    unsetenv("OFFTRACE_DEVICE_BUFFER_SIZE");
 }
 
 TestSuite(config, .init = clear_env);
@@ -42,21 +47,87 @@ Test(config, background_writeback_can_be_turned_off)
     cr_assert_eq(c.background_writeback, 0);
 }
 
-Test(config, sizes_with_suffixes)
+/* ---- the one size grammar (util/byte_size.h) ---- */
+
+Test(config, sizes_follow_one_grammar)
 {
-    size_t s;
-    cr_assert_eq(ot_config_parse_size("64K", &s), 0);
-    cr_assert_eq(s, 65536);
-    cr_assert_eq(ot_config_parse_size("4M", &s), 0);
-    cr_assert_eq(s, 4u << 20);
-    cr_assert_eq(ot_config_parse_size("1GiB", &s), 0);
-    cr_assert_eq(s, 1u << 30);
-    cr_assert_eq(ot_config_parse_size("12345", &s), 0);
-    cr_assert_eq(s, 12345);
-    cr_assert_neq(ot_config_parse_size("", &s), 0);
-    cr_assert_neq(ot_config_parse_size("4X", &s), 0);
-    cr_assert_neq(ot_config_parse_size("-1M", &s), 0);
-    cr_assert_neq(ot_config_parse_size("99999999999999999999", &s), 0);
+    static const struct {
+        const char *text;
+        uint64_t bytes;
+    } good[] = {{"12345", 12345},         {"0", 0},
+                {"65536B", 65536},        {"64K", 64ull << 10},
+                {"64k", 64ull << 10},     {"64KB", 64ull << 10},
+                {"64KiB", 64ull << 10},   {"4M", 4ull << 20},
+                {"4mib", 4ull << 20},     {"4MiB", 4ull << 20},
+                {"1GiB", 1ull << 30},     {"1gb", 1ull << 30},
+                {"3T", 3ull << 40},       {"16777215T", 16777215ull << 40},
+                {"18446744073709551615", UINT64_MAX}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t bytes = 7;
+        cr_assert_eq(ot_byte_size_parse(good[i].text, &bytes), 0, "'%s' refused", good[i].text);
+        cr_assert_eq(bytes, good[i].bytes, "'%s' read as %llu", good[i].text, (unsigned long long)bytes);
+    }
+    static const char *const bad[] = {"", "K", "4X", "-1M", "+4M", " 4M", "4M ", "4 M", "1.5M", "0x10",
+                                      "4Mi", "4MiBB", "4KM", "4iB", "99999999999999999999", "18446744073709551616",
+                                      "16777216T", "17179869184G"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t bytes = 7;
+        cr_assert_neq(ot_byte_size_parse(bad[i], &bytes), 0, "'%s' accepted", bad[i]);
+        cr_assert_eq(bytes, 7, "'%s' changed the output", bad[i]);
+    }
+    uint64_t bytes = 0;
+    cr_assert_eq(ot_byte_size_parse_range("64K", 64 << 10, 1 << 30, &bytes), 0);
+    cr_assert_eq(ot_byte_size_parse_range("63K", 64 << 10, 1 << 30, &bytes), -ERANGE);
+    cr_assert_eq(ot_byte_size_parse_range("2G", 64 << 10, 1 << 30, &bytes), -ERANGE);
+    cr_assert_eq(ot_byte_size_parse_range("lots", 64 << 10, 1 << 30, &bytes), -EINVAL);
+}
+
+Test(config, sizes_format_in_the_form_they_are_read)
+{
+    static const uint64_t sizes[] = {0, 1, 1000, 1024, 1536 << 10, 64 << 10, 1 << 20, 1ull << 30, 5ull << 40,
+                                     1ull << 60, UINT64_MAX};
+    static const char *const words[] = {"0", "1", "1000", "1K", "1536K", "64K", "1M", "1G", "5T", "1048576T",
+                                        "18446744073709551615"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char buf[32];
+        uint64_t back;
+        cr_assert_str_eq(ot_byte_size_format(sizes[i], buf, sizeof buf), words[i]);
+        cr_assert_eq(ot_byte_size_parse(buf, &back), 0);
+        cr_assert_eq(back, sizes[i]);
+    }
+}
+
+/* The host library, the device collector and `offtrace record` (which
+ * checks both with their own code) read one size the same way. */
+Test(config, the_host_library_and_the_device_collector_agree_on_sizes)
+{
+    static const struct {
+        const char *text;
+        uint64_t bytes;
+    } both[] = {{"4MiB", 4ull << 20}, {"512K", 512ull << 10}, {"1GB", 1ull << 30}, {"262144", 256ull << 10}};
+    for (size_t i = 0; i < sizeof both / sizeof both[0]; i++) {
+        ot_config host;
+        ot_device_config device;
+        char err[512] = "";
+        setenv("OFFTRACE_MEMORY_BUDGET", both[i].text, 1);
+        setenv("OFFTRACE_DEVICE_BUFFER_SIZE", both[i].text, 1);
+        cr_assert_eq(ot_config_from_env(&host, err, sizeof err), 0, "host: %s", err);
+        cr_assert_eq(ot_device_config_from_env(&device, err, sizeof err), 0, "device: %s", err);
+        cr_assert_eq(host.memory_budget, both[i].bytes, "%s", both[i].text);
+        cr_assert_eq(device.thread_budget, both[i].bytes, "%s", both[i].text);
+    }
+    static const char *const neither[] = {"4Mi", "lots", "-1M", " 1M"};
+    for (size_t i = 0; i < sizeof neither / sizeof neither[0]; i++) {
+        ot_config host;
+        ot_device_config device;
+        char err[512] = "";
+        setenv("OFFTRACE_MEMORY_BUDGET", neither[i], 1);
+        setenv("OFFTRACE_DEVICE_BUFFER_SIZE", neither[i], 1);
+        cr_assert_neq(ot_config_from_env(&host, err, sizeof err), 0, "host took '%s'", neither[i]);
+        cr_assert_neq(ot_device_config_from_env(&device, err, sizeof err), 0, "device took '%s'", neither[i]);
+        cr_assert(strstr(err, "OFFTRACE_DEVICE_BUFFER_SIZE"), "%s", err);
+    }
+    unsetenv("OFFTRACE_DEVICE_BUFFER_SIZE");
 }
 
 static void expect_rejected(const char *name, const char *value)

@@ -295,6 +295,6 @@ Test(hostile_recorder, a_wrong_size_limit_is_one_line_and_nothing_runs)
     cr_assert_eq(run_offtrace(&r, "record", "--max-size", "12parsecs", "--", "true", NULL), 0);
     cr_assert_neq(WEXITSTATUS(r.status), 0);
     cr_assert_str_eq(r.err, "offtrace record: --max-size '12parsecs' is not a size of at least 1M, such as 512M or "
-                            "20G, or unlimited\n");
+                            "20G, or unlimited (see offtrace record --help)\n");
     run_free(&r);
 }

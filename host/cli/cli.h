@@ -9,20 +9,26 @@
 #define OT_CLI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
-int ot_cmd_record(int argc, char **argv);
-int ot_cmd_info(int argc, char **argv);
-int ot_cmd_convert(int argc, char **argv);
-int ot_cmd_report(int argc, char **argv);
-int ot_cmd_view(int argc, char **argv);
-int ot_cmd_export(int argc, char **argv);
+#include "options.h"
+
+/** The verbs: each gets its command line parsed and checked (options.h)
+ *  and returns the exit status. */
+int ot_cmd_record(const ot_cli_args *args);
+int ot_cmd_info(const ot_cli_args *args);
+int ot_cmd_convert(const ot_cli_args *args);
+int ot_cmd_report(const ot_cli_args *args);
+int ot_cmd_view(const ot_cli_args *args);
+int ot_cmd_export(const ot_cli_args *args);
 
 /**
- * \brief Run a verb in a child process and pass on its exit status. If the
- *        child dies by a signal (a damaged archive can crash the OTF2
- *        reader), say so in one line and return 1.
+ * \brief Run the verb of \p args in a child process and pass on its exit
+ *        status. If the child dies by a signal (a damaged archive can crash
+ *        the OTF2 reader), say so in one line, remove its `-o` file's
+ *        `.partial`, and return 1.
  */
-int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv);
+int ot_cli_isolated(const ot_cli_args *args);
 
 /**
  * \brief Write an output file safely: `fopen` of `<path>.partial`; commit
@@ -37,30 +43,54 @@ int ot_cli_output_open(ot_cli_output *o, const char *path);
 int ot_cli_output_commit(ot_cli_output *o);
 void ot_cli_output_abandon(ot_cli_output *o);
 
-/** \brief 1 when `<dir>/raw` was kept after a successful conversion
- *         (OFFTRACE_KEEP_RAW), 0 when it is a recording still to convert. */
-int ot_cli_raw_converted(const char *raw_dir);
+/* ---- shared preconditions (preconditions.c) ----
+ * What state a recording directory is in, told once for every verb: the
+ * readers (info, report, view, export) refuse what is not a finished
+ * archive, convert refuses what is live or being converted, and record
+ * converts what is still unconverted. */
 
-/** \brief 1 when the process that wrote `<dir>/raw` ended its recording
- *         cleanly (status "recorded"): convert it as complete. */
-int ot_cli_raw_recorded(const char *raw_dir);
+/** What `<dir>/raw` says about the recording in \p dir. */
+typedef enum ot_cli_recording_state {
+    OT_RECORDING_NONE,            /**< no raw/: nothing to convert (an archive or nothing) */
+    OT_RECORDING_CONVERTED,       /**< raw/ kept after a successful conversion (OFFTRACE_KEEP_RAW, --keep-raw) */
+    OT_RECORDING_BEING_CONVERTED, /**< a converter holds the claim (liveness.h) */
+    OT_RECORDING_LIVE,            /**< its writer still runs */
+    OT_RECORDING_FINISHED,        /**< its writer ended it cleanly (status "recorded"), not converted */
+    OT_RECORDING_UNFINISHED,      /**< its writer ended before finishing it */
+} ot_cli_recording_state;
+
+typedef struct ot_cli_recording {
+    ot_cli_recording_state state;
+    pid_t pid;          /**< the converter (BEING_CONVERTED) or the writer (LIVE) */
+    char raw_dir[4200]; /**< <dir>/raw */
+} ot_cli_recording;
+
+/** \brief The state of the recording in \p dir (never fails: what cannot
+ *         be read counts as absent). \return r->state. */
+ot_cli_recording_state ot_cli_recording_inspect(const char *dir, ot_cli_recording *r);
+
+/** \brief The one test of "is this recording still unconverted": raw/ is
+ *         there and is not the kept copy of a converted recording. */
+int ot_cli_recording_unconverted(const ot_cli_recording *r);
+
+/** \brief One line on stderr, "offtrace VERB: '<dir>' ...", saying why a
+ *         recording in state BEING_CONVERTED or later cannot be read, and
+ *         what to do. */
+void ot_cli_recording_explain(const char *verb, const char *dir, const ot_cli_recording *r);
+
+/**
+ * \brief The precondition of every archive reader: \p dir is a directory,
+ *        holds no recording still to convert (ot_cli_recording_explain
+ *        otherwise) and has an anchor file.
+ * \return 0 to read it; else the exit status after one line on stderr:
+ *         1 while it is being recorded or converted or still to convert,
+ *         2 when \p dir is no archive.
+ */
+int ot_cli_archive_ready(const char *verb, const char *dir);
 
 /** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
  *         successful conversion, the archive next to it is the one to read. */
 void ot_cli_raw_mark_converted(const char *raw_dir);
-
-/** \brief `<raw_dir>/status` without its newline ("recording", "recorded",
- *         "converted", ...), "" when there is none. */
-void ot_cli_raw_status(const char *raw_dir, char *status, size_t size);
-
-/**
- * \brief For the archive readers: 0 when \p dir holds no recording still to
- *        convert; else one line on stderr and 1: "still being recorded by
- *        process N" while its writer runs (liveness.h), "being converted"
- *        while a converter runs, otherwise the advice to run `offtrace
- *        convert`.
- */
-int ot_cli_refuse_recording(const char *dir);
 
 /**
  * \brief 0 (after one line on stderr) when the output file \p output of

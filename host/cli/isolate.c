@@ -1,7 +1,8 @@
 /**
  * \file isolate.c
  * \brief Shared CLI helpers: running an archive reader in a child process,
- *        and output files that appear only when complete.
+ *        output files that appear only when complete, and never on the
+ *        archive they are made from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,30 +16,28 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "regular_file.h"
-#include "liveness.h"
 #include "offtrace/offtrace.h"
 
 /* A verb that died left its `-o FILE` as FILE.partial (ot_cli_output). */
-static void remove_partial_output(int argc, char **argv)
+static void remove_partial_output(const ot_cli_args *args)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "-o")) {
-            char partial[4200];
-            snprintf(partial, sizeof partial, "%s.partial", argv[i + 1]);
-            unlink(partial);
-        }
+    const char *output = args->text[OT_OPT_OUTPUT];
+    if (output && strcmp(output, "-") != 0) {
+        char partial[4200];
+        snprintf(partial, sizeof partial, "%s.partial", output);
+        unlink(partial);
+    }
 }
 
-int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv)
+int ot_cli_isolated(const ot_cli_args *args)
 {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) /* no child to be had: run here rather than not at all */
-        return run(argc, argv);
+        return args->verb->run(args);
     if (pid == 0) {
-        int rc = run(argc, argv);
+        int rc = args->verb->run(args);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);
@@ -50,14 +49,14 @@ int ot_cli_isolated(int (*run)(int argc, char **argv), int argc, char **argv)
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WTERMSIG(status) == SIGPIPE) { /* `offtrace report DIR | head`: end as quietly as the child did */
-        remove_partial_output(argc, argv);
+        remove_partial_output(args);
         signal(SIGPIPE, SIG_DFL);
         raise(SIGPIPE);
         return 128 + SIGPIPE;
     }
     fprintf(stderr, "offtrace %s: reading the archive failed (%s): it is damaged or not one offtrace can read\n",
-            argv[0], strsignal(WTERMSIG(status)));
-    remove_partial_output(argc, argv);
+            args->verb->name, strsignal(WTERMSIG(status)));
+    remove_partial_output(args);
     return 1;
 }
 
@@ -106,75 +105,6 @@ void ot_cli_output_abandon(ot_cli_output *o)
     o->file = NULL;
     if (o->partial[0])
         unlink(o->partial);
-}
-
-void ot_cli_raw_status(const char *raw_dir, char *status, size_t size)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/status", raw_dir);
-    status[0] = '\0';
-    FILE *f = ot_fopen_regular(path); /* a FIFO named status must not block a reader */
-    if (!f)
-        return;
-    size_t n = fread(status, 1, size - 1, f);
-    fclose(f);
-    status[n] = '\0';
-    status[strcspn(status, "\n")] = '\0';
-}
-
-void ot_cli_raw_mark_converted(const char *raw_dir)
-{
-    char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/status", raw_dir);
-    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return;
-    int bad = fputs("converted", f) < 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
-        unlink(tmp);
-}
-
-int ot_cli_raw_converted(const char *raw_dir)
-{
-    char status[32];
-    ot_cli_raw_status(raw_dir, status, sizeof status);
-    return strcmp(status, "converted") == 0;
-}
-
-int ot_cli_raw_recorded(const char *raw_dir)
-{
-    char status[32];
-    ot_cli_raw_status(raw_dir, status, sizeof status);
-    return strcmp(status, "recorded") == 0;
-}
-
-int ot_cli_refuse_recording(const char *dir)
-{
-    char raw[4200], status[32];
-    struct stat st;
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    if (stat(raw, &st) != 0 || ot_cli_raw_converted(raw))
-        return 0;
-    pid_t owner;
-    if (ot_conversion_running(raw, &owner)) {
-        fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
-                        "process ends\n", dir, (int)owner);
-        return 1;
-    }
-    if (ot_recording_alive(raw, &owner)) {
-        fprintf(stderr, "offtrace: '%s' is still being recorded by process %d; its archive appears when "
-                        "that process ends\n", dir, (int)owner);
-        return 1;
-    }
-    ot_cli_raw_status(raw, status, sizeof status);
-    if (!strcmp(status, "recorded"))
-        fprintf(stderr, "offtrace: '%s' holds a finished recording that was not converted yet; run: "
-                        "offtrace convert %s\n", dir, dir);
-    else
-        fprintf(stderr, "offtrace: '%s' holds an unconverted recording (the process that wrote it ended "
-                        "before finishing it); run: offtrace convert %s\n", dir, dir);
-    return 1;
 }
 
 /* `path` made absolute and resolved as far as it exists: the directory part

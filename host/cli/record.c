@@ -41,65 +41,15 @@ typedef struct record_opts {
     char **program;
 } record_opts;
 
-static void record_usage(FILE *to)
+/* What record needs of its command line (options.c parsed and checked it). */
+static record_opts opts_of(const ot_cli_args *args)
 {
-    fprintf(to, "usage: offtrace record [-o DIR] [-b SIZE] [--max-size SIZE] [--host-only] [-v] [--] PROGRAM "
-                "[ARGS...]\n"
-                "  -o DIR       output directory (must not exist; default offtrace-PROGRAM, made unique)\n"
-                "  -b SIZE      per-thread buffer chunk, 64K..1G (default 1M)\n"
-                "  --max-size SIZE  disk space of the recording, at least 1M, or unlimited\n"
-                "               (default 10%% of the output's free space, at least 64M)\n"
-                "  --host-only  no device detail (do not preload the device collector)\n"
-                "  -v           let the library report what it does\n");
-}
-
-static int parse(int argc, char **argv, record_opts *o)
-{
-    int i = 1;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        }
-        if (argv[i][0] != '-')
-            break;
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            o->output = argv[++i];
-        else if (!strcmp(argv[i], "-b") && i + 1 < argc)
-            o->buffer_size = argv[++i];
-        else if (!strcmp(argv[i], "--max-size") && i + 1 < argc)
-            o->max_size = argv[++i];
-        else if (!strcmp(argv[i], "-v"))
-            o->verbose = 1;
-        else if (!strcmp(argv[i], "--host-only"))
-            o->host_only = 1;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            record_usage(stdout);
-            return 1;
-        } else {
-            fprintf(stderr, "offtrace record: unknown option '%s'\n", argv[i]);
-            record_usage(stderr);
-            return -1;
-        }
-    }
-    if (i >= argc) {
-        fprintf(stderr, "offtrace record: no program given\n");
-        record_usage(stderr);
-        return -1;
-    }
-    size_t size;
-    if (o->buffer_size && (ot_config_parse_size(o->buffer_size, &size) || size < OFFTRACE_MIN_BUFFER_SIZE ||
-                           size > OFFTRACE_MAX_BUFFER_SIZE)) {
-        fprintf(stderr, "offtrace record: -b '%s' is not a size from 64K to 1G\n", o->buffer_size);
-        return -1;
-    }
-    uint64_t limit;
-    if (o->max_size && ot_config_parse_max_size(o->max_size, &limit)) {
-        fprintf(stderr, "offtrace record: --max-size '%s' is not %s\n", o->max_size, OT_CONFIG_MAX_SIZE_ACCEPTED);
-        return -1;
-    }
-    o->program = argv + i;
-    return 0;
+    return (record_opts){.output = args->text[OT_OPT_OUTPUT],
+                         .buffer_size = args->text[OT_OPT_BUFFER_SIZE],
+                         .max_size = args->text[OT_OPT_MAX_SIZE],
+                         .verbose = args->text[OT_OPT_VERBOSE] != NULL,
+                         .host_only = args->text[OT_OPT_HOST_ONLY] != NULL,
+                         .program = args->program};
 }
 
 /* -o names a directory that must not exist; without -o, a fresh name is made. */
@@ -429,24 +379,23 @@ static int report_untraced_processes(const char *dir, pid_t program)
  * the reason). An archive the library converted itself is taken as is. */
 static int finish_archive(const char *dir, int status, pid_t program)
 {
-    char raw[PATH_MAX + 8], anchor[PATH_MAX + 32], msg[512], reason[256], raw_status[32];
+    char anchor[PATH_MAX + 32], msg[512], reason[256];
     struct stat st;
-    snprintf(raw, sizeof raw, "%s/raw", dir);
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
-    int have_raw = stat(raw, &st) == 0;
     int replaced_by_exec = report_untraced_processes(dir, program);
-    if (have_raw && !ot_cli_raw_converted(raw)) {
-        ot_cli_raw_status(raw, raw_status, sizeof raw_status);
+    ot_cli_recording rec;
+    ot_cli_recording_inspect(dir, &rec);
+    const char *raw = rec.raw_dir;
+    if (ot_cli_recording_unconverted(&rec)) {
         ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted()};
-        if (strcmp(raw_status, "recorded") != 0) {
+        if (rec.state != OT_RECORDING_FINISHED) {
             describe_end(status, replaced_by_exec, reason, sizeof reason);
             opts.reason = reason;
         }
         /* Readers now say "being converted", not "run offtrace convert". */
-        pid_t holder;
-        if (ot_converter_claim(raw, &holder) == -EBUSY) {
-            fprintf(stderr, "offtrace: '%s' is being converted by process %d; its archive appears when that "
-                            "process ends\n", dir, (int)holder);
+        if (ot_converter_claim(raw, &rec.pid) == -EBUSY) {
+            rec.state = OT_RECORDING_BEING_CONVERTED;
+            ot_cli_recording_explain("record", dir, &rec);
             return -1;
         }
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
@@ -488,12 +437,9 @@ static int pass_on(int status)
     return 128 + sig;
 }
 
-int ot_cmd_record(int argc, char **argv)
+int ot_cmd_record(const ot_cli_args *args)
 {
-    record_opts o = {0};
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc > 0 ? 0 : 2;
+    record_opts o = opts_of(args);
     /* The user's own OFFTRACE_* settings first (record overrides some of
      * them: a wrong value there would otherwise pass unnoticed), then again
      * with record's below. OFFTRACE_OUTPUT is the default of -o. */

@@ -11,7 +11,7 @@
  * |------------------------|---------------------------------|---------|
  * | OFFTRACE_ENABLE        | 1, 0, on, off, yes, no, true, false | on  |
  * | OFFTRACE_OUTPUT        | a directory that does not exist | offtrace-<program>-<pid> |
- * | OFFTRACE_BUFFER_SIZE   | 64K .. 1G (K, M, G suffixes)    | 1M      |
+ * | OFFTRACE_BUFFER_SIZE   | 64K .. 1G (a size: see below)   | 1M      |
  * | OFFTRACE_MEMORY_BUDGET | 256K .. 64G                     | 64M     |
  * | OFFTRACE_VERBOSE       | 0 quiet, 1 one line at exit, 2 debug | 1  |
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
@@ -24,6 +24,8 @@
  * Its variables (OFFTRACE_DEVICE_BUFFER_SIZE, and the test knob
  * OFFTRACE_TEST_DEVICE_CLOCK) are described in offtrace/collector.h.
  *
+ * Sizes (4M, 4MiB, 65536) follow one grammar, written in util/byte_size.h
+ * and shared with the device collector and the CLI.
  * A wrong value is reported in one line on stderr naming the variable and
  * the accepted values; the program then runs untraced. An existing output
  * directory is never reused: the library picks `<name>.1`, `<name>.2`, ...

@@ -1,0 +1,119 @@
+/**
+ * \file preconditions.c
+ * \brief The one place where the CLI tells what state a recording
+ *        directory is in (cli.h): whether raw/ is still to convert, whether
+ *        its writer or a converter runs (liveness.h), and whether there is
+ *        an archive to read. Every verb asks here instead of reading
+ *        raw/status, raw/owner or raw/converter itself.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "liveness.h"
+#include "offtrace/offtrace.h"
+#include "regular_file.h"
+
+/* `<raw_dir>/status` without its newline ("recording", "recorded",
+ * "converted", ...), "" when there is none. */
+static void raw_status(const char *raw_dir, char *status, size_t size)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    status[0] = '\0';
+    FILE *f = ot_fopen_regular(path); /* a FIFO named status must not block a reader */
+    if (!f)
+        return;
+    size_t n = fread(status, 1, size - 1, f);
+    fclose(f);
+    status[n] = '\0';
+    status[strcspn(status, "\n")] = '\0';
+}
+
+/* A converter running is asked first: while it runs, even a kept raw/ that
+ * says "converted" (a second `convert --keep-raw`) has its archive rewritten
+ * under a reader. */
+ot_cli_recording_state ot_cli_recording_inspect(const char *dir, ot_cli_recording *r)
+{
+    struct stat st;
+    char status[32];
+    r->pid = 0;
+    snprintf(r->raw_dir, sizeof r->raw_dir, "%s/raw", dir);
+    if (stat(r->raw_dir, &st) != 0)
+        return r->state = OT_RECORDING_NONE;
+    if (ot_conversion_running(r->raw_dir, &r->pid))
+        return r->state = OT_RECORDING_BEING_CONVERTED;
+    raw_status(r->raw_dir, status, sizeof status);
+    if (!strcmp(status, "converted"))
+        return r->state = OT_RECORDING_CONVERTED;
+    if (ot_recording_alive(r->raw_dir, &r->pid))
+        return r->state = OT_RECORDING_LIVE;
+    return r->state = !strcmp(status, "recorded") ? OT_RECORDING_FINISHED : OT_RECORDING_UNFINISHED;
+}
+
+int ot_cli_recording_unconverted(const ot_cli_recording *r)
+{
+    return r->state != OT_RECORDING_NONE && r->state != OT_RECORDING_CONVERTED;
+}
+
+void ot_cli_recording_explain(const char *verb, const char *dir, const ot_cli_recording *r)
+{
+    switch (r->state) {
+    case OT_RECORDING_BEING_CONVERTED:
+        fprintf(stderr, "offtrace %s: '%s' is being converted by process %d; its archive appears when that "
+                        "process ends\n", verb, dir, (int)r->pid);
+        break;
+    case OT_RECORDING_LIVE:
+        fprintf(stderr, "offtrace %s: '%s' is still being recorded by process %d; its archive appears when that "
+                        "process ends%s\n", verb, dir, (int)r->pid,
+                !strcmp(verb, "convert") ? " (--force converts what was written so far)" : "");
+        break;
+    case OT_RECORDING_FINISHED:
+        fprintf(stderr, "offtrace %s: '%s' holds a finished recording that was not converted yet; run: offtrace "
+                        "convert %s\n", verb, dir, dir);
+        break;
+    case OT_RECORDING_UNFINISHED:
+        fprintf(stderr, "offtrace %s: '%s' holds an unconverted recording (the process that wrote it ended before "
+                        "finishing it); run: offtrace convert %s\n", verb, dir, dir);
+        break;
+    default:
+        break;
+    }
+}
+
+int ot_cli_archive_ready(const char *verb, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "offtrace %s: '%s' is not a directory\n", verb, dir);
+        return 2;
+    }
+    ot_cli_recording r;
+    ot_cli_recording_inspect(dir, &r);
+    if (ot_cli_recording_unconverted(&r)) {
+        ot_cli_recording_explain(verb, dir, &r);
+        return 1;
+    }
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    if (stat(anchor, &st) != 0) {
+        fprintf(stderr, "offtrace %s: '%s' holds no trace (no %s.otf2)\n", verb, dir, OFFTRACE_ARCHIVE_NAME);
+        return 2;
+    }
+    return 0;
+}
+
+void ot_cli_raw_mark_converted(const char *raw_dir)
+{
+    char path[4300], tmp[4400];
+    snprintf(path, sizeof path, "%s/status", raw_dir);
+    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return;
+    int bad = fputs("converted", f) < 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
+        unlink(tmp);
+}
