@@ -8,8 +8,6 @@
 #include <stdlib.h>
 
 int ot_bench_stage;
-OT_TLS offtrace_raw_record ot_bench_ring[64] __attribute__((aligned(64)));
-OT_TLS unsigned ot_bench_next;
 volatile uint64_t ot_bench_sink;
 
 void ot_bench_stages_read(void)

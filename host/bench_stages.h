@@ -21,9 +21,12 @@
 #include "stream.h"
 
 extern int ot_bench_stage;
-extern OT_TLS offtrace_raw_record ot_bench_ring[64];
-extern OT_TLS unsigned ot_bench_next;
 extern volatile uint64_t ot_bench_sink;
+/* The ring is static in tool.c, the one file that includes the hooks, as it
+ * was when the hooks lived there: an extern one would join the library's
+ * initial-exec TLS block, which a dlopened library cannot grow by 4 KiB. */
+static __thread offtrace_raw_record ot_bench_ring[64] __attribute__((aligned(64)));
+static __thread unsigned ot_bench_next;
 
 /** \brief Read OFFTRACE_BENCH_STAGE (at tool initialisation). */
 void ot_bench_stages_read(void);

@@ -59,6 +59,20 @@
 
 static ompt_set_callback_t set_callback;
 
+static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name)
+{
+    int rc = set_callback(event, fn);
+    if (rc == ompt_set_never || rc == ompt_set_error) {
+        fprintf(stderr, "offtrace: the OpenMP runtime does not deliver %s; it is missing from the trace\n",
+                name);
+        return -1;
+    }
+    ot_chain_note_own(event, fn);
+    return 0;
+}
+
+#define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
+
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
 
@@ -228,9 +242,6 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     ot_device_link_openmp.task_schedule(prior, status, next);
 }
 
-static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name);
-#define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
-
 /* Once, from the first device that needs them. The chained tool was refused
  * these events already (tool_chain.c), so nothing of its is replaced. */
 static void register_host_openmp(void)
@@ -264,18 +275,6 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
 {
     /* Code may have been loaded since start-up: refresh the address map. */
     ot_session_snapshot_maps();
-}
-
-static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name)
-{
-    int rc = set_callback(event, fn);
-    if (rc == ompt_set_never || rc == ompt_set_error) {
-        fprintf(stderr, "offtrace: the OpenMP runtime does not deliver %s; it is missing from the trace\n",
-                name);
-        return -1;
-    }
-    ot_chain_note_own(event, fn);
-    return 0;
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
