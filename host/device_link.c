@@ -26,7 +26,46 @@
 
 uint64_t ot_device_link_attached;
 uint64_t ot_device_link_wants_operations;
-offtrace_collector_openmp ot_device_link_openmp;
+
+/* Until a device wants the host OpenMP events, forwarding them does
+ * nothing: the callbacks that forward may then be registered at any time
+ * (today once such a device attaches; with host records, at start-up). */
+static void no_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned int requested, int flags, const void *codeptr)
+{
+}
+static void no_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
+{
+}
+static void no_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned int actual, unsigned int index, int flags)
+{
+}
+static void no_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                    uint64_t count, const void *codeptr)
+{
+}
+static void no_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                           ompt_data_t *task, const void *codeptr)
+{
+}
+static void no_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
+                           int has_dependences, const void *codeptr)
+{
+}
+static void no_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+}
+
+offtrace_collector_openmp ot_device_link_openmp = {
+    .parallel_begin = no_parallel_begin,
+    .parallel_end = no_parallel_end,
+    .implicit_task = no_implicit_task,
+    .work = no_work,
+    .sync_region = no_sync_region,
+    .task_create = no_task_create,
+    .task_schedule = no_task_schedule,
+};
 
 static const offtrace_collector *collector;
 

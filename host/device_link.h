@@ -28,9 +28,10 @@ extern uint64_t ot_device_link_attached;
 /** Bit d set: device d wants operation_begin/operation_end (CUPTI correlation). */
 extern uint64_t ot_device_link_wants_operations;
 
-/** The collector's handlers of host OpenMP events; set before
- *  ot_device_link_attach first returns 1, never cleared (the collector's
- *  entries stay callable until the process ends). */
+/** Where the host OpenMP events are forwarded: handlers that do nothing
+ *  until ot_device_link_attach first returns 1, the collector's from then
+ *  on, never cleared (the collector's entries stay callable until the
+ *  process ends). Always callable. */
 extern offtrace_collector_openmp ot_device_link_openmp;
 
 /** \brief Find and open the collector (at tool initialisation). */

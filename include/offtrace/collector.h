@@ -243,8 +243,9 @@ typedef struct offtrace_collector {
     /** \brief Release everything (after every detach). */
     void (*close)(void);
 
-    /** Host OpenMP events, forwarded only while some attached device's info
-     *  said wants_host_openmp. Every entry is non-NULL. */
+    /** Host OpenMP events, forwarded from the first attach whose device
+     *  info says wants_host_openmp on (see the call sequence above). Every
+     *  entry is non-NULL (the host checks before open). */
     offtrace_collector_openmp openmp;
 } offtrace_collector;
 
