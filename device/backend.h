@@ -34,7 +34,9 @@ typedef struct ot_dev_device {
  */
 struct ot_dev_backend {
     const char *name;
-    int wants_operations; /**< see offtrace_collector_device_info */
+    int wants_operations;  /**< see offtrace_collector_device_info */
+    int wants_host_openmp; /**< see offtrace_collector_device_info; the events
+                                reach the host-offload backend only (collector.c) */
     int (*attach)(ot_dev_device *d, const char *device_type, ompt_device_t *device,
                   ompt_function_lookup_t device_lookup);
     void (*target_begin)(ot_dev_device *d, uint64_t target_id, int kind);
@@ -56,15 +58,37 @@ void ot_dev_deliver(ot_dev_device *d, const offtrace_device_record *records, siz
  * The CUPTI backend lives in its own module, linked against libcupti, so
  * that the collector itself loads on machines without CUDA. The core
  * dlopens OT_CUPTI_MODULE_NAME (from the directory the collector was loaded
- * from) only when a device looks like an NVIDIA GPU, and calls its entry.
+ * from) only when a device looks like an NVIDIA GPU, and calls its one
+ * exported function, OT_CUPTI_ENTRY_NAME. The name carries the layout
+ * version, so that a module built for another layout is not even found; the
+ * descriptor it returns says its version and sizes again, and the core uses
+ * it only if ot_cupti_module_fits (a module built from other headers of the
+ * same version would otherwise be called through the wrong layout).
  */
 #define OT_CUPTI_MODULE_NAME "libofftrace-device-cupti.so"
-#define OT_CUPTI_ENTRY_NAME "ot_cupti_backend_entry"
+#define OT_CUPTI_MODULE_VERSION 1u
+#define OT_CUPTI_ENTRY_NAME "offtrace_cupti_module_v1"
 typedef void (*ot_dev_deliver_fn)(ot_dev_device *d, const offtrace_device_record *records, size_t count);
-typedef const ot_dev_backend *(*ot_cupti_entry_fn)(ot_dev_deliver_fn deliver, int verbose);
 
-/** \brief The host's OpenMP runtime lookup given at open (NULL before). */
-ompt_function_lookup_t ot_dev_host_lookup(void);
+/** What the CUPTI module's entry returns (a static object of the module). */
+typedef struct ot_cupti_module {
+    uint32_t version;      /**< OT_CUPTI_MODULE_VERSION the module was built with */
+    uint32_t size;         /**< sizeof(ot_cupti_module) of the module */
+    uint32_t backend_size; /**< sizeof(ot_dev_backend) of the module */
+    uint32_t record_size;  /**< sizeof(offtrace_device_record) of the module */
+    /** \brief Start the backend: \p deliver takes its records. \return the backend (never NULL). */
+    const ot_dev_backend *(*open)(ot_dev_deliver_fn deliver, int verbose);
+} ot_cupti_module;
+
+/** \brief The CUPTI module's entry (OT_CUPTI_ENTRY_NAME). \return its descriptor (never NULL). */
+typedef const ot_cupti_module *(*ot_cupti_entry_fn)(void);
+
+/** \brief 1 when \p m has this collector's version and layout. */
+static inline int ot_cupti_module_fits(const ot_cupti_module *m)
+{
+    return m && m->version == OT_CUPTI_MODULE_VERSION && m->size == sizeof(ot_cupti_module) &&
+           m->backend_size == sizeof(ot_dev_backend) && m->record_size == sizeof(offtrace_device_record);
+}
 
 /** \brief OFFTRACE_VERBOSE as the host passed it. */
 int ot_dev_verbose(void);

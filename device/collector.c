@@ -6,6 +6,11 @@
  * Backends are asked in order of how much they know about a device: the
  * runtime's own OMPT device tracing first, then CUPTI for NVIDIA GPUs, then
  * the host-offload backend. The first that accepts a device serves it.
+ *
+ * The host OpenMP runtime's events (the table's `openmp`) go straight to the
+ * host-offload backend's handlers: it is the only backend whose devices run
+ * OpenMP on the host's runtime, and the events name no device to dispatch
+ * on, so one indirect call from the host's callback is all they cost.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,7 +40,6 @@ void ot_dev_deliver(ot_dev_device *d, const offtrace_device_record *records, siz
         host.deliver(host.context, d->num, records, count);
 }
 
-ompt_function_lookup_t ot_dev_host_lookup(void) { return host.host_lookup; }
 int ot_dev_verbose(void) { return host.verbose; }
 size_t ot_dev_thread_budget(void) { return thread_budget; }
 
@@ -59,8 +63,11 @@ static int read_environment(void)
 
 static int collector_open(const offtrace_collector_host *h)
 {
-    if (!h || h->interface_version != OFFTRACE_COLLECTOR_INTERFACE_VERSION)
+    if (!h || h->interface_version != OFFTRACE_COLLECTOR_INTERFACE_VERSION) {
+        fprintf(stderr, "offtrace: the device collector speaks interface version %u, the host library %u; "
+                        "no device detail\n", OFFTRACE_COLLECTOR_INTERFACE_VERSION, h ? h->interface_version : 0u);
         return -EINVAL;
+    }
     int rc = read_environment();
     if (rc)
         return rc;
@@ -95,7 +102,16 @@ static const ot_dev_backend *load_cupti(void)
             fprintf(stderr, "offtrace: no CUPTI backend (%s); NVIDIA devices get no device detail\n", dlerror());
         return NULL;
     }
-    cupti_backend = entry(ot_dev_deliver, host.verbose);
+    const ot_cupti_module *m = entry();
+    if (!ot_cupti_module_fits(m)) {
+        fprintf(stderr, "offtrace: the CUPTI module %s has layout version %u (sizes %u/%u/%u), this collector %u "
+                        "(sizes %zu/%zu/%zu); NVIDIA devices get no device detail\n",
+                path, m ? m->version : 0u, m ? m->size : 0u, m ? m->backend_size : 0u, m ? m->record_size : 0u,
+                OT_CUPTI_MODULE_VERSION, sizeof(ot_cupti_module), sizeof(ot_dev_backend),
+                sizeof(offtrace_device_record));
+        return NULL;
+    }
+    cupti_backend = m->open(ot_dev_deliver, host.verbose);
     return cupti_backend;
 }
 
@@ -122,6 +138,7 @@ static int collector_attach(int num, const char *type, ompt_device_t *device, om
         d->backend = candidates[i];
         info->backend = d->backend->name;
         info->wants_operations = d->backend->wants_operations;
+        info->wants_host_openmp = d->backend->wants_host_openmp;
         return 0;
     }
     return -ENOTSUP;
@@ -202,6 +219,16 @@ static const offtrace_collector table = {
     .flush = collector_flush,
     .detach = collector_detach,
     .close = collector_close,
+    .openmp =
+        {
+            .parallel_begin = ot_ho_parallel_begin,
+            .parallel_end = ot_ho_parallel_end,
+            .implicit_task = ot_ho_implicit_task,
+            .work = ot_ho_work,
+            .sync_region = ot_ho_sync_region,
+            .task_create = ot_ho_task_create,
+            .task_schedule = ot_ho_task_schedule,
+        },
 };
 
 const offtrace_collector *ot_dev_collector_table(void)

@@ -1,7 +1,12 @@
 /**
  * \file ho_callbacks.c
- * \brief The host-offload backend's OMPT callbacks and the per-thread
- *        context that tells them whether a thread is doing device work.
+ * \brief The host-offload backend's handlers of the host runtime's OpenMP
+ *        events and the per-thread context that tells them whether a
+ *        thread is doing device work.
+ *
+ * The host library registers the runtime's callbacks and forwards these
+ * events through the collector table's `openmp` (offtrace/collector.h),
+ * arguments unchanged, once a host-offload device is attached.
  *
  * A thread does device work from target_begin to target_end (the thread that
  * runs the target region), or from an implicit task of a parallel region
@@ -137,7 +142,7 @@ static uint8_t endpoint_of(ompt_scope_endpoint_t e)
     return e == ompt_scope_begin ? OFFTRACE_DEVICE_BEGIN : OFFTRACE_DEVICE_END;
 }
 
-static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+void ot_ho_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned int requested, int flags, const void *codeptr)
 {
     ho_thread *t = in_device_work();
@@ -147,7 +152,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
              requested);
 }
 
-static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
+void ot_ho_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
 {
     ho_thread *t = in_device_work();
     if (t)
@@ -171,7 +176,7 @@ static ho_thread *adopt_context(const ompt_data_t *parallel)
     return t;
 }
 
-static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+void ot_ho_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                              unsigned int actual, unsigned int index, int flags)
 {
     ho_thread *t = in_device_work();
@@ -191,7 +196,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         ot_ho_leave_device(t);
 }
 
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+void ot_ho_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                     uint64_t count, const void *codeptr)
 {
     ho_thread *t = in_device_work();
@@ -199,7 +204,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
         emit(t, OFFTRACE_DEVICE_WORK, (uint8_t)kind, endpoint_of(endpoint), codeptr, count);
 }
 
-static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+void ot_ho_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
     ho_thread *t = in_device_work();
@@ -209,14 +214,14 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 
 /* An explicit task created in device work is marked by storing where it was
  * created in its task_data; every other task gets 0. */
-static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
+void ot_ho_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
                            int has_dependences, const void *codeptr)
 {
     ho_thread *t = in_device_work();
     new_task->value = (t && (flags & ompt_task_explicit)) ? ((uint64_t)(uintptr_t)codeptr | TASK_MARK) : 0u;
 }
 
-static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+void ot_ho_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
     ho_thread *t = in_device_work();
     if (!t)
@@ -227,32 +232,4 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_END, (const void *)(uintptr_t)(prior->value & ~TASK_MARK), 0);
     if (runs_change && next && next->value)
         emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_BEGIN, (const void *)(uintptr_t)(next->value & ~TASK_MARK), 0);
-}
-
-static int set(ompt_set_callback_t set_callback, ompt_callbacks_t event, ompt_callback_t fn)
-{
-    int rc = set_callback(event, fn);
-    return (rc == ompt_set_error || rc == ompt_set_never) ? -1 : 0;
-}
-
-int ot_ho_register_callbacks(ompt_function_lookup_t host_lookup)
-{
-    static int registered;
-    if (registered)
-        return 0;
-    ompt_set_callback_t set_callback = host_lookup ? (ompt_set_callback_t)host_lookup("ompt_set_callback") : NULL;
-    if (!set_callback)
-        return -ENOTSUP;
-    /* parallel and implicit_task carry the context to the workers: without
-     * them there is no device detail at all. The others are optional. */
-    if (set(set_callback, ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin) ||
-        set(set_callback, ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end) ||
-        set(set_callback, ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task))
-        return -ENOTSUP;
-    set(set_callback, ompt_callback_work, (ompt_callback_t)on_work);
-    set(set_callback, ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
-    set(set_callback, ompt_callback_task_create, (ompt_callback_t)on_task_create);
-    set(set_callback, ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
-    registered = 1;
-    return 0;
 }

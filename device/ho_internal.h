@@ -1,7 +1,8 @@
 /**
  * \file ho_internal.h
  * \brief State shared by the host-offload backend (host_offload.c: devices,
- *        buffers, flush) and its OMPT callbacks (ho_callbacks.c).
+ *        buffers, flush) and its handlers of the host runtime's OpenMP
+ *        events (ho_callbacks.c).
  */
 #ifndef OT_DEVICE_HO_INTERNAL_H
 #define OT_DEVICE_HO_INTERNAL_H
@@ -55,8 +56,5 @@ void ot_ho_enter_device(ho_thread *t, int device, uint64_t target_id);
 
 /** \brief Leave device work. */
 void ot_ho_leave_device(ho_thread *t);
-
-/** \brief Register the device-side OMPT callbacks (once). \return 0 or -ENOTSUP. */
-int ot_ho_register_callbacks(ompt_function_lookup_t host_lookup);
 
 #endif /* OT_DEVICE_HO_INTERNAL_H */

@@ -86,9 +86,6 @@ static int ho_attach(ot_dev_device *d, const char *device_type, ompt_device_t *d
 {
     if (!claims(device_type) || d->num < 0 || d->num >= OT_DEV_MAX_DEVICES)
         return -ENOTSUP;
-    int rc = ot_ho_register_callbacks(ot_dev_host_lookup());
-    if (rc)
-        return rc;
     ho_device *dev = &ot_ho_devices[d->num];
     pthread_mutex_init(&dev->lock, NULL);
     __atomic_store_n(&dev->attached, 1, __ATOMIC_RELEASE);
@@ -170,6 +167,7 @@ static void ho_detach(ot_dev_device *d)
 const ot_dev_backend ot_host_offload_backend = {
     .name = "host-offload",
     .wants_operations = 0,
+    .wants_host_openmp = 1, /* its device's OpenMP runs on the host runtime: ho_callbacks.c */
     .attach = ho_attach,
     .target_begin = ho_target_begin,
     .target_end = ho_target_end,

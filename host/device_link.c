@@ -27,6 +27,46 @@
 uint64_t ot_device_link_attached;
 uint64_t ot_device_link_wants_operations;
 
+/* Until a device wants the host OpenMP events, forwarding them does
+ * nothing: the callbacks that forward may then be registered at any time
+ * (today once such a device attaches; with host records, at start-up). */
+static void no_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned int requested, int flags, const void *codeptr)
+{
+}
+static void no_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
+{
+}
+static void no_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned int actual, unsigned int index, int flags)
+{
+}
+static void no_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                    uint64_t count, const void *codeptr)
+{
+}
+static void no_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                           ompt_data_t *task, const void *codeptr)
+{
+}
+static void no_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
+                           int has_dependences, const void *codeptr)
+{
+}
+static void no_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+}
+
+offtrace_collector_openmp ot_device_link_openmp = {
+    .parallel_begin = no_parallel_begin,
+    .parallel_end = no_parallel_end,
+    .implicit_task = no_implicit_task,
+    .work = no_work,
+    .sync_region = no_sync_region,
+    .task_create = no_task_create,
+    .task_schedule = no_task_schedule,
+};
+
 static const offtrace_collector *collector;
 
 static void deliver(void *context, int num, const offtrace_device_record *records, size_t count)
@@ -34,7 +74,7 @@ static void deliver(void *context, int num, const offtrace_device_record *record
     ot_device_sink_append(num, records, count);
 }
 
-void ot_device_link_open(ompt_function_lookup_t host_lookup)
+void ot_device_link_open(void)
 {
     offtrace_collector_entry_fn entry =
         (offtrace_collector_entry_fn)dlsym(RTLD_DEFAULT, OFFTRACE_COLLECTOR_ENTRY_NAME);
@@ -53,10 +93,16 @@ void ot_device_link_open(ompt_function_lookup_t host_lookup)
                 c ? c->interface_version : 0u, OFFTRACE_COLLECTOR_INTERFACE_VERSION);
         return;
     }
+    const offtrace_collector_openmp *o = &c->openmp;
+    if (!o->parallel_begin || !o->parallel_end || !o->implicit_task || !o->work || !o->sync_region ||
+        !o->task_create || !o->task_schedule) {
+        fprintf(stderr, "offtrace: the preloaded device collector (%s) lacks handlers of host OpenMP events; "
+                        "tracing without device detail\n", c->name ? c->name : "?");
+        return;
+    }
     offtrace_collector_host host = {
         .interface_version = OFFTRACE_COLLECTOR_INTERFACE_VERSION,
         .deliver = deliver,
-        .host_lookup = host_lookup,
         .verbose = ot_the_session.verbose,
     };
     if (c->open(&host) != 0)
@@ -97,23 +143,32 @@ static void take_sync_point(int num, uint64_t target_id, uint8_t reason)
     ot_stream_store(slot, &r);
 }
 
-void ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt_function_lookup_t lookup)
+int ot_device_link_present(void)
+{
+    return collector != NULL;
+}
+
+int ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt_function_lookup_t lookup)
 {
     if (!collector || num < 0 || num >= MAX_LINKED)
-        return;
+        return 0;
     offtrace_collector_device_info info = {0};
     int rc = collector->attach(num, type, device, lookup, &info);
     if (rc != 0) {
         if (ot_the_session.verbose)
             fprintf(stderr, "offtrace: device %d (%s): %s; no device detail for it\n", num, type ? type : "?",
                     rc == -ENOTSUP ? "no collector backend serves it" : strerror(-rc));
-        return;
+        return 0;
     }
     ot_device_sink_set_backend(num, info.backend);
     __atomic_fetch_or(&ot_device_link_attached, 1ull << num, __ATOMIC_RELEASE);
     if (info.wants_operations)
         __atomic_fetch_or(&ot_device_link_wants_operations, 1ull << num, __ATOMIC_RELEASE);
     take_sync_point(num, 0, OFFTRACE_RAW_SYNC_ATTACH);
+    if (!info.wants_host_openmp)
+        return 0;
+    ot_device_link_openmp = collector->openmp;
+    return 1;
 }
 
 void ot_device_link_target_begin(int num, uint64_t target_id, int kind)
@@ -154,4 +209,10 @@ void ot_device_link_finish(void)
     collector->close();
     ot_device_sink_close_all();
     collector = NULL;
+}
+
+void ot_device_link_forget(void)
+{
+    ot_device_link_attached = 0;
+    ot_device_link_wants_operations = 0;
 }

@@ -8,6 +8,11 @@
  * Without a collector (not preloaded, or of another interface version) every
  * function here is a no-op after one message; tracing goes on without
  * device detail.
+ *
+ * Host OpenMP events a device needs (collector interface v2: a host-offload
+ * device runs its OpenMP on the host's runtime) are registered by tool.c,
+ * whose callbacks call ot_device_link_openmp's entries: one indirect call,
+ * no test, since they are registered only once such a device is attached.
  */
 #ifndef OT_HOST_DEVICE_LINK_H
 #define OT_HOST_DEVICE_LINK_H
@@ -16,20 +21,32 @@
 
 #include <omp-tools.h>
 
+#include "offtrace/collector.h"
+
 /** Bit d set: device d is attached to the collector (read on the hot path). */
 extern uint64_t ot_device_link_attached;
 /** Bit d set: device d wants operation_begin/operation_end (CUPTI correlation). */
 extern uint64_t ot_device_link_wants_operations;
 
-/**
- * \brief Find and open the collector (at tool initialisation).
- * \param host_lookup the host runtime's OMPT lookup.
- */
-void ot_device_link_open(ompt_function_lookup_t host_lookup);
+/** Where the host OpenMP events are forwarded: handlers that do nothing
+ *  until ot_device_link_attach first returns 1, the collector's from then
+ *  on, never cleared (the collector's entries stay callable until the
+ *  process ends). Always callable. */
+extern offtrace_collector_openmp ot_device_link_openmp;
 
-/** \brief Attach a device (ompt_callback_device_initialize) and take a sync point. */
-void ot_device_link_attach(int device_num, const char *type, ompt_device_t *device,
-                           ompt_function_lookup_t lookup);
+/** \brief Find and open the collector (at tool initialisation). */
+void ot_device_link_open(void);
+
+/** \brief 1 when a collector is open: its devices may want host OpenMP
+ *  events, so offtrace may register their callbacks itself (tool_chain.c). */
+int ot_device_link_present(void);
+
+/**
+ * \brief Attach a device (ompt_callback_device_initialize) and take a sync point.
+ * \return 1 when the device wants the host OpenMP events forwarded to
+ *         ot_device_link_openmp (the caller registers their callbacks), else 0.
+ */
+int ot_device_link_attach(int device_num, const char *type, ompt_device_t *device, ompt_function_lookup_t lookup);
 
 /** \brief 1 when device \p num is attached. */
 static inline int ot_device_link_has(int num)
@@ -49,5 +66,9 @@ void ot_device_link_operation_end(int device_num, uint64_t op_id);
 
 /** \brief At exit: flush, sync and detach every device, close the collector. */
 void ot_device_link_finish(void);
+
+/** \brief In a forked child: no device is attached here (the collector's
+ *  files are the parent's). */
+void ot_device_link_forget(void);
 
 #endif /* OT_HOST_DEVICE_LINK_H */

@@ -1,34 +1,56 @@
 /**
  * \file tool.c
- * \brief The OMPT tool: registration, the target callbacks (hot path) and
- *        the exit path that ends the recording (and, without `offtrace
- *        record`, has it converted in a helper process).
+ * \brief The OMPT tool's callbacks: ompt_start_tool, initialize and
+ *        finalize, and the event callbacks (the hot path).
  *
- * Every callback is: read the clock, reserve a slot in the thread's stream,
- * build the record on the stack, store it into the slot (event byte last).
- * Data operations and submits keep their begin in the stream header's
+ * Every event callback is: read the clock, reserve a slot in the thread's
+ * stream, build the record on the stack, store it into the slot (event byte
+ * last). Data operations and submits keep their begin in the stream header's
  * pending slot and are written once, as a COMPLETE record, at their end
- * (raw_format.h). No lock, no allocation, no I/O, except on the slow path
- * of ot_stream_reserve when a chunk is full. Nothing here calls back into
- * OpenMP, so no recursion guard is needed.
+ * (raw_format.h). Nothing here calls back into OpenMP, so no recursion guard
+ * is needed. No lock, no allocation, no I/O, except:
+ *  - a thread's first record creates its stream (allocation, file, mapping),
+ *    and a full chunk maps the next one (stream.h; a preparer thread
+ *    normally has it ready, under the stream's lock);
+ *  - with a device attached to the collector (device_link.h), a target
+ *    begin and end each take a sync point (one to three device clock reads
+ *    and a record), and a target end flushes the device: the host-offload
+ *    backend takes the device's mutex, drains every device thread's buffer
+ *    (freeing drained blocks) and the host's device sink takes its own
+ *    mutex to copy the records into a mapped chunk of raw/device-<N>.rec,
+ *    mapping the next chunk (open, posix_fallocate, mmap) when one is full;
+ *    the CUPTI backend's flush is CUPTI's (device/cupti). The host-offload
+ *    backend also allocates a thread's state and buffer the first time the
+ *    thread does work for a device (calloc, malloc, the device's mutex);
+ *  - device_initialize attaches the device (files, a sync point) and may
+ *    register the host OpenMP callbacks; device_load rereads the address
+ *    map (/proc/self/maps).
+ *
+ * Host OpenMP events (parallel, implicit task, work, sync region, task
+ * create and schedule) are registered only once an attached device needs
+ * them (a host-offload device runs its OpenMP on this runtime) and are
+ * forwarded to the collector unchanged: a trace without such a device keeps
+ * libomp's fast paths. A host record of the event goes next to the forward.
+ *
+ * The exit path is exit_path.c, fork handling fork_child.c, the
+ * benchmark's stage hooks bench_stages.h.
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_stages.h"
 #include "clock.h"
 #include "config.h"
-#include "offtrace/offtrace.h"
 #include "convert_process.h"
-#include "lineage.h"
 #include "crash.h"
 #include "device_link.h"
+#include "exit_path.h"
+#include "fork_child.h"
 #include "session.h"
 #include "stream.h"
 #include "tool_chain.h"
@@ -37,59 +59,22 @@
 
 static ompt_set_callback_t set_callback;
 
-#ifdef OT_BENCH_STAGES
-/* Only in tests/bench's libofftrace_bench_stages.so: OFFTRACE_BENCH_STAGE
- * stops every target callback after a stage of the work, so that the
- * benchmark can tell what each stage costs inside a real target region
- * (tests/bench/run_stages.sh). 1: return at once; 2: read the clock;
- * 3: read the clock and store a record into a small per-thread ring that
- * stays in cache; unset: the whole recording. */
-static int bench_stage;
-static __thread offtrace_raw_record bench_ring[64] __attribute__((aligned(64)));
-static __thread unsigned bench_next;
-static volatile uint64_t bench_sink;
-#define BENCH_STAGE_HOOK()                                                                   \
-    do {                                                                                     \
-        if (bench_stage == 1)                                                                \
-            return;                                                                          \
-        if (bench_stage == 2) {                                                              \
-            bench_sink = ot_clock_ticks();                                                   \
-            return;                                                                          \
-        }                                                                                    \
-        if (bench_stage == 3) {                                                              \
-            offtrace_raw_record r = {.time = ot_clock_ticks(), .event = OFFTRACE_RAW_TARGET}; \
-            ot_stream_store(&bench_ring[bench_next++ & 63], &r);                             \
-            return;                                                                          \
-        }                                                                                    \
-    } while (0)
-#define BENCH_STAGE_READ() (bench_stage = getenv("OFFTRACE_BENCH_STAGE") ? atoi(getenv("OFFTRACE_BENCH_STAGE")) : 0)
-/* For bench_target_loop's `stages`: switch the stage between blocks. */
-OT_EXPORT void offtrace_bench_set_stage(int stage)
+static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name)
 {
-    bench_stage = stage;
+    int rc = set_callback(event, fn);
+    if (rc == ompt_set_never || rc == ompt_set_error) {
+        fprintf(stderr, "offtrace: the OpenMP runtime does not deliver %s; it is missing from the trace\n",
+                name);
+        return -1;
+    }
+    ot_chain_note_own(event, fn);
+    return 0;
 }
-#else
-#define BENCH_STAGE_HOOK() ((void)0)
-#define BENCH_STAGE_READ() ((void)0)
-#endif
+
+#define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
+
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
-static int finalized; /* atomic: the exit path runs once */
-static pid_t recording_pid; /* the process whose recording this is (not a forked child) */
-static int output_claimed;  /* under `offtrace record`, which converts after the program */
-
-/* A forked child shares the parent's record files (shared mappings) and
- * would run the parent's exit path: it records nothing and converts nothing.
- * Only the forking thread exists in the child, so clearing its stream
- * pointer is enough. */
-static void on_fork_child(void)
-{
-    ot_recording = 0;
-    ot_stream_current = NULL;
-    ot_device_link_attached = 0; /* the collector's files are the parent's too */
-    ot_device_link_wants_operations = 0;
-    __atomic_store_n(&finalized, 1, __ATOMIC_RELEASE);
-}
 
 static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
@@ -107,7 +92,7 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
                           ompt_data_t *task_data, ompt_data_t *target_task_data,
                           ompt_data_t *target_data, const void *codeptr_ra)
 {
-    BENCH_STAGE_HOOK();
+    OT_BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin) {
@@ -169,7 +154,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                            void *dest_addr, int dest_device_num, size_t bytes,
                            const void *codeptr_ra)
 {
-    BENCH_STAGE_HOOK();
+    OT_BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
@@ -197,7 +182,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
                           ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
-    BENCH_STAGE_HOOK();
+    OT_BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
@@ -215,12 +200,73 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
         mark_operation(current_target_device, endpoint, target_id, *host_op_id);
 }
 
+/* ---- host OpenMP events: registered once a device needs them ---- */
+
+static void on_parallel_begin(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned int requested, int flags, const void *codeptr)
+{
+    ot_device_link_openmp.parallel_begin(encountering_task, frame, parallel, requested, flags, codeptr);
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering_task, int flags, const void *codeptr)
+{
+    ot_device_link_openmp.parallel_end(parallel, encountering_task, flags, codeptr);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned int actual, unsigned int index, int flags)
+{
+    ot_device_link_openmp.implicit_task(endpoint, parallel, task, actual, index, flags);
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                    uint64_t count, const void *codeptr)
+{
+    ot_device_link_openmp.work(kind, endpoint, parallel, task, count, codeptr);
+}
+
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                           ompt_data_t *task, const void *codeptr)
+{
+    ot_device_link_openmp.sync_region(kind, endpoint, parallel, task, codeptr);
+}
+
+static void on_task_create(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *new_task,
+                           int flags, int has_dependences, const void *codeptr)
+{
+    ot_device_link_openmp.task_create(encountering_task, frame, new_task, flags, has_dependences, codeptr);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+    ot_device_link_openmp.task_schedule(prior, status, next);
+}
+
+/* Once, from the first device that needs them. The chained tool was refused
+ * these events already (tool_chain.c), so nothing of its is replaced. */
+static void register_host_openmp(void)
+{
+    static int registered;
+    if (__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
+        return;
+    REGISTER(ompt_callback_parallel_begin, on_parallel_begin);
+    REGISTER(ompt_callback_parallel_end, on_parallel_end);
+    REGISTER(ompt_callback_implicit_task, on_implicit_task);
+    REGISTER(ompt_callback_work, on_work);
+    REGISTER(ompt_callback_sync_region, on_sync_region);
+    REGISTER(ompt_callback_task_create, on_task_create);
+    REGISTER(ompt_callback_task_schedule, on_task_schedule);
+}
+
+/* ---- devices ---- */
+
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
                                  ompt_function_lookup_t lookup, const char *documentation)
 {
     ot_session_add_device(device_num, type);
     ot_session_clock_pair();
-    ot_device_link_attach(device_num, type, device, lookup);
+    if (ot_device_link_attach(device_num, type, device, lookup))
+        register_host_openmp();
 }
 
 static void on_device_load(int device_num, const char *filename, int64_t offset_in_file,
@@ -231,72 +277,10 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
     ot_session_snapshot_maps();
 }
 
-static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const char *name)
-{
-    int rc = set_callback(event, fn);
-    if (rc == ompt_set_never || rc == ompt_set_error) {
-        fprintf(stderr, "offtrace: the OpenMP runtime does not deliver %s; it is missing from the trace\n",
-                name);
-        return -1;
-    }
-    ot_chain_note_own(event, fn);
-    return 0;
-}
-
-#define REGISTER(event, fn) register_callback(event, (ompt_callback_t)(fn), #event)
-
-/* Without the CLI: the archive must exist when the program has exited, but
- * the converter's memory and failures must not be the program's, so it runs
- * in a process of its own (convert_process.h) and the program waits for it. */
-static void convert_in_helper_process(void)
-{
-    const char *dir = ot_the_session.dir;
-    switch (ot_convert_process_run(NULL, 0)) {
-    case OT_CONVERTED:
-        if (ot_the_session.verbose)
-            fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
-        break;
-    case OT_CONVERT_NOT_STARTED:
-        fprintf(stderr, "offtrace: no converter could be started (%s); the recording is kept: run `offtrace "
-                        "convert %s`\n", ot_convert_process_cli(), dir);
-        break;
-    case OT_CONVERT_TIMED_OUT:
-        fprintf(stderr, "offtrace: converting the recording took longer than %d s and was stopped; it is kept: "
-                        "run `offtrace convert %s`\n", OT_CONVERT_PROCESS_SECONDS, dir);
-        break;
-    case OT_CONVERT_DIED:
-        fprintf(stderr, "offtrace: the converter died; the recording is kept: run `offtrace convert %s`\n", dir);
-        break;
-    case OT_CONVERT_FAILED:     /* it said why */
-    case OT_CONVERT_ALREADY_RUN: /* by the crash handler */
-        break;
-    }
-}
-
-/* Ends the recording once, from whichever exit path comes first, in the
- * recording process only. Everything the converter needs is in raw/ after
- * this; status "recorded" tells it the recording is complete. */
-static void finish_recording(void)
-{
-    if (getpid() != recording_pid || __atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL))
-        return;
-    ot_device_link_finish();
-    ot_recording = 0;
-    ot_stream_stop_preparer();
-    ot_session_clock_pair();
-    ot_session_snapshot_maps();
-    ot_session_set_status("recorded");
-    if (!output_claimed) {
-        /* Under record, record says it after the program. */
-        ot_lineage_report_untraced(ot_the_session.dir, getpid(), NULL, 0, stderr);
-        convert_in_helper_process();
-    }
-}
-
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                            ompt_data_t *tool_data)
 {
-    BENCH_STAGE_READ();
+    ot_bench_stages_read();
     set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
     if (!set_callback)
         return 0;
@@ -308,12 +292,12 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_target_emi, on_target_emi);
     REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
-    ot_device_link_open(lookup);
+    ot_device_link_open(); /* before the chained tool: it decides what that tool is refused */
     ot_recording = 1;
     if (ot_stream_start_preparer(ot_the_session.background_writeback) != 0 && ot_the_session.verbose > 1)
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
                         "pages or write to disk themselves\n");
-    atexit(finish_recording);
+    ot_exit_path_arm();
     ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
 }
@@ -321,7 +305,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 static void tool_finalize(ompt_data_t *tool_data)
 {
     ot_chain_finalize();
-    finish_recording();
+    ot_exit_path_run();
 }
 
 OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
@@ -351,13 +335,12 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         ;
     ot_session_clock_pair();
     ot_session_snapshot_maps();
-    recording_pid = getpid();
-    output_claimed = cfg.output_preclaimed;
-    if (!output_claimed) {
+    ot_exit_path_prepare(cfg.output_preclaimed);
+    if (!cfg.output_preclaimed) {
         ot_convert_process_prepare(ot_the_session.dir, ot_the_session.keep_raw);
         ot_crash_install(ot_the_session.dir);
     }
-    pthread_atfork(NULL, NULL, on_fork_child);
+    ot_fork_child_install();
     ot_chain_start(omp_version, runtime_version);
     return &result;
 }

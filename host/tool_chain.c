@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offtrace/collector.h"
+#include "device_link.h"
 
 static ompt_start_tool_result_t *chained;
 static char chained_path[PATH_MAX];
@@ -76,7 +76,12 @@ static void note_refused(const char *name)
         snprintf(refused + used, sizeof refused - used, "%s%s", used ? ", " : "", name);
 }
 
-/* Events whose ompt_data_t offtrace (or its collector) writes its own ids into. */
+/* Events whose ompt_data_t offtrace (or its collector) writes its own ids
+ * into. The host OpenMP events are offtrace's once a device needs them
+ * (tool.c registers them at that device's initialisation, after this tool
+ * has set its callbacks), and the collector keeps its per-region state in
+ * their parallel and task data; so they are refused whenever a collector is
+ * open, which ot_device_link_open has decided before the tool initialises. */
 static const char *kept_by_offtrace(ompt_callbacks_t event)
 {
     switch (event) {
@@ -88,7 +93,7 @@ static const char *kept_by_offtrace(ompt_callbacks_t event)
     case ompt_callback_target_submit: return "target_submit";
     default: break;
     }
-    if (!dlsym(RTLD_DEFAULT, OFFTRACE_COLLECTOR_ENTRY_NAME)) /* no device collector preloaded */
+    if (!ot_device_link_present()) /* no device collector, or one that was refused */
         return NULL;
     switch (event) {
     case ompt_callback_parallel_begin: return "parallel_begin";

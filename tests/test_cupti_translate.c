@@ -489,15 +489,60 @@ static void count_delivered(ot_dev_device *d, const offtrace_device_record *reco
     delivered += count;
 }
 
-static const ot_dev_backend *load_backend(int verbose)
+static const ot_cupti_module *load_module(void)
 {
     void *module = dlopen(OFFTRACE_LIB_DIR "/" OT_CUPTI_MODULE_NAME, RTLD_NOW | RTLD_LOCAL);
     cr_assert_not_null(module, "%s", dlerror());
     ot_cupti_entry_fn entry = (ot_cupti_entry_fn)dlsym(module, OT_CUPTI_ENTRY_NAME);
     cr_assert_not_null(entry, "%s", dlerror());
-    const ot_dev_backend *b = entry(count_delivered, verbose);
+    const ot_cupti_module *m = entry();
+    cr_assert_not_null(m);
+    return m;
+}
+
+static const ot_dev_backend *load_backend(int verbose)
+{
+    const ot_cupti_module *m = load_module();
+    cr_assert(ot_cupti_module_fits(m));
+    const ot_dev_backend *b = m->open(count_delivered, verbose);
     cr_assert_not_null(b);
     return b;
+}
+
+/* The loader's check (collector.c uses the module only if it fits): the
+ * module says the version and sizes it was built with, and a descriptor
+ * that differs in any of them is refused. */
+Test(cupti_module, says_its_layout_and_the_check_refuses_another)
+{
+    const ot_cupti_module *m = load_module();
+    cr_assert_eq(m->version, OT_CUPTI_MODULE_VERSION);
+    cr_assert_eq(m->size, sizeof(ot_cupti_module));
+    cr_assert_eq(m->backend_size, sizeof(ot_dev_backend));
+    cr_assert_eq(m->record_size, sizeof(offtrace_device_record));
+    cr_assert(ot_cupti_module_fits(m));
+    ot_cupti_module other = *m;
+    other.version++;
+    cr_assert_not(ot_cupti_module_fits(&other));
+    other = *m;
+    other.size -= 8;
+    cr_assert_not(ot_cupti_module_fits(&other));
+    other = *m;
+    other.backend_size += 8;
+    cr_assert_not(ot_cupti_module_fits(&other));
+    other = *m;
+    other.record_size = 40;
+    cr_assert_not(ot_cupti_module_fits(&other));
+    cr_assert_not(ot_cupti_module_fits(NULL));
+}
+
+/* The old, unversioned entry name is gone: a collector of before looks for
+ * it and finds nothing, rather than calling through another layout. */
+Test(cupti_module, exports_no_unversioned_entry)
+{
+    void *module = dlopen(OFFTRACE_LIB_DIR "/" OT_CUPTI_MODULE_NAME, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(module, "%s", dlerror());
+    cr_assert_null(dlsym(module, "ot_cupti_backend_entry"));
+    cr_assert_not_null(dlsym(module, "offtrace_cupti_module_v1"));
 }
 
 Test(cupti_module, names_itself_and_wants_operations)

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
@@ -115,6 +117,67 @@ Test(device, tasks_singles_and_barriers_on_the_device, .timeout = 120)
     expect_device_detail(dir, &f, 5);
     cr_assert_eq(f.device_tasks, 5 * 4, "4 explicit tasks per region, got %llu", (unsigned long long)f.device_tasks);
     cr_assert_eq(f.device_threads, 2);
+}
+
+/* What the runtime itself reports about the OpenMP inside target regions:
+ * \p program run under the independent counting tool (tests/support/
+ * ompt_counter.c, OFFTRACE_TEST_COUNTER_OPENMP=1), its second line read back. */
+typedef struct openmp_counts {
+    unsigned long long parallel, implicit_tasks, loops, barriers, tasks;
+} openmp_counts;
+
+static void runtime_openmp_counts(const char *program, char *const args[], openmp_counts *c)
+{
+    char prog[4096], tool[4200];
+    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-counter.so", OFFTRACE_LIB_DIR);
+    char *argv[8] = {prog};
+    for (int i = 0; args && args[i] && i < 6; i++)
+        argv[i + 1] = args[i];
+    char *env[] = {tool, "OFFTRACE_TEST_COUNTER_OPENMP=1", "OFFTRACE_TEST_COUNTER_OUT=", NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", program, r.err);
+    const char *line = strstr(r.err, "OMPT_OPENMP_COUNTS ");
+    cr_assert_not_null(line, "the counting tool wrote no OpenMP counts: %s", r.err);
+    cr_assert_eq(sscanf(line, "OMPT_OPENMP_COUNTS parallel=%llu implicit_tasks=%llu loops=%llu barriers=%llu tasks=%llu",
+                        &c->parallel, &c->implicit_tasks, &c->loops, &c->barriers, &c->tasks),
+                 5, "%s", line);
+    run_free(&r);
+}
+
+/* The host library forwards the host runtime's OpenMP events to the
+ * collector (interface v2): every parallel region, implicit task, loop,
+ * barrier and task that the runtime reports inside target regions is on a
+ * device thread of the archive, no more, no fewer. */
+static void device_openmp_equals_the_runtimes(const char *program, char *const args[])
+{
+    openmp_counts want;
+    runtime_openmp_counts(program, args, &want);
+    cr_assert_gt(want.parallel, 0, "%s: the runtime reported no parallel region in a target region", program);
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "device-openmp-counts");
+    free(record(dir, NULL, NULL, program, args && args[0] ? args[0] : NULL, args && args[0] ? args[1] : NULL,
+                NULL));
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(f.device_parallel, want.parallel, "%s: parallel %llu, runtime %llu", program,
+                 (unsigned long long)f.device_parallel, want.parallel);
+    cr_expect_eq(f.device_implicit_tasks, want.implicit_tasks, "%s: implicit tasks %llu, runtime %llu", program,
+                 (unsigned long long)f.device_implicit_tasks, want.implicit_tasks);
+    cr_expect_eq(f.device_loops, want.loops, "%s: loops %llu, runtime %llu", program,
+                 (unsigned long long)f.device_loops, want.loops);
+    cr_expect_eq(f.device_barriers, want.barriers, "%s: barriers %llu, runtime %llu", program,
+                 (unsigned long long)f.device_barriers, want.barriers);
+    cr_expect_eq(f.device_tasks, want.tasks, "%s: tasks %llu, runtime %llu", program,
+                 (unsigned long long)f.device_tasks, want.tasks);
+}
+
+Test(device, device_openmp_counts_equal_the_runtimes, .timeout = 180)
+{
+    device_openmp_equals_the_runtimes("example_cg", NULL);
+    device_openmp_equals_the_runtimes("example_stencil", NULL);
+    device_openmp_equals_the_runtimes("example_device_tasks", (char *[]){"5", "0", NULL});
 }
 
 Test(device, skewed_device_clock_stays_inside_target_regions, .timeout = 120)
@@ -287,25 +350,59 @@ static void preloadable(const char *lib, char link_dir[64], char link[128])
     cr_assert_eq(symlink(lib, link), 0, "%s", strerror(errno));
 }
 
-Test(device, collector_of_another_version_is_refused_once, .timeout = 120)
+/* \p lib (in the build's lib directory) preloaded as the collector must be
+ * refused in one line that says \p said, and the trace made without device detail. */
+static void collector_is_refused_once(const char *lib_name, const char *said_text)
 {
     char dir[4096], preload[4200], lib[4200], link_dir[64], link[128];
     scratch_path(dir, sizeof dir, "device-other-version");
-    snprintf(lib, sizeof lib, "%s/libofftrace-test-other-collector.so", OFFTRACE_LIB_DIR);
+    snprintf(lib, sizeof lib, "%s/%s", OFFTRACE_LIB_DIR, lib_name);
     preloadable(lib, link_dir, link);
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", link);
     char *env[] = {preload, NULL};
     char *err = record(dir, "--host-only", env, "example_cg", NULL);
     unlink(link);
     rmdir(link_dir);
-    const char *said = strstr(err, "interface version 999");
+    const char *said = strstr(err, said_text);
     cr_assert_not_null(said, "no message about the version: %s", err);
-    cr_assert_null(strstr(said + 1, "interface version 999"), "said more than once: %s", err);
+    cr_assert_null(strstr(said + 1, said_text), "said more than once: %s", err);
     free(err);
     archive_facts f;
     check_archive(dir, &f);
     cr_assert_eq(f.kernels, 302);
     cr_assert_eq(f.device_threads, 0);
+}
+
+Test(device, collector_of_another_version_is_refused_once, .timeout = 120)
+{
+    collector_is_refused_once("libofftrace-test-other-collector.so", "interface version 999");
+}
+
+/* A collector of interface v1 registered the host runtime's OpenMP
+ * callbacks itself; the host library of v2 owns them, so it is refused. */
+Test(device, collector_of_interface_v1_is_refused_once, .timeout = 120)
+{
+    char said[128];
+    snprintf(said, sizeof said, "speaks interface version 1, this library %u", OFFTRACE_COLLECTOR_INTERFACE_VERSION);
+    collector_is_refused_once("libofftrace-test-v1-collector.so", said);
+}
+
+/* The other direction: the real collector refuses a host of interface v1
+ * (which would give it a v1 host structure) at open, in one line, and
+ * attaches nothing. */
+Test(device, collector_refuses_a_host_of_interface_v1, .init = cr_redirect_stderr)
+{
+    void *lib = dlopen(OFFTRACE_LIB_DIR "/libofftrace-device.so", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(lib, "%s", dlerror());
+    offtrace_collector_entry_fn entry = (offtrace_collector_entry_fn)dlsym(lib, OFFTRACE_COLLECTOR_ENTRY_NAME);
+    cr_assert_not_null(entry, "%s", dlerror());
+    const offtrace_collector *c = entry(1);
+    cr_assert_eq(c->interface_version, OFFTRACE_COLLECTOR_INTERFACE_VERSION);
+    offtrace_collector_host v1_host = {.interface_version = 1};
+    cr_assert_eq(c->open(&v1_host), -EINVAL);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("offtrace: the device collector speaks interface version 2, the host library 1; "
+                            "no device detail\n");
 }
 
 Test(device, missing_collector_is_said_once_without_the_cli, .timeout = 120)

@@ -510,8 +510,10 @@ Test(hostile_process, the_users_own_tool_starts_under_record)
 }
 
 /* #19: a tool that asks for callbacks: it gets thread begins as without
- * offtrace, is refused the target events offtrace keeps its ids in, and
- * record's run says so in one line; initialize and finalize both reach it. */
+ * offtrace, is refused the target events offtrace keeps its ids in and
+ * (the device collector being preloaded) the host OpenMP events the host
+ * library registers for the host-offload device, and record's run says so
+ * in one line; initialize and finalize both reach it. */
 Test(hostile_process, the_users_own_tool_is_told_which_callbacks_it_does_not_get)
 {
     char dir[4096], plain_out[4200], traced_out[4200], tools[4200], env_plain[4300], env_traced[4300], prog[4096];
@@ -542,7 +544,32 @@ Test(hostile_process, the_users_own_tool_is_told_which_callbacks_it_does_not_get
     cr_expect_str_eq(traced_answer, "never");
     cr_expect_eq(count_lines_with(err, "does not get these callbacks, which offtrace uses itself: target_emi"), 1,
                  "%s", err);
+    cr_expect(strstr(plain, "parallel_begin=always"), "%s", plain);
+    cr_expect(strstr(traced, "parallel_begin=never"), "%s", traced);
+    cr_expect_eq(count_lines_with(err, "which offtrace uses itself: target_emi, parallel_begin"), 1, "%s", err);
     free(plain);
+    free(traced);
+    free(err);
+}
+
+/* Without the device collector (--host-only) offtrace never registers the
+ * host OpenMP events, so the user's tool gets them as without offtrace. */
+Test(hostile_process, the_users_own_tool_keeps_host_openmp_events_without_the_collector)
+{
+    char dir[4096], traced_out[4200], tools[4200], env_traced[4300];
+    scratch_path(dir, sizeof dir, "process-owntool-host-only");
+    snprintf(traced_out, sizeof traced_out, "%s.traced", dir);
+    snprintf(tools, sizeof tools, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-owntool-callbacks.so", OFFTRACE_LIB_DIR);
+    snprintf(env_traced, sizeof env_traced, "OWNTOOL_OUT=%s", traced_out);
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){tools, env_traced, NULL}, "hostile_basic",
+                                (char *[]){"3", "0", NULL}, &err), 0);
+    char *traced = read_whole_file(traced_out, NULL);
+    cr_assert(traced, "the tool did not finalize");
+    cr_expect(strstr(traced, "target_emi=never"), "%s", traced);
+    cr_expect(strstr(traced, "parallel_begin=always"), "%s", traced);
+    cr_expect_eq(count_lines_with(err, "which offtrace uses itself: target_emi"), 1, "%s", err);
+    cr_expect_eq(count_lines_with(err, "parallel_begin"), 0, "%s", err);
     free(traced);
     free(err);
 }

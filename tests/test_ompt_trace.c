@@ -106,11 +106,6 @@ void ot_dev_deliver(ot_dev_device *d, const offtrace_device_record *records, siz
     }
 }
 
-ompt_function_lookup_t ot_dev_host_lookup(void)
-{
-    return NULL;
-}
-
 int ot_dev_verbose(void)
 {
     return 0;

@@ -285,14 +285,28 @@ static const ot_dev_backend cupti_backend = {
     .detach = cupti_detach,
 };
 
-OT_CUPTI_EXPORT const ot_dev_backend *ot_cupti_backend_entry(ot_dev_deliver_fn deliver, int verbose);
-
-_Static_assert(__builtin_types_compatible_p(__typeof__(&ot_cupti_backend_entry), ot_cupti_entry_fn),
-               "ot_cupti_backend_entry must match ot_cupti_entry_fn of backend.h");
-
-const ot_dev_backend *ot_cupti_backend_entry(ot_dev_deliver_fn deliver, int verbose)
+static const ot_dev_backend *cupti_open(ot_dev_deliver_fn deliver, int verbose)
 {
     g.deliver = deliver;
     g.verbose = verbose;
     return &cupti_backend;
+}
+
+static const ot_cupti_module module = {
+    .version = OT_CUPTI_MODULE_VERSION,
+    .size = sizeof(ot_cupti_module),
+    .backend_size = sizeof(ot_dev_backend),
+    .record_size = sizeof(offtrace_device_record),
+    .open = cupti_open,
+};
+
+OT_CUPTI_EXPORT const ot_cupti_module *offtrace_cupti_module_v1(void);
+
+_Static_assert(__builtin_types_compatible_p(__typeof__(&offtrace_cupti_module_v1), ot_cupti_entry_fn),
+               "offtrace_cupti_module_v1 must match ot_cupti_entry_fn of backend.h");
+_Static_assert(OT_CUPTI_MODULE_VERSION == 1, "rename offtrace_cupti_module_v1 with the version");
+
+const ot_cupti_module *offtrace_cupti_module_v1(void)
+{
+    return &module;
 }

@@ -15,15 +15,28 @@
  * OFFTRACE_COLLECTOR_ENTRY_NAME, a function of type offtrace_collector_entry_fn.
  * The host looks it up with dlsym(RTLD_DEFAULT, ...), calls it with the
  * interface version it was built for, and uses the returned table only if
- * the table's `interface_version` and `record_size` equal its own. A
- * missing collector or one of another version is reported once on stderr and
- * tracing goes on without device detail.
+ * the table's `interface_version` and `record_size` equal its own. The first
+ * three fields of the table (interface_version, record_size, name) keep
+ * their place in every version, so that either side can read the other's
+ * version. A missing collector or one of another version is reported once
+ * on stderr and tracing goes on without device detail; the collector's open
+ * refuses a host of another version the same way (-EINVAL, one line).
+ *
+ * Version 2 (this one): the host library registers every callback of the
+ * host OpenMP runtime itself. Version 1 gave the collector the host's OMPT
+ * lookup so that its host-offload backend could register the runtime's
+ * parallel, implicit-task, work, sync-region and task callbacks; in version
+ * 2 the host forwards those events through `openmp` (below), so that the
+ * host library can record host OpenMP events from the same callbacks.
  *
  * Call sequence, all made by the host library:
  *   open (once) -> attach (per device, at device initialisation)
  *   -> { target_begin -> [operation_begin/operation_end]* -> target_end
  *        -> flush }* -> flush -> detach (per device) -> close (once).
  * device_time may be called at any point between attach and detach.
+ * The `openmp` entries are called from the first attach whose device info
+ * has wants_host_openmp set until the process ends (also after close, on
+ * threads the program still runs: the entries must stay safe to call).
  *
  * Threads: target_begin/target_end/operation_* are called on the thread that
  * encounters the construct (a hidden helper thread for `nowait`), possibly
@@ -51,7 +64,7 @@
 
 #include <omp-tools.h>
 
-#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 1u
+#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 2u
 
 /** The one symbol the collector exports. */
 #define OFFTRACE_COLLECTOR_ENTRY_NAME "offtrace_collector_interface"
@@ -137,13 +150,6 @@ typedef struct offtrace_collector_host {
     uint32_t interface_version;      /**< OFFTRACE_COLLECTOR_INTERFACE_VERSION */
     void *context;                   /**< passed back to deliver */
     offtrace_collector_deliver_fn deliver;
-    /** The host OpenMP runtime's OMPT lookup (from ompt_initialize). A
-     *  host-offload device runs its OpenMP code on this same runtime, so
-     *  that backend registers its device-side callbacks through it. Only
-     *  callbacks the host library does not register may be set:
-     *  parallel_begin/end, implicit_task, work, sync_region, task_create,
-     *  task_schedule. */
-    ompt_function_lookup_t host_lookup;
     int verbose;                     /**< OFFTRACE_VERBOSE */
 } offtrace_collector_host;
 
@@ -153,7 +159,38 @@ typedef struct offtrace_collector_device_info {
     /** 1 when the backend needs operation_begin/operation_end around every
      *  submit and data operation (CUPTI correlation); 0 spares the host the calls. */
     int wants_operations;
+    /** 1 when the device runs its OpenMP code on the host's own runtime
+     *  (host-offload), so that the backend needs the host runtime's OpenMP
+     *  events (offtrace_collector_openmp). The host registers those
+     *  callbacks only once a device wants them: a trace without such a
+     *  device keeps the runtime's fast paths. */
+    int wants_host_openmp;
 } offtrace_collector_device_info;
+
+/**
+ * The host OpenMP runtime's events the collector may need, with the OMPT
+ * callbacks' own types and arguments: the host library's callback for the
+ * event calls the entry with the arguments libomp gave it, unchanged, on
+ * the same thread. These events carry no device number: a backend tells
+ * device work from host work by its own per-thread state (set in
+ * target_begin, carried to a parallel region's workers through
+ * parallel_data).
+ *
+ * Per-region state: the collector owns the `value` of the parallel_data of
+ * parallel_begin (read again by implicit_task and parallel_end) and of the
+ * new_task data of task_create (read again by task_schedule); the host
+ * library neither reads nor writes them. Every other ompt_data_t is the
+ * host's, read-only here.
+ */
+typedef struct offtrace_collector_openmp {
+    ompt_callback_parallel_begin_t parallel_begin;
+    ompt_callback_parallel_end_t parallel_end;
+    ompt_callback_implicit_task_t implicit_task;
+    ompt_callback_work_t work;
+    ompt_callback_sync_region_t sync_region;
+    ompt_callback_task_create_t task_create;
+    ompt_callback_task_schedule_t task_schedule;
+} offtrace_collector_openmp;
 
 /** The function table the collector returns. Every entry is non-NULL. */
 typedef struct offtrace_collector {
@@ -205,6 +242,11 @@ typedef struct offtrace_collector {
 
     /** \brief Release everything (after every detach). */
     void (*close)(void);
+
+    /** Host OpenMP events, forwarded from the first attach whose device
+     *  info says wants_host_openmp on (see the call sequence above). Every
+     *  entry is non-NULL (the host checks before open). */
+    offtrace_collector_openmp openmp;
 } offtrace_collector;
 
 /**

@@ -2,11 +2,11 @@
  * bench_device_record: the device collector's own costs, without an OpenMP
  * runtime around them, so that they can be told apart from libomp's.
  *
- * The host-offload backend is attached through the collector's real table
- * with a stand-in for the runtime's ompt_set_callback that keeps the
- * callbacks; the benchmark then calls the real `work` callback on a thread
- * that is in device work, and flushes into the host library's real device
- * sink (raw/device-0.rec in a scratch directory).
+ * The host-offload backend is attached through the collector's real table;
+ * the benchmark then calls the table's `openmp.work` entry (what the host
+ * library's work callback forwards to) on a thread that is in device work,
+ * and flushes into the host library's real device sink (raw/device-0.rec in
+ * a scratch directory).
  *
  * Prints: ns per recorded device event, ns per record for a flush, ns for a
  * flush of an empty buffer right after a full one (the fixed cost at each
@@ -30,20 +30,6 @@
 
 #define WARM_FLUSHES 1000
 #define TIME_READS 10000
-
-static ompt_callback_work_t work_callback;
-
-static ompt_set_result_t keep_callback(ompt_callbacks_t event, ompt_callback_t fn)
-{
-    if (event == ompt_callback_work)
-        work_callback = (ompt_callback_work_t)fn;
-    return ompt_set_always;
-}
-
-static ompt_interface_fn_t host_lookup(const char *name)
-{
-    return strcmp(name, "ompt_set_callback") == 0 ? (ompt_interface_fn_t)keep_callback : NULL;
-}
 
 static void deliver(void *context, int num, const offtrace_device_record *records, size_t count)
 {
@@ -72,9 +58,10 @@ int main(int argc, char **argv)
         return 1;
     snprintf(ot_the_session.raw_dir, sizeof ot_the_session.raw_dir, "%s", dir);
     const offtrace_collector *c = ot_dev_collector_table();
-    offtrace_collector_host host = {OFFTRACE_COLLECTOR_INTERFACE_VERSION, NULL, deliver, host_lookup, 0};
+    offtrace_collector_host host = {.interface_version = OFFTRACE_COLLECTOR_INTERFACE_VERSION, .deliver = deliver};
     offtrace_collector_device_info info;
-    if (c->open(&host) || c->attach(0, "generic-64bit", NULL, NULL, &info) || !work_callback) {
+    ompt_callback_work_t work_callback = c->openmp.work;
+    if (c->open(&host) || c->attach(0, "generic-64bit", NULL, NULL, &info) || !info.wants_host_openmp) {
         fprintf(stderr, "bench: cannot attach the host-offload backend\n");
         return 1;
     }

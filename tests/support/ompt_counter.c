@@ -43,6 +43,23 @@
  *     (for `target nowait`, a hidden helper thread runs the whole construct,
  *     begin and end included).
  *
+ * With OFFTRACE_TEST_COUNTER_OPENMP=1 it also counts the OpenMP constructs
+ * that run inside target regions (on a host-offload device they run on this
+ * same runtime) and prints a second line:
+ *
+ *   OMPT_OPENMP_COUNTS parallel=N implicit_tasks=N loops=N barriers=N tasks=N
+ *
+ * A thread is inside a target region from the begin to the end endpoint of
+ * ompt_callback_target_emi of kind target (or target_nowait), and a worker
+ * from the begin of an implicit task of a parallel region (or league) that
+ * began inside one to the matching end (the region is marked in its
+ * parallel_data). Counted at the begin endpoints, inside target regions:
+ * parallel = parallel_begin (teams leagues included), implicit_tasks =
+ * implicit_task (initial tasks of teams included), loops = work of the loop
+ * kinds and distribute, barriers = sync_region of every kind but reduction
+ * (barriers, implicit barriers, taskwait, taskgroup), tasks = explicit
+ * tasks created (task_create with ompt_task_explicit).
+ *
  * The line is printed at OMPT finalize, or else from a library destructor;
  * only once.  Nothing is printed if the OpenMP runtime never started the
  * tool, nor when the process dies without running exit handlers (abort,
@@ -52,6 +69,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static atomic_ulong n_target, n_enter, n_exit, n_update, n_kernels;
 static atomic_ulong n_alloc, n_alloc_bytes, n_h2d, n_h2d_bytes, n_d2h,
@@ -59,11 +77,16 @@ static atomic_ulong n_alloc, n_alloc_bytes, n_h2d, n_h2d_bytes, n_d2h,
 static atomic_ulong next_target_id = 1;
 static atomic_int printed;
 static atomic_int active;
+static int count_openmp; /* OFFTRACE_TEST_COUNTER_OPENMP=1 */
+static void on_target_emi_openmp(ompt_target_t kind,
+                                 ompt_scope_endpoint_t endpoint);
 
 static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint,
                           int device_num, ompt_data_t *task_data,
                           ompt_data_t *target_task_data,
                           ompt_data_t *target_data, const void *codeptr_ra) {
+  if (count_openmp)
+    on_target_emi_openmp(kind, endpoint);
   if (endpoint == ompt_scope_begin) {
     if (target_data)
       target_data->value = atomic_fetch_add(&next_target_id, 1);
@@ -136,10 +159,98 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint,
     atomic_fetch_add(&n_kernels, 1);
 }
 
+/* ---- OpenMP inside target regions (OFFTRACE_TEST_COUNTER_OPENMP=1) ---- */
+
+#define DEVICE_REGION_MARK 0x6465766963650001ull /* parallel_data of a region begun in a target */
+
+static atomic_ulong n_parallel, n_implicit, n_loops, n_barriers, n_tasks;
+static _Thread_local int in_target;   /* between target begin and end */
+static _Thread_local int team_depth;  /* implicit tasks of marked regions entered */
+
+static int inside(void) { return in_target || team_depth > 0; }
+
+static void on_target_emi_openmp(ompt_target_t kind,
+                                 ompt_scope_endpoint_t endpoint) {
+  if (kind == ompt_target || kind == ompt_target_nowait)
+    in_target = endpoint == ompt_scope_begin;
+}
+
+static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame,
+                              ompt_data_t *parallel, unsigned int requested,
+                              int flags, const void *codeptr) {
+  int in = inside();
+  parallel->value = in ? DEVICE_REGION_MARK : 0;
+  if (in)
+    atomic_fetch_add(&n_parallel, 1);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint,
+                             ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned int actual, unsigned int index,
+                             int flags) {
+  if (endpoint == ompt_scope_begin) {
+    int marked = parallel && parallel->value == DEVICE_REGION_MARK;
+    if (!inside() && !marked)
+      return;
+    if (!in_target)
+      team_depth++;
+    atomic_fetch_add(&n_implicit, 1);
+  } else if (!in_target && team_depth > 0) {
+    team_depth--;
+  }
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint,
+                    ompt_data_t *parallel, ompt_data_t *task, uint64_t count,
+                    const void *codeptr) {
+  if (endpoint != ompt_scope_begin || !inside())
+    return;
+  switch (kind) {
+  case ompt_work_loop:
+  case ompt_work_loop_static:
+  case ompt_work_loop_dynamic:
+  case ompt_work_loop_guided:
+  case ompt_work_loop_other:
+  case ompt_work_distribute:
+    atomic_fetch_add(&n_loops, 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void on_sync_region(ompt_sync_region_t kind,
+                           ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *parallel, ompt_data_t *task,
+                           const void *codeptr) {
+  if (endpoint == ompt_scope_begin && kind != ompt_sync_region_reduction &&
+      inside())
+    atomic_fetch_add(&n_barriers, 1);
+}
+
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
+                           ompt_data_t *new_task, int flags,
+                           int has_dependences, const void *codeptr) {
+  if ((flags & ompt_task_explicit) && inside())
+    atomic_fetch_add(&n_tasks, 1);
+}
+
+static void register_openmp(ompt_set_callback_t set_callback) {
+  const char *on = getenv("OFFTRACE_TEST_COUNTER_OPENMP");
+  if (!on || strcmp(on, "1") != 0)
+    return;
+  count_openmp = 1;
+  set_callback(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+  set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+  set_callback(ompt_callback_work, (ompt_callback_t)on_work);
+  set_callback(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+  set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+}
+
 static void print_counts(void) {
   if (!atomic_load(&active) || atomic_exchange(&printed, 1))
     return;
-  char line[512];
+  char line[768];
   snprintf(line, sizeof line,
            "OMPT_COUNTS target=%lu enter_data=%lu exit_data=%lu update=%lu "
            "kernels=%lu alloc=%lu alloc_bytes=%lu h2d=%lu h2d_bytes=%lu "
@@ -151,6 +262,15 @@ static void print_counts(void) {
            atomic_load(&n_h2d_bytes), atomic_load(&n_d2h),
            atomic_load(&n_d2h_bytes), atomic_load(&n_delete),
            atomic_load(&n_outside));
+  if (count_openmp) {
+    size_t used = strlen(line);
+    snprintf(line + used, sizeof line - used,
+             "OMPT_OPENMP_COUNTS parallel=%lu implicit_tasks=%lu loops=%lu "
+             "barriers=%lu tasks=%lu\n",
+             atomic_load(&n_parallel), atomic_load(&n_implicit),
+             atomic_load(&n_loops), atomic_load(&n_barriers),
+             atomic_load(&n_tasks));
+  }
   const char *path = getenv("OFFTRACE_TEST_COUNTER_OUT");
   FILE *f = (path && *path) ? fopen(path, "a") : NULL;
   if (f) {
@@ -173,6 +293,7 @@ static int tool_initialize(ompt_function_lookup_t lookup,
                (ompt_callback_t)on_data_op_emi);
   set_callback(ompt_callback_target_submit_emi,
                (ompt_callback_t)on_submit_emi);
+  register_openmp(set_callback);
   atomic_store(&active, 1);
   return 1; /* keep the tool active */
 }
