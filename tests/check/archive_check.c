@@ -4,7 +4,7 @@
 #include <otf2/otf2.h>
 #include <stdarg.h>
 
-#include "offtrace/event_catalogue.h"
+#include "offtrace/event_catalogue_otf2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +33,7 @@ typedef struct state {
     archive_facts *f;
     char **strings; size_t nstrings;
     char **region_name; uint32_t *region_line; size_t nregions;
+    OTF2_RegionRole *region_role; OTF2_Paradigm *region_paradigm;
     uint8_t *region_class; size_t nclasses;  /* offtrace_event_class by region ref, from the class table */
     loc_state locs[MAX_LOC]; size_t nlocs;
     int group_is_accel[MAX_GROUPS]; int group_has_creator[MAX_GROUPS];
@@ -91,12 +92,16 @@ static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef n
         size_t n = self + 256;
         s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
         s->region_line = realloc(s->region_line, n * sizeof *s->region_line);
+        s->region_role = realloc(s->region_role, n * sizeof *s->region_role);
+        s->region_paradigm = realloc(s->region_paradigm, n * sizeof *s->region_paradigm);
         memset(s->region_name + s->nregions, 0, (n - s->nregions) * sizeof *s->region_name);
         memset(s->region_line + s->nregions, 0, (n - s->nregions) * sizeof *s->region_line);
         s->nregions = n;
     }
     s->region_name[self] = strdup(str(s, name));
     s->region_line[self] = b;
+    s->region_role[self] = role;
+    s->region_paradigm[self] = p;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -405,6 +410,24 @@ static int read_defs(OTF2_Reader *rd, state *s)
     return rc;
 }
 
+/* A region's role and paradigm are its class's (DEVICE_WORK and DEVICE_SYNC
+ * refine the role by subkind). */
+static void check_region_classes(state *s)
+{
+    for (size_t r = 0; r < s->nregions && r < s->nclasses; r++) {
+        offtrace_event_class c = class_of(s, r);
+        if (!s->region_name[r] || c == OFFTRACE_CLASS_NONE)
+            continue;
+        int refined = c == OFFTRACE_CLASS_DEVICE_WORK || c == OFFTRACE_CLASS_DEVICE_SYNC;
+        if (s->region_paradigm[r] != offtrace_class_paradigm(c) ||
+            (!refined && s->region_role[r] != offtrace_class_role(c))) {
+            s->f->bad_groups++;
+            problem(s, "region %s: role %d, paradigm %d, not those of its class %s", s->region_name[r],
+                    (int)s->region_role[r], (int)s->region_paradigm[r], offtrace_class(c)->class_name);
+        }
+    }
+}
+
 /* What each location is, from its role property: every location of an
  * offtrace archive has one, and the role must fit the location's type. */
 static void classify_locations(state *s)
@@ -587,8 +610,10 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
         problem(s, "no %s %u", OFFTRACE_CATALOGUE_PROPERTY, OFFTRACE_CATALOGUE_VERSION);
     }
     free(version);
-    if (rc == 0)
+    if (rc == 0) {
         classify_locations(s);
+        check_region_classes(s);
+    }
     if (rc == 0 && f->host_threads == 0) { /* OTF2: a process holds at least one CPU thread */
         f->bad_groups++;
         problem(s, "no CPU thread in the process location group");
@@ -606,6 +631,8 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     free(s->region_name);
     free(s->region_line);
     free(s->region_class);
+    free(s->region_role);
+    free(s->region_paradigm);
     free(s->targets);
     free(s->kernels);
     free(s->device_times);
