@@ -146,7 +146,7 @@ static OTF2_RegionRef rdma_region(converter *c, int to_device)
     return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
 }
 
-/* offtrace's own regions are named by the catalogue alone. */
+/* offtrace's own regions, and others without a site, are named by the catalogue alone. */
 static OTF2_RegionRef measurement_region(converter *c, offtrace_event_class cls)
 {
     return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
@@ -424,23 +424,45 @@ static void on_operation(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     pop_matching(p, r->event, r->id, end, r);
 }
 
-/* The recorder wrote its buffers to disk (memory budget): a
- * measurement-system region, so that its cost shows where it was paid. */
-static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+/* The class a source is written as on its host thread when that is all
+ * there is to it: a plain region from BEGIN to END (or one COMPLETE
+ * record), named after the class and, with a code address, its site. A new
+ * kind of that shape needs its catalogue lines and nothing here. */
+static offtrace_event_class plain_region_class(offtrace_source source)
 {
-    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
-        pop_matching(p, OFFTRACE_RAW_FLUSH, r->id, t, r);
+#define PLAIN_REGION(c, src, name, form, role, paradigm, location, reader, construct, op, nowait, view, export, \
+                     report)                                                                                   \
+    if (source == OFFTRACE_SOURCE_##src && OFFTRACE_FORM_##form == OFFTRACE_FORM_ENTER_LEAVE &&               \
+        OFFTRACE_LOC_##location == OFFTRACE_LOC_HOST_THREAD)                                                  \
+        return OFFTRACE_CLASS_##c;
+    OFFTRACE_EVENT_CLASSES(PLAIN_REGION)
+#undef PLAIN_REGION
+    return OFFTRACE_CLASS_NONE;
+}
+
+static void on_plain_region(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
+{
+    if (cls == OFFTRACE_CLASS_NONE) { /* a source without its class line (test_catalogue forbids it) */
+        p->c->damaged_records++;
+        return;
+    }
+    if (r->endpoint == OFFTRACE_RAW_END) {
+        pop_matching(p, r->event, r->id, t, r);
         return;
     }
     open_item *o = push(p);
     if (!o)
         return;
-    o->event = OFFTRACE_RAW_FLUSH;
+    o->event = r->event;
     o->id = r->id;
     o->device = -1;
-    o->region = measurement_region(p->c, OFFTRACE_CLASS_BUFFER_FLUSH);
-    p->c->buffer_flushes++;
+    o->region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
     enter(p, t, o->region);
+    if (r->endpoint != OFFTRACE_RAW_COMPLETE)
+        return;
+    uint64_t end = ot_cv_to_ns(p->c, r->end_time);
+    p->last_time = end = end < t ? t : end;
+    pop_matching(p, r->event, r->id, end, r);
 }
 
 /* Records the thread could not store: a measurement-system region over the
@@ -527,16 +549,19 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
         p->last_time = t;
-        if (r->event == OFFTRACE_RAW_TARGET)
+        offtrace_source source = offtrace_raw_source(r->event);
+        if (source == OFFTRACE_SOURCE_TARGET)
             on_target(p, r, t);
-        else if (r->event == OFFTRACE_RAW_DATA_OP || r->event == OFFTRACE_RAW_SUBMIT)
+        else if (source == OFFTRACE_SOURCE_DATA_OP || source == OFFTRACE_SOURCE_SUBMIT)
             on_operation(p, r, t);
-        else if (r->event == OFFTRACE_RAW_SYNC)
+        else if (source == OFFTRACE_SOURCE_SYNC)
             on_sync(p, r);
-        else if (r->event == OFFTRACE_RAW_FLUSH)
-            on_flush(p, r, t);
-        else if (r->event == OFFTRACE_RAW_LOST)
+        else if (source == OFFTRACE_SOURCE_LOST)
             on_lost(p, r, t);
+        else { /* the recorder's buffer flushes, and every kind that is a plain region */
+            p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
+            on_plain_region(p, r, t, plain_region_class(source));
+        }
     }
     /* Losses up to the end were never followed by a LOST record. */
     if (rc == 0 && s->header.lost_records > p->marked_lost) {
