@@ -293,6 +293,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     ls->stack[ls->depth] = r;
     ls->begin[ls->depth++] = t;
     offtrace_event_class c = class_of(s, r);
+    s->f->enters[c]++;
     if (c == OFFTRACE_CLASS_NONE) {
         s->f->bad_groups++;
         problem(s, "region %u is in no class of the class table", r);
