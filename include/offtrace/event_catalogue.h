@@ -66,6 +66,14 @@
 /** Location property (uint32): the OpenMP device number of a device location. */
 #define OFFTRACE_LOCATION_DEVICE_PROPERTY "OFFTRACE::DEVICE"
 
+/** \brief Whether two strings are equal (strcmp without <string.h>). */
+static inline int offtrace_catalogue_same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 /* ---- location roles ---------------------------------------------------- */
 
 /**
@@ -123,13 +131,9 @@ static inline const char *offtrace_location_role_name(offtrace_location_role rol
 /** \brief The role of a name, or OFFTRACE_LOC_ROLE_COUNT if none has it. */
 static inline offtrace_location_role offtrace_location_role_by_name(const char *name)
 {
-    for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++) {
-        const char *a = offtrace_location_role_name((offtrace_location_role)r), *b = name;
-        while (*a && *a == *b)
-            a++, b++;
-        if (!*a && !*b)
+    for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
+        if (offtrace_catalogue_same(offtrace_location_role_name((offtrace_location_role)r), name))
             return (offtrace_location_role)r;
-    }
     return OFFTRACE_LOC_ROLE_COUNT;
 }
 
@@ -391,13 +395,9 @@ static inline const offtrace_class_info *offtrace_class(offtrace_event_class c)
 /** \brief The class whose archive name is \p class_name ("TARGET"), NONE if none. */
 static inline offtrace_event_class offtrace_class_by_name(const char *class_name)
 {
-    for (int c = OFFTRACE_CLASS_NONE + 1; c < OFFTRACE_CLASS_COUNT; c++) {
-        const char *a = offtrace_class((offtrace_event_class)c)->class_name, *b = class_name;
-        while (*a && *a == *b)
-            a++, b++;
-        if (!*a && !*b)
+    for (int c = OFFTRACE_CLASS_NONE + 1; c < OFFTRACE_CLASS_COUNT; c++)
+        if (offtrace_catalogue_same(offtrace_class((offtrace_event_class)c)->class_name, class_name))
             return (offtrace_event_class)c;
-    }
     return OFFTRACE_CLASS_NONE;
 }
 
