@@ -22,9 +22,10 @@
 #include "check/archive_check.h"
 #include "check/run.h"
 #include "offtrace/collector.h"
+#include "offtrace/event_catalogue.h"
 #include "offtrace/raw_format.h"
 
-#define DEVICE_THREAD_LOCATION(dev, thread) (2ull << 32 | (uint64_t)(dev) << 16 | (thread))
+#define DEVICE_THREAD_LOCATION(dev, thread) offtrace_location_id(OFFTRACE_LOC_DEVICE_THREAD, dev, thread)
 
 /* `offtrace record -o DIR [options] PROGRAM args` with extra environment;
  * returns stderr (the summary), which the caller frees. */

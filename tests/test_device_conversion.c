@@ -19,6 +19,7 @@
 #include "check/run.h"
 #include "convert.h"
 #include "offtrace/collector.h"
+#include "offtrace/event_catalogue.h"
 #include "offtrace/raw_format.h"
 
 /* ---- the truth ---- */
@@ -36,8 +37,8 @@
 #define SUBMIT_ID 78ull
 #define QUEUE 5u
 
-#define DEVICE_THREAD_LOCATION(dev, thread) (2ull << 32 | (uint64_t)(dev) << 16 | (thread))
-#define DEVICE_QUEUE_LOCATION(dev, ordinal) (3ull << 32 | (uint64_t)(dev) << 16 | (ordinal))
+#define DEVICE_THREAD_LOCATION(dev, thread) offtrace_location_id(OFFTRACE_LOC_DEVICE_THREAD, dev, thread)
+#define DEVICE_QUEUE_LOCATION(dev, ordinal) offtrace_location_id(OFFTRACE_LOC_DEVICE_QUEUE, dev, ordinal)
 
 static uint64_t ticks_of(uint64_t ns)
 {

@@ -13,6 +13,7 @@
 
 #include "check/archive_check.h"
 #include "check/compare.h"
+#include "offtrace/event_catalogue.h"
 
 TestSuite(hostile_convert, .timeout = 180);
 
@@ -50,8 +51,8 @@ Test(hostile_convert, overlapping_kernels_get_a_second_stream)
     traced_like_untraced(dir, NULL, "hostile_overlap", NULL, &f);
     cr_assert_eq(f.target, 40);
     cr_assert_eq(f.kernels, 40);
-    cr_assert(location_has_events(dir, 1ull << 32 | 0), "no kernels on device 0 stream 0");
-    cr_assert(location_has_events(dir, 1ull << 32 | 1), "no kernels on device 0 stream 1");
+    cr_assert(location_has_events(dir, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, 0, 0)), "no kernels on device 0 stream 0");
+    cr_assert(location_has_events(dir, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, 0, 1)), "no kernels on device 0 stream 1");
 }
 
 /* Case 2 (smaller: 32 threads x 16 nowait targets overlap often enough). */

@@ -73,20 +73,11 @@ static int64_t rel(const exporter *e, uint64_t t)
     return (int64_t)(t - e->origin);
 }
 
-static const char *category(ot_tr_region_class k)
+/* The export column of the catalogue: a region's "cat". */
+static const char *category(const ot_tr_region *r)
 {
-    switch (k) {
-    case OT_TR_TARGET: return "target";
-    case OT_TR_TARGET_DATA: return "target data";
-    case OT_TR_KERNEL: return "kernel";
-    case OT_TR_DATA_OP: return "data op";
-    case OT_TR_API: return "api";
-    case OT_TR_TRANSFER: return "transfer";
-    case OT_TR_DEVICE_OPENMP: return "device openmp";
-    case OT_TR_DEVICE_ACTIVITY: return "device activity";
-    case OT_TR_MEASUREMENT: return "measurement";
-    default: return "other";
-    }
+    const offtrace_class_info *c = offtrace_class((offtrace_event_class)r->cls);
+    return c ? c->export_category : "other";
 }
 
 /* The source site: the part after '@', else the definition's file:line
@@ -113,7 +104,7 @@ static region_text *build_region_text(const ot_tr_region *r)
 {
     region_text *t = calloc(1, sizeof *t);
     char *name = ot_jw_quote(r->name ? r->name : "");
-    if (!t || !name || asprintf(&t->head, "{\"ph\":\"X\",\"name\":%s,\"cat\":\"%s\"", name, category(r->klass)) < 0) {
+    if (!t || !name || asprintf(&t->head, "{\"ph\":\"X\",\"name\":%s,\"cat\":\"%s\"", name, category(r)) < 0) {
         free(name);
         free(t);
         return NULL;

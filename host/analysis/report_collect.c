@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offtrace/event_catalogue.h"
 #include "report_state.h"
 
 /* ---- rows ---- */
@@ -34,16 +35,22 @@ int32_t rp_add_row(void **rows, size_t *count, size_t *cap, size_t size)
     return (int32_t)(*count)++;
 }
 
+/* The report column of the catalogue, by class (OT_RP_NONE: no construct). */
+#define OT_RP_NONE OT_RP_KINDS
+static const uint8_t report_columns[OFFTRACE_CLASS_COUNT] = {
+    [OFFTRACE_CLASS_NONE] = OT_RP_NONE,
+#define REPORT_COLUMN(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, export, \
+                      report)                                                                                     \
+    [OFFTRACE_CLASS_##c] = OT_RP_##report,
+    OFFTRACE_EVENT_CLASSES(REPORT_COLUMN)
+#undef REPORT_COLUMN
+};
+
+/* Sites are made for construct regions only; anything else counts as a target. */
 static ot_rp_kind kind_of(const ot_tr_region *region)
 {
-    if (region->klass == OT_TR_API)
-        return OT_RP_API;
-    switch (region->construct) {
-    case OT_TR_CONSTRUCT_ENTER_DATA: return OT_RP_ENTER_DATA;
-    case OT_TR_CONSTRUCT_EXIT_DATA: return OT_RP_EXIT_DATA;
-    case OT_TR_CONSTRUCT_UPDATE: return OT_RP_UPDATE;
-    default: return OT_RP_TARGET;
-    }
+    int cls = region->cls > 0 && region->cls < OFFTRACE_CLASS_COUNT ? region->cls : 0;
+    return report_columns[cls] == OT_RP_NONE ? OT_RP_TARGET : (ot_rp_kind)report_columns[cls];
 }
 
 static int32_t new_site(rp_state *s, const char *name, const char *site, const char *file, uint32_t line,

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "trace_read.h"
 
+#include "offtrace/event_catalogue.h"
 #include "otf2_open.h"
 
 #include <errno.h>
@@ -22,6 +23,21 @@
  * bounds them (64 MiB of regions); one flipped byte must not cost GiBs. */
 #define MAX_DEFINITION_REF (1u << 20)
 
+/* A group of type REGIONS: a class of the class table if its name says so. */
+typedef struct region_group {
+    OTF2_StringRef name;
+    uint64_t *members;
+    uint32_t count;
+} region_group;
+
+/* A location property, resolved once every string and location is in. */
+typedef struct location_property {
+    OTF2_LocationRef location;
+    OTF2_StringRef name;
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+} location_property;
+
 struct ot_tr_archive {
     char **strings;
     size_t string_count;
@@ -34,6 +50,11 @@ struct ot_tr_archive {
     OTF2_StringRef *group_names; /* location group ref -> name */
     size_t group_count;
     uint32_t rank_count;
+    region_group *region_groups;
+    size_t region_group_count;
+    location_property *location_properties;
+    size_t location_property_count;
+    int other_catalogue;         /* an offtrace archive without this catalogue's class table */
     uint32_t host_address_attr, device_address_attr;
     uint64_t first_time, duration, realtime;
     char *creator;
@@ -135,7 +156,6 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     l[count] = (ot_tr_location){.id = self, .index = (uint32_t)count, .events = events, .device = -1};
     l[count].name = (const char *)(uintptr_t)name;
     l[count].group = (const char *)(uintptr_t)group; /* the group ref until resolve_names */
-    l[count].klass = type == OTF2_LOCATION_TYPE_CPU_THREAD ? OT_TR_HOST_THREAD : OT_TR_OTHER_LOCATION;
     a->location_count++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -157,10 +177,29 @@ static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Groups of regions are kept until the strings are in: their names say
+ * which are the class table's. */
+static OTF2_CallbackCode keep_region_group(ot_tr_archive *a, OTF2_StringRef name, uint32_t n, const uint64_t *members)
+{
+    region_group *g = realloc(a->region_groups, (a->region_group_count + 1) * sizeof *g);
+    if (!g)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->region_groups = g;
+    g = &g[a->region_group_count];
+    *g = (region_group){name, malloc((n ? n : 1) * sizeof *members), n};
+    if (!g->members)
+        return OTF2_CALLBACK_INTERRUPT;
+    memcpy(g->members, members, n * sizeof *members);
+    a->region_group_count++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
     ot_tr_archive *a = u;
+    if (type == OTF2_GROUP_TYPE_REGIONS)
+        return keep_region_group(a, name, n, members);
     if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS || a->rank_location)
         return OTF2_CALLBACK_SUCCESS;
     a->rank_location = malloc((n ? n : 1) * sizeof *a->rank_location);
@@ -168,6 +207,18 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
         return OTF2_CALLBACK_INTERRUPT;
     memcpy(a->rank_location, members, n * sizeof *members);
     a->rank_count = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef location, OTF2_StringRef name,
+                                               OTF2_Type type, OTF2_AttributeValue value)
+{
+    ot_tr_archive *a = u;
+    location_property *p = realloc(a->location_properties, (a->location_property_count + 1) * sizeof *p);
+    if (!p)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->location_properties = p;
+    p[a->location_property_count++] = (location_property){location, name, type, value};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -207,6 +258,7 @@ static int read_global_definitions(ot_tr_archive *a)
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_location_group);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
     OTF2_Reader_RegisterGlobalDefCallbacks(a->reader, g, cb, a);
@@ -224,99 +276,118 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static void classify_target(ot_tr_region *r)
-{
-    const char *n = r->name;
-    r->klass = OT_TR_TARGET;
-    r->nowait = strstr(n, " nowait") != NULL;
-    if (starts(n, "target data @"))
-        r->klass = OT_TR_TARGET_DATA;
-    else if (starts(n, "target enter data"))
-        r->construct = OT_TR_CONSTRUCT_ENTER_DATA;
-    else if (starts(n, "target exit data"))
-        r->construct = OT_TR_CONSTRUCT_EXIT_DATA;
-    else if (starts(n, "target update"))
-        r->construct = OT_TR_CONSTRUCT_UPDATE;
-    else
-        r->construct = OT_TR_CONSTRUCT_TARGET;
-}
+/* The reader's columns of the catalogue, by class. */
+static const struct {
+    uint8_t klass, construct, op;
+} reader_columns[OFFTRACE_CLASS_COUNT] = {
+    [OFFTRACE_CLASS_NONE] = {OT_TR_OTHER_REGION, OT_TR_CONSTRUCT_NONE, OT_TR_OP_OTHER},
+#define READER_COLUMNS(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, export, \
+                       report)                                                                                      \
+    [OFFTRACE_CLASS_##c] = {OT_TR_##reader, OT_TR_CONSTRUCT_##construct, OT_TR_OP_##op},
+    OFFTRACE_EVENT_CLASSES(READER_COLUMNS)
+#undef READER_COLUMNS
+};
 
-static int op_of(const char *direction)
+/* What a region is comes from its class; its name only gives the site
+ * shown to people (the part after " @"). */
+static void classify_region(ot_tr_region *r, offtrace_event_class cls)
 {
-    if (starts(direction, "host->device"))
-        return OT_TR_OP_TO_DEVICE;
-    if (starts(direction, "device->host"))
-        return OT_TR_OP_FROM_DEVICE;
-    if (starts(direction, "alloc"))
-        return OT_TR_OP_ALLOC;
-    if (starts(direction, "delete"))
-        return OT_TR_OP_DELETE;
-    return OT_TR_OP_OTHER;
-}
-
-static void classify_region(ot_tr_region *r)
-{
-    const char *n = r->name;
-    const char *at = strstr(n, " @");
+    const char *at = strstr(r->name, " @");
     r->site = at ? at + 2 : "";
-    if (r->paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
-        r->klass = OT_TR_MEASUREMENT;
-    else if (starts(n, "target @") || starts(n, "target nowait @") || starts(n, "target data @") ||
-             starts(n, "target enter data") || starts(n, "target exit data") || starts(n, "target update"))
-        classify_target(r);
-    else if (starts(n, "data op ")) {
-        r->klass = OT_TR_DATA_OP;
-        r->op = op_of(n + 8);
-    } else if (starts(n, "transfer ")) {
-        r->klass = OT_TR_TRANSFER;
-        r->op = op_of(n + 9);
-    } else if (starts(n, "omp_target_"))
-        r->klass = OT_TR_API;
-    else if (starts(n, "kernel (device)") || starts(n, "memcpy") || starts(n, "memset"))
-        r->klass = OT_TR_DEVICE_ACTIVITY;
-    else if (r->paradigm == OTF2_PARADIGM_OPENMP)
-        r->klass = OT_TR_DEVICE_OPENMP;
-    else if (r->role == OTF2_REGION_ROLE_FUNCTION && r->paradigm == (OTF2_Paradigm)25)
-        r->klass = OT_TR_KERNEL;
-    else
-        r->klass = OT_TR_OTHER_REGION;
+    r->cls = cls;
+    r->klass = (ot_tr_region_class)reader_columns[cls].klass;
+    r->construct = reader_columns[cls].construct;
+    r->op = reader_columns[cls].op;
+    r->nowait = cls != OFFTRACE_CLASS_NONE && offtrace_class(cls)->nowait;
 }
 
-/* offtrace's location ids say what a location is (docs/trace-model.md). */
-static void classify_location(ot_tr_location *l, int ours)
+/* The class table: each region's class, from the groups named
+ * OFFTRACE_REGION_CLASS_GROUP_PREFIX + class (0: in none). */
+static uint8_t *region_classes(const ot_tr_archive *a)
 {
-    uint32_t space = (uint32_t)(l->id >> 32);
-    if (!ours || space > 3 || (space == 0 && l->klass != OT_TR_HOST_THREAD))
-        return;
-    if (space == 0)
-        return;
-    l->device = (int)((l->id >> 16) & 0xFFFF);
-    if (space == 1)
-        l->klass = (l->id & 0xFFFF) == 0xFFFF ? OT_TR_RDMA : OT_TR_KERNEL_STREAM;
-    else
-        l->klass = space == 2 ? OT_TR_DEVICE_THREAD : OT_TR_DEVICE_QUEUE;
+    uint8_t *cls = calloc(a->region_count ? a->region_count : 1, 1);
+    size_t prefix = strlen(OFFTRACE_REGION_CLASS_GROUP_PREFIX);
+    for (size_t g = 0; cls && g < a->region_group_count; g++) {
+        const char *name = string_of(a, a->region_groups[g].name);
+        if (strncmp(name, OFFTRACE_REGION_CLASS_GROUP_PREFIX, prefix) != 0)
+            continue;
+        offtrace_event_class c = offtrace_class_by_name(name + prefix);
+        for (uint32_t i = 0; c != OFFTRACE_CLASS_NONE && i < a->region_groups[g].count; i++)
+            if (a->region_groups[g].members[i] < a->region_count)
+                cls[a->region_groups[g].members[i]] = (uint8_t)c;
+    }
+    return cls;
 }
 
-static void resolve_names(ot_tr_archive *a)
+/* The reader's location class of each catalogue location role (same names). */
+static const uint8_t location_classes[OFFTRACE_LOC_ROLE_COUNT + 1] = {
+#define LOCATION_CLASS(role, type, space, what) [OFFTRACE_LOC_##role] = OT_TR_##role,
+    OFFTRACE_LOCATION_ROLES(LOCATION_CLASS)
+#undef LOCATION_CLASS
+    [OFFTRACE_LOC_ROLE_COUNT] = OT_TR_OTHER_LOCATION,
+};
+
+static int integer_value(OTF2_Type type, OTF2_AttributeValue v, uint64_t *out)
 {
-    int ours = starts(a->creator ? a->creator : "", "offtrace");
+    switch (type) {
+    case OTF2_TYPE_UINT8: *out = v.uint8; return 0;
+    case OTF2_TYPE_UINT16: *out = v.uint16; return 0;
+    case OTF2_TYPE_UINT32: *out = v.uint32; return 0;
+    case OTF2_TYPE_UINT64: *out = v.uint64; return 0;
+    default: return -1;
+    }
+}
+
+/* A location is what its OFFTRACE::LOCATION_ROLE property says, on the
+ * device its OFFTRACE::DEVICE property names; a location without a role is
+ * OT_TR_OTHER_LOCATION. */
+static void classify_locations(ot_tr_archive *a)
+{
+    for (size_t i = 0; i < a->location_count; i++) {
+        a->locations[i].klass = OT_TR_OTHER_LOCATION;
+        a->locations[i].device = -1;
+    }
+    for (size_t i = 0; i < a->location_property_count; i++) {
+        const location_property *p = &a->location_properties[i];
+        ot_tr_location *l = NULL;
+        for (size_t j = 0; j < a->location_count && !l; j++)
+            if (a->locations[j].id == p->location)
+                l = &a->locations[j];
+        const char *key = string_of(a, p->name);
+        uint64_t device;
+        if (!l)
+            continue;
+        if (!strcmp(key, OFFTRACE_LOCATION_ROLE_PROPERTY) && p->type == OTF2_TYPE_STRING)
+            l->klass = (ot_tr_location_class)location_classes[offtrace_location_role_by_name(
+                string_of(a, p->value.stringRef))];
+        else if (!strcmp(key, OFFTRACE_LOCATION_DEVICE_PROPERTY) && integer_value(p->type, p->value, &device) == 0 &&
+                 device < 0x10000)
+            l->device = (int)device;
+    }
+}
+
+static int resolve_names(ot_tr_archive *a)
+{
+    uint8_t *cls = region_classes(a);
+    if (!cls)
+        return -ENOMEM;
     for (size_t i = 0; i < a->region_count; i++) {
         ot_tr_region *r = &a->regions[i];
         r->name = string_of(a, (OTF2_StringRef)(uintptr_t)r->name);
         r->file = string_of(a, (OTF2_StringRef)(uintptr_t)r->file);
         if (a->region_defined[i])
-            classify_region(r);
+            classify_region(r, (offtrace_event_class)cls[i]);
     }
+    free(cls);
     for (size_t i = 0; i < a->location_count; i++) {
         ot_tr_location *l = &a->locations[i];
         l->name = string_of(a, (OTF2_StringRef)(uintptr_t)l->name);
         size_t group = (size_t)(uintptr_t)l->group;
         /* grow() zero-fills, so an undefined group in range reads as string 0 */
         l->group = group < a->group_count ? string_of(a, a->group_names[group]) : "";
-        if (!ours)
-            l->klass = OT_TR_OTHER_LOCATION;
-        classify_location(l, ours);
     }
+    classify_locations(a);
+    return 0;
 }
 
 /* ---- events ---- */
@@ -513,11 +584,25 @@ static void archive_free(ot_tr_archive *a)
     free(a->region_defined);
     free(a->locations);
     free(a->rank_location);
+    for (size_t i = 0; i < a->region_group_count; i++)
+        free(a->region_groups[i].members);
+    free(a->region_groups);
+    free(a->location_properties);
     free(a->group_names);
     free(a->creator);
     if (a->reader)
         OTF2_Reader_Close(a->reader);
     free(a);
+}
+
+/* Whether the archive says what its regions and locations are in the way
+ * this reader understands (event_catalogue.h). */
+static int has_this_catalogue(const ot_tr_archive *a)
+{
+    const char *version = ot_tr_property(a, OFFTRACE_CATALOGUE_PROPERTY);
+    char expected[16];
+    snprintf(expected, sizeof expected, "%u", OFFTRACE_CATALOGUE_VERSION);
+    return version && !strcmp(version, expected);
 }
 
 static void anchor_path(const char *dir, char *anchor, size_t size)
@@ -559,10 +644,14 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
         read_global_definitions(a) == 0) {
         OTF2_Reader_GetCreator(a->reader, &a->creator);
         rc = starts(a->creator ? a->creator : "", "offtrace") ? 0 : -EPROTO;
-        if (rc == 0) {
-            resolve_names(a);
-            rc = v->begin ? v->begin(user, a) : 0;
+        if (rc == 0 && !has_this_catalogue(a)) {
+            a->other_catalogue = 1;
+            rc = -EPROTO;
         }
+        if (rc == 0)
+            rc = resolve_names(a);
+        if (rc == 0)
+            rc = v->begin ? v->begin(user, a) : 0;
         if (rc == 0)
             rc = read_events(a);
     }
@@ -570,7 +659,12 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
         OTF2_Reader_Close(a->reader);
     a->reader = NULL;
     OTF2_Error_RegisterCallback(previous, NULL);
-    if (rc == -EPROTO)
+    if (rc == -EPROTO && a->other_catalogue)
+        fail(err, err_size, rc,
+             "offtrace: '%s' was written by '%s' without the class table of event catalogue version %u "
+             "(an older offtrace); read it with the offtrace that wrote it, or convert its recording again",
+             dir, a->creator, OFFTRACE_CATALOGUE_VERSION);
+    else if (rc == -EPROTO)
         fail(err, err_size, rc,
              "offtrace: '%s' was written by '%s', not by offtrace; offtrace reads only its own archives",
              dir, a->creator && *a->creator ? a->creator : "an unnamed producer");

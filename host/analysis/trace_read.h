@@ -12,7 +12,9 @@
  * archive another producer wrote (its creator is not "offtrace ..."), or
  * events that refer to undefined regions or locations end the read with a
  * one-line message in `err` and a negative return; OTF2's own error printing
- * is silenced. Events of kinds offtrace does not write in an offtrace
+ * is silenced. An offtrace archive without the class table of
+ * offtrace/event_catalogue.h (written before it existed, or of another
+ * catalogue version) is refused the same way. Events of kinds offtrace does not write in an offtrace
  * archive (a newer version) are counted (ot_tr_unknown_events), not fatal.
  */
 #ifndef OT_ANALYSIS_TRACE_READ_H
@@ -23,7 +25,10 @@
 
 #include <otf2/otf2.h>
 
-/** What a location is, from offtrace's location ids (docs/trace-model.md). */
+#include "offtrace/event_catalogue.h"
+
+/** What a location is: its OFFTRACE::LOCATION_ROLE property (the location
+ *  roles of offtrace/event_catalogue.h, whose names these mirror). */
 typedef enum ot_tr_location_class {
     OT_TR_HOST_THREAD,
     OT_TR_KERNEL_STREAM,  /**< "device N stream K": kernels */
@@ -43,7 +48,9 @@ typedef struct ot_tr_location {
     uint64_t events;      /**< number of events the definition announces */
 } ot_tr_location;
 
-/** What a region is, from its name, role and paradigm. */
+/** What a region is: the reader column of its class in the archive's class
+ *  table (offtrace/event_catalogue.h); OT_TR_OTHER_REGION for a region in
+ *  no class. */
 typedef enum ot_tr_region_class {
     OT_TR_TARGET,         /**< a target construct on a host thread; see construct */
     OT_TR_TARGET_DATA,    /**< "target data @..." span */
@@ -59,7 +66,8 @@ typedef enum ot_tr_region_class {
 
 /** For OT_TR_TARGET: which construct. */
 enum ot_tr_construct {
-    OT_TR_CONSTRUCT_TARGET = 1,
+    OT_TR_CONSTRUCT_NONE = 0,
+    OT_TR_CONSTRUCT_TARGET,
     OT_TR_CONSTRUCT_ENTER_DATA,
     OT_TR_CONSTRUCT_EXIT_DATA,
     OT_TR_CONSTRUCT_UPDATE,
@@ -83,6 +91,7 @@ typedef struct ot_tr_region {
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
     ot_tr_region_class klass;
+    int cls;              /**< enum offtrace_event_class: its catalogue class, 0 if none */
     int construct;        /**< enum ot_tr_construct for OT_TR_TARGET, else 0 */
     int op;               /**< enum ot_tr_op for data ops and transfers, else 0 */
     int nowait;           /**< 1 for the nowait forms */
@@ -115,7 +124,8 @@ typedef struct ot_tr_visitor {
  * Every callback may be NULL.
  * \return 0, a visitor's nonzero return, or a negative errno with a one-line
  *         message in \p err (-ENOENT: no archive, -EINVAL: damaged or not
- *         OTF2, -EPROTO: written by another producer, -ENOMEM).
+ *         OTF2, -EPROTO: written by another producer, or by an offtrace of
+ *         another catalogue version, -ENOMEM).
  */
 int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err, size_t err_size);
 

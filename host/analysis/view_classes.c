@@ -1,11 +1,9 @@
 /**
  * \file view_classes.c
- * \brief What colour a region gets in `offtrace view`: its legend class,
- *        from the reader's classification (trace_read.h) and, for OpenMP on
- *        the device, from the region role.
+ * \brief What colour a region gets in `offtrace view`: its legend class, the
+ *        view column of its catalogue class (offtrace/event_catalogue.h).
  */
-#include <string.h>
-
+#include "offtrace/event_catalogue.h"
 #include "view_model.h"
 
 /* Colours (Tableau-like, distinguishable in print and for most colour
@@ -39,64 +37,17 @@ const char *ot_view_cat_name(ot_view_cat c) { return classes[c < OT_VC_COUNT ? c
  * visible where they cross those bars. */
 const char *ot_view_arrow_colour(int to_device) { return to_device ? "#b8282b" : "#c4650a"; }
 
-static ot_view_cat by_op(int op)
-{
-    switch (op) {
-    case OT_TR_OP_TO_DEVICE: return OT_VC_H2D;
-    case OT_TR_OP_FROM_DEVICE: return OT_VC_D2H;
-    case OT_TR_OP_ALLOC:
-    case OT_TR_OP_DELETE: return OT_VC_ALLOC;
-    default: return OT_VC_OTHER;
-    }
-}
-
-static ot_view_cat device_openmp(const ot_tr_region *r)
-{
-    switch (r->role) {
-    case OTF2_REGION_ROLE_LOOP:
-    case OTF2_REGION_ROLE_SINGLE:
-    case OTF2_REGION_ROLE_SINGLE_SBLOCK:
-    case OTF2_REGION_ROLE_SECTIONS:
-    case OTF2_REGION_ROLE_SECTION:
-    case OTF2_REGION_ROLE_WORKSHARE:
-    case OTF2_REGION_ROLE_MASTER: return OT_VC_DEV_LOOP;
-    case OTF2_REGION_ROLE_BARRIER:
-    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
-    case OTF2_REGION_ROLE_TASK_WAIT:
-    case OTF2_REGION_ROLE_CRITICAL:
-    case OTF2_REGION_ROLE_ORDERED: return OT_VC_DEV_SYNC;
-    case OTF2_REGION_ROLE_TASK:
-    case OTF2_REGION_ROLE_TASK_UNTIED:
-        /* implicit and initial tasks only frame their parallel region */
-        return strncmp(r->name, "task", 4) == 0 ? OT_VC_DEV_TASK : OT_VC_DEV_PARALLEL;
-    default: return OT_VC_DEV_PARALLEL;
-    }
-}
-
-/* CUPTI / OMPT-trace activity on device queues, by name. */
-static ot_view_cat device_activity(const ot_tr_region *r)
-{
-    if (strncmp(r->name, "kernel", 6) == 0)
-        return OT_VC_KERNEL;
-    if (strstr(r->name, "host->device"))
-        return OT_VC_H2D;
-    if (strstr(r->name, "device->host"))
-        return OT_VC_D2H;
-    return OT_VC_OTHER;
-}
+/* The view column of the catalogue, by class. */
+static const uint8_t view_columns[OFFTRACE_CLASS_COUNT] = {
+    [OFFTRACE_CLASS_NONE] = OT_VC_OTHER,
+#define VIEW_COLUMN(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, export, \
+                    report)                                                                                     \
+    [OFFTRACE_CLASS_##c] = OT_VC_##view,
+    OFFTRACE_EVENT_CLASSES(VIEW_COLUMN)
+#undef VIEW_COLUMN
+};
 
 ot_view_cat ot_view_category(const ot_tr_region *r)
 {
-    switch (r->klass) {
-    case OT_TR_TARGET: return r->construct == OT_TR_CONSTRUCT_TARGET ? OT_VC_TARGET : OT_VC_DATA_CONSTRUCT;
-    case OT_TR_TARGET_DATA: return OT_VC_TARGET_DATA;
-    case OT_TR_KERNEL: return OT_VC_KERNEL;
-    case OT_TR_DATA_OP:
-    case OT_TR_TRANSFER: return by_op(r->op);
-    case OT_TR_API: return OT_VC_API;
-    case OT_TR_DEVICE_OPENMP: return device_openmp(r);
-    case OT_TR_DEVICE_ACTIVITY: return device_activity(r);
-    case OT_TR_MEASUREMENT: return OT_VC_MEASUREMENT;
-    default: return OT_VC_OTHER;
-    }
+    return r->cls > 0 && r->cls < OFFTRACE_CLASS_COUNT ? (ot_view_cat)view_columns[r->cls] : OT_VC_OTHER;
 }

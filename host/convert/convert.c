@@ -61,9 +61,16 @@ int ot_cv_op_device(const converter *c, const offtrace_raw_record *r)
     return r->src_device;
 }
 
+/* The device a record puts to use, as the catalogue says which field names
+ * it; -1 for a record that names none (a kind the catalogue does not list
+ * included: it must not conjure up a device). */
 static int record_device(const converter *c, const offtrace_raw_record *r)
 {
-    return r->event == OFFTRACE_RAW_DATA_OP ? ot_cv_op_device(c, r) : r->dst_device;
+    switch (offtrace_source_device_field(offtrace_raw_source(r->event))) {
+    case OFFTRACE_DEVICE_FIELD_DST_DEVICE: return r->dst_device;
+    case OFFTRACE_DEVICE_FIELD_OP_DEVICE: return ot_cv_op_device(c, r);
+    default: return -1;
+    }
 }
 
 /* Mark devices that did anything, then give each an accelerator group, a
@@ -75,13 +82,13 @@ static int create_devices(converter *c)
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;
         for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
-            if (r->event == OFFTRACE_RAW_SUBMIT || r->event == OFFTRACE_RAW_SYNC)
-                continue;
             int num = record_device(c, r);
+            if (num < 0)
+                continue;
             device_state *d = ot_cv_device(c, num);
             if (d)
                 d->used = 1;
-            else if (num >= 0) /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+            else /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
                 c->records_of_unshown_devices++;
         }
         ot_raw_cursor_close(&cur);
@@ -93,7 +100,7 @@ static int create_devices(converter *c)
         d->timeline = ot_dt_new(d->num, c->dir);
         if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
             return -ENOMEM;
-        d->rdma = ot_tw_add_location(c->tw, ot_dt_rdma_location(d->num), name, OT_LOC_DEVICE_RDMA, d->num, 1,
+        d->rdma = ot_tw_add_location(c->tw, offtrace_location_id(OFFTRACE_LOC_RDMA, d->num, 0), name, OFFTRACE_LOC_RDMA, d->num, 1,
                                      &d->rdma_rank);
         if (!d->rdma)
             return -ENOMEM;
@@ -207,7 +214,7 @@ static int add_empty_master_thread(converter *c)
 {
     if (c->rec.stream_count)
         return 0;
-    return ot_tw_add_location(c->tw, 0, "Master thread", OT_LOC_HOST_THREAD, -1, 0, NULL) ? 0 : -ENOMEM;
+    return ot_tw_add_location(c->tw, 0, "Master thread", OFFTRACE_LOC_HOST_THREAD, -1, 0, NULL) ? 0 : -ENOMEM;
 }
 
 static void set_ignored_counts(converter *c)

@@ -251,17 +251,15 @@ static OTF2_EvtWriter *add_location(converter *c, device_state *d, const locatio
     uint64_t id, number = k->stream ? d->queue_locations : k->thread;
     if (number > 0xFFFF)
         return NULL;
-    if (k->stream) {
+    offtrace_location_role role = k->stream ? OFFTRACE_LOC_DEVICE_QUEUE : OFFTRACE_LOC_DEVICE_THREAD;
+    if (k->stream)
         snprintf(name, sizeof name, "device %d queue %u", d->num, k->thread);
-        id = 3ull << 32 | (uint64_t)(d->num & 0xFFFF) << 16 | number;
-    } else {
+    else
         snprintf(name, sizeof name, "device %d thread %u", d->num, k->thread);
-        id = 2ull << 32 | (uint64_t)(d->num & 0xFFFF) << 16 | number;
-    }
+    id = offtrace_location_id(role, d->num, (uint32_t)number);
     if (ot_tw_has_location(c->tw, id))
         return NULL;
-    OTF2_EvtWriter *w = ot_tw_add_location(c->tw, id, name, k->stream ? OT_LOC_DEVICE_STREAM : OT_LOC_DEVICE_THREAD,
-                                           d->num, 0, NULL);
+    OTF2_EvtWriter *w = ot_tw_add_location(c->tw, id, name, role, d->num, 0, NULL);
     if (w && k->stream)
         d->queue_locations++;
     return w;

@@ -63,57 +63,71 @@ static naming sync_naming(uint8_t subkind)
     }
 }
 
-static const char *copy_name(uint8_t subkind)
+static offtrace_event_class copy_class(uint8_t subkind)
 {
     switch (subkind) {
-    case OFFTRACE_COPY_HOST_TO_DEVICE: return "memcpy host->device";
-    case OFFTRACE_COPY_DEVICE_TO_HOST: return "memcpy device->host";
-    case OFFTRACE_COPY_DEVICE_TO_DEVICE: return "memcpy device->device";
-    default: return "memcpy";
+    case OFFTRACE_COPY_HOST_TO_DEVICE: return OFFTRACE_CLASS_QUEUE_MEMCPY_TO_DEVICE;
+    case OFFTRACE_COPY_DEVICE_TO_HOST: return OFFTRACE_CLASS_QUEUE_MEMCPY_FROM_DEVICE;
+    default: return OFFTRACE_CLASS_QUEUE_MEMCPY;
     }
 }
 
-/* Whether the construct's code address says where it is in the source. */
-static naming naming_of(const offtrace_device_record *rec, int *with_location)
+/* The catalogue class of a device record. */
+static offtrace_event_class class_of(const offtrace_device_record *rec)
 {
+    switch (offtrace_device_source(rec->kind)) {
+    case OFFTRACE_SOURCE_DEVICE_PARALLEL: return OFFTRACE_CLASS_DEVICE_PARALLEL;
+    case OFFTRACE_SOURCE_DEVICE_IMPLICIT_TASK: return OFFTRACE_CLASS_DEVICE_IMPLICIT_TASK;
+    case OFFTRACE_SOURCE_DEVICE_WORK: return OFFTRACE_CLASS_DEVICE_WORK;
+    case OFFTRACE_SOURCE_DEVICE_SYNC: return OFFTRACE_CLASS_DEVICE_SYNC;
+    case OFFTRACE_SOURCE_DEVICE_TASK: return OFFTRACE_CLASS_DEVICE_TASK;
+    case OFFTRACE_SOURCE_DEVICE_KERNEL: return OFFTRACE_CLASS_QUEUE_KERNEL;
+    case OFFTRACE_SOURCE_DEVICE_MEMCPY: return copy_class(rec->subkind);
+    case OFFTRACE_SOURCE_DEVICE_MEMSET: return OFFTRACE_CLASS_QUEUE_MEMSET;
+    case OFFTRACE_SOURCE_DEVICE_LOST: return OFFTRACE_CLASS_DEVICE_RECORDS_LOST;
+    default: return OFFTRACE_CLASS_DEVICE_OTHER_KIND;
+    }
+}
+
+/* The name and role within the class, where the subkind refines the
+ * catalogue's; with_location: whether the construct's code address says
+ * where it is in the source. */
+static naming naming_of(const offtrace_device_record *rec, offtrace_event_class cls, int *with_location)
+{
+    naming n = {offtrace_class(cls)->name, offtrace_class_role(cls)};
     *with_location = 1;
-    switch (rec->kind) {
-    case OFFTRACE_DEVICE_PARALLEL:
-        return rec->subkind ? (naming){"teams", OTF2_REGION_ROLE_PARALLEL} : (naming){"parallel", OTF2_REGION_ROLE_PARALLEL};
-    case OFFTRACE_DEVICE_WORK: return work_naming(rec->subkind);
-    case OFFTRACE_DEVICE_SYNC: return sync_naming(rec->subkind);
-    case OFFTRACE_DEVICE_TASK: return (naming){"task", OTF2_REGION_ROLE_TASK};
+    switch (cls) {
+    case OFFTRACE_CLASS_DEVICE_PARALLEL:
+        if (rec->subkind)
+            n.name = "teams";
+        return n;
+    case OFFTRACE_CLASS_DEVICE_WORK: return work_naming(rec->subkind);
+    case OFFTRACE_CLASS_DEVICE_SYNC: return sync_naming(rec->subkind);
+    case OFFTRACE_CLASS_DEVICE_TASK: return n;
     default: break;
     }
     *with_location = 0;
-    switch (rec->kind) {
-    case OFFTRACE_DEVICE_IMPLICIT_TASK:
-        return rec->subkind ? (naming){"initial task", OTF2_REGION_ROLE_TASK}
-                            : (naming){"implicit task", OTF2_REGION_ROLE_TASK};
-    case OFFTRACE_DEVICE_KERNEL: return (naming){"kernel (device)", OTF2_REGION_ROLE_FUNCTION};
-    case OFFTRACE_DEVICE_MEMCPY: return (naming){copy_name(rec->subkind), OTF2_REGION_ROLE_DATA_TRANSFER};
-    case OFFTRACE_DEVICE_MEMSET: return (naming){"memset", OTF2_REGION_ROLE_DATA_TRANSFER};
-    case OFFTRACE_DEVICE_LOST: return (naming){"offtrace: device records lost", OTF2_REGION_ROLE_ARTIFICIAL};
-    default: return (naming){"device activity (unknown kind)", OTF2_REGION_ROLE_UNKNOWN};
-    }
+    if (cls == OFFTRACE_CLASS_DEVICE_IMPLICIT_TASK && rec->subkind)
+        n.name = "initial task";
+    else if (cls == OFFTRACE_CLASS_QUEUE_MEMCPY && rec->subkind == OFFTRACE_COPY_DEVICE_TO_DEVICE)
+        n.name = "memcpy device->device";
+    return n;
 }
 
 static OTF2_RegionRef make_region(ot_device_regions *r, const offtrace_device_record *rec)
 {
     int with_location;
-    naming n = naming_of(rec, &with_location);
-    OTF2_Paradigm paradigm = rec->kind == OFFTRACE_DEVICE_LOST ? OTF2_PARADIGM_MEASUREMENT_SYSTEM
-                           : rec->kind >= OFFTRACE_DEVICE_KERNEL ? OT_PARADIGM_OPENMP_TARGET
-                                                                 : OTF2_PARADIGM_OPENMP;
+    offtrace_event_class cls = class_of(rec);
+    naming n = naming_of(rec, cls, &with_location);
     if (!with_location || !rec->codeptr)
-        return ot_tw_region(r->tw, n.name, n.role, paradigm, NULL, 0, 0);
+        return ot_tw_region_with_role(r->tw, cls, n.role, n.name, NULL, 0, 0);
     ot_srcloc loc;
     char label[512], name[640];
     if (ot_symbolizer_lookup(r->sym, rec->codeptr, &loc) != 0)
         memset(&loc, 0, sizeof loc);
     ot_srcloc_format(&loc, rec->codeptr, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", n.name, label);
-    return ot_tw_region(r->tw, name, n.role, paradigm, loc.file, loc.line, loc.line);
+    return ot_tw_region_with_role(r->tw, cls, n.role, name, loc.file, loc.line, loc.line);
 }
 
 ot_device_regions *ot_device_regions_new(ot_trace_writer *tw, ot_symbolizer *sym)

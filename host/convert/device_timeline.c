@@ -6,6 +6,7 @@
 
 #include "external_sort.h"
 
+/* below OFFTRACE_RDMA_LOCATION_NUMBER: a stream never takes the RDMA row's id */
 #define MAX_STREAMS 64
 
 /* seq: the order of arrival, so that equal times keep it (as a stable sort would). */
@@ -29,17 +30,6 @@ struct ot_device_timeline {
     interval *open; /* transfers drawn nested, innermost last */
     size_t open_capacity;
 };
-
-/* k < MAX_STREAMS, so a stream never takes the RDMA location's 0xFFFF. */
-uint64_t ot_dt_stream_location(int num, unsigned k)
-{
-    return (1ull << 32) | ((uint64_t)(uint16_t)num << 16) | (k & 0xFFFFu);
-}
-
-uint64_t ot_dt_rdma_location(int num)
-{
-    return (1ull << 32) | ((uint64_t)(uint16_t)num << 16) | 0xFFFFu;
-}
 
 /* Earlier begin first; for equal begins the longer interval first, so that
  * it becomes the parent of the shorter one. */
@@ -131,8 +121,8 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
         if ((k || used == 0) && s == used && used < MAX_STREAMS) {
             char name[64];
             snprintf(name, sizeof name, "device %d stream %u", d->num, used);
-            writers[used] = ot_tw_add_location(w, ot_dt_stream_location(d->num, used), name,
-                                               OT_LOC_DEVICE_STREAM, d->num, 0, NULL);
+            writers[used] = ot_tw_add_location(w, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, d->num, used), name,
+                                               OFFTRACE_LOC_KERNEL_STREAM, d->num, 0, NULL);
             if (!writers[used])
                 return -ENOMEM;
             used++;

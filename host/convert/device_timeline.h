@@ -50,8 +50,4 @@ int ot_dt_write(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *rdma_
 /** \brief Free the timeline. */
 void ot_dt_free(ot_device_timeline *d);
 
-/** \brief Location id of stream \p k of device \p num, and of its RDMA location. */
-uint64_t ot_dt_stream_location(int num, unsigned k);
-uint64_t ot_dt_rdma_location(int num);
-
 #endif

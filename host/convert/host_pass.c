@@ -72,32 +72,37 @@ static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, 
     ot_srcloc_format(loc, codeptr, label, size);
 }
 
-static const char *construct_name(uint8_t kind)
+static offtrace_event_class construct_class(uint8_t kind)
 {
     switch (kind) {
-    case ompt_target: return "target";
-    case ompt_target_enter_data: return "target enter data";
-    case ompt_target_exit_data: return "target exit data";
-    case ompt_target_update: return "target update";
-    case ompt_target_nowait: return "target nowait";
-    case ompt_target_enter_data_nowait: return "target enter data nowait";
-    case ompt_target_exit_data_nowait: return "target exit data nowait";
-    case ompt_target_update_nowait: return "target update nowait";
-    default: return "target (unknown kind)";
+    case ompt_target: return OFFTRACE_CLASS_TARGET;
+    case ompt_target_enter_data: return OFFTRACE_CLASS_ENTER_DATA;
+    case ompt_target_exit_data: return OFFTRACE_CLASS_EXIT_DATA;
+    case ompt_target_update: return OFFTRACE_CLASS_UPDATE;
+    case ompt_target_nowait: return OFFTRACE_CLASS_TARGET_NOWAIT;
+    case ompt_target_enter_data_nowait: return OFFTRACE_CLASS_ENTER_DATA_NOWAIT;
+    case ompt_target_exit_data_nowait: return OFFTRACE_CLASS_EXIT_DATA_NOWAIT;
+    case ompt_target_update_nowait: return OFFTRACE_CLASS_UPDATE_NOWAIT;
+    default: return OFFTRACE_CLASS_TARGET_OTHER_KIND;
     }
 }
 
-static OTF2_RegionRef construct_region(converter *c, uint8_t kind, uint64_t codeptr)
+/* A region named "<the class's name> @<site>", with the site's file and line. */
+static OTF2_RegionRef sited_region(converter *c, offtrace_event_class cls, uint64_t codeptr)
 {
     ot_srcloc loc;
     char label[512], name[640];
     locate(c, codeptr, &loc, label, sizeof label);
-    snprintf(name, sizeof name, "%s @%s", construct_name(kind), label);
-    OTF2_RegionRole role = (kind == ompt_target || kind == ompt_target_nowait) ? OTF2_REGION_ROLE_TASK_WAIT
-                                                                               : OTF2_REGION_ROLE_DATA_TRANSFER;
-    return ot_tw_region(c->tw, name, role, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line, loc.line);
+    snprintf(name, sizeof name, "%s @%s", offtrace_class(cls)->name, label);
+    return ot_tw_region(c->tw, cls, name, loc.file, loc.line, loc.line);
 }
 
+static OTF2_RegionRef construct_region(converter *c, uint8_t kind, uint64_t codeptr)
+{
+    return sited_region(c, construct_class(kind), codeptr);
+}
+
+/* A kernel is named after its symbol when the symbolizer finds it. */
 static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
 {
     ot_srcloc loc;
@@ -106,26 +111,19 @@ static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
     if (loc.kernel)
         snprintf(name, sizeof name, "%s", loc.kernel);
     else
-        snprintf(name, sizeof name, "kernel @%s", label);
-    return ot_tw_region(c->tw, name, OTF2_REGION_ROLE_FUNCTION, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line,
-                        loc.line);
+        snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_KERNEL)->name, label);
+    return ot_tw_region(c->tw, OFFTRACE_CLASS_KERNEL, name, loc.file, loc.line, loc.line);
 }
 
 static OTF2_RegionRef data_op_region(converter *c, uint8_t op)
 {
-    const char *name = "data op associate";
-    OTF2_RegionRole role = OTF2_REGION_ROLE_CODE;
-    if (is_to_device(op))
-        name = "data op host->device", role = OTF2_REGION_ROLE_DATA_TRANSFER;
-    else if (is_from_device(op))
-        name = "data op device->host", role = OTF2_REGION_ROLE_DATA_TRANSFER;
-    else if (is_alloc(op))
-        name = "data op alloc", role = OTF2_REGION_ROLE_ALLOCATE;
-    else if (is_delete(op))
-        name = "data op delete", role = OTF2_REGION_ROLE_DEALLOCATE;
-    else if (op == ompt_target_data_disassociate)
-        name = "data op disassociate";
-    return ot_tw_region(c->tw, name, role, OT_PARADIGM_OPENMP_TARGET, NULL, 0, 0);
+    offtrace_event_class cls = is_to_device(op) ? OFFTRACE_CLASS_DATA_OP_TO_DEVICE
+                             : is_from_device(op) ? OFFTRACE_CLASS_DATA_OP_FROM_DEVICE
+                             : is_alloc(op) ? OFFTRACE_CLASS_DATA_OP_ALLOC
+                             : is_delete(op) ? OFFTRACE_CLASS_DATA_OP_DELETE
+                             : op == ompt_target_data_disassociate ? OFFTRACE_CLASS_DATA_OP_DISASSOCIATE
+                                                                   : OFFTRACE_CLASS_DATA_OP_ASSOCIATE;
+    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
 }
 
 /* Data operations outside any construct come from the device memory API. */
@@ -139,14 +137,19 @@ static OTF2_RegionRef api_region(converter *c, uint8_t op, uint64_t codeptr)
     char label[512], name[640];
     locate(c, codeptr, &loc, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", api, label);
-    return ot_tw_region(c->tw, name, OTF2_REGION_ROLE_WRAPPER, OT_PARADIGM_OPENMP_TARGET, loc.file, loc.line,
-                        loc.line);
+    return ot_tw_region(c->tw, OFFTRACE_CLASS_API_CALL, name, loc.file, loc.line, loc.line);
 }
 
 static OTF2_RegionRef rdma_region(converter *c, int to_device)
 {
-    return ot_tw_region(c->tw, to_device ? "transfer host->device" : "transfer device->host",
-                        OTF2_REGION_ROLE_DATA_TRANSFER, OT_PARADIGM_OPENMP_TARGET, NULL, 0, 0);
+    offtrace_event_class cls = to_device ? OFFTRACE_CLASS_TRANSFER_TO_DEVICE : OFFTRACE_CLASS_TRANSFER_FROM_DEVICE;
+    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
+}
+
+/* offtrace's own regions, and others without a site, are named by the catalogue alone. */
+static OTF2_RegionRef measurement_region(converter *c, offtrace_event_class cls)
+{
+    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
 }
 
 /* ---- pre-pass: pair enter-data with exit-data ---- */
@@ -171,9 +174,9 @@ static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_r
     char label[512], name[640];
     locate(p->c, exit->codeptr, &end, label, sizeof label);
     locate(p->c, e->codeptr, &begin, label, sizeof label);
-    snprintf(name, sizeof name, "target data @%s", label);
+    snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_TARGET_DATA)->name, label);
     span_pair s = {e->id, exit->id,
-        ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_CODE, OT_PARADIGM_OPENMP_TARGET, begin.file, begin.line,
+        ot_tw_region(p->c->tw, OFFTRACE_CLASS_TARGET_DATA, name, begin.file, begin.line,
                      end.file && begin.file && !strcmp(end.file, begin.file) ? end.line : begin.line)};
     return ot_es_add(p->spans, &s);
 }
@@ -421,34 +424,53 @@ static void on_operation(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     pop_matching(p, r->event, r->id, end, r);
 }
 
-/* The recorder wrote its buffers to disk (memory budget): a
- * measurement-system region, so that its cost shows where it was paid. */
-static void on_flush(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+/* The class a source is written as on its host thread when that is all
+ * there is to it: a plain region from BEGIN to END (or one COMPLETE
+ * record), named after the class and, with a code address, its site. A new
+ * kind of that shape needs its catalogue lines and nothing here. */
+static offtrace_event_class plain_region_class(offtrace_source source)
 {
-    if (r->endpoint != OFFTRACE_RAW_BEGIN) {
-        pop_matching(p, OFFTRACE_RAW_FLUSH, r->id, t, r);
+#define PLAIN_REGION(c, src, name, form, role, paradigm, location, reader, construct, op, nowait, view, export, \
+                     report)                                                                                   \
+    if (source == OFFTRACE_SOURCE_##src && OFFTRACE_FORM_##form == OFFTRACE_FORM_ENTER_LEAVE &&               \
+        OFFTRACE_LOC_##location == OFFTRACE_LOC_HOST_THREAD)                                                  \
+        return OFFTRACE_CLASS_##c;
+    OFFTRACE_EVENT_CLASSES(PLAIN_REGION)
+#undef PLAIN_REGION
+    return OFFTRACE_CLASS_NONE;
+}
+
+static void on_plain_region(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
+{
+    if (cls == OFFTRACE_CLASS_NONE) { /* a source without its class line (test_catalogue forbids it) */
+        p->c->damaged_records++;
+        return;
+    }
+    if (r->endpoint == OFFTRACE_RAW_END) {
+        pop_matching(p, r->event, r->id, t, r);
         return;
     }
     open_item *o = push(p);
     if (!o)
         return;
-    o->event = OFFTRACE_RAW_FLUSH;
+    o->event = r->event;
     o->id = r->id;
     o->device = -1;
-    o->region = ot_tw_region(p->c->tw, "offtrace: buffer flush", OTF2_REGION_ROLE_ARTIFICIAL,
-                             OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
-    p->c->buffer_flushes++;
+    o->region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
     enter(p, t, o->region);
+    if (r->endpoint != OFFTRACE_RAW_COMPLETE)
+        return;
+    uint64_t end = ot_cv_to_ns(p->c, r->end_time);
+    p->last_time = end = end < t ? t : end;
+    pop_matching(p, r->event, r->id, end, r);
 }
 
 /* Records the thread could not store: a measurement-system region over the
  * gap, so that a reader sees where the trace has a hole. */
 static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
 {
-    const char *name =
-        cause == OFFTRACE_RAW_LOSS_SIZE_LIMIT ? "offtrace: size limit reached" : "offtrace: records lost";
-    OTF2_RegionRef region = ot_tw_region(p->c->tw, name, OTF2_REGION_ROLE_ARTIFICIAL,
-                                         OTF2_PARADIGM_MEASUREMENT_SYSTEM, NULL, 0, 0);
+    OTF2_RegionRef region = measurement_region(
+        p->c, cause == OFFTRACE_RAW_LOSS_SIZE_LIMIT ? OFFTRACE_CLASS_SIZE_LIMIT : OFFTRACE_CLASS_RECORDS_LOST);
     enter(p, from, region);
     leave(p, to, region);
 }
@@ -480,11 +502,12 @@ static void on_sync(thread_pass *p, const offtrace_raw_record *r)
         p->c->sync_points++;
 }
 
-/* Whether a record is one the recorder can write: a known event, and an
- * endpoint for the events that have one (SYNC has none). */
+/* Whether a record is one the recorder can write: an event of the
+ * catalogue's sources, and an endpoint for the events that have one (SYNC
+ * has none). */
 static int recorder_writes(const offtrace_raw_record *r)
 {
-    if (r->event < OFFTRACE_RAW_TARGET || r->event > OFFTRACE_RAW_LOST)
+    if (offtrace_raw_source(r->event) == OFFTRACE_SOURCE_NONE)
         return 0;
     return r->event == OFFTRACE_RAW_SYNC || (r->endpoint >= OFFTRACE_RAW_BEGIN && r->endpoint <= OFFTRACE_RAW_COMPLETE);
 }
@@ -508,7 +531,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     p->s = s;
     char name[128];
     thread_name(&s->header, name, sizeof name);
-    p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OT_LOC_HOST_THREAD, -1, 1, NULL);
+    p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);
     int rc = p->w && p->attributes && p->spans ? pair_data_regions(p) : -ENOMEM;
@@ -526,16 +549,19 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
         p->last_time = t;
-        if (r->event == OFFTRACE_RAW_TARGET)
+        offtrace_source source = offtrace_raw_source(r->event);
+        if (source == OFFTRACE_SOURCE_TARGET)
             on_target(p, r, t);
-        else if (r->event == OFFTRACE_RAW_DATA_OP || r->event == OFFTRACE_RAW_SUBMIT)
+        else if (source == OFFTRACE_SOURCE_DATA_OP || source == OFFTRACE_SOURCE_SUBMIT)
             on_operation(p, r, t);
-        else if (r->event == OFFTRACE_RAW_SYNC)
+        else if (source == OFFTRACE_SOURCE_SYNC)
             on_sync(p, r);
-        else if (r->event == OFFTRACE_RAW_FLUSH)
-            on_flush(p, r, t);
-        else if (r->event == OFFTRACE_RAW_LOST)
+        else if (source == OFFTRACE_SOURCE_LOST)
             on_lost(p, r, t);
+        else { /* the recorder's buffer flushes, and every kind that is a plain region */
+            p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
+            on_plain_region(p, r, t, plain_region_class(source));
+        }
     }
     /* Losses up to the end were never followed by a LOST record. */
     if (rc == 0 && s->header.lost_records > p->marked_lost) {

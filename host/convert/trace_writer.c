@@ -24,6 +24,7 @@ typedef struct intern_table {
 
 typedef struct region_def {
     OTF2_StringRef name, file;
+    offtrace_event_class cls;
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
     uint32_t begin_line, end_line;
@@ -32,7 +33,7 @@ typedef struct region_def {
 typedef struct location_def {
     uint64_t id;
     OTF2_StringRef name;
-    ot_location_kind kind;
+    offtrace_location_role role;
     int device;
     OTF2_EvtWriter *writer; /**< NULL once ended */
     uint64_t events;        /**< counted when the writer ended */
@@ -249,13 +250,14 @@ OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text)
     return intern(&w->strings, text ? text : "", &added);
 }
 
-OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRole role,
-                            OTF2_Paradigm paradigm, const char *file, uint32_t begin_line,
-                            uint32_t end_line)
+OTF2_RegionRef ot_tw_region_with_role(ot_trace_writer *w, offtrace_event_class cls, OTF2_RegionRole role,
+                                      const char *name, const char *file, uint32_t begin_line,
+                                      uint32_t end_line)
 {
     char key[1024];
     int added;
-    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%s\x1f%u\x1f%u", name, (int)role, (int)paradigm,
+    OTF2_Paradigm paradigm = offtrace_class_paradigm(cls);
+    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%d\x1f%s\x1f%u\x1f%u", name, (int)cls, (int)role, (int)paradigm,
              file ? file : "", begin_line, end_line);
     uint32_t id = intern(&w->region_keys, key, &added);
     if (id == UINT32_MAX || !added)
@@ -265,8 +267,14 @@ OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRol
         return UINT32_MAX;
     w->regions = r;
     r[id] = (region_def){ot_tw_string(w, name), file ? ot_tw_string(w, file) : OTF2_UNDEFINED_STRING,
-                         role, paradigm, begin_line, end_line};
+                         cls, role, paradigm, begin_line, end_line};
     return id;
+}
+
+OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const char *name, const char *file,
+                            uint32_t begin_line, uint32_t end_line)
+{
+    return ot_tw_region_with_role(w, cls, offtrace_class_role(cls), name, file, begin_line, end_line);
 }
 
 int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind)
@@ -312,7 +320,7 @@ int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
 }
 
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
-                                   ot_location_kind kind, int device, int comm_member,
+                                   offtrace_location_role role, int device, int comm_member,
                                    uint32_t *rank_out)
 {
     if (location_id == UINT64_MAX || ot_tw_has_location(w, location_id))
@@ -326,7 +334,7 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
     if (!ew)
         return NULL;
-    l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), kind, device, ew, 0};
+    l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), role, device, ew, 0};
     *location_id_slot(w->location_ids, w->location_id_capacity, location_id) = location_id;
     if (comm_member) {
         uint64_t *m = realloc(w->comm_members, (w->comm_count + 1) * sizeof *m);
@@ -362,7 +370,7 @@ void ot_tw_cover(ot_trace_writer *w, uint64_t t)
 void ot_tw_property(ot_trace_writer *w, const char *key, const char *value)
 {
     char name[128];
-    snprintf(name, sizeof name, "OFFTRACE::%s", key);
+    snprintf(name, sizeof name, "%s%s", OFFTRACE_PROPERTY_PREFIX, key);
     OTF2_Archive_SetProperty(w->archive, name, value, true);
 }
 
@@ -414,6 +422,8 @@ typedef struct def_strings {
     OTF2_StringRef comm_locations, comm_group, comm, window;
     OTF2_StringRef metric_name, metric_desc, metric_unit;
     OTF2_StringRef host_address, host_address_desc, device_address, device_address_desc;
+    OTF2_StringRef role_key, device_key, role_names[OFFTRACE_LOC_ROLE_COUNT];
+    OTF2_StringRef class_groups[OFFTRACE_CLASS_COUNT]; /**< OTF2_UNDEFINED_STRING: class unused */
 } def_strings;
 
 static void intern_def_strings(ot_trace_writer *w, def_strings *d)
@@ -441,6 +451,20 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->host_address_desc = ot_tw_string(w, "host start address of the transferred range");
     d->device_address = ot_tw_string(w, "device address");
     d->device_address_desc = ot_tw_string(w, "device start address of the transferred range");
+    d->role_key = ot_tw_string(w, OFFTRACE_LOCATION_ROLE_PROPERTY);
+    d->device_key = ot_tw_string(w, OFFTRACE_LOCATION_DEVICE_PROPERTY);
+    for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
+        d->role_names[r] = ot_tw_string(w, offtrace_location_role_name((offtrace_location_role)r));
+    for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++)
+        d->class_groups[c] = OTF2_UNDEFINED_STRING;
+    for (size_t i = 0; i < w->region_keys.count; i++) {
+        offtrace_event_class c = w->regions[i].cls;
+        if (d->class_groups[c] == OTF2_UNDEFINED_STRING && offtrace_class(c)) {
+            char name[128];
+            snprintf(name, sizeof name, "%s%s", OFFTRACE_REGION_CLASS_GROUP_PREFIX, offtrace_class(c)->class_name);
+            d->class_groups[c] = ot_tw_string(w, name);
+        }
+    }
 }
 
 static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
@@ -453,12 +477,12 @@ static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
 
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
 {
-    OTF2_GlobalDefWriter_WriteParadigm(g, OT_PARADIGM_OPENMP_TARGET, d->paradigm,
+    OTF2_GlobalDefWriter_WriteParadigm(g, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, d->paradigm,
                                        OTF2_PARADIGM_CLASS_ACCELERATOR);
     OTF2_AttributeValue yes;
     OTF2_Type type;
     OTF2_AttributeValue_SetBoolean(OTF2_TRUE, &type, &yes);
-    OTF2_GlobalDefWriter_WriteParadigmProperty(g, OT_PARADIGM_OPENMP_TARGET, OTF2_PARADIGM_PROPERTY_RMA_ONLY,
+    OTF2_GlobalDefWriter_WriteParadigmProperty(g, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, OTF2_PARADIGM_PROPERTY_RMA_ONLY,
                                                type, yes);
 }
 
@@ -504,10 +528,23 @@ static void write_locations(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const d
         /* OTF2 3.0: an accelerator group holds accelerator streams (and
          * metrics) only, never CPU threads; a thread executing OpenMP on the
          * device is one of the device's streams of activity. */
-        OTF2_LocationType type = l->kind == OT_LOC_HOST_THREAD ? OTF2_LOCATION_TYPE_CPU_THREAD
-                                                               : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
-        OTF2_LocationGroupRef group = l->kind == OT_LOC_HOST_THREAD ? 0 : group_of_device(w, l->device);
-        OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, type, event_counts[i], group);
+        OTF2_LocationGroupRef group = l->role == OFFTRACE_LOC_HOST_THREAD ? 0 : group_of_device(w, l->device);
+        OTF2_GlobalDefWriter_WriteLocation(g, l->id, l->name, offtrace_location_type(l->role), event_counts[i],
+                                           group);
+    }
+}
+
+/* What each location is, for readers: its catalogue role, and its device. */
+static void write_location_properties(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    for (size_t i = 0; i < w->location_count; i++) {
+        const location_def *l = &w->locations[i];
+        OTF2_AttributeValue role = {.stringRef = d->role_names[l->role]};
+        OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, d->role_key, OTF2_TYPE_STRING, role);
+        if (l->role != OFFTRACE_LOC_HOST_THREAD) {
+            OTF2_AttributeValue device = {.uint32 = (uint32_t)l->device};
+            OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, d->device_key, OTF2_TYPE_UINT32, device);
+        }
     }
 }
 
@@ -521,6 +558,29 @@ static void write_regions(ot_trace_writer *w, OTF2_GlobalDefWriter *g)
     }
 }
 
+/* The class table: for each catalogue class used, a group of type REGIONS
+ * named OFFTRACE_REGION_CLASS_GROUP_PREFIX + class, whose members are its
+ * regions. Group ids 0 and 1 are the RMA groups; these follow. */
+static int write_class_table(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    uint64_t *members = malloc((w->region_keys.count ? w->region_keys.count : 1) * sizeof *members);
+    if (!members)
+        return -ENOMEM;
+    OTF2_GroupRef next = 2;
+    for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++) {
+        if (d->class_groups[c] == OTF2_UNDEFINED_STRING)
+            continue;
+        uint32_t n = 0;
+        for (size_t i = 0; i < w->region_keys.count; i++)
+            if (w->regions[i].cls == (offtrace_event_class)c)
+                members[n++] = i;
+        OTF2_GlobalDefWriter_WriteGroup(g, next++, d->class_groups[c], OTF2_GROUP_TYPE_REGIONS,
+                                        OTF2_PARADIGM_UNKNOWN, OTF2_GROUP_FLAG_NONE, n, members);
+    }
+    free(members);
+    return 0;
+}
+
 /* One window over one communicator whose members are the host threads that
  * transfer and every device's RDMA location; a rank is an index into it. */
 static int write_rma(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
@@ -531,9 +591,9 @@ static int write_rma(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_stri
     for (uint32_t i = 0; i < w->comm_count; i++)
         ranks[i] = i;
     OTF2_GlobalDefWriter_WriteGroup(g, 0, d->comm_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                    OT_PARADIGM_OPENMP_TARGET, OTF2_GROUP_FLAG_NONE, w->comm_count,
+                                    OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, OTF2_GROUP_FLAG_NONE, w->comm_count,
                                     w->comm_members);
-    OTF2_GlobalDefWriter_WriteGroup(g, 1, d->comm_group, OTF2_GROUP_TYPE_COMM_GROUP, OT_PARADIGM_OPENMP_TARGET,
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, d->comm_group, OTF2_GROUP_TYPE_COMM_GROUP, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET,
                                     OTF2_GROUP_FLAG_NONE, w->comm_count, ranks);
     free(ranks);
     OTF2_GlobalDefWriter_WriteComm(g, 0, d->comm, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
@@ -564,6 +624,9 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     }
     close_event_writers(w, event_counts);
     intern_def_strings(w, d);
+    char version[16];
+    snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
+    OTF2_Archive_SetProperty(w->archive, OFFTRACE_CATALOGUE_PROPERTY, version, true);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(w->archive);
     if (w->first_time == UINT64_MAX)
         w->first_time = w->last_time = 0;
@@ -576,8 +639,11 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     write_attributes(g, d);
     write_system_tree(w, g, d);
     write_locations(w, g, d, event_counts);
+    write_location_properties(w, g, d);
     write_regions(w, g);
     int rc = write_rma(w, g, d);
+    if (rc == 0)
+        rc = write_class_table(w, g, d);
     write_memory_metric(g, d);
     OTF2_Archive_CloseGlobalDefWriter(w->archive, g);
     OTF2_ErrorCode otf2_rc = OTF2_Archive_Close(w->archive);

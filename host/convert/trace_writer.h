@@ -15,8 +15,7 @@
 
 #include <otf2/otf2.h>
 
-/** OTF2 3.1's OTF2_PARADIGM_OPENMP_TARGET, declared by us on 3.0 as Score-P 9 does. */
-#define OT_PARADIGM_OPENMP_TARGET ((OTF2_Paradigm)25)
+#include "offtrace/event_catalogue_otf2.h"
 
 typedef struct ot_trace_writer ot_trace_writer;
 
@@ -24,14 +23,6 @@ typedef struct ot_trace_writer ot_trace_writer;
  *  (OTF2_TYPE_UINT64), so that readers can tell which host range moved. */
 #define OT_ATTR_HOST_ADDRESS ((OTF2_AttributeRef)0)
 #define OT_ATTR_DEVICE_ADDRESS ((OTF2_AttributeRef)1)
-
-/** What a location is, for its definition. */
-typedef enum ot_location_kind {
-    OT_LOC_HOST_THREAD,
-    OT_LOC_DEVICE_STREAM,
-    OT_LOC_DEVICE_RDMA,
-    OT_LOC_DEVICE_THREAD, /**< a thread executing OpenMP on the device (an accelerator stream in OTF2) */
-} ot_location_kind;
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.
@@ -45,12 +36,20 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
 OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text);
 
 /**
- * \brief Intern a region (same name, role, file and lines -> same id).
+ * \brief Intern a region of catalogue class \p cls (same class, name, file
+ *        and lines -> same id); its role and paradigm are the class's, and
+ *        it becomes a member of the class's group in the archive's class
+ *        table (event_catalogue.h).
  * \param file NULL for none.
  */
-OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRole role,
-                            OTF2_Paradigm paradigm, const char *file, uint32_t begin_line,
-                            uint32_t end_line);
+OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const char *name, const char *file,
+                            uint32_t begin_line, uint32_t end_line);
+
+/** \brief ot_tw_region with a role of its own, for the classes whose
+ *         subkind refines the catalogue's role (DEVICE_WORK, DEVICE_SYNC). */
+OTF2_RegionRef ot_tw_region_with_role(ot_trace_writer *w, offtrace_event_class cls, OTF2_RegionRole role,
+                                      const char *name, const char *file, uint32_t begin_line,
+                                      uint32_t end_line);
 
 /**
  * \brief Declare an offload device; creates its accelerator location group.
@@ -59,7 +58,8 @@ OTF2_RegionRef ot_tw_region(ot_trace_writer *w, const char *name, OTF2_RegionRol
 int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind);
 
 /**
- * \brief Create a location and its event writer.
+ * \brief Create a location and its event writer. Its definition carries its
+ *        role (and device) as location properties (event_catalogue.h).
  * \param device device number (ignored for host threads).
  * \param comm_member 1 if it takes part in the RMA window (host threads that
  *        transfer, RDMA locations); its rank is the order of such calls.
@@ -67,7 +67,7 @@ int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind);
  *         in use (OTF2 would hand out that location's writer again).
  */
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
-                                   ot_location_kind kind, int device, int comm_member,
+                                   offtrace_location_role role, int device, int comm_member,
                                    uint32_t *rank_out);
 
 /**

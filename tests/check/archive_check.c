@@ -3,6 +3,8 @@
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
+
+#include "offtrace/event_catalogue_otf2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@ typedef struct loc_state {
     uint64_t id, declared, seen, last_time;
     OTF2_LocationType type;
     uint32_t group;
+    offtrace_location_role role; /* OFFTRACE_LOC_ROLE_COUNT: none given */
     int is_rdma, is_device_thread, is_kernel_stream;
     uint32_t stack[MAX_DEPTH];
     uint64_t begin[MAX_DEPTH];
@@ -30,6 +33,8 @@ typedef struct state {
     archive_facts *f;
     char **strings; size_t nstrings;
     char **region_name; uint32_t *region_line; size_t nregions;
+    OTF2_RegionRole *region_role; OTF2_Paradigm *region_paradigm;
+    uint8_t *region_class; size_t nclasses;  /* offtrace_event_class by region ref, from the class table */
     loc_state locs[MAX_LOC]; size_t nlocs;
     int group_is_accel[MAX_GROUPS]; int group_has_creator[MAX_GROUPS];
     uint64_t comm_members[MAX_LOC]; size_t ncomm;
@@ -87,12 +92,16 @@ static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef n
         size_t n = self + 256;
         s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
         s->region_line = realloc(s->region_line, n * sizeof *s->region_line);
+        s->region_role = realloc(s->region_role, n * sizeof *s->region_role);
+        s->region_paradigm = realloc(s->region_paradigm, n * sizeof *s->region_paradigm);
         memset(s->region_name + s->nregions, 0, (n - s->nregions) * sizeof *s->region_name);
         memset(s->region_line + s->nregions, 0, (n - s->nregions) * sizeof *s->region_line);
         s->nregions = n;
     }
     s->region_name[self] = strdup(str(s, name));
     s->region_line[self] = b;
+    s->region_role[self] = role;
+    s->region_paradigm[self] = p;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -125,21 +134,14 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     l->declared = n;
     l->type = type;
     l->group = group;
-    l->is_rdma = strstr(str(s, name), "RDMA") != NULL;
+    l->role = OFFTRACE_LOC_ROLE_COUNT;
     int accel = group < MAX_GROUPS && s->group_is_accel[group];
-    /* offtrace's ids: 2 << 32 device threads; 1 << 32 kernel streams and RDMA rows; 3 << 32 device queues. */
-    l->is_device_thread = accel && (self >> 32) == 2;
-    l->is_kernel_stream = type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && accel && !l->is_rdma && !l->is_device_thread;
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !accel)
         s->f->host_threads++;
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && accel) { /* OTF2 3.0: accelerator groups hold streams only */
         s->f->bad_groups++;
         problem(s, "CPU thread %s in an accelerator location group", str(s, name));
     }
-    if (l->is_device_thread)
-        s->f->device_threads++;
-    if (l->is_rdma)
-        s->f->rdma_locations++;
     if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !accel) {
         s->f->bad_groups++;
         problem(s, "location %s in the wrong kind of group", str(s, name));
@@ -147,10 +149,53 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The location role offtrace's writer gives every location, as a property. */
+static OTF2_CallbackCode d_location_property(void *u, OTF2_LocationRef location, OTF2_StringRef name, OTF2_Type type,
+                                             OTF2_AttributeValue value)
+{
+    state *s = u;
+    loc_state *l = loc(s, location);
+    if (l && type == OTF2_TYPE_STRING && !strcmp(str(s, name), OFFTRACE_LOCATION_ROLE_PROPERTY))
+        l->role = offtrace_location_role_by_name(str(s, value.stringRef));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The class table: REGIONS groups named OFFTRACE_REGION_CLASS_GROUP_PREFIX + class. */
+static void class_group(state *s, const char *name, uint32_t n, const uint64_t *members)
+{
+    size_t prefix = strlen(OFFTRACE_REGION_CLASS_GROUP_PREFIX);
+    if (strncmp(name, OFFTRACE_REGION_CLASS_GROUP_PREFIX, prefix) != 0)
+        return;
+    offtrace_event_class c = offtrace_class_by_name(name + prefix);
+    if (c == OFFTRACE_CLASS_NONE) {
+        s->f->bad_groups++;
+        problem(s, "class table names an unknown class %s", name);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (members[i] >= s->nclasses) {
+            size_t grown = members[i] + 256;
+            s->region_class = realloc(s->region_class, grown);
+            memset(s->region_class + s->nclasses, 0, grown - s->nclasses);
+            s->nclasses = grown;
+        }
+        if (s->region_class[members[i]])
+            problem(s, "region %llu is in two classes", (unsigned long long)members[i]);
+        s->region_class[members[i]] = (uint8_t)c;
+    }
+}
+
+static offtrace_event_class class_of(const state *s, OTF2_RegionRef r)
+{
+    return r < s->nclasses ? (offtrace_event_class)s->region_class[r] : OFFTRACE_CLASS_NONE;
+}
+
 static OTF2_CallbackCode d_grp(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                OTF2_Paradigm p, OTF2_GroupFlag fl, uint32_t n, const uint64_t *members)
 {
     state *s = u;
+    if (type == OTF2_GROUP_TYPE_REGIONS)
+        class_group(s, str(s, name), n, members);
     if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
         for (uint32_t i = 0; i < n && s->ncomm < MAX_LOC; i++)
             s->comm_members[s->ncomm++] = members[i];
@@ -191,19 +236,26 @@ static loc_state *on_event(state *s, OTF2_LocationRef l, OTF2_TimeStamp t)
     return ls;
 }
 
-static void count_construct(state *s, const char *name)
+/* Which construct a class is, from the catalogue's construct column. */
+enum { AC_CONSTRUCT_NONE, AC_CONSTRUCT_TARGET, AC_CONSTRUCT_ENTER_DATA, AC_CONSTRUCT_EXIT_DATA, AC_CONSTRUCT_UPDATE };
+static const uint8_t construct_of[OFFTRACE_CLASS_COUNT] = {
+#define CONSTRUCT_COLUMN(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, \
+                         export, report)                                                                      \
+    [OFFTRACE_CLASS_##c] = AC_CONSTRUCT_##construct,
+    OFFTRACE_EVENT_CLASSES(CONSTRUCT_COLUMN)
+#undef CONSTRUCT_COLUMN
+};
+
+static void count_construct(state *s, offtrace_event_class c)
 {
     archive_facts *f = s->f;
-    if (!strncmp(name, "target @", 8) || !strncmp(name, "target nowait @", 15))
-        f->target++;
-    else if (!strncmp(name, "target enter data", 17))
-        f->enter_data++;
-    else if (!strncmp(name, "target exit data", 16))
-        f->exit_data++;
-    else if (!strncmp(name, "target update", 13))
-        f->update++;
-    else if (!strncmp(name, "target data @", 13))
-        f->data_regions++;
+    switch (construct_of[c]) {
+    case AC_CONSTRUCT_TARGET: f->target++; break;
+    case AC_CONSTRUCT_ENTER_DATA: f->enter_data++; break;
+    case AC_CONSTRUCT_EXIT_DATA: f->exit_data++; break;
+    case AC_CONSTRUCT_UPDATE: f->update++; break;
+    default: f->data_regions += c == OFFTRACE_CLASS_TARGET_DATA; break;
+    }
 }
 
 static void push_time(uint64_t **v, size_t *n, uint64_t t)
@@ -213,23 +265,22 @@ static void push_time(uint64_t **v, size_t *n, uint64_t t)
     (*v)[(*n)++] = t;
 }
 
-static void count_device_construct(state *s, const char *name, uint64_t t)
+static void count_device_construct(state *s, offtrace_event_class c, uint64_t t)
 {
     archive_facts *f = s->f;
     f->device_enters++;
-    if (!strncmp(name, "parallel", 8) || !strncmp(name, "teams", 5)) {
+    switch (c) {
+    case OFFTRACE_CLASS_DEVICE_PARALLEL: /* parallel and teams */
         f->device_parallel++;
         push_time(&s->device_parallels, &s->ndevice_parallels, t);
-    } else if (!strncmp(name, "loop", 4) || !strncmp(name, "distribute", 10))
-        f->device_loops++;
-    else if (strstr(name, "barrier") || !strncmp(name, "taskwait", 8) || !strncmp(name, "taskgroup", 9))
-        f->device_barriers++;
-    else if (!strncmp(name, "implicit task", 13) || !strncmp(name, "initial task", 12))
-        f->device_implicit_tasks++;
-    else if (!strncmp(name, "task @", 6) || !strcmp(name, "task"))
-        f->device_tasks++;
-    else if (!strncmp(name, "offtrace: device records lost", 29))
-        f->device_lost_markers++;
+        break;
+    case OFFTRACE_CLASS_DEVICE_WORK: f->device_loops++; break;
+    case OFFTRACE_CLASS_DEVICE_SYNC: f->device_barriers++; break;
+    case OFFTRACE_CLASS_DEVICE_IMPLICIT_TASK: f->device_implicit_tasks++; break;
+    case OFFTRACE_CLASS_DEVICE_TASK: f->device_tasks++; break;
+    case OFFTRACE_CLASS_DEVICE_RECORDS_LOST: f->device_lost_markers++; break;
+    default: break;
+    }
 }
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
@@ -241,12 +292,18 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
         return OTF2_CALLBACK_SUCCESS;
     ls->stack[ls->depth] = r;
     ls->begin[ls->depth++] = t;
+    offtrace_event_class c = class_of(s, r);
+    s->f->enters[c]++;
+    if (c == OFFTRACE_CLASS_NONE) {
+        s->f->bad_groups++;
+        problem(s, "region %u is in no class of the class table", r);
+    }
     if (ls->is_kernel_stream)
         s->f->kernels++;
     else if (ls->is_device_thread)
-        count_device_construct(s, r < s->nregions && s->region_name[r] ? s->region_name[r] : "", t);
-    else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD && r < s->nregions && s->region_name[r])
-        count_construct(s, s->region_name[r]);
+        count_device_construct(s, c, t);
+    else if (ls->role == OFFTRACE_LOC_HOST_THREAD)
+        count_construct(s, c);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -270,11 +327,9 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
         return OTF2_CALLBACK_SUCCESS;
     }
     uint64_t begin = ls->begin[--ls->depth];
-    const char *name = r < s->nregions && s->region_name[r] ? s->region_name[r] : "";
     if (ls->is_kernel_stream)
         add_interval(&s->kernels, &s->nkernels, begin, t, s->region_line[r]);
-    else if (ls->type == OTF2_LOCATION_TYPE_CPU_THREAD &&
-             (!strncmp(name, "target @", 8) || !strncmp(name, "target nowait @", 15)))
+    else if (ls->role == OFFTRACE_LOC_HOST_THREAD && construct_of[class_of(s, r)] == AC_CONSTRUCT_TARGET)
         add_interval(&s->targets, &s->ntargets, begin, t, s->region_line[r]);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -346,6 +401,7 @@ static int read_defs(OTF2_Reader *rd, state *s)
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, d_group);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, d_grp);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, d_location_property);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, d_clock);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
@@ -353,6 +409,49 @@ static int read_defs(OTF2_Reader *rd, state *s)
     int rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, g, &n) == OTF2_SUCCESS ? 0 : -1;
     OTF2_Reader_CloseGlobalDefReader(rd, g);
     return rc;
+}
+
+/* A region's role and paradigm are its class's (DEVICE_WORK and DEVICE_SYNC
+ * refine the role by subkind). */
+static void check_region_classes(state *s)
+{
+    for (size_t r = 0; r < s->nregions && r < s->nclasses; r++) {
+        offtrace_event_class c = class_of(s, r);
+        if (!s->region_name[r] || c == OFFTRACE_CLASS_NONE)
+            continue;
+        int refined = c == OFFTRACE_CLASS_DEVICE_WORK || c == OFFTRACE_CLASS_DEVICE_SYNC;
+        if (s->region_paradigm[r] != offtrace_class_paradigm(c) ||
+            (!refined && s->region_role[r] != offtrace_class_role(c))) {
+            s->f->bad_groups++;
+            problem(s, "region %s: role %d, paradigm %d, not those of its class %s", s->region_name[r],
+                    (int)s->region_role[r], (int)s->region_paradigm[r], offtrace_class(c)->class_name);
+        }
+    }
+}
+
+/* What each location is, from its role property: every location of an
+ * offtrace archive has one, and the role must fit the location's type. */
+static void classify_locations(state *s)
+{
+    for (size_t i = 0; i < s->nlocs; i++) {
+        loc_state *l = &s->locs[i];
+        if (l->role == OFFTRACE_LOC_ROLE_COUNT) {
+            s->f->bad_groups++;
+            problem(s, "location %llu has no %s", (unsigned long long)l->id, OFFTRACE_LOCATION_ROLE_PROPERTY);
+            continue;
+        }
+        int cpu = l->role == OFFTRACE_LOC_HOST_THREAD;
+        if (cpu != (l->type == OTF2_LOCATION_TYPE_CPU_THREAD)) {
+            s->f->bad_groups++;
+            problem(s, "location %llu: role %s on a location of OTF2 type %d", (unsigned long long)l->id,
+                    offtrace_location_role_name(l->role), (int)l->type);
+        }
+        l->is_rdma = l->role == OFFTRACE_LOC_RDMA;
+        l->is_device_thread = l->role == OFFTRACE_LOC_DEVICE_THREAD;
+        l->is_kernel_stream = l->role == OFFTRACE_LOC_KERNEL_STREAM;
+        s->f->device_threads += l->is_device_thread;
+        s->f->rdma_locations += l->is_rdma;
+    }
 }
 
 static int read_events(OTF2_Reader *rd, state *s)
@@ -505,6 +604,17 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     s->f = f;
     s->wanted_location = wanted;
     int rc = read_defs(rd, s);
+    char *version = NULL;
+    if (rc == 0 && (OTF2_Reader_GetProperty(rd, OFFTRACE_CATALOGUE_PROPERTY, &version) != OTF2_SUCCESS || !version ||
+                    strtoul(version, NULL, 10) != OFFTRACE_CATALOGUE_VERSION)) {
+        f->bad_groups++;
+        problem(s, "no %s %u", OFFTRACE_CATALOGUE_PROPERTY, OFFTRACE_CATALOGUE_VERSION);
+    }
+    free(version);
+    if (rc == 0) {
+        classify_locations(s);
+        check_region_classes(s);
+    }
     if (rc == 0 && f->host_threads == 0) { /* OTF2: a process holds at least one CPU thread */
         f->bad_groups++;
         problem(s, "no CPU thread in the process location group");
@@ -521,6 +631,9 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     free(s->strings);
     free(s->region_name);
     free(s->region_line);
+    free(s->region_class);
+    free(s->region_role);
+    free(s->region_paradigm);
     free(s->targets);
     free(s->kernels);
     free(s->device_times);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offtrace/event_catalogue.h"
+
 typedef struct archive_facts {
     uint64_t target, enter_data, exit_data, update, data_regions;
     uint64_t kernels;
@@ -23,6 +25,7 @@ typedef struct archive_facts {
     uint64_t device_parallel, device_loops, device_barriers, device_tasks, device_implicit_tasks;
     uint64_t device_lost_markers; /* "offtrace: device records lost" regions */
     uint64_t targets_without_device_parallel; /* host target regions with no device parallel inside */
+    uint64_t enters[OFFTRACE_CLASS_COUNT];    /* Enter events by catalogue class (the archive's class table) */
     /* rule violations; each must be 0 */
     uint64_t unbalanced;          /* Leave without matching Enter, or regions left open */
     uint64_t backwards;           /* a timestamp smaller than the previous on its location */

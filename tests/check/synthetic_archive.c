@@ -5,10 +5,14 @@
 #include "synthetic_archive.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <otf2/otf2.h>
 
-enum { S_EMPTY, S_MACHINE, S_NODE, S_PROCESS, S_MASTER, S_WORKER, S_ODD, S_TARGET, S_NEST, S_FILE, S_COUNT };
+#include "offtrace/event_catalogue.h"
+
+enum { S_EMPTY, S_MACHINE, S_NODE, S_PROCESS, S_MASTER, S_WORKER, S_ODD, S_TARGET, S_NEST, S_FILE, S_ROLE_KEY,
+       S_HOST_THREAD, S_TARGET_CLASS, S_COUNT };
 enum { R_ODD, R_TARGET, R_NEST };
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -41,7 +45,8 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
 {
     static const char *strings[S_COUNT] = {"", "machine", "node", "Process", "Master thread",
                                            "OpenMP thread 1 (tid 2)", ODD_REGION_NAME, "target @odd.c:7",
-                                           "nest", "odd.c"};
+                                           "nest", "odd.c", OFFTRACE_LOCATION_ROLE_PROPERTY, "HOST_THREAD",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 1000, 10000 + 2 * (uint64_t)depth - 1000, 0);
     for (unsigned i = 0; i < S_COUNT; i++)
         OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
@@ -56,6 +61,15 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                      OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, S_FILE, 7, 7);
     OTF2_GlobalDefWriter_WriteRegion(g, R_NEST, S_NEST, S_NEST, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
+    /* It claims to be offtrace's: its class table and location roles say
+     * what "target @odd.c:7" and the threads are; the odd regions are in no
+     * class, as a newer offtrace's unknown ones would be. */
+    OTF2_AttributeValue host_thread = {.stringRef = S_HOST_THREAD};
+    for (OTF2_LocationRef l = 0; l < 2; l++)
+        OTF2_GlobalDefWriter_WriteLocationProperty(g, l, S_ROLE_KEY, OTF2_TYPE_STRING, host_thread);
+    uint64_t target[] = {R_TARGET};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, S_TARGET_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 1, target);
 }
 
 int write_odd_archive(const char *dir, unsigned depth)
@@ -68,6 +82,9 @@ int write_odd_archive(const char *dir, unsigned depth)
     OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
     OTF2_Archive_SetCreator(a, "offtrace 0.1.0 (synthetic test archive)");
+    char version[16];
+    snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
+    OTF2_Archive_SetProperty(a, OFFTRACE_CATALOGUE_PROPERTY, version, true);
     OTF2_Archive_OpenEvtFiles(a);
     uint64_t events[2];
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);

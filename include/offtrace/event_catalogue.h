@@ -1,0 +1,404 @@
+/**
+ * \file event_catalogue.h
+ * \brief The event catalogue: what every kind of event offtrace records is,
+ *        once, for the recorder, the converter, the archive reader and the
+ *        tests' oracle.
+ *
+ * Two X-macro lists (as LLVM's OMPT multiplexer builds its tables from one
+ * list, and OTF2 generates its reader and writer from one spec):
+ *
+ *  - OFFTRACE_SOURCES: one line per raw record kind a recorder writes (the
+ *    `event` byte of offtrace_raw_record, the `kind` of
+ *    offtrace_device_record): the OMPT callback(s) it comes from, the record
+ *    fields it uses, and which of its fields names a device that it puts to
+ *    use (that device gets a location group in the archive).
+ *  - OFFTRACE_EVENT_CLASSES: one line per region or event class the converter
+ *    writes: the source kind it comes from, its name (or the stem of its
+ *    name), its OTF2 form (event type, region role, paradigm, the location
+ *    role it goes on), its reader class, and its category in `view`,
+ *    `export` and `report`.
+ *
+ * The lists hold tokens; each user expands them with the columns it needs
+ * and pastes its own prefix (`OTF2_REGION_ROLE_##role`, `OT_TR_##reader`,
+ * `OT_VC_##view`, `OT_RP_##report`), so this header needs neither OTF2 nor
+ * the analysis headers. event_catalogue_otf2.h maps roles and paradigms to
+ * OTF2 for the code that includes OTF2.
+ *
+ * In the archive the meaning travels explicitly (docs/trace-model.md): each
+ * region is a member of the OTF2 Group (type REGIONS) named
+ * OFFTRACE_REGION_CLASS_GROUP_PREFIX + its class name, and each location has
+ * the location properties OFFTRACE_LOCATION_ROLE_PROPERTY (a role name of
+ * OFFTRACE_LOCATION_ROLES) and, on devices, OFFTRACE_LOCATION_DEVICE_PROPERTY.
+ * The archive property OFFTRACE_CATALOGUE_PROPERTY holds
+ * OFFTRACE_CATALOGUE_VERSION; readers refuse an offtrace archive without it.
+ * Names are for humans only.
+ *
+ * Adding a kind: its raw kind in raw_format.h or collector.h, one
+ * OFFTRACE_SOURCES line, one OFFTRACE_EVENT_CLASSES line per class it
+ * writes, and the code truly specific to it (its callback, its conversion).
+ * Class names and role names are part of the archive format: never rename
+ * one; a new one raises OFFTRACE_CATALOGUE_VERSION only if old readers would
+ * misread it.
+ */
+#ifndef OFFTRACE_EVENT_CATALOGUE_H
+#define OFFTRACE_EVENT_CATALOGUE_H
+
+#include <stdint.h>
+
+#include "offtrace/collector.h"
+#include "offtrace/raw_format.h"
+
+/** Version of the class table and location properties in the archive. */
+#define OFFTRACE_CATALOGUE_VERSION 1u
+
+/** OTF2 3.1's OTF2_PARADIGM_OPENMP_TARGET; on OTF2 3.0 offtrace declares it
+ *  with a Paradigm definition (class ACCELERATOR, RMA_ONLY) as Score-P 9 does. */
+#define OFFTRACE_PARADIGM_OPENMP_TARGET 25
+
+/** Archive properties are "OFFTRACE::<key>". */
+#define OFFTRACE_PROPERTY_PREFIX "OFFTRACE::"
+/** The archive property that says the class table below is there. */
+#define OFFTRACE_CATALOGUE_PROPERTY "OFFTRACE::CATALOGUE_VERSION"
+/** Groups of type REGIONS named this + class name ("OFFTRACE::REGION_CLASS::TARGET"). */
+#define OFFTRACE_REGION_CLASS_GROUP_PREFIX "OFFTRACE::REGION_CLASS::"
+/** Location property (string): the location's role name, e.g. "DEVICE_THREAD". */
+#define OFFTRACE_LOCATION_ROLE_PROPERTY "OFFTRACE::LOCATION_ROLE"
+/** Location property (uint32): the OpenMP device number of a device location. */
+#define OFFTRACE_LOCATION_DEVICE_PROPERTY "OFFTRACE::DEVICE"
+
+/** \brief Whether two strings are equal (strcmp without <string.h>). */
+static inline int offtrace_catalogue_same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+/* ---- location roles ---------------------------------------------------- */
+
+/**
+ * X(role, OTF2 location type, id space, what it holds)
+ *
+ * Location ids (offtrace_location_id): host threads use their thread index
+ * (space 0); device locations `space << 32 | device << 16 | number`, with
+ * number 0xFFFF for the RDMA row. Readers use the location properties, not
+ * these bits; the ids only keep locations apart and stable.
+ */
+#define OFFTRACE_LOCATION_ROLES(X)                                                                      \
+    X(HOST_THREAD, CPU_THREAD, 0, "a host thread: constructs, data ops, RMA put/get/complete")           \
+    X(KERNEL_STREAM, ACCELERATOR_STREAM, 1, "\"device N stream K\": kernels, overlapping ones on K > 0") \
+    X(RDMA, ACCELERATOR_STREAM, 1, "\"device N RDMA\": transfers, the device memory metric")             \
+    X(DEVICE_THREAD, ACCELERATOR_STREAM, 2, "\"device N thread T\": OpenMP executing on the device")      \
+    X(DEVICE_QUEUE, ACCELERATOR_STREAM, 3, "\"device N queue Q\": CUPTI / OMPT-trace activity")
+
+typedef enum offtrace_location_role {
+#define OFFTRACE_LOCATION_ROLE_ENUM(role, type, space, what) OFFTRACE_LOC_##role,
+    OFFTRACE_LOCATION_ROLES(OFFTRACE_LOCATION_ROLE_ENUM)
+#undef OFFTRACE_LOCATION_ROLE_ENUM
+    OFFTRACE_LOC_ROLE_COUNT
+} offtrace_location_role;
+
+/** The number the RDMA row takes in its id. */
+#define OFFTRACE_RDMA_LOCATION_NUMBER 0xFFFFu
+
+/** \brief A location's id: \p number is the thread index of a host thread,
+ *  else the stream, thread or queue number (below 0x10000) on \p device. */
+static inline uint64_t offtrace_location_id(offtrace_location_role role, int device, uint32_t number)
+{
+    static const uint8_t space[OFFTRACE_LOC_ROLE_COUNT] = {
+#define OFFTRACE_LOCATION_ROLE_SPACE(role, type, sp, what) [OFFTRACE_LOC_##role] = sp,
+        OFFTRACE_LOCATION_ROLES(OFFTRACE_LOCATION_ROLE_SPACE)
+#undef OFFTRACE_LOCATION_ROLE_SPACE
+    };
+    if (role == OFFTRACE_LOC_HOST_THREAD)
+        return number;
+    if (role == OFFTRACE_LOC_RDMA)
+        number = OFFTRACE_RDMA_LOCATION_NUMBER;
+    return (uint64_t)space[role] << 32 | (uint64_t)(uint16_t)device << 16 | (number & 0xFFFFu);
+}
+
+/** \brief The role's name as the archive writes it ("DEVICE_THREAD"). */
+static inline const char *offtrace_location_role_name(offtrace_location_role role)
+{
+    switch (role) {
+#define OFFTRACE_LOCATION_ROLE_NAME(r, type, space, what) case OFFTRACE_LOC_##r: return #r;
+        OFFTRACE_LOCATION_ROLES(OFFTRACE_LOCATION_ROLE_NAME)
+#undef OFFTRACE_LOCATION_ROLE_NAME
+    default: return "";
+    }
+}
+
+/** \brief The role of a name, or OFFTRACE_LOC_ROLE_COUNT if none has it. */
+static inline offtrace_location_role offtrace_location_role_by_name(const char *name)
+{
+    for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
+        if (offtrace_catalogue_same(offtrace_location_role_name((offtrace_location_role)r), name))
+            return (offtrace_location_role)r;
+    return OFFTRACE_LOC_ROLE_COUNT;
+}
+
+/* ---- sources: the raw record kinds ------------------------------------ */
+
+/**
+ * X(source, record, kind, OMPT callback(s), fields used, device put to use)
+ *
+ * record: RAW (offtrace_raw_record of a host thread's stream, `event` =
+ * OFFTRACE_RAW_<kind>) or DEVICE (offtrace_device_record of a device file,
+ * `kind` = OFFTRACE_DEVICE_<kind>).
+ * device put to use: which field names a device that thereby gets a
+ * location group and rows (DST_DEVICE: dst_device; OP_DEVICE: the end of a
+ * data op that is an offload device; DEVICE_FILE: the device file it is in;
+ * NONE: it names none, or one only for its clock map (SYNC)).
+ */
+#define OFFTRACE_SOURCES(X)                                                                                   \
+    X(TARGET, RAW, TARGET, "target_emi", "id, dst_device, codeptr, subkind = ompt_target_t; BEGIN and END",   \
+      DST_DEVICE)                                                                                             \
+    X(DATA_OP, RAW, DATA_OP, "target_data_op_emi",                                                           \
+      "id, src/dst address and device, bytes, codeptr, subkind = ompt_target_data_op_t, flags IN_CONSTRUCT; " \
+      "COMPLETE (end_time), or BEGIN/END (target_id) when nested",                                           \
+      OP_DEVICE)                                                                                              \
+    X(SUBMIT, RAW, SUBMIT, "target_submit_emi",                                                              \
+      "id, bytes = requested teams; COMPLETE, or BEGIN/END (target_id); the device is its target's", NONE)   \
+    X(SYNC, RAW, SYNC, "device_initialize, target_emi begin/end with a collector, exit",                     \
+      "time, src_addr = read width, bytes = device clock, dst_device, subkind = reason, target_id", NONE)     \
+    X(FLUSH, RAW, FLUSH, "(the recorder: memory budget exceeded)", "id, bytes written; BEGIN/END", NONE)     \
+    X(LOST, RAW, LOST, "(the recorder: records could not be stored)",                                       \
+      "time, end_time, bytes = records lost, subkind = loss cause; COMPLETE", NONE)                           \
+    X(DEVICE_PARALLEL, DEVICE, PARALLEL, "parallel_begin, parallel_end (host-offload collector)",            \
+      "thread, codeptr, value = team size, subkind 1 = league; BEGIN/END", DEVICE_FILE)                       \
+    X(DEVICE_IMPLICIT_TASK, DEVICE, IMPLICIT_TASK, "implicit_task (host-offload collector)",                \
+      "thread, value = team size, subkind 1 = initial task; BEGIN/END", DEVICE_FILE)                          \
+    X(DEVICE_WORK, DEVICE, WORK, "work (host-offload collector)",                                            \
+      "thread, codeptr, subkind = ompt_work_t, value = iterations; BEGIN/END", DEVICE_FILE)                    \
+    X(DEVICE_SYNC, DEVICE, SYNC, "sync_region (host-offload collector)",                                     \
+      "thread, codeptr, subkind = ompt_sync_region_t; BEGIN/END", DEVICE_FILE)                                 \
+    X(DEVICE_TASK, DEVICE, TASK, "task_create, task_schedule (host-offload collector)",                      \
+      "thread, codeptr = creation site; BEGIN/END per execution interval", DEVICE_FILE)                        \
+    X(DEVICE_KERNEL, DEVICE, KERNEL, "CUPTI kernel activity, OMPT device tracing",                          \
+      "thread = queue (flag STREAM), op_id = host submit; BEGIN/END", DEVICE_FILE)                             \
+    X(DEVICE_MEMCPY, DEVICE, MEMCPY, "CUPTI memcpy activity, OMPT device tracing",                          \
+      "thread = queue, subkind = enum offtrace_device_copy, value = bytes; BEGIN/END", DEVICE_FILE)            \
+    X(DEVICE_MEMSET, DEVICE, MEMSET, "CUPTI memset activity", "thread = queue, value = bytes; BEGIN/END",    \
+      DEVICE_FILE)                                                                                             \
+    X(DEVICE_LOST, DEVICE, LOST, "(the collector: a device thread's buffer was full)",                       \
+      "thread, value = records lost; POINT", DEVICE_FILE)
+
+typedef enum offtrace_source {
+    OFFTRACE_SOURCE_NONE = 0,
+#define OFFTRACE_SOURCE_ENUM(source, record, kind, callbacks, fields, device) OFFTRACE_SOURCE_##source,
+    OFFTRACE_SOURCES(OFFTRACE_SOURCE_ENUM)
+#undef OFFTRACE_SOURCE_ENUM
+    OFFTRACE_SOURCE_COUNT
+} offtrace_source;
+
+/** Which field of a record names the device it puts to use. */
+typedef enum offtrace_device_field {
+    OFFTRACE_DEVICE_FIELD_NONE = 0,
+    OFFTRACE_DEVICE_FIELD_DST_DEVICE,
+    OFFTRACE_DEVICE_FIELD_OP_DEVICE,
+    OFFTRACE_DEVICE_FIELD_DEVICE_FILE,
+} offtrace_device_field;
+
+#define OFFTRACE_SOURCE_IS_RAW_RAW 1
+#define OFFTRACE_SOURCE_IS_RAW_DEVICE 0
+
+/** \brief The source of a host stream record's `event` byte; NONE for a kind no recorder writes. */
+static inline offtrace_source offtrace_raw_source(unsigned event)
+{
+#define OFFTRACE_RAW_SOURCE_IF(source, record, kind, callbacks, fields, device) \
+    if (OFFTRACE_SOURCE_IS_RAW_##record && event == (unsigned)OFFTRACE_##record##_##kind) \
+        return OFFTRACE_SOURCE_##source;
+    OFFTRACE_SOURCES(OFFTRACE_RAW_SOURCE_IF)
+#undef OFFTRACE_RAW_SOURCE_IF
+    return OFFTRACE_SOURCE_NONE;
+}
+
+/** \brief The source of a device record's `kind`; NONE for a kind no collector writes. */
+static inline offtrace_source offtrace_device_source(unsigned kind)
+{
+#define OFFTRACE_DEVICE_SOURCE_IF(source, record, k, callbacks, fields, device) \
+    if (!OFFTRACE_SOURCE_IS_RAW_##record && kind == (unsigned)OFFTRACE_##record##_##k) \
+        return OFFTRACE_SOURCE_##source;
+    OFFTRACE_SOURCES(OFFTRACE_DEVICE_SOURCE_IF)
+#undef OFFTRACE_DEVICE_SOURCE_IF
+    return OFFTRACE_SOURCE_NONE;
+}
+
+/** \brief Which field of a record of \p source names the device it puts to use. */
+static inline offtrace_device_field offtrace_source_device_field(offtrace_source source)
+{
+    switch (source) {
+#define OFFTRACE_SOURCE_DEVICE_CASE(s, record, kind, callbacks, fields, device) \
+    case OFFTRACE_SOURCE_##s: return OFFTRACE_DEVICE_FIELD_##device;
+        OFFTRACE_SOURCES(OFFTRACE_SOURCE_DEVICE_CASE)
+#undef OFFTRACE_SOURCE_DEVICE_CASE
+    default: return OFFTRACE_DEVICE_FIELD_NONE;
+    }
+}
+
+/* ---- classes: what the archive holds ------------------------------------ */
+
+/**
+ * X(class, source, name, form, role, paradigm, location,
+ *   reader, construct, op, nowait, view, export, report)
+ *
+ *  - class: the name the archive's class table uses (never renamed).
+ *  - source: the OFFTRACE_SOURCES line it comes from.
+ *  - name: the region's name, or the stem its specific code completes
+ *    ("target" -> "target @cg.c:23"; "parallel" -> "teams @..." for a league).
+ *  - form: ENTER_LEAVE (a region), RMA_PUT, RMA_GET, RMA_COMPLETE, METRIC.
+ *  - role, paradigm: OTF2 region role and paradigm (event_catalogue_otf2.h);
+ *    DEVICE_WORK and DEVICE_SYNC refine the role by their subkind (LOOP,
+ *    SINGLE, IMPLICIT_BARRIER, ...), the column holds the default.
+ *  - location: the OFFTRACE_LOCATION_ROLES role it is written on.
+ *  - reader: trace_read.h's class (OT_TR_<reader>); construct
+ *    (OT_TR_CONSTRUCT_<construct>), op (OT_TR_OP_<op>) and nowait refine it.
+ *  - view: the legend class of `offtrace view` (OT_VC_<view>).
+ *  - export: the "cat" of `offtrace export --format chrome`.
+ *  - report: the construct kind of `offtrace report` (OT_RP_<report>), NONE
+ *    for what is no construct instance.
+ */
+#define OFFTRACE_EVENT_CLASSES(X)                                                                                   \
+    /* host constructs (target_emi) */                                                                               \
+    X(TARGET, TARGET, "target", ENTER_LEAVE, TASK_WAIT, OPENMP_TARGET, HOST_THREAD,                                 \
+      TARGET, TARGET, OTHER, 0, TARGET, "target", TARGET)                                                            \
+    X(TARGET_NOWAIT, TARGET, "target nowait", ENTER_LEAVE, TASK_WAIT, OPENMP_TARGET, HOST_THREAD,                   \
+      TARGET, TARGET, OTHER, 1, TARGET, "target", TARGET)                                                            \
+    X(ENTER_DATA, TARGET, "target enter data", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,              \
+      TARGET, ENTER_DATA, OTHER, 0, DATA_CONSTRUCT, "target", ENTER_DATA)                                            \
+    X(ENTER_DATA_NOWAIT, TARGET, "target enter data nowait", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET,             \
+      HOST_THREAD, TARGET, ENTER_DATA, OTHER, 1, DATA_CONSTRUCT, "target", ENTER_DATA)                               \
+    X(EXIT_DATA, TARGET, "target exit data", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,                \
+      TARGET, EXIT_DATA, OTHER, 0, DATA_CONSTRUCT, "target", EXIT_DATA)                                              \
+    X(EXIT_DATA_NOWAIT, TARGET, "target exit data nowait", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET,               \
+      HOST_THREAD, TARGET, EXIT_DATA, OTHER, 1, DATA_CONSTRUCT, "target", EXIT_DATA)                                 \
+    X(UPDATE, TARGET, "target update", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,                      \
+      TARGET, UPDATE, OTHER, 0, DATA_CONSTRUCT, "target", UPDATE)                                                    \
+    X(UPDATE_NOWAIT, TARGET, "target update nowait", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,        \
+      TARGET, UPDATE, OTHER, 1, DATA_CONSTRUCT, "target", UPDATE)                                                    \
+    X(TARGET_OTHER_KIND, TARGET, "target (unknown kind)", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,   \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "other", NONE)                                                            \
+    /* an enter data and its exit data in one function */                                                            \
+    X(TARGET_DATA, TARGET, "target data", ENTER_LEAVE, CODE, OPENMP_TARGET, HOST_THREAD,                            \
+      TARGET_DATA, NONE, OTHER, 0, TARGET_DATA, "target data", NONE)                                                 \
+    /* kernels (target_submit_emi), named after their symbol, else "kernel @site" */                                 \
+    X(KERNEL, SUBMIT, "kernel", ENTER_LEAVE, FUNCTION, OPENMP_TARGET, KERNEL_STREAM,                                \
+      KERNEL, NONE, OTHER, 0, KERNEL, "kernel", NONE)                                                                \
+    /* data operations (target_data_op_emi) on the host thread */                                                    \
+    X(DATA_OP_TO_DEVICE, DATA_OP, "data op host->device", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, HOST_THREAD,  \
+      DATA_OP, NONE, TO_DEVICE, 0, H2D, "data op", NONE)                                                             \
+    X(DATA_OP_FROM_DEVICE, DATA_OP, "data op device->host", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET,             \
+      HOST_THREAD, DATA_OP, NONE, FROM_DEVICE, 0, D2H, "data op", NONE)                                              \
+    X(DATA_OP_ALLOC, DATA_OP, "data op alloc", ENTER_LEAVE, ALLOCATE, OPENMP_TARGET, HOST_THREAD,                   \
+      DATA_OP, NONE, ALLOC, 0, ALLOC, "data op", NONE)                                                               \
+    X(DATA_OP_DELETE, DATA_OP, "data op delete", ENTER_LEAVE, DEALLOCATE, OPENMP_TARGET, HOST_THREAD,               \
+      DATA_OP, NONE, DELETE, 0, ALLOC, "data op", NONE)                                                              \
+    X(DATA_OP_ASSOCIATE, DATA_OP, "data op associate", ENTER_LEAVE, CODE, OPENMP_TARGET, HOST_THREAD,               \
+      DATA_OP, NONE, OTHER, 0, OTHER, "data op", NONE)                                                               \
+    X(DATA_OP_DISASSOCIATE, DATA_OP, "data op disassociate", ENTER_LEAVE, CODE, OPENMP_TARGET, HOST_THREAD,         \
+      DATA_OP, NONE, OTHER, 0, OTHER, "data op", NONE)                                                               \
+    /* a data op outside every construct: the omp_target_* call around it */                                         \
+    X(API_CALL, DATA_OP, "omp_target_*",      ENTER_LEAVE, WRAPPER, OPENMP_TARGET, HOST_THREAD,                     \
+      API, NONE, OTHER, 0, API, "api", API)                                                                          \
+    /* transfers: RMA on the host thread, a region on the device's RDMA row */                                       \
+    X(RMA_PUT, DATA_OP, "", RMA_PUT, UNKNOWN, OPENMP_TARGET, HOST_THREAD,                                           \
+      OTHER_REGION, NONE, TO_DEVICE, 0, OTHER, "transfer", NONE)                                                     \
+    X(RMA_GET, DATA_OP, "", RMA_GET, UNKNOWN, OPENMP_TARGET, HOST_THREAD,                                           \
+      OTHER_REGION, NONE, FROM_DEVICE, 0, OTHER, "transfer", NONE)                                                   \
+    X(RMA_COMPLETE, DATA_OP, "", RMA_COMPLETE, UNKNOWN, OPENMP_TARGET, HOST_THREAD,                                 \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "transfer", NONE)                                                         \
+    X(TRANSFER_TO_DEVICE, DATA_OP, "transfer host->device", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, RDMA,        \
+      TRANSFER, NONE, TO_DEVICE, 0, H2D, "transfer", NONE)                                                           \
+    X(TRANSFER_FROM_DEVICE, DATA_OP, "transfer device->host", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, RDMA,      \
+      TRANSFER, NONE, FROM_DEVICE, 0, D2H, "transfer", NONE)                                                         \
+    X(MEMORY_METRIC, DATA_OP, "device memory in use", METRIC, UNKNOWN, OPENMP_TARGET, RDMA,                        \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "memory", NONE)                                                           \
+    /* OpenMP executing on the device (host-offload collector) */                                                    \
+    X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \
+      DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \
+    X(DEVICE_IMPLICIT_TASK, DEVICE_IMPLICIT_TASK, "implicit task", ENTER_LEAVE, TASK, OPENMP, DEVICE_THREAD,        \
+      DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \
+    X(DEVICE_WORK, DEVICE_WORK, "worksharing", ENTER_LEAVE, WORKSHARE, OPENMP, DEVICE_THREAD,                       \
+      DEVICE_OPENMP, NONE, OTHER, 0, DEV_LOOP, "device openmp", NONE)                                                \
+    X(DEVICE_SYNC, DEVICE_SYNC, "synchronization", ENTER_LEAVE, BARRIER, OPENMP, DEVICE_THREAD,                     \
+      DEVICE_OPENMP, NONE, OTHER, 0, DEV_SYNC, "device openmp", NONE)                                                \
+    X(DEVICE_TASK, DEVICE_TASK, "task", ENTER_LEAVE, TASK, OPENMP, DEVICE_THREAD,                                   \
+      DEVICE_OPENMP, NONE, OTHER, 0, DEV_TASK, "device openmp", NONE)                                                \
+    /* device activity on queues (CUPTI, OMPT device tracing) */                                                     \
+    X(QUEUE_KERNEL, DEVICE_KERNEL, "kernel (device)", ENTER_LEAVE, FUNCTION, OPENMP_TARGET, DEVICE_QUEUE,          \
+      DEVICE_ACTIVITY, NONE, OTHER, 0, KERNEL, "device activity", NONE)                                              \
+    X(QUEUE_MEMCPY_TO_DEVICE, DEVICE_MEMCPY, "memcpy host->device", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET,      \
+      DEVICE_QUEUE, DEVICE_ACTIVITY, NONE, TO_DEVICE, 0, H2D, "device activity", NONE)                              \
+    X(QUEUE_MEMCPY_FROM_DEVICE, DEVICE_MEMCPY, "memcpy device->host", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET,    \
+      DEVICE_QUEUE, DEVICE_ACTIVITY, NONE, FROM_DEVICE, 0, D2H, "device activity", NONE)                            \
+    X(QUEUE_MEMCPY, DEVICE_MEMCPY, "memcpy", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, DEVICE_QUEUE,               \
+      DEVICE_ACTIVITY, NONE, OTHER, 0, OTHER, "device activity", NONE)                                               \
+    X(QUEUE_MEMSET, DEVICE_MEMSET, "memset", ENTER_LEAVE, DATA_TRANSFER, OPENMP_TARGET, DEVICE_QUEUE,               \
+      DEVICE_ACTIVITY, NONE, OTHER, 0, OTHER, "device activity", NONE)                                               \
+    /* offtrace's own: where measuring cost time or lost records */                                                  \
+    X(BUFFER_FLUSH, FLUSH, "offtrace: buffer flush", ENTER_LEAVE, ARTIFICIAL, MEASUREMENT_SYSTEM, HOST_THREAD,     \
+      MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)                                                 \
+    X(RECORDS_LOST, LOST, "offtrace: records lost", ENTER_LEAVE, ARTIFICIAL, MEASUREMENT_SYSTEM, HOST_THREAD,      \
+      MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)                                                 \
+    X(SIZE_LIMIT, LOST, "offtrace: size limit reached", ENTER_LEAVE, ARTIFICIAL, MEASUREMENT_SYSTEM, HOST_THREAD,  \
+      MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)                                                 \
+    X(DEVICE_RECORDS_LOST, DEVICE_LOST, "offtrace: device records lost", ENTER_LEAVE, ARTIFICIAL,                  \
+      MEASUREMENT_SYSTEM, DEVICE_THREAD, MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)             \
+    /* a device record of a kind this converter does not know (a newer collector, or damage) */                      \
+    X(DEVICE_OTHER_KIND, NONE, "device activity (unknown kind)", ENTER_LEAVE, UNKNOWN, OPENMP_TARGET, DEVICE_THREAD, \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "other", NONE)
+
+typedef enum offtrace_event_class {
+    OFFTRACE_CLASS_NONE = 0, /**< not in the catalogue (a region of another producer) */
+#define OFFTRACE_CLASS_ENUM(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, \
+                            export, report)                                                                     \
+    OFFTRACE_CLASS_##c,
+    OFFTRACE_EVENT_CLASSES(OFFTRACE_CLASS_ENUM)
+#undef OFFTRACE_CLASS_ENUM
+    OFFTRACE_CLASS_COUNT
+} offtrace_event_class;
+
+/** The OTF2 form of a class. */
+typedef enum offtrace_event_form {
+    OFFTRACE_FORM_ENTER_LEAVE,
+    OFFTRACE_FORM_RMA_PUT,
+    OFFTRACE_FORM_RMA_GET,
+    OFFTRACE_FORM_RMA_COMPLETE,
+    OFFTRACE_FORM_METRIC,
+} offtrace_event_form;
+
+/** What every user of the catalogue needs of a class, as plain values. */
+typedef struct offtrace_class_info {
+    const char *class_name;   /**< "TARGET": the archive's class table */
+    const char *name;         /**< region name or its stem */
+    offtrace_source source;
+    offtrace_event_form form;
+    offtrace_location_role location;
+    int nowait;
+    const char *export_category;
+} offtrace_class_info;
+
+/** \brief The plain columns of \p c; NULL for NONE or out of range. */
+static inline const offtrace_class_info *offtrace_class(offtrace_event_class c)
+{
+    static const offtrace_class_info info[OFFTRACE_CLASS_COUNT] = {
+#define OFFTRACE_CLASS_INFO(c, source, name, form, role, paradigm, location, reader, construct, op, nowait, view, \
+                            export, report)                                                                     \
+    [OFFTRACE_CLASS_##c] = {#c, name, OFFTRACE_SOURCE_##source, OFFTRACE_FORM_##form, OFFTRACE_LOC_##location,    \
+                            nowait, export},
+        OFFTRACE_EVENT_CLASSES(OFFTRACE_CLASS_INFO)
+#undef OFFTRACE_CLASS_INFO
+    };
+    return c > OFFTRACE_CLASS_NONE && c < OFFTRACE_CLASS_COUNT ? &info[c] : (const offtrace_class_info *)0;
+}
+
+/** \brief The class whose archive name is \p class_name ("TARGET"), NONE if none. */
+static inline offtrace_event_class offtrace_class_by_name(const char *class_name)
+{
+    for (int c = OFFTRACE_CLASS_NONE + 1; c < OFFTRACE_CLASS_COUNT; c++)
+        if (offtrace_catalogue_same(offtrace_class((offtrace_event_class)c)->class_name, class_name))
+            return (offtrace_event_class)c;
+    return OFFTRACE_CLASS_NONE;
+}
+
+#endif /* OFFTRACE_EVENT_CATALOGUE_H */
