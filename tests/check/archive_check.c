@@ -265,7 +265,19 @@ static void push_time(uint64_t **v, size_t *n, uint64_t t)
     (*v)[(*n)++] = t;
 }
 
-static void count_device_construct(state *s, offtrace_event_class c, uint64_t t)
+/* Loops and barriers are told apart from the other worksharing and
+ * synchronisation regions by their OTF2 role, as the counting tool tells
+ * them by OMPT kind (tests/support/ompt_counter.c): loops are role LOOP
+ * (loop kinds, distribute, taskloop); barriers are every sync region but a
+ * reduction (barriers, implicit barriers, taskwait, taskgroup). */
+static int is_loop_role(OTF2_RegionRole role) { return role == OTF2_REGION_ROLE_LOOP; }
+static int is_barrier_role(OTF2_RegionRole role)
+{
+    return role == OTF2_REGION_ROLE_BARRIER || role == OTF2_REGION_ROLE_IMPLICIT_BARRIER ||
+           role == OTF2_REGION_ROLE_TASK_WAIT;
+}
+
+static void count_device_construct(state *s, offtrace_event_class c, OTF2_RegionRole role, uint64_t t)
 {
     archive_facts *f = s->f;
     f->device_enters++;
@@ -274,8 +286,8 @@ static void count_device_construct(state *s, offtrace_event_class c, uint64_t t)
         f->device_parallel++;
         push_time(&s->device_parallels, &s->ndevice_parallels, t);
         break;
-    case OFFTRACE_CLASS_DEVICE_WORK: f->device_loops++; break;
-    case OFFTRACE_CLASS_DEVICE_SYNC: f->device_barriers++; break;
+    case OFFTRACE_CLASS_DEVICE_WORK: f->device_loops += is_loop_role(role); break;
+    case OFFTRACE_CLASS_DEVICE_SYNC: f->device_barriers += is_barrier_role(role); break;
     case OFFTRACE_CLASS_DEVICE_IMPLICIT_TASK: f->device_implicit_tasks++; break;
     case OFFTRACE_CLASS_DEVICE_TASK: f->device_tasks++; break;
     case OFFTRACE_CLASS_DEVICE_RECORDS_LOST: f->device_lost_markers++; break;
@@ -301,7 +313,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     if (ls->is_kernel_stream)
         s->f->kernels++;
     else if (ls->is_device_thread)
-        count_device_construct(s, c, t);
+        count_device_construct(s, c, r < s->nregions ? s->region_role[r] : OTF2_REGION_ROLE_UNKNOWN, t);
     else if (ls->role == OFFTRACE_LOC_HOST_THREAD)
         count_construct(s, c);
     return OTF2_CALLBACK_SUCCESS;

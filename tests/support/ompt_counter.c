@@ -56,7 +56,7 @@
  * parallel_data). Counted at the begin endpoints, inside target regions:
  * parallel = parallel_begin (teams leagues included), implicit_tasks =
  * implicit_task (initial tasks of teams included), loops = work of the loop
- * kinds and distribute, barriers = sync_region of every kind but reduction
+ * kinds, distribute and taskloop (the OTF2 role LOOP), barriers = sync_region of every kind but reduction
  * (barriers, implicit barriers, taskwait, taskgroup), tasks = explicit
  * tasks created (task_create with ompt_task_explicit).
  *
@@ -212,6 +212,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint,
   case ompt_work_loop_guided:
   case ompt_work_loop_other:
   case ompt_work_distribute:
+  case ompt_work_taskloop:
     atomic_fetch_add(&n_loops, 1);
     break;
   default:
