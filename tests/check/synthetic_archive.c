@@ -18,12 +18,12 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 
 static OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush};
 
-static uint64_t write_master(OTF2_EvtWriter *w)
+static uint64_t write_master(OTF2_EvtWriter *w, int mismatched)
 {
     OTF2_EvtWriter_Enter(w, NULL, 1000, R_ODD);
     OTF2_EvtWriter_Enter(w, NULL, 2000, R_TARGET);
-    OTF2_EvtWriter_Leave(w, NULL, 3000, R_ODD);
-    OTF2_EvtWriter_Leave(w, NULL, 4000, R_TARGET);
+    OTF2_EvtWriter_Leave(w, NULL, 3000, mismatched ? R_ODD : R_TARGET);
+    OTF2_EvtWriter_Leave(w, NULL, 4000, mismatched ? R_TARGET : R_ODD);
     OTF2_EvtWriter_Enter(w, NULL, 5000, R_ODD);
     return 5;
 }
@@ -58,7 +58,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
 }
 
-int write_odd_archive(const char *dir, unsigned depth)
+static int write_archive(const char *dir, unsigned depth, int mismatched)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
@@ -71,7 +71,7 @@ int write_odd_archive(const char *dir, unsigned depth)
     OTF2_Archive_OpenEvtFiles(a);
     uint64_t events[2];
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
-    events[0] = write_master(w);
+    events[0] = write_master(w, mismatched);
     OTF2_Archive_CloseEvtWriter(a, w);
     w = OTF2_Archive_GetEvtWriter(a, 1);
     events[1] = write_worker(w, depth);
@@ -85,4 +85,14 @@ int write_odd_archive(const char *dir, unsigned depth)
     write_definitions(g, depth, events);
     OTF2_Archive_CloseGlobalDefWriter(a, g);
     return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}
+
+int write_odd_archive(const char *dir, unsigned depth)
+{
+    return write_archive(dir, depth, 0);
+}
+
+int write_mismatched_archive(const char *dir)
+{
+    return write_archive(dir, 2, 1);
 }
