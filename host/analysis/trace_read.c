@@ -57,12 +57,13 @@ struct ot_tr_archive {
     size_t property_count;
     uint64_t handled_events, unknown_events;
     /* the read in progress */
-    const ot_tr_visitor *visitor;
+    ot_tr_visitor visitor;       /* a copy: one indirection less per event */
     void *user;
     int stop;                    /* a visitor's nonzero return, or -EINVAL for a bad reference */
     char bad_reference[160];
     lane *lanes;                 /* by location index: open instances and transfers in flight */
     int32_t *rdma_lane;          /* device -> its RDMA location's index, -1 */
+    int *rank_device;            /* comm rank -> device of that location, -1 */
     size_t rdma_devices;
     size_t span_stride, transfer_stride; /* a record and the visitor's scratch after it */
     uint64_t last_time, next_serial, unmatched_completions, regions_too_deep;
@@ -440,7 +441,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
         a->regions_too_deep++;
         return deliver(a, 0);
     }
-    if (make_room(&l->spans, &l->span_room, l->depth, a->span_stride, SPAN_HEAD, a->visitor->span_data,
+    if (make_room(&l->spans, &l->span_room, l->depth, a->span_stride, SPAN_HEAD, a->visitor.span_data,
                   offsetof(ot_tr_span, data)))
         return out_of_memory(a);
     ot_tr_span *s = span_at(a, l, l->depth);
@@ -453,7 +454,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     s->data = NULL;
-    if (a->visitor->span_data) {
+    if (a->visitor.span_data) {
         s->data = (unsigned char *)s + SPAN_HEAD;
         memset(s->data, 0, a->span_stride - SPAN_HEAD);
     }
@@ -462,7 +463,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
         attach(s, &l->waiting_transfer);
         l->waiting = 0;
     }
-    return deliver(a, a->visitor->enter ? a->visitor->enter(a->user, loc, s) : 0);
+    return deliver(a, a->visitor.enter ? a->visitor.enter(a->user, loc, s) : 0);
 }
 
 static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
@@ -486,7 +487,7 @@ static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane
         return OTF2_CALLBACK_INTERRUPT;
     }
     s->end = t;
-    int rc = a->visitor->leave ? a->visitor->leave(a->user, loc, s) : 0;
+    int rc = a->visitor.leave ? a->visitor.leave(a->user, loc, s) : 0;
     l->depth--;
     return deliver(a, rc);
 }
@@ -529,11 +530,11 @@ static void read_addresses(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr
 static int finish_transfer(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint32_t i)
 {
     ot_tr_transfer *x = transfer_at(a, l, i);
-    int rc = a->visitor->transfer ? a->visitor->transfer(a->user, loc, x) : 0;
+    int rc = a->visitor.transfer ? a->visitor.transfer(a->user, loc, x) : 0;
     size_t stride = a->transfer_stride;
     if (i + 1 < l->in_flight) {
         memmove(x, (unsigned char *)x + stride, (size_t)(l->in_flight - i - 1) * stride);
-        if (a->visitor->transfer_data)
+        if (a->visitor.transfer_data)
             for (uint32_t k = i; k + 1 < l->in_flight; k++)
                 transfer_at(a, l, k)->data = (unsigned char *)transfer_at(a, l, k) + TRANSFER_HEAD;
     }
@@ -571,21 +572,22 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
     if (ln->in_flight == OT_TR_MAX_PENDING && (rc = finish_transfer(a, loc, ln, 0)) != 0)
         return deliver(a, rc);
     if (make_room(&ln->transfers, &ln->transfer_room, ln->in_flight, a->transfer_stride, TRANSFER_HEAD,
-                  a->visitor->transfer_data, offsetof(ot_tr_transfer, data)))
+                  a->visitor.transfer_data, offsetof(ot_tr_transfer, data)))
         return out_of_memory(a);
     ot_tr_transfer *x = transfer_at(a, ln, ln->in_flight++);
     *x = (ot_tr_transfer){.to_device = to_device, .device = -1, .bytes = bytes, .id = id, .issued = t};
-    if (a->visitor->transfer_data)
+    if (a->visitor.transfer_data)
         memset((unsigned char *)x + TRANSFER_HEAD, 0, a->transfer_stride - TRANSFER_HEAD);
-    const ot_tr_location *target = remote < a->rank_count ? location_of(a, a->rank_location[remote]) : NULL;
-    if (target)
-        x->device = target->device;
-    read_addresses(a, al, x);
+    if (remote < a->rank_count)
+        x->device = a->rank_device[remote];
+    if (!a->visitor.without_addresses)
+        read_addresses(a, al, x);
     if (ln->depth && !ln->too_deep)
         attach(span_at(a, ln, ln->depth - 1), x);
-    join_rdma(a, ln, x);
-    x->data = a->visitor->transfer_data ? (unsigned char *)x + TRANSFER_HEAD : NULL;
-    return deliver(a, a->visitor->issue ? a->visitor->issue(a->user, loc, x) : 0);
+    if (!a->visitor.unordered) /* the RDMA location is read at another time */
+        join_rdma(a, ln, x);
+    x->data = a->visitor.transfer_data ? (unsigned char *)x + TRANSFER_HEAD : NULL;
+    return deliver(a, a->visitor.issue ? a->visitor.issue(a->user, loc, x) : 0);
 }
 
 static OTF2_CallbackCode ev_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
@@ -629,7 +631,7 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u
         return bad_reference(a, "location", l);
     note_time(a, t);
     uint64_t bytes = n && types[0] == OTF2_TYPE_UINT64 ? values[0].unsigned_int : 0;
-    return deliver(a, a->visitor->memory ? a->visitor->memory(a->user, loc, t, bytes) : 0);
+    return deliver(a, a->visitor.memory ? a->visitor.memory(a->user, loc, t, bytes) : 0);
 }
 
 static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read);
@@ -728,7 +730,7 @@ static int read_events(ot_tr_archive *a)
     int rc = a->location_count ? open_event_readers(a) : 0;
     if (rc || !a->location_count)
         return rc;
-    if (a->visitor->unordered) {
+    if (a->visitor.unordered) {
         uint64_t read = 0;
         return check_read(a, read_locations_one_by_one(a, &read), read);
     }
@@ -789,7 +791,7 @@ static int deliver_leftovers(ot_tr_archive *a)
             ot_tr_span *s = span_at(a, l, l->depth - 1);
             s->end = a->last_time;
             s->unfinished = 1;
-            rc = a->visitor->leave ? a->visitor->leave(a->user, loc, s) : 0;
+            rc = a->visitor.leave ? a->visitor.leave(a->user, loc, s) : 0;
             l->depth--;
         }
     }
@@ -799,9 +801,9 @@ static int deliver_leftovers(ot_tr_archive *a)
 /* The read's per-location state, and which location is each device's RDMA row. */
 static int prepare_delivery(ot_tr_archive *a)
 {
-    a->span_stride = SPAN_HEAD + (a->visitor->span_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+    a->span_stride = SPAN_HEAD + (a->visitor.span_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
     a->transfer_stride =
-        TRANSFER_HEAD + (a->visitor->transfer_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+        TRANSFER_HEAD + (a->visitor.transfer_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
     a->last_time = a->first_time;
     a->lanes = calloc(a->location_count ? a->location_count : 1, sizeof *a->lanes);
     int max_device = ot_tr_max_device(a);
@@ -816,6 +818,14 @@ static int prepare_delivery(ot_tr_archive *a)
         if (l->klass == OT_TR_RDMA && l->device >= 0 && a->rdma_lane[l->device] < 0)
             a->rdma_lane[l->device] = (int32_t)i;
     }
+    /* A put/get names its device by the rank of the device's RDMA location. */
+    a->rank_device = malloc((a->rank_count ? a->rank_count : 1) * sizeof *a->rank_device);
+    if (!a->rank_device)
+        return -ENOMEM;
+    for (uint32_t r = 0; r < a->rank_count; r++) {
+        const ot_tr_location *target = location_of(a, a->rank_location[r]);
+        a->rank_device[r] = target ? target->device : -1;
+    }
     return 0;
 }
 
@@ -829,6 +839,7 @@ static void archive_free(ot_tr_archive *a)
     }
     free(a->lanes);
     free(a->rdma_lane);
+    free(a->rank_device);
     for (size_t i = 0; i < a->string_count; i++)
         free(a->strings[i]);
     for (size_t i = 0; i < a->property_count; i++)
@@ -877,7 +888,7 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     if (!a)
         return fail(err, err_size, -ENOMEM, "offtrace: out of memory");
     a->host_address_attr = a->device_address_attr = NO_ATTRIBUTE;
-    a->visitor = v;
+    a->visitor = *v;
     a->user = user;
     otf2_first_error[0] = '\0';
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_first_error, NULL);

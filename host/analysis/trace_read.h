@@ -158,6 +158,8 @@ typedef struct ot_tr_visitor {
      *  location after the other (no merge: faster), and a transfer region on an RDMA location gets no
      *  put/get (its span's `transfers` stay 0). */
     int unordered;
+    /** Nonzero: puts/gets come without their addresses (has_addresses 0); reading them costs. */
+    int without_addresses;
     int (*begin)(void *user, const ot_tr_archive *archive); /**< definitions read, before any event */
     /** A region instance begins (`end` 0); it is the innermost open one of \p loc. */
     int (*enter)(void *user, const ot_tr_location *loc, const ot_tr_span *span);

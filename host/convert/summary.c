@@ -147,8 +147,9 @@ static uint64_t archive_size(const char *dir)
 int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
-    /* Counts need no time order across locations: read them one by one. */
-    ot_tr_visitor v = {.unordered = 1, .begin = on_begin, .enter = on_enter, .transfer = on_transfer};
+    /* Counts need no time order across locations (read them one by one) and no addresses. */
+    ot_tr_visitor v = {.unordered = 1, .without_addresses = 1, .begin = on_begin, .enter = on_enter,
+                       .transfer = on_transfer};
     int rc = ot_trace_read(dir, &v, out, err, err_size);
     if (rc)
         return rc;
