@@ -175,8 +175,8 @@ typedef struct ot_tr_visitor {
 } ot_tr_visitor;
 
 /**
- * \brief Read `<dir>/traces.otf2` (or an anchor file path) through \p v.
- * Every callback may be NULL.
+ * \brief Read `<dir>/traces.otf2` (or an anchor file: a path ending ".otf2"
+ *        that is not a directory) through \p v. Every callback may be NULL.
  * \return 0, a visitor's nonzero return, or a negative errno with a one-line
  *         message in \p err (-ENOENT: no archive, -EINVAL: damaged or not
  *         OTF2, -EPROTO: written by another producer, -ENOMEM).

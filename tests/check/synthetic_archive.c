@@ -96,3 +96,86 @@ int write_mismatched_archive(const char *dir)
 {
     return write_archive(dir, 2, 1);
 }
+
+/* ---- the paired archive ---- */
+
+enum { P_EMPTY, P_MACHINE, P_PROCESS, P_DEVICE, P_MASTER, P_RDMA, P_TARGET, P_OP, P_TRANSFER, P_FILE, P_COUNT };
+enum { PR_TARGET, PR_OP, PR_TRANSFER };
+#define RDMA_LOCATION ((1ull << 32) | 0xFFFFu) /* device 0's RDMA row (docs/trace-model.md) */
+
+static uint64_t write_paired_host(OTF2_EvtWriter *w)
+{
+    OTF2_EvtWriter_Enter(w, NULL, 100, PR_TARGET);
+    OTF2_EvtWriter_Enter(w, NULL, 110, PR_OP);
+    OTF2_EvtWriter_RmaPut(w, NULL, 110, 0, 1, 800, 7);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 150, 0, 7);
+    OTF2_EvtWriter_Leave(w, NULL, 150, PR_OP);
+    OTF2_EvtWriter_Enter(w, NULL, 200, PR_OP);
+    OTF2_EvtWriter_RmaPut(w, NULL, 200, 0, 1, 16, 8);
+    OTF2_EvtWriter_Leave(w, NULL, 210, PR_OP);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 220, 0, 99);
+    return 9;
+}
+
+static uint64_t write_paired_rdma(OTF2_EvtWriter *w)
+{
+    OTF2_EvtWriter_Enter(w, NULL, 110, PR_TRANSFER);
+    OTF2_EvtWriter_Leave(w, NULL, 150, PR_TRANSFER);
+    OTF2_EvtWriter_Enter(w, NULL, 200, PR_TRANSFER);
+    OTF2_EvtWriter_Leave(w, NULL, 230, PR_TRANSFER);
+    return 4;
+}
+
+static void write_paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *events)
+{
+    static const char *strings[P_COUNT] = {"", "machine", "Process", "generic-64bit device 0", "Master thread",
+                                           "device 0 RDMA", "target @paired.c:3",
+                                           "data op host->device @paired.c:4", "transfer host->device", "paired.c"};
+    static const uint64_t ranks[2] = {0, RDMA_LOCATION};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 131, 0);
+    for (unsigned i = 0; i < P_COUNT; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, P_MACHINE, P_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, P_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 1, P_DEVICE, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 0, 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, 0, P_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, RDMA_LOCATION, P_RDMA, OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, events[1], 1);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_TARGET, P_TARGET, P_TARGET, P_EMPTY, OTF2_REGION_ROLE_TASK_WAIT,
+                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, P_FILE, 3, 3);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_OP, P_OP, P_OP, P_EMPTY, OTF2_REGION_ROLE_DATA_TRANSFER,
+                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, P_FILE, 4, 4);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_TRANSFER, P_TRANSFER, P_TRANSFER, P_EMPTY, OTF2_REGION_ROLE_DATA_TRANSFER,
+                                     OTF2_PARADIGM_UNKNOWN, OTF2_REGION_FLAG_NONE, P_EMPTY, 0, 0);
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, P_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 2, ranks);
+}
+
+int write_paired_archive(const char *dir)
+{
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a)
+        return -1;
+    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_SetCreator(a, "offtrace 0.1.0 (synthetic test archive)");
+    OTF2_Archive_OpenEvtFiles(a);
+    uint64_t events[2];
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
+    events[0] = write_paired_host(w);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    w = OTF2_Archive_GetEvtWriter(a, RDMA_LOCATION);
+    events[1] = write_paired_rdma(w);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    OTF2_Archive_CloseEvtFiles(a);
+    OTF2_Archive_OpenDefFiles(a);
+    OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, 0));
+    OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, RDMA_LOCATION));
+    OTF2_Archive_CloseDefFiles(a);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+    write_paired_definitions(g, events);
+    OTF2_Archive_CloseGlobalDefWriter(a, g);
+    return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}

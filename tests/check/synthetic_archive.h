@@ -32,4 +32,17 @@ int write_odd_archive(const char *dir, unsigned depth);
  */
 int write_mismatched_archive(const char *dir);
 
+/**
+ * \brief Write `<dir>/traces.otf2` with transfers for the reader's pairing:
+ *  - "Master thread" (location 0): Enter "target @paired.c:3" @100 (never
+ *    left); Enter "data op host->device @paired.c:4" @110, RmaPut to rank 1
+ *    (device 0's RDMA row) of 800 bytes, id 7, @110, its completion @150,
+ *    Leave @150; Enter the data op @200, RmaPut of 16 bytes, id 8 @200 (never
+ *    completed), Leave @210; a completion of id 99 @220 (matches no put);
+ *  - "device 0 RDMA" (location 1 << 32 | 0xFFFF): "transfer host->device"
+ *    @110..150 and @200..230.
+ * \return 0, or -1 if OTF2 failed.
+ */
+int write_paired_archive(const char *dir);
+
 #endif
