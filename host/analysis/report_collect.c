@@ -201,6 +201,7 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
 {
     rp_state *s = user;
     const ot_tr_region *region = span->region;
+    ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
     if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
         return rp_kernel_enter(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];

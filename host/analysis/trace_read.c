@@ -453,11 +453,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->unfinished = 0;
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
-    s->data = NULL;
-    if (a->visitor.span_data) {
-        s->data = (unsigned char *)s + SPAN_HEAD;
-        memset(s->data, 0, a->span_stride - SPAN_HEAD);
-    }
+    s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;
     /* The put/get this transfer region shows came first (same time, another location). */
     if (l->waiting && region->klass == OT_TR_TRANSFER && l->waiting_transfer.issued == t) {
         attach(s, &l->waiting_transfer);
@@ -576,8 +572,6 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
         return out_of_memory(a);
     ot_tr_transfer *x = transfer_at(a, ln, ln->in_flight++);
     *x = (ot_tr_transfer){.to_device = to_device, .device = -1, .bytes = bytes, .id = id, .issued = t};
-    if (a->visitor.transfer_data)
-        memset((unsigned char *)x + TRANSFER_HEAD, 0, a->transfer_stride - TRANSFER_HEAD);
     if (remote < a->rank_count)
         x->device = a->rank_device[remote];
     if (!a->visitor.without_addresses)

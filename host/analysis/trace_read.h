@@ -128,7 +128,8 @@ typedef struct ot_tr_transfer {
     uint64_t host_address, device_address;
     uint64_t issued;      /**< time of the put/get */
     uint64_t completed;   /**< time of its completion; 0 at `issue`, and for one never completed */
-    void *data;           /**< ot_tr_visitor.transfer_data zeroed bytes kept from `issue` to `transfer`, or NULL */
+    void *data;           /**< ot_tr_visitor.transfer_data bytes kept from `issue` to `transfer` (not zeroed: `issue`
+                               writes them), or NULL */
 } ot_tr_transfer;
 
 /** A region instance on one location: Enter .. Leave. */
@@ -144,7 +145,8 @@ typedef struct ot_tr_span {
      *  begin: their number, summed bytes, and the last one (valid when transfers > 0). */
     uint64_t transfers, bytes;
     ot_tr_transfer last;
-    void *data;           /**< ot_tr_visitor.span_data zeroed bytes kept from `enter` to `leave`, or NULL */
+    void *data;           /**< ot_tr_visitor.span_data bytes kept from `enter` to `leave` (not zeroed: `enter`
+                               writes them), or NULL */
 } ot_tr_span;
 
 typedef struct ot_tr_archive ot_tr_archive;
@@ -152,8 +154,10 @@ typedef struct ot_tr_archive ot_tr_archive;
 /** Events, in time order across all locations. A nonzero return stops the read (it returns that value).
  *  Pointers handed to a callback are valid during that callback only. */
 typedef struct ot_tr_visitor {
-    size_t span_data;     /**< scratch bytes per open region instance (ot_tr_span.data), 0 for none */
-    size_t transfer_data; /**< scratch bytes per transfer in flight (ot_tr_transfer.data), 0 for none */
+    size_t span_data;     /**< scratch bytes per open region instance (ot_tr_span.data), 0 for none;
+                               a visitor that asks for them has an `enter` */
+    size_t transfer_data; /**< scratch bytes per transfer in flight (ot_tr_transfer.data), 0 for none;
+                               a visitor that asks for them has an `issue` */
     /** Nonzero: time order across locations is not needed. Each location's events come in order, one
      *  location after the other (no merge: faster), and a transfer region on an RDMA location gets no
      *  put/get (its span's `transfers` stay 0). */
