@@ -292,29 +292,6 @@ Test(export, odd_archive_is_escaped_closed_and_depth_limited)
     run_free(&r);
 }
 
-/* The reader pairs regions for every verb: a Leave that does not end the
- * innermost open region of its location is a damaged archive, said in one
- * line by each. */
-Test(export, a_leave_of_another_region_is_bad_input_for_every_reader)
-{
-    char dir[4096], out[4200], svg[4200];
-    scratch_path(dir, sizeof dir, "export-mismatched");
-    cr_assert_eq(write_mismatched_archive(dir), 0);
-    snprintf(out, sizeof out, "%s.json", dir);
-    snprintf(svg, sizeof svg, "%s.svg", dir);
-    expect_bad_input(dir, out);
-    const char *verbs[][4] = {{"info", dir, NULL}, {"report", dir, NULL}, {"view", dir, "-o", svg}};
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
-        run_result r;
-        cr_assert_eq(run_offtrace(&r, verbs[i][0], verbs[i][1], verbs[i][2], verbs[i][3], NULL), 0);
-        cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "%s accepted it", verbs[i][0]);
-        cr_assert(one_line(r.err) && strstr(r.err, "does not end the region open there"), "%s: %s", verbs[i][0],
-                  r.err);
-        run_free(&r);
-        cr_assert(!exists(svg), "%s left %s", verbs[i][0], svg);
-    }
-}
-
 /* ---- the JSON writer ---- */
 
 static char *written(void (*write)(ot_jw *w, const void *arg), const void *arg)

@@ -58,7 +58,12 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
 }
 
-static int write_archive(const char *dir, unsigned depth, int mismatched)
+/* An archive of two locations: events(w, 0 or 1, arg) writes a location's
+ * events and returns their number; defs writes the global definitions. */
+static int write_two_locations(const char *dir, const OTF2_LocationRef ids[2],
+                               uint64_t (*events)(OTF2_EvtWriter *w, int which, const void *arg),
+                               void (*defs)(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg),
+                               const void *arg)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
@@ -69,22 +74,44 @@ static int write_archive(const char *dir, unsigned depth, int mismatched)
     OTF2_Archive_SetSerialCollectiveCallbacks(a);
     OTF2_Archive_SetCreator(a, "offtrace 0.1.0 (synthetic test archive)");
     OTF2_Archive_OpenEvtFiles(a);
-    uint64_t events[2];
-    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
-    events[0] = write_master(w, mismatched);
-    OTF2_Archive_CloseEvtWriter(a, w);
-    w = OTF2_Archive_GetEvtWriter(a, 1);
-    events[1] = write_worker(w, depth);
-    OTF2_Archive_CloseEvtWriter(a, w);
+    uint64_t counts[2];
+    for (int i = 0; i < 2; i++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, ids[i]);
+        counts[i] = events(w, i, arg);
+        OTF2_Archive_CloseEvtWriter(a, w);
+    }
     OTF2_Archive_CloseEvtFiles(a);
     OTF2_Archive_OpenDefFiles(a);
-    for (OTF2_LocationRef l = 0; l < 2; l++)
-        OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, l));
+    for (int i = 0; i < 2; i++)
+        OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, ids[i]));
     OTF2_Archive_CloseDefFiles(a);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    write_definitions(g, depth, events);
+    defs(g, counts, arg);
     OTF2_Archive_CloseGlobalDefWriter(a, g);
     return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}
+
+typedef struct odd_shape {
+    unsigned depth;
+    int mismatched;
+} odd_shape;
+
+static uint64_t odd_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    const odd_shape *shape = arg;
+    return which == 0 ? write_master(w, shape->mismatched) : write_worker(w, shape->depth);
+}
+
+static void odd_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    write_definitions(g, ((const odd_shape *)arg)->depth, counts);
+}
+
+static int write_archive(const char *dir, unsigned depth, int mismatched)
+{
+    static const OTF2_LocationRef ids[2] = {0, 1};
+    odd_shape shape = {depth, mismatched};
+    return write_two_locations(dir, ids, odd_events, odd_definitions, &shape);
 }
 
 int write_odd_archive(const char *dir, unsigned depth)
@@ -151,31 +178,18 @@ static void write_paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *ev
                                     OTF2_GROUP_FLAG_NONE, 2, ranks);
 }
 
+static uint64_t paired_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    return which == 0 ? write_paired_host(w) : write_paired_rdma(w);
+}
+
+static void paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    write_paired_definitions(g, counts);
+}
+
 int write_paired_archive(const char *dir)
 {
-    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
-                                        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
-                                        OTF2_COMPRESSION_NONE);
-    if (!a)
-        return -1;
-    OTF2_Archive_SetFlushCallbacks(a, &flush, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(a);
-    OTF2_Archive_SetCreator(a, "offtrace 0.1.0 (synthetic test archive)");
-    OTF2_Archive_OpenEvtFiles(a);
-    uint64_t events[2];
-    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
-    events[0] = write_paired_host(w);
-    OTF2_Archive_CloseEvtWriter(a, w);
-    w = OTF2_Archive_GetEvtWriter(a, RDMA_LOCATION);
-    events[1] = write_paired_rdma(w);
-    OTF2_Archive_CloseEvtWriter(a, w);
-    OTF2_Archive_CloseEvtFiles(a);
-    OTF2_Archive_OpenDefFiles(a);
-    OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, 0));
-    OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, RDMA_LOCATION));
-    OTF2_Archive_CloseDefFiles(a);
-    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    write_paired_definitions(g, events);
-    OTF2_Archive_CloseGlobalDefWriter(a, g);
-    return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+    static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
+    return write_two_locations(dir, ids, paired_events, paired_definitions, NULL);
 }
