@@ -397,5 +397,5 @@ Test(bad_input, a_leave_of_another_region_than_the_innermost_open_one)
     char dir[4096];
     scratch_path(dir, sizeof dir, "mismatched");
     cr_assert_eq(write_mismatched_archive(dir), 0);
-    expect_every_verb_refuses(dir, "does not end the region open there");
+    expect_every_verb_refuses(dir, "does not end the innermost open region");
 }

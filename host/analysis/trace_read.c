@@ -473,12 +473,12 @@ static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane
     if (!s || s->region != region) {
         if (s)
             snprintf(a->bad_reference, sizeof a->bad_reference,
-                     "a Leave of region %u on location %llu at %llu does not end the region open there (%u)",
-                     region->id, (unsigned long long)loc->id, (unsigned long long)t, s->region->id);
+                     "on location %llu at time %llu, a Leave of region %u does not end the innermost open "
+                     "region (%u)", (unsigned long long)loc->id, (unsigned long long)t, region->id, s->region->id);
         else
             snprintf(a->bad_reference, sizeof a->bad_reference,
-                     "a Leave of region %u on location %llu at %llu ends no open region", region->id,
-                     (unsigned long long)loc->id, (unsigned long long)t);
+                     "on location %llu at time %llu, a Leave of region %u ends no open region",
+                     (unsigned long long)loc->id, (unsigned long long)t, region->id);
         a->stop = -EINVAL;
         return OTF2_CALLBACK_INTERRUPT;
     }
