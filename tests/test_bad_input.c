@@ -23,6 +23,7 @@
 
 #include "check/foreign_archive.h"
 #include "check/run.h"
+#include "check/synthetic_archive.h"
 
 #define RUN_LIMIT_S 10      /* far above a healthy run (~20 ms) */
 #define FLIP_ROUNDS 60
@@ -352,18 +353,17 @@ Test(bad_input, flipped_bytes)
 
 /* ---- (d) an archive another producer wrote ---- */
 
-Test(bad_input, archive_of_another_producer)
+/* Every verb refuses the archive in \p dir: exit 2, one line that says \p why, no output left. */
+static void expect_every_verb_refuses(const char *dir, const char *why)
 {
-    char dir[4096], json[4200], svg[4200];
-    scratch_path(dir, sizeof dir, "foreign");
-    cr_assert_eq(write_foreign_archive(dir), 0);
+    char json[4200], svg[4200];
     snprintf(json, sizeof json, "%s.json", dir);
     snprintf(svg, sizeof svg, "%s.svg", dir);
     char *verbs[][8] = {
-        {cli, "info", dir, NULL},
-        {cli, "export", "--format", "chrome", dir, "-o", json, NULL},
-        {cli, "report", dir, NULL},
-        {cli, "view", dir, "-o", svg, NULL},
+        {cli, "info", (char *)dir, NULL},
+        {cli, "export", "--format", "chrome", (char *)dir, "-o", json, NULL},
+        {cli, "report", (char *)dir, NULL},
+        {cli, "view", (char *)dir, "-o", svg, NULL},
     };
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
         if ((i == 2 && !have_report) || (i == 3 && !have_view))
@@ -373,9 +373,29 @@ Test(bad_input, archive_of_another_producer)
         cr_assert(!r.timed_out && WIFEXITED(r.status), "offtrace %s did not end cleanly", verbs[i][1]);
         cr_assert_eq(WEXITSTATUS(r.status), 2, "offtrace %s exited %d: %s", verbs[i][1], WEXITSTATUS(r.status),
                      r.err);
-        cr_assert_not_null(strstr(r.err, "written by 'other-tool 1.0', not by offtrace"), "%s", r.err);
+        cr_assert_not_null(strstr(r.err, why), "%s", r.err);
         cr_assert_eq(strchr(r.err, '\n'), strrchr(r.err, '\n'), "more than one line: %s", r.err);
         free(r.err);
     }
     cr_assert(!exists(json) && !exists(svg), "an output file was left behind");
+}
+
+Test(bad_input, archive_of_another_producer)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "foreign");
+    cr_assert_eq(write_foreign_archive(dir), 0);
+    expect_every_verb_refuses(dir, "written by 'other-tool 1.0', not by offtrace");
+}
+
+/* ---- (e) regions that do not nest ---- */
+
+/* The one reader pairs regions for every verb: a Leave that does not end
+ * the innermost open region of its location is a damaged archive. */
+Test(bad_input, a_leave_of_another_region_than_the_innermost_open_one)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "mismatched");
+    cr_assert_eq(write_mismatched_archive(dir), 0);
+    expect_every_verb_refuses(dir, "does not end the innermost open region");
 }

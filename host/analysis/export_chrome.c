@@ -1,8 +1,9 @@
 /**
  * \file export_chrome.c
  * \brief The Chrome trace-event export of export_chrome.h: a trace_read
- *        visitor that turns Enter/Leave pairs into "X" events, puts and gets
- *        into flow arrows, and memory samples into counters.
+ *        visitor that writes each region instance the reader pairs as an "X"
+ *        event, each put and get as a flow arrow, and memory samples as
+ *        counters, as they stream past.
  */
 #define _GNU_SOURCE
 #include "export_chrome.h"
@@ -20,26 +21,11 @@
 #define DEVICE_PID(d) (2u + (unsigned)(d))
 #define TID_BASE 100000u
 
-/* An open region. By id, not by pointer: regions still open at the end are
- * written after ot_trace_read returned, when its tables are gone. */
-typedef struct frame {
-    uint32_t region;
-    uint8_t klass;             /* ot_tr_region_class */
-    uint64_t start;
-    uint64_t bytes, host_address, device_address;
-    uint8_t has_bytes, has_addresses;
-} frame;
-
-/* One location: where its events go, and its open regions. */
+/* One location: where its events go. */
 typedef struct lane {
     char prefix[64];           /* ,"pid":P,"tid":T,"ts":  */
     uint8_t prefix_len;
     uint32_t pid, tid;
-    frame *stack;
-    uint32_t depth, room;
-    uint32_t overflow;         /* Enters beyond OT_EXPORT_MAX_DEPTH, not on the stack */
-    int pending;               /* RDMA row: a put/get came before its transfer region began */
-    uint64_t pending_time, pending_bytes;
     char *name;
 } lane;
 
@@ -60,7 +46,7 @@ typedef struct exporter {
     int max_device;
     region_text **regions;     /* by region id */
     size_t region_count;
-    uint64_t origin, last_time, realtime;
+    uint64_t origin, realtime;
     char *creator;
     int oom;
     ot_export_chrome_stats stats;
@@ -138,31 +124,35 @@ static void next_event(exporter *e)
     OT_JW_LIT(e->w, ",\n");
 }
 
-static void write_args(ot_jw *w, const region_text *t, const frame *f, int unfinished)
+/* The bytes (and addresses) of the put/get a data op or a transfer region moved. */
+static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
 {
     static const char open[] = ",\"args\":{";
+    ot_tr_region_class k = span->region->klass;
+    int bytes = span->transfers && (k == OT_TR_DATA_OP || k == OT_TR_TRANSFER);
+    int addresses = bytes && k == OT_TR_DATA_OP && span->last.has_addresses;
     int any = 0;
     if (t->site) {
         ot_jw_raw(w, open, sizeof open - 1);
         ot_jw_raw(w, t->site, t->site_len);
         any = 1;
     }
-    if (f->has_bytes) {
+    if (bytes) {
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         OT_JW_LIT(w, "\"bytes\":");
-        ot_jw_u64(w, f->bytes);
+        ot_jw_u64(w, span->last.bytes);
         any = 1;
     }
-    if (f->has_addresses) {
+    if (addresses) {
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         OT_JW_LIT(w, "\"host address\":\"");
-        ot_jw_hex(w, f->host_address);
+        ot_jw_hex(w, span->last.host_address);
         OT_JW_LIT(w, "\",\"device address\":\"");
-        ot_jw_hex(w, f->device_address);
+        ot_jw_hex(w, span->last.device_address);
         OT_JW_LIT(w, "\"");
         any = 1;
     }
-    if (unfinished) {
+    if (span->unfinished) {
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         OT_JW_LIT(w, "\"unfinished\":true");
         any = 1;
@@ -171,21 +161,21 @@ static void write_args(ot_jw *w, const region_text *t, const frame *f, int unfin
         OT_JW_LIT(w, "}");
 }
 
-/* One "X" event: the region of frame f on lane l, ended at `end`. */
-static void write_slice(exporter *e, const lane *l, const frame *f, uint64_t end, int unfinished)
+/* One "X" event: a region instance on lane l. */
+static void write_slice(exporter *e, const lane *l, const ot_tr_span *span)
 {
-    const region_text *t = e->regions[f->region];
+    const region_text *t = e->regions[span->region->id];
     ot_jw *w = e->w;
     next_event(e);
     ot_jw_raw(w, t->head, t->head_len);
     ot_jw_raw(w, l->prefix, l->prefix_len);
-    ot_jw_us(w, rel(e, f->start));
+    ot_jw_us(w, rel(e, span->begin));
     OT_JW_LIT(w, ",\"dur\":");
-    ot_jw_us(w, end > f->start ? (int64_t)(end - f->start) : 0);
-    write_args(w, t, f, unfinished);
+    ot_jw_us(w, span->end > span->begin ? (int64_t)(span->end - span->begin) : 0);
+    write_args(w, t, span);
     OT_JW_LIT(w, "}");
     e->stats.slices++;
-    e->stats.unfinished += unfinished != 0;
+    e->stats.unfinished += span->unfinished != 0;
 }
 
 /* A flow start ("s") or end ("f", bound to the enclosing slice). Both ends
@@ -216,118 +206,42 @@ static int status(const exporter *e)
     return e->w->error || e->oom ? 1 : 0;
 }
 
-/* Every event: counted, and the latest time kept for regions left open. */
-static lane *arrive(exporter *e, const ot_tr_location *loc, uint64_t time)
-{
-    lane *l = &e->lanes[loc->index];
-    e->stats.events++;
-    e->last_time = time > e->last_time ? time : e->last_time;
-    return l;
-}
-
-static int on_enter(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+/* A region's text is made at its first Enter. */
+static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     exporter *e = user;
-    lane *l = arrive(e, loc, time);
-    if (l->overflow || l->depth == OT_EXPORT_MAX_DEPTH) {
-        l->overflow++;
-        e->stats.unmatched++;
-        return 0;
-    }
-    if (prepare_region(e, region)) {
+    if (prepare_region(e, span->region)) {
         e->oom = 1;
         return 1;
     }
-    if (l->depth == l->room) {
-        uint32_t room = l->room ? 2 * l->room : 8;
-        frame *s = realloc(l->stack, room * sizeof *s);
-        if (!s) {
-            e->oom = 1;
-            return 1;
-        }
-        l->stack = s;
-        l->room = room;
-    }
-    frame *f = &l->stack[l->depth++];
-    *f = (frame){.region = region->id, .klass = (uint8_t)region->klass, .start = time};
-    /* The put/get that belongs to this transfer came first (same time). */
-    if (region->klass == OT_TR_TRANSFER && l->pending && l->pending_time == time) {
-        f->bytes = l->pending_bytes;
-        f->has_bytes = 1;
-        l->pending = 0;
-    }
+    return 0;
+}
+
+static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    exporter *e = user;
+    write_slice(e, &e->lanes[loc->index], span);
     return status(e);
 }
 
-static int on_leave(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+/* The arrow from the put/get on the host thread to its transfer on the
+ * device's RDMA row (the reader gives both slices their bytes). */
+static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     exporter *e = user;
-    lane *l = arrive(e, loc, time);
-    if (l->overflow) {
-        l->overflow--;
-        return 0;
-    }
-    uint32_t i = l->depth;
-    while (i > 0 && l->stack[i - 1].region != region->id)
-        i--;
-    if (i == 0) { /* no matching Enter: a damaged or foreign archive */
-        e->stats.unmatched++;
-        return 0;
-    }
-    /* Regions opened inside it and never left end with it. */
-    while (l->depth > i) {
-        l->depth--;
-        write_slice(e, l, &l->stack[l->depth], time, 1);
-    }
-    l->depth--;
-    write_slice(e, l, &l->stack[l->depth], time, 0);
-    return status(e);
-}
-
-/* The put/get's bytes go to its data-op region on the host thread and to
- * the transfer region on the device's RDMA row; the arrow joins the two. */
-static int on_transfer(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
-{
-    exporter *e = user;
-    lane *host = arrive(e, loc, time);
-    if (host->depth && host->stack[host->depth - 1].klass == OT_TR_DATA_OP) {
-        frame *f = &host->stack[host->depth - 1];
-        f->bytes = x->bytes;
-        f->has_bytes = 1;
-        f->host_address = x->host_address;
-        f->device_address = x->device_address;
-        f->has_addresses = (uint8_t)x->has_addresses;
-    }
     int r = x->device >= 0 && x->device <= e->max_device ? e->rdma_lane[x->device] : -1;
     if (r < 0) /* no RDMA row to point at: no arrow */
         return status(e);
-    lane *rdma = &e->lanes[r];
-    frame *t = rdma->depth ? &rdma->stack[rdma->depth - 1] : NULL;
-    if (t && t->start == time && t->klass == OT_TR_TRANSFER && !t->has_bytes) {
-        t->bytes = x->bytes;
-        t->has_bytes = 1;
-    } else { /* its transfer region begins at the same time, after this */
-        rdma->pending = 1;
-        rdma->pending_time = time;
-        rdma->pending_bytes = x->bytes;
-    }
-    write_flow(e, host, 0, time, x->id, x->to_device);
-    write_flow(e, rdma, 1, time, x->id, x->to_device);
+    write_flow(e, &e->lanes[loc->index], 0, x->issued, x->id, x->to_device);
+    write_flow(e, &e->lanes[r], 1, x->issued, x->id, x->to_device);
     e->stats.flows++;
     return status(e);
-}
-
-static int on_complete(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id)
-{
-    arrive(user, loc, time);
-    return 0;
 }
 
 static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes)
 {
     exporter *e = user;
     ot_jw *w = e->w;
-    arrive(e, loc, time);
     next_event(e);
     OT_JW_LIT(w, "{\"ph\":\"C\",\"name\":\"device memory in use\"");
     ot_jw_raw(w, e->lanes[loc->index].prefix, e->lanes[loc->index].prefix_len);
@@ -466,7 +380,7 @@ static void write_metadata(exporter *e, const ot_tr_archive *a)
 static int on_begin(void *user, const ot_tr_archive *a)
 {
     exporter *e = user;
-    e->origin = e->last_time = ot_tr_first_time(a);
+    e->origin = ot_tr_first_time(a);
     e->realtime = ot_tr_realtime(a);
     e->max_device = ot_tr_max_device(a);
     e->lane_count = ot_tr_location_count(a);
@@ -491,17 +405,13 @@ static int on_begin(void *user, const ot_tr_archive *a)
 
 /* ---- the end ---- */
 
-/* Regions still open when the archive ends (a damaged or foreign archive:
- * offtrace closes them at conversion) end at the last event's time. */
-static void close_open_regions(exporter *e)
+/* The reader has delivered what was left open (as unfinished slices). */
+static int on_end(void *user, const ot_tr_archive *a)
 {
-    for (size_t i = 0; i < e->lane_count; i++) {
-        lane *l = &e->lanes[i];
-        while (l->depth) {
-            l->depth--;
-            write_slice(e, l, &l->stack[l->depth], e->last_time, 1);
-        }
-    }
+    exporter *e = user;
+    e->stats.events = ot_tr_events(a);
+    e->stats.unmatched = ot_tr_regions_too_deep(a);
+    return 0;
 }
 
 /* OTF2's global reader skips the rest of a location whose event file is cut
@@ -548,10 +458,8 @@ static void exporter_free(exporter *e)
             free(e->regions[i]->site);
             free(e->regions[i]);
         }
-    for (size_t i = 0; e->lanes && i < e->lane_count; i++) {
-        free(e->lanes[i].stack);
+    for (size_t i = 0; e->lanes && i < e->lane_count; i++)
         free(e->lanes[i].name);
-    }
     free(e->regions);
     free(e->lanes);
     free(e->rdma_lane);
@@ -571,13 +479,11 @@ int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, 
     if (!(e.w = malloc(sizeof *e.w)))
         return fail(err, err_size, -ENOMEM, "out of memory", 0);
     ot_jw_init(e.w, out);
-    ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .transfer = on_transfer,
-                       .transfer_complete = on_complete, .memory = on_memory};
+    ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .issue = on_issue,
+                       .memory = on_memory, .end = on_end};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
-    if (rc == 0) {
-        close_open_regions(&e);
+    if (rc == 0)
         write_trailer(&e);
-    }
     if (rc >= 0 && e.oom)
         rc = fail(err, err_size, -ENOMEM, "out of memory", 0);
     else if (rc >= 0 && ot_jw_flush(e.w))

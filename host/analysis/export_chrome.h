@@ -10,10 +10,9 @@
  * describes the mapping.
  *
  * Streaming: events are written as the archive is read. A region becomes
- * one "X" event at its Leave, so each location keeps a stack of its open
- * regions (bounded by nesting depth) and nothing else grows with the number
- * of events. The "X" events are therefore not sorted by "ts"; both viewers
- * sort on load.
+ * one "X" event when the reader (trace_read.h) hands over its instance at
+ * its Leave; nothing the export keeps grows with the number of events. The
+ * "X" events are therefore not sorted by "ts"; both viewers sort on load.
  */
 #ifndef OT_ANALYSIS_EXPORT_CHROME_H
 #define OT_ANALYSIS_EXPORT_CHROME_H
@@ -22,18 +21,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "trace_read.h"
+
 /** What an export wrote (also in the JSON's "otherData"). */
 typedef struct ot_export_chrome_stats {
     uint64_t events;      /**< archive events read */
     uint64_t slices;      /**< "X" events */
     uint64_t flows;       /**< transfer arrows (one "s" and one "f" each) */
     uint64_t counters;    /**< "C" events */
-    uint64_t unfinished;  /**< regions left open, written up to where they were closed */
-    uint64_t unmatched;   /**< Leaves without their Enter, Enters deeper than the nesting limit */
+    uint64_t unfinished;  /**< regions never left, written up to the archive's last event */
+    uint64_t unmatched;   /**< Enters deeper than the nesting limit (left out with their Leaves) */
 } ot_export_chrome_stats;
 
-/** Regions nested deeper than this on one location are not exported (damaged archives). */
-#define OT_EXPORT_MAX_DEPTH 1024
+/** Regions nested deeper than this on one location are not exported (damaged archives): the reader's limit. */
+#define OT_EXPORT_MAX_DEPTH OT_TR_MAX_DEPTH
 
 /**
  * \brief Write `<dir>/traces.otf2` (or an anchor file path) to \p out as

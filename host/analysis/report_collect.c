@@ -109,16 +109,30 @@ ot_rp_device *rp_device(rp_state *s, int device)
 
 /* ---- construct instances ---- */
 
-rp_frame *rp_top_frame(rp_thread *t)
+/* The instance open at \p depth on \p t's location, or NULL for another region. */
+static rp_frame *instance_at(const rp_state *s, const rp_thread *t, uint32_t depth)
 {
-    return t->depth ? &t->frames[t->depth - 1] : NULL;
+    rp_span *x = ot_tr_open_span(s->archive, t->loc, depth)->data;
+    return x->kind == RP_SPAN_INSTANCE ? &x->instance : NULL;
 }
 
-rp_frame *rp_frame_by_serial(rp_thread *t, uint64_t serial)
+rp_frame *rp_top_frame(const rp_state *s, const rp_thread *t)
 {
-    for (int i = t->depth - 1; i >= 0; i--)
-        if (t->frames[i].serial == serial)
-            return &t->frames[i];
+    for (uint32_t d = t->instances ? ot_tr_open_count(s->archive, t->loc) : 0; d-- > 0;) {
+        rp_frame *f = instance_at(s, t, d);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+rp_frame *rp_frame_by_serial(const rp_state *s, const rp_thread *t, uint64_t serial)
+{
+    for (uint32_t d = t->instances ? ot_tr_open_count(s->archive, t->loc) : 0; d-- > 0;) {
+        rp_frame *f = instance_at(s, t, d);
+        if (f && f->serial == serial)
+            return f;
+    }
     return NULL;
 }
 
@@ -147,22 +161,20 @@ void rp_frame_device(rp_state *s, rp_frame *f, int device)
         x->device = -2;
 }
 
-static void instance_begin(rp_state *s, rp_thread *t, uint64_t time, const ot_tr_region *region)
+static void instance_begin(rp_state *s, rp_thread *t, const ot_tr_span *span)
 {
-    if (t->depth == RP_MAX_FRAMES) {
-        t->overflow++;
-        return;
-    }
-    int32_t site = rp_site_of(s, region);
+    int32_t site = rp_site_of(s, span->region);
     if (site < 0)
         return;
-    if (t->depth == 0 && s->threads_inside++ == 0)
-        s->inside_since = time;
-    t->frames[t->depth++] = (rp_frame){.region = region, .site = site, .serial = ++s->next_serial,
-                                       .enter = time, .device = -1};
-    ot_rp_site *x = &s->r->sites[site];
-    x->count++;
-    s->r->summary.constructs[x->kind]++;
+    if (t->instances++ == 0 && s->threads_inside++ == 0)
+        s->inside_since = span->begin;
+    rp_span *x = span->data;
+    x->kind = RP_SPAN_INSTANCE;
+    x->instance = (rp_frame){.region = span->region, .site = site, .serial = ++s->next_serial,
+                             .enter = span->begin, .device = -1};
+    ot_rp_site *row = &s->r->sites[site];
+    row->count++;
+    s->r->summary.constructs[row->kind]++;
 }
 
 static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
@@ -176,23 +188,7 @@ static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
         x->max_ns = ns;
     x->busy_ns += f->busy_ns < ns ? f->busy_ns : ns;
     rp_streak_instance_end(t, f, ns > f->kernel_ns ? ns - f->kernel_ns : 0);
-}
-
-static void leave_instance(rp_state *s, rp_thread *t, uint64_t time, const ot_tr_region *region)
-{
-    int i = t->depth - 1;
-    while (i >= 0 && t->frames[i].region != region)
-        i--;
-    if (i < 0) { /* one of those that did not fit */
-        if (t->overflow)
-            t->overflow--;
-        return;
-    }
-    /* Well-nested archives end the innermost; anything above it ends too. */
-    for (int j = t->depth - 1; j >= i; j--)
-        instance_end(s, t, &t->frames[j], time);
-    t->depth = i;
-    if (t->depth == 0 && --s->threads_inside == 0)
+    if (--t->instances == 0 && --s->threads_inside == 0)
         s->r->summary.inside_ns += time - s->inside_since;
 }
 
@@ -208,42 +204,44 @@ static int is_alloc_op(const ot_tr_region *region)
     return region->klass == OT_TR_DATA_OP && (region->op == OT_TR_OP_ALLOC || region->op == OT_TR_OP_DELETE);
 }
 
-static int on_enter(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     rp_state *s = user;
+    const ot_tr_region *region = span->region;
+    ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
     if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
-        return rp_kernel_enter(s, loc, time, region);
+        return rp_kernel_enter(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
     if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
         return 0;
-    rp_thread *t = &s->threads[slot];
     if (is_instance(region))
-        instance_begin(s, t, time, region);
+        instance_begin(s, &s->threads[slot], span);
     else if (region->klass == OT_TR_TARGET_DATA)
         s->r->summary.data_regions++;
-    else if (is_alloc_op(region))
-        t->op_enter = time;
     return s->failed ? -ENOMEM : 0;
 }
 
-static int on_leave(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+/* Instances never left (an archive whose converter could not close them) are not counted. */
+static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     rp_state *s = user;
-    if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
-        return rp_kernel_leave(s, loc, time);
+    rp_span *x = span->data;
+    if (span->unfinished)
+        return 0;
+    if (x->kind == RP_SPAN_KERNEL)
+        return rp_kernel_leave(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
     if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
         return 0;
     rp_thread *t = &s->threads[slot];
-    if (is_instance(region))
-        leave_instance(s, t, time, region);
-    else if (is_alloc_op(region) && t->op_enter) {
-        rp_frame *f = rp_top_frame(t);
+    if (x->kind == RP_SPAN_INSTANCE)
+        instance_end(s, t, &x->instance, span->end);
+    else if (is_alloc_op(span->region)) {
+        rp_frame *f = rp_top_frame(s, t);
         if (f) {
-            s->r->sites[f->site].alloc_ns += time - t->op_enter;
+            s->r->sites[f->site].alloc_ns += span->end - span->begin;
             s->r->sites[f->site].allocs++;
         }
-        t->op_enter = 0;
     }
     return 0;
 }
@@ -257,14 +255,21 @@ static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint6
     return 0;
 }
 
-static int on_transfer(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
+static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
-    return rp_transfer(user, loc, time, x);
+    return rp_transfer(user, loc, x);
 }
 
-static int on_complete(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id)
+static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
-    return rp_transfer_complete(user, loc, time, id);
+    return rp_transfer_complete(user, loc, x);
+}
+
+static int on_end(void *user, const ot_tr_archive *a)
+{
+    rp_state *s = user;
+    s->r->summary.unmatched_completions = ot_tr_unmatched_completions(a);
+    return 0;
 }
 
 /* ---- setup and wrap-up ---- */
@@ -280,15 +285,17 @@ static int setup_locations(rp_state *s, const ot_tr_archive *a)
         s->slot_of_location[i] = -1;
         if (l->klass == OT_TR_HOST_THREAD)
             s->slot_of_location[i] = (int32_t)s->thread_count++;
-        else if (l->klass == OT_TR_KERNEL_STREAM)
-            s->slot_of_location[i] = (int32_t)s->stream_count++;
         if (l->device >= 0 && (size_t)l->device < s->r->device_count)
             s->device_seen[l->device] = 1;
     }
     s->threads = calloc(s->thread_count ? s->thread_count : 1, sizeof *s->threads);
-    s->streams = calloc(s->stream_count ? s->stream_count : 1, sizeof *s->streams);
+    if (!s->threads)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (s->slot_of_location[i] >= 0)
+            s->threads[s->slot_of_location[i]].loc = ot_tr_location_at(a, i);
     s->r->summary.host_threads = s->thread_count;
-    return s->threads && s->streams ? 0 : -ENOMEM;
+    return 0;
 }
 
 static int on_begin(void *user, const ot_tr_archive *a)
@@ -339,7 +346,6 @@ static void wrap_up(rp_state *s)
 static void state_free(rp_state *s)
 {
     free(s->threads);
-    free(s->streams);
     free(s->slot_of_location);
     free(s->site_of_region);
     free(s->device_seen);
@@ -356,8 +362,9 @@ int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)
     s.history = rp_history_new();
     int rc = -ENOMEM;
     if (r->archive && s.history) {
-        ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .transfer = on_transfer,
-                           .transfer_complete = on_complete, .memory = on_memory};
+        ot_tr_visitor v = {.span_data = sizeof(rp_span), .transfer_data = sizeof(rp_pending), .begin = on_begin,
+                           .enter = on_enter, .leave = on_leave, .issue = on_issue, .transfer = on_transfer,
+                           .memory = on_memory, .end = on_end};
         rc = ot_trace_read(dir, &v, &s, err, err_size);
     }
     if (rc == 0)

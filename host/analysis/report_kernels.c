@@ -70,7 +70,7 @@ static int claimant(rp_state *s, const ot_tr_region *kernel, int device)
     int best = -1, best_score = -1;
     uint64_t best_enter = 0;
     for (size_t i = 0; i < s->thread_count; i++) {
-        rp_frame *f = rp_top_frame(&s->threads[i]);
+        rp_frame *f = rp_top_frame(s, &s->threads[i]);
         if (!f || s->r->sites[f->site].kind != OT_RP_TARGET)
             continue;
         int sc = score(f, kernel, device);
@@ -83,9 +83,9 @@ static int claimant(rp_state *s, const ot_tr_region *kernel, int device)
     return best_score >= 0 ? best : -1;
 }
 
-int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span)
 {
-    rp_stream *st = &s->streams[s->slot_of_location[loc->index]];
+    const ot_tr_region *region = span->region;
     ot_rp_device *d = rp_device(s, loc->device);
     if (d)
         d->kernels++;
@@ -93,56 +93,48 @@ int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, uint64_t time, const
     if (row < 0)
         return -ENOMEM;
     s->r->kernels[row].count++;
-    rp_open_kernel k = {.row = row, .site = -1, .thread = claimant(s, region, loc->device), .start = time};
-    if (k.thread >= 0) {
-        rp_thread *t = &s->threads[k.thread];
-        rp_frame *f = rp_top_frame(t);
-        k.site = f->site;
-        k.serial = f->serial;
+    rp_span *x = span->data;
+    x->kind = RP_SPAN_KERNEL;
+    rp_open_kernel *k = &x->kernel;
+    *k = (rp_open_kernel){.row = row, .site = -1, .thread = claimant(s, region, loc->device)};
+    if (k->thread >= 0) {
+        rp_thread *t = &s->threads[k->thread];
+        rp_frame *f = rp_top_frame(s, t);
+        k->site = f->site;
+        k->serial = f->serial;
         f->kernels++;
         rp_frame_device(s, f, loc->device);
-        rp_frame_busy(f, time);
+        rp_frame_busy(f, span->begin);
         s->r->sites[f->site].kernels++;
         if (s->r->kernels[row].site < 0)
             s->r->kernels[row].site = f->site;
         rp_streak_close(s, t); /* transfers on either side of a kernel cannot be merged */
     } else
         s->r->summary.unattributed_kernels++;
-    if (st->depth == RP_MAX_KERNELS)
-        st->overflow++;
-    else
-        st->open[st->depth++] = k;
     return 0;
 }
 
-int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, uint64_t time)
+int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span)
 {
-    rp_stream *st = &s->streams[s->slot_of_location[loc->index]];
-    if (st->overflow) {
-        st->overflow--;
-        return 0;
-    }
-    if (!st->depth)
-        return 0;
-    rp_open_kernel k = st->open[--st->depth];
-    uint64_t ns = time - k.start;
+    const rp_open_kernel *k = &((const rp_span *)span->data)->kernel;
+    uint64_t ns = span->end - span->begin;
     ot_rp_device *d = rp_device(s, loc->device);
     if (d) {
         d->kernel_ns += ns;
         if (ns > d->kernel_max_ns)
             d->kernel_max_ns = ns;
     }
-    ot_rp_kernel *row = &s->r->kernels[k.row];
+    ot_rp_kernel *row = &s->r->kernels[k->row];
     row->total_ns += ns;
     if (ns > row->max_ns)
         row->max_ns = ns;
-    if (k.site < 0)
+    if (k->site < 0)
         return 0;
-    s->r->sites[k.site].kernel_ns += ns;
-    rp_frame *f = rp_frame_by_serial(&s->threads[k.thread], k.serial);
+    s->r->sites[k->site].kernel_ns += ns;
+    rp_frame *f = rp_frame_by_serial(s, &s->threads[k->thread], k->serial);
     if (f) { /* else the instance ended first (both at one timestamp) */
         f->kernel_ns += ns;
-        rp_frame_idle(f, time);
+        rp_frame_idle(f, span->end);
     }
     return 0;
 }

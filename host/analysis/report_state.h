@@ -6,9 +6,10 @@
  *        transfers and tiny-transfer streaks).
  *
  * All of it is sized by definitions: one rp_thread per host-thread
- * location, one rp_stream per kernel-stream location, one site per region.
- * Per-thread stacks and pending tables have fixed depths; what does not fit
- * is counted, never stored.
+ * location, one site per region. The reader (trace_read.h) pairs regions
+ * and transfers; what the report keeps with an open region instance (an
+ * rp_span) or a transfer in flight (an rp_pending) is the reader's scratch
+ * for it, so the report keeps no stack and matches nothing itself.
  */
 #ifndef OT_ANALYSIS_REPORT_STATE_H
 #define OT_ANALYSIS_REPORT_STATE_H
@@ -19,10 +20,6 @@
 #include "report_history.h"
 #include "report_index.h"
 #include "trace_read.h"
-
-#define RP_MAX_FRAMES 16   /* construct instances open on one thread (they rarely nest at all) */
-#define RP_MAX_PENDING 64  /* transfers begun and not yet completed on one thread */
-#define RP_MAX_KERNELS 8   /* kernels open on one stream (streams keep them nested) */
 
 /** One open construct instance on a host thread. */
 typedef struct rp_frame {
@@ -38,9 +35,9 @@ typedef struct rp_frame {
     uint64_t streak;           /* tiny-transfer streak it took part in, 0 none */
 } rp_frame;
 
-/** A put/get waiting for its completion. */
+/** A put/get waiting for its completion (the reader's scratch for it). */
 typedef struct rp_pending {
-    uint64_t id, start, serial;
+    uint64_t serial;
     rp_range_key key;
     int has_key, direction;
     int32_t site, xsite;
@@ -59,33 +56,33 @@ typedef struct rp_streak {
 } rp_streak;
 
 typedef struct rp_thread {
-    rp_frame frames[RP_MAX_FRAMES];
-    int depth, overflow;       /* overflow: construct regions open beyond RP_MAX_FRAMES */
-    rp_pending pending[RP_MAX_PENDING];
-    int npending;
-    uint64_t op_enter;         /* start of the open "data op alloc/delete", 0 none */
+    const ot_tr_location *loc;
+    int instances;             /* construct instances open on it */
     rp_streak streak;
 } rp_thread;
 
+/** A kernel running on a stream. */
 typedef struct rp_open_kernel {
     int32_t row, site;
     int thread;                /* -1 when no target instance claimed it */
-    uint64_t serial, start;
+    uint64_t serial;
 } rp_open_kernel;
 
-typedef struct rp_stream {
-    rp_open_kernel open[RP_MAX_KERNELS];
-    int depth, overflow;
-} rp_stream;
+/** What the report keeps with an open region instance (the reader's scratch for it). */
+typedef struct rp_span {
+    enum { RP_SPAN_OTHER, RP_SPAN_INSTANCE, RP_SPAN_KERNEL } kind;
+    union {
+        rp_frame instance;
+        rp_open_kernel kernel;
+    };
+} rp_span;
 
 typedef struct rp_state {
     ot_report *r;
     const ot_tr_archive *archive;
     rp_thread *threads;
     size_t thread_count;
-    rp_stream *streams;
-    size_t stream_count;
-    int32_t *slot_of_location; /* location index -> thread or stream number, -1 */
+    int32_t *slot_of_location; /* location index -> thread number, -1 */
     int32_t *site_of_region;   /* region index -> site, -1 */
     size_t region_count;
     uint8_t *device_seen;      /* device number -> has a location */
@@ -104,9 +101,9 @@ int32_t rp_site_of(rp_state *s, const ot_tr_region *region);
 /** \brief The site for transfers outside every construct. */
 int32_t rp_outside_site(rp_state *s);
 /** \brief The innermost open instance of \p t, or NULL. */
-rp_frame *rp_top_frame(rp_thread *t);
+rp_frame *rp_top_frame(const rp_state *s, const rp_thread *t);
 /** \brief The open instance \p serial of \p t, or NULL when it has ended. */
-rp_frame *rp_frame_by_serial(rp_thread *t, uint64_t serial);
+rp_frame *rp_frame_by_serial(const rp_state *s, const rp_thread *t, uint64_t serial);
 /** \brief Instance activity bookkeeping: a kernel or transfer of \p f starts / ends at \p t. */
 void rp_frame_busy(rp_frame *f, uint64_t t);
 void rp_frame_idle(rp_frame *f, uint64_t t);
@@ -118,12 +115,14 @@ int32_t rp_add_row(void **rows, size_t *count, size_t *cap, size_t size);
 ot_rp_device *rp_device(rp_state *s, int device);
 
 /* report_kernels.c */
-int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, uint64_t t, const ot_tr_region *region);
-int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, uint64_t t);
+int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span);
+int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span);
 
 /* report_transfers.c */
-int rp_transfer(rp_state *s, const ot_tr_location *loc, uint64_t t, const ot_tr_transfer *x);
-int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, uint64_t t, uint64_t id);
+/** \brief A put/get is issued; \p x->data is its rp_pending. */
+int rp_transfer(rp_state *s, const ot_tr_location *loc, const ot_tr_transfer *x);
+/** \brief It completed (or never did). */
+int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, const ot_tr_transfer *x);
 /** \brief End \p t's tiny-transfer streak (a kernel, another site or direction came between). */
 void rp_streak_close(rp_state *s, rp_thread *t);
 /** \brief An instance that took part in \p t's streak ended, after \p non_kernel_ns outside kernels. */

@@ -6,7 +6,7 @@
  *
  * A put (host->device) or get (device->host) belongs to the innermost
  * construct instance open on its host thread; its time runs from the
- * put/get to the completion with the same id on the same thread.
+ * put/get to the completion the reader matched with it.
  *
  * Tiny-transfer streak: consecutive transfers below OT_RP_TINY_BYTES of one
  * host thread, from one site, in one direction, to one device, with no
@@ -115,7 +115,7 @@ static void remember_range(rp_state *s, rp_frame *f, const ot_tr_transfer *x, ui
         rp_history_download(s->history, &p->key, p->site, time);
 }
 
-int rp_transfer(rp_state *s, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
+int rp_transfer(rp_state *s, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     int direction = x->to_device ? OT_RP_H2D : OT_RP_D2H;
     int32_t slot = s->slot_of_location[loc->index];
@@ -128,22 +128,20 @@ int rp_transfer(rp_state *s, const ot_tr_location *loc, uint64_t time, const ot_
         return 0;
     }
     rp_thread *t = &s->threads[slot];
-    rp_frame *f = rp_top_frame(t);
+    rp_frame *f = rp_top_frame(s, t);
     int32_t site = f ? f->site : rp_outside_site(s);
     int32_t xsite = site >= 0 ? xsite_row(s, site, direction, x->device) : -1;
     if (site < 0 || xsite < 0)
         return -ENOMEM;
     count_transfer(s, site, xsite, direction, x->device, x->bytes);
-    if (t->npending == RP_MAX_PENDING) /* never seen: completions come right after; the dropped */
-        t->pending[0] = t->pending[--t->npending]; /* one's completion counts as unmatched */
-    rp_pending *p = &t->pending[t->npending++];
-    *p = (rp_pending){.id = x->id, .start = time, .serial = f ? f->serial : 0, .direction = direction,
-                      .site = site, .xsite = xsite, .credit = {.repeat_site = -1, .trip_site = -1}};
+    rp_pending *p = x->data;
+    *p = (rp_pending){.serial = f ? f->serial : 0, .direction = direction, .site = site, .xsite = xsite,
+                      .credit = {.repeat_site = -1, .trip_site = -1}};
     if (f) {
         rp_frame_device(s, f, x->device);
-        rp_frame_busy(f, time);
+        rp_frame_busy(f, x->issued);
     }
-    remember_range(s, f, x, time, p);
+    remember_range(s, f, x, x->issued, p);
     if (x->bytes < OT_RP_TINY_BYTES)
         streak_add(s, t, f, site, direction, x->device, x->bytes, p);
     else
@@ -151,16 +149,16 @@ int rp_transfer(rp_state *s, const ot_tr_location *loc, uint64_t time, const ot_
     return 0;
 }
 
-static void complete(rp_state *s, rp_thread *t, const rp_pending *p, uint64_t time)
+static void complete(rp_state *s, rp_thread *t, const rp_pending *p, uint64_t start, uint64_t time)
 {
-    uint64_t ns = time - p->start;
+    uint64_t ns = time - start;
     const ot_rp_xsite *xs = &s->r->xsites[p->xsite];
     ot_rp_device *d = rp_device(s, xs->device);
     if (d)
         d->transfer_ns[p->direction] += ns;
     s->r->sites[p->site].transfer_ns[p->direction] += ns;
     s->r->xsites[p->xsite].ns += ns;
-    rp_frame *f = p->serial ? rp_frame_by_serial(t, p->serial) : NULL;
+    rp_frame *f = p->serial ? rp_frame_by_serial(s, t, p->serial) : NULL;
     if (f) {
         f->transfer_ns += ns;
         rp_frame_idle(f, time);
@@ -171,18 +169,13 @@ static void complete(rp_state *s, rp_thread *t, const rp_pending *p, uint64_t ti
         t->streak.ns += ns;
 }
 
-int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, uint64_t time, uint64_t id)
+/* A put/get never completed (the archive ends first) adds no time. */
+int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     int32_t slot = s->slot_of_location[loc->index];
-    if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
+    if (loc->klass != OT_TR_HOST_THREAD || slot < 0 || !x->completed)
         return 0;
     rp_thread *t = &s->threads[slot];
-    for (int i = t->npending - 1; i >= 0; i--)
-        if (t->pending[i].id == id) {
-            complete(s, t, &t->pending[i], time);
-            t->pending[i] = t->pending[--t->npending];
-            return 0;
-        }
-    s->r->summary.unmatched_completions++;
+    complete(s, t, x->data, x->issued, x->completed);
     return 0;
 }

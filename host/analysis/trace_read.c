@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,19 @@ typedef struct location_property {
     OTF2_AttributeValue value;
 } location_property;
 
+/* What the read keeps of one location: its open region instances (a stack)
+ * and its transfers in flight (oldest first). Records are ot_tr_span /
+ * ot_tr_transfer followed by the visitor's scratch bytes. */
+typedef struct lane {
+    unsigned char *spans;
+    uint32_t depth, span_room;
+    uint32_t too_deep;           /* Enters past OT_TR_MAX_DEPTH still open */
+    unsigned char *transfers;
+    uint32_t in_flight, transfer_room;
+    int waiting;                 /* RDMA location: a put/get of its device came before its transfer region */
+    ot_tr_transfer waiting_transfer;
+} lane;
+
 struct ot_tr_archive {
     char **strings;
     size_t string_count;
@@ -56,17 +70,25 @@ struct ot_tr_archive {
     size_t location_property_count;
     int other_catalogue;         /* an offtrace archive without this catalogue's class table */
     uint32_t host_address_attr, device_address_attr;
-    uint64_t first_time, duration, realtime;
+    uint64_t first_time, duration, realtime, resolution;
+    size_t accelerator_groups;
     char *creator;
     OTF2_Reader *reader;
     char **properties;           /* name, value, name, value, ... (read on demand) */
     size_t property_count;
     uint64_t handled_events, unknown_events;
     /* the read in progress */
-    const ot_tr_visitor *visitor;
+    ot_tr_visitor visitor;       /* a copy: one indirection less per event */
     void *user;
     int stop;                    /* a visitor's nonzero return, or -EINVAL for a bad reference */
     char bad_reference[160];
+    lane *lanes;                 /* by location index: open instances and transfers in flight */
+    int32_t *rdma_lane;          /* device -> its RDMA location's index, -1 */
+    int *rank_device;            /* comm rank -> device of that location, -1 */
+    size_t rdma_devices;
+    size_t span_stride, transfer_stride; /* a record and the visitor's scratch after it */
+    uint64_t last_time, next_serial, unmatched_completions, regions_too_deep;
+    size_t last_location;        /* index of the location of the last event (location_of's cache) */
 };
 
 /* OTF2 prints its errors on stderr; the reader says one line of its own. */
@@ -174,6 +196,7 @@ static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self,
     a->group_names = g;
     a->group_count = count;
     g[self] = name;
+    a->accelerator_groups += type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -239,6 +262,7 @@ static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset
                                    uint64_t realtime)
 {
     ot_tr_archive *a = u;
+    a->resolution = resolution;
     a->first_time = offset;
     a->duration = length;
     a->realtime = realtime;
@@ -396,12 +420,12 @@ static const ot_tr_location *location_of(ot_tr_archive *a, OTF2_LocationRef id)
 {
     /* Locations are few; offtrace's ids are sparse, so search. A cache of
      * the last hit makes runs of one location cheap. */
-    static __thread size_t last;
+    size_t last = a->last_location;
     if (last < a->location_count && a->locations[last].id == id)
         return &a->locations[last];
     for (size_t i = 0; i < a->location_count; i++)
         if (a->locations[i].id == id) {
-            last = i;
+            a->last_location = i;
             return &a->locations[i];
         }
     return NULL;
@@ -425,17 +449,127 @@ static OTF2_CallbackCode deliver(ot_tr_archive *a, int rc)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* ---- paired delivery ---- */
+
+#define SCRATCH_ALIGN 16
+#define SPAN_HEAD ((sizeof(ot_tr_span) + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN)
+#define TRANSFER_HEAD ((sizeof(ot_tr_transfer) + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN)
+
+static ot_tr_span *span_at(const ot_tr_archive *a, const lane *l, uint32_t depth)
+{
+    return (ot_tr_span *)(l->spans + (size_t)depth * a->span_stride);
+}
+
+static ot_tr_transfer *transfer_at(const ot_tr_archive *a, const lane *l, uint32_t i)
+{
+    return (ot_tr_transfer *)(l->transfers + (size_t)i * a->transfer_stride);
+}
+
+/* Room for one more record; the scratch pointers follow the records when they move. */
+static int make_room(unsigned char **records, uint32_t *room, uint32_t used, size_t stride, size_t head,
+                     size_t data_size, size_t data_offset)
+{
+    if (used < *room)
+        return 0;
+    uint32_t n = *room ? 2 * *room : 8;
+    unsigned char *p = realloc(*records, (size_t)n * stride);
+    if (!p)
+        return -ENOMEM;
+    *records = p;
+    *room = n;
+    if (data_size)
+        for (uint32_t i = 0; i < used; i++)
+            *(void **)(p + (size_t)i * stride + data_offset) = p + (size_t)i * stride + head;
+    return 0;
+}
+
+static void note_time(ot_tr_archive *a, uint64_t t)
+{
+    if (t > a->last_time)
+        a->last_time = t;
+}
+
+static OTF2_CallbackCode out_of_memory(ot_tr_archive *a)
+{
+    a->stop = -ENOMEM;
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* A put/get counts for the innermost open instance of its location. */
+static void attach(ot_tr_span *s, const ot_tr_transfer *x)
+{
+    s->transfers++;
+    s->bytes += x->bytes;
+    s->last = *x;
+    s->last.data = NULL;
+}
+
+static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
+                               const ot_tr_region *region)
+{
+    if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
+        l->too_deep++;
+        a->regions_too_deep++;
+        return deliver(a, 0);
+    }
+    if (make_room(&l->spans, &l->span_room, l->depth, a->span_stride, SPAN_HEAD, a->visitor.span_data,
+                  offsetof(ot_tr_span, data)))
+        return out_of_memory(a);
+    ot_tr_span *s = span_at(a, l, l->depth);
+    /* Field by field: `last` is read only when `transfers` says so. */
+    s->region = region;
+    s->begin = t;
+    s->end = 0;
+    s->depth = l->depth++;
+    s->unfinished = 0;
+    s->serial = ++a->next_serial;
+    s->transfers = s->bytes = 0;
+    s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;
+    /* The put/get this transfer region shows came first (same time, another location). */
+    if (l->waiting && region->klass == OT_TR_TRANSFER && l->waiting_transfer.issued == t) {
+        attach(s, &l->waiting_transfer);
+        l->waiting = 0;
+    }
+    return deliver(a, a->visitor.enter ? a->visitor.enter(a->user, loc, s) : 0);
+}
+
+static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
+                               const ot_tr_region *region)
+{
+    if (l->too_deep) { /* the Leave of an Enter that was too deep */
+        l->too_deep--;
+        return deliver(a, 0);
+    }
+    ot_tr_span *s = l->depth ? span_at(a, l, l->depth - 1) : NULL;
+    if (!s || s->region != region) {
+        if (s)
+            snprintf(a->bad_reference, sizeof a->bad_reference,
+                     "on location %llu at time %llu, a Leave of region %u does not end the innermost open "
+                     "region (%u)", (unsigned long long)loc->id, (unsigned long long)t, region->id, s->region->id);
+        else
+            snprintf(a->bad_reference, sizeof a->bad_reference,
+                     "on location %llu at time %llu, a Leave of region %u ends no open region",
+                     (unsigned long long)loc->id, (unsigned long long)t, region->id);
+        a->stop = -EINVAL;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    s->end = t;
+    int rc = a->visitor.leave ? a->visitor.leave(a->user, loc, s) : 0;
+    l->depth--;
+    return deliver(a, rc);
+}
+
 static OTF2_CallbackCode region_event(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_RegionRef r,
-                                      int enter)
+                                      int is_enter)
 {
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
         return bad_reference(a, "location", l);
     if (r >= a->region_count || !a->region_defined[r])
         return bad_reference(a, "region", r);
-    int (*fn)(void *, const ot_tr_location *, uint64_t, const ot_tr_region *) =
-        enter ? a->visitor->enter : a->visitor->leave;
-    return deliver(a, fn ? fn(a->user, loc, t, &a->regions[r]) : 0);
+    note_time(a, t);
+    lane *ln = &a->lanes[loc->index];
+    return is_enter ? enter(a, loc, ln, t, &a->regions[r]) : leave(a, loc, ln, t, &a->regions[r]);
 }
 
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
@@ -459,18 +593,66 @@ static void read_addresses(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr
                            OTF2_SUCCESS;
 }
 
+/* Hand over the transfer in flight at \p i (completed or not) and forget it. */
+static int finish_transfer(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint32_t i)
+{
+    ot_tr_transfer *x = transfer_at(a, l, i);
+    int rc = a->visitor.transfer ? a->visitor.transfer(a->user, loc, x) : 0;
+    size_t stride = a->transfer_stride;
+    if (i + 1 < l->in_flight) {
+        memmove(x, (unsigned char *)x + stride, (size_t)(l->in_flight - i - 1) * stride);
+        if (a->visitor.transfer_data)
+            for (uint32_t k = i; k + 1 < l->in_flight; k++)
+                transfer_at(a, l, k)->data = (unsigned char *)transfer_at(a, l, k) + TRANSFER_HEAD;
+    }
+    l->in_flight--;
+    return rc;
+}
+
+/* The transfer region on the device's RDMA location shows this put/get: it
+ * began at the same time, before it or (waiting) right after. */
+static void join_rdma(ot_tr_archive *a, const lane *issuer, const ot_tr_transfer *x)
+{
+    if (x->device < 0 || (size_t)x->device >= a->rdma_devices || a->rdma_lane[x->device] < 0)
+        return;
+    lane *r = &a->lanes[a->rdma_lane[x->device]];
+    if (r == issuer)
+        return;
+    ot_tr_span *top = r->depth ? span_at(a, r, r->depth - 1) : NULL;
+    if (top && top->begin == x->issued && top->region->klass == OT_TR_TRANSFER && !top->transfers)
+        attach(top, x);
+    else {
+        r->waiting = 1;
+        r->waiting_transfer = *x;
+    }
+}
+
 static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_AttributeList *al,
                              uint32_t remote, uint64_t bytes, uint64_t id, int to_device)
 {
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
         return bad_reference(a, "location", l);
-    ot_tr_transfer x = {.to_device = to_device, .device = -1, .bytes = bytes, .id = id};
-    const ot_tr_location *target = remote < a->rank_count ? location_of(a, a->rank_location[remote]) : NULL;
-    if (target)
-        x.device = target->device;
-    read_addresses(a, al, &x);
-    return deliver(a, a->visitor->transfer ? a->visitor->transfer(a->user, loc, t, &x) : 0);
+    note_time(a, t);
+    lane *ln = &a->lanes[loc->index];
+    int rc = 0;
+    if (ln->in_flight == OT_TR_MAX_PENDING && (rc = finish_transfer(a, loc, ln, 0)) != 0)
+        return deliver(a, rc);
+    if (make_room(&ln->transfers, &ln->transfer_room, ln->in_flight, a->transfer_stride, TRANSFER_HEAD,
+                  a->visitor.transfer_data, offsetof(ot_tr_transfer, data)))
+        return out_of_memory(a);
+    ot_tr_transfer *x = transfer_at(a, ln, ln->in_flight++);
+    *x = (ot_tr_transfer){.to_device = to_device, .device = -1, .bytes = bytes, .id = id, .issued = t};
+    if (remote < a->rank_count)
+        x->device = a->rank_device[remote];
+    if (!a->visitor.without_addresses)
+        read_addresses(a, al, x);
+    if (ln->depth && !ln->too_deep)
+        attach(span_at(a, ln, ln->depth - 1), x);
+    if (!a->visitor.unordered) /* the RDMA location is read at another time */
+        join_rdma(a, ln, x);
+    x->data = a->visitor.transfer_data ? (unsigned char *)x + TRANSFER_HEAD : NULL;
+    return deliver(a, a->visitor.issue ? a->visitor.issue(a->user, loc, x) : 0);
 }
 
 static OTF2_CallbackCode ev_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
@@ -485,6 +667,7 @@ static OTF2_CallbackCode ev_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, O
     return rma(u, l, t, al, remote, bytes, id, 0);
 }
 
+/* The completion ends the latest put/get with its id on its location. */
 static OTF2_CallbackCode ev_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
                                      OTF2_RmaWinRef win, uint64_t id)
 {
@@ -492,7 +675,15 @@ static OTF2_CallbackCode ev_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void 
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
         return bad_reference(a, "location", l);
-    return deliver(a, a->visitor->transfer_complete ? a->visitor->transfer_complete(a->user, loc, t, id) : 0);
+    note_time(a, t);
+    lane *ln = &a->lanes[loc->index];
+    for (uint32_t i = ln->in_flight; i-- > 0;)
+        if (transfer_at(a, ln, i)->id == id) {
+            transfer_at(a, ln, i)->completed = t;
+            return deliver(a, finish_transfer(a, loc, ln, i));
+        }
+    a->unmatched_completions++;
+    return deliver(a, 0);
 }
 
 static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
@@ -503,9 +694,12 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
         return bad_reference(a, "location", l);
+    note_time(a, t);
     uint64_t bytes = n && types[0] == OTF2_TYPE_UINT64 ? values[0].unsigned_int : 0;
-    return deliver(a, a->visitor->memory ? a->visitor->memory(a->user, loc, t, bytes) : 0);
+    return deliver(a, a->visitor.memory ? a->visitor.memory(a->user, loc, t, bytes) : 0);
 }
+
+static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read);
 
 static int open_event_readers(ot_tr_archive *a)
 {
@@ -529,11 +723,82 @@ static int open_event_readers(ot_tr_archive *a)
     return 0;
 }
 
+/* ---- per-location reading (ot_tr_visitor.unordered): OTF2's local callbacks carry the event's position ---- */
+
+static OTF2_CallbackCode local_enter(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                     OTF2_AttributeList *al, OTF2_RegionRef r)
+{
+    return region_event(u, l, t, r, 1);
+}
+
+static OTF2_CallbackCode local_leave(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                     OTF2_AttributeList *al, OTF2_RegionRef r)
+{
+    return region_event(u, l, t, r, 0);
+}
+
+static OTF2_CallbackCode local_put(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al,
+                                   OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma(u, l, t, al, remote, bytes, id, 1);
+}
+
+static OTF2_CallbackCode local_get(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al,
+                                   OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma(u, l, t, al, remote, bytes, id, 0);
+}
+
+static OTF2_CallbackCode local_complete(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                        OTF2_AttributeList *al, OTF2_RmaWinRef win, uint64_t id)
+{
+    return ev_complete(l, t, u, al, win, id);
+}
+
+static OTF2_CallbackCode local_metric(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                      OTF2_AttributeList *al, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                      const OTF2_MetricValue *values)
+{
+    return ev_metric(l, t, u, al, metric, n, types, values);
+}
+
+/* Each location's events in order, one location after the other: no merge. */
+static OTF2_ErrorCode read_locations_one_by_one(ot_tr_archive *a, uint64_t *read)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, local_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, local_leave);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, local_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, local_get);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, local_complete);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(cb, local_metric);
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    for (size_t i = 0; rc == OTF2_SUCCESS && !a->stop && i < a->location_count; i++) {
+        OTF2_EvtReader *r = OTF2_Reader_GetEvtReader(a->reader, a->locations[i].id);
+        uint64_t n = 0;
+        rc = r ? OTF2_Reader_RegisterEvtCallbacks(a->reader, r, cb, a) : OTF2_ERROR_INVALID_ARGUMENT;
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_Reader_ReadAllLocalEvents(a->reader, r, &n);
+        *read += n;
+        if (r)
+            OTF2_Reader_CloseEvtReader(a->reader, r);
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    OTF2_Reader_CloseEvtFiles(a->reader);
+    return rc;
+}
+
 static int read_events(ot_tr_archive *a)
 {
     int rc = a->location_count ? open_event_readers(a) : 0;
     if (rc || !a->location_count)
         return rc;
+    if (a->visitor.unordered) {
+        uint64_t read = 0;
+        return check_read(a, read_locations_one_by_one(a, &read), read);
+    }
     OTF2_GlobalEvtReader *g = OTF2_Reader_GetGlobalEvtReader(a->reader);
     OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
     if (!g || !cb) {
@@ -552,6 +817,12 @@ static int read_events(ot_tr_archive *a)
     OTF2_ErrorCode otf2_rc = OTF2_Reader_ReadAllGlobalEvents(a->reader, g, &read);
     OTF2_Reader_CloseGlobalEvtReader(a->reader, g);
     OTF2_Reader_CloseEvtFiles(a->reader);
+    return check_read(a, otf2_rc, read);
+}
+
+/* How the read ended: a visitor's stop, OTF2's error, or fewer events than announced. */
+static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read)
+{
     if (a->stop)
         return a->stop;
     a->unknown_events = read > a->handled_events ? read - a->handled_events : 0;
@@ -570,10 +841,70 @@ static int read_events(ot_tr_archive *a)
     return 0;
 }
 
+/* What the archive left open: per location, its transfers in flight (oldest
+ * first, never completed), then its open regions (innermost first, ended at
+ * the last event). */
+static int deliver_leftovers(ot_tr_archive *a)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < a->location_count; i++) {
+        const ot_tr_location *loc = &a->locations[i];
+        lane *l = &a->lanes[i];
+        while (rc == 0 && l->in_flight)
+            rc = finish_transfer(a, loc, l, 0);
+        while (rc == 0 && l->depth) {
+            ot_tr_span *s = span_at(a, l, l->depth - 1);
+            s->end = a->last_time;
+            s->unfinished = 1;
+            rc = a->visitor.leave ? a->visitor.leave(a->user, loc, s) : 0;
+            l->depth--;
+        }
+    }
+    return rc;
+}
+
+/* The read's per-location state, and which location is each device's RDMA row. */
+static int prepare_delivery(ot_tr_archive *a)
+{
+    a->span_stride = SPAN_HEAD + (a->visitor.span_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+    a->transfer_stride =
+        TRANSFER_HEAD + (a->visitor.transfer_data + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+    a->last_time = a->first_time;
+    a->lanes = calloc(a->location_count ? a->location_count : 1, sizeof *a->lanes);
+    int max_device = ot_tr_max_device(a);
+    a->rdma_devices = (size_t)(max_device + 1);
+    a->rdma_lane = malloc((a->rdma_devices ? a->rdma_devices : 1) * sizeof *a->rdma_lane);
+    if (!a->lanes || !a->rdma_lane)
+        return -ENOMEM;
+    for (size_t d = 0; d < a->rdma_devices; d++)
+        a->rdma_lane[d] = -1;
+    for (size_t i = 0; i < a->location_count; i++) {
+        const ot_tr_location *l = &a->locations[i];
+        if (l->klass == OT_TR_RDMA && l->device >= 0 && a->rdma_lane[l->device] < 0)
+            a->rdma_lane[l->device] = (int32_t)i;
+    }
+    /* A put/get names its device by the rank of the device's RDMA location. */
+    a->rank_device = malloc((a->rank_count ? a->rank_count : 1) * sizeof *a->rank_device);
+    if (!a->rank_device)
+        return -ENOMEM;
+    for (uint32_t r = 0; r < a->rank_count; r++) {
+        const ot_tr_location *target = location_of(a, a->rank_location[r]);
+        a->rank_device[r] = target ? target->device : -1;
+    }
+    return 0;
+}
+
 /* ---- the read ---- */
 
 static void archive_free(ot_tr_archive *a)
 {
+    for (size_t i = 0; a->lanes && i < a->location_count; i++) {
+        free(a->lanes[i].spans);
+        free(a->lanes[i].transfers);
+    }
+    free(a->lanes);
+    free(a->rdma_lane);
+    free(a->rank_device);
     for (size_t i = 0; i < a->string_count; i++)
         free(a->strings[i]);
     for (size_t i = 0; i < a->property_count; i++)
@@ -605,10 +936,12 @@ static int has_this_catalogue(const ot_tr_archive *a)
     return version && !strcmp(version, expected);
 }
 
+/* A directory holds traces.otf2 (even one named "x.otf2"); any other path ending ".otf2" is the anchor. */
 static void anchor_path(const char *dir, char *anchor, size_t size)
 {
     size_t n = strlen(dir);
-    if (n > 5 && !strcmp(dir + n - 5, ".otf2"))
+    struct stat st;
+    if (n > 5 && !strcmp(dir + n - 5, ".otf2") && !(stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
         snprintf(anchor, size, "%s", dir);
     else
         snprintf(anchor, size, "%s/traces.otf2", dir);
@@ -634,7 +967,7 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     if (!a)
         return fail(err, err_size, -ENOMEM, "offtrace: out of memory");
     a->host_address_attr = a->device_address_attr = NO_ATTRIBUTE;
-    a->visitor = v;
+    a->visitor = *v;
     a->user = user;
     otf2_first_error[0] = '\0';
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(keep_first_error, NULL);
@@ -651,9 +984,15 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
         if (rc == 0)
             rc = resolve_names(a);
         if (rc == 0)
+            rc = prepare_delivery(a);
+        if (rc == 0)
             rc = v->begin ? v->begin(user, a) : 0;
         if (rc == 0)
             rc = read_events(a);
+        if (rc == 0)
+            rc = deliver_leftovers(a);
+        if (rc == 0)
+            rc = v->end ? v->end(user, a) : 0;
     }
     if (a->reader) /* closing a damaged archive reports errors too: keep them quiet */
         OTF2_Reader_Close(a->reader);
@@ -673,6 +1012,8 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     else if (rc == -EINVAL)
         fail(err, err_size, rc, "offtrace: '%s' is damaged or not an OTF2 archive%s%s", dir,
              otf2_first_error[0] ? ": " : "", otf2_first_error);
+    else if (rc == -ENOMEM)
+        fail(err, err_size, rc, "offtrace: out of memory reading '%s'", dir);
     archive_free(a);
     return rc;
 }
@@ -696,6 +1037,24 @@ uint64_t ot_tr_duration(const ot_tr_archive *a) { return a->duration; }
 uint64_t ot_tr_realtime(const ot_tr_archive *a) { return a->realtime; }
 const char *ot_tr_creator(const ot_tr_archive *a) { return a->creator ? a->creator : ""; }
 uint64_t ot_tr_unknown_events(const ot_tr_archive *a) { return a->unknown_events; }
+uint64_t ot_tr_events(const ot_tr_archive *a) { return a->handled_events; }
+uint64_t ot_tr_last_time(const ot_tr_archive *a) { return a->last_time; }
+uint64_t ot_tr_clock_resolution(const ot_tr_archive *a) { return a->resolution; }
+size_t ot_tr_accelerator_groups(const ot_tr_archive *a) { return a->accelerator_groups; }
+uint64_t ot_tr_unmatched_completions(const ot_tr_archive *a) { return a->unmatched_completions; }
+uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a) { return a->regions_too_deep; }
+
+uint32_t ot_tr_open_count(const ot_tr_archive *a, const ot_tr_location *loc)
+{
+    return a->lanes && loc->index < a->location_count ? a->lanes[loc->index].depth : 0;
+}
+
+const ot_tr_span *ot_tr_open_span(const ot_tr_archive *a, const ot_tr_location *loc, uint32_t depth)
+{
+    if (depth >= ot_tr_open_count(a, loc))
+        return NULL;
+    return span_at(a, &a->lanes[loc->index], depth);
+}
 
 int ot_tr_device_count(const ot_tr_archive *a)
 {

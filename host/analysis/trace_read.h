@@ -1,21 +1,47 @@
 /**
  * \file trace_read.h
- * \brief Streaming reader of an offtrace archive for the analysis verbs
- *        (report, view, export): definitions classified once, then every
- *        event in time order through a visitor.
+ * \brief The one streaming reader of an offtrace archive: definitions
+ *        classified once, then every event in time order, already paired,
+ *        through a visitor. report, view, export and the summary of `info`
+ *        and `record` (summary.h) are its visitors.
+ *
+ * Paired delivery: the reader keeps, per location, the stack of open region
+ * instances and the table of issued transfers, so no visitor keeps either.
+ * A region instance is an ot_tr_span: handed to `enter` at its Enter (with
+ * its nesting depth) and to `leave` at its Leave with its begin and end. A
+ * put or get is an ot_tr_transfer: handed to `issue` when it is issued and
+ * to `transfer` with its completion time once the completion with its
+ * matching id comes on its location. A visitor that needs its own state per
+ * open instance or pending transfer asks for scratch bytes
+ * (ot_tr_visitor.span_data, .transfer_data) that travel with it, and may
+ * look at the instances open on any location (ot_tr_open_span).
+ *
+ * What is left at the end (a region never left, a put never completed: an
+ * archive whose converter could not close them) is delivered after the last
+ * event, before `end`: per location (definition order), its pending
+ * transfers oldest first with `completed` 0, then its open regions innermost
+ * first with `unfinished` set and `end` = the archive's last event time.
  *
  * Memory: definitions (strings, regions, locations) are held; events are
  * not: OTF2's global event reader merges the locations' event files chunk by
- * chunk, so memory does not grow with the number of events.
+ * chunk, and the per-location stacks grow only with nesting (at most
+ * OT_TR_MAX_DEPTH) and the tables with transfers in flight (at most
+ * OT_TR_MAX_PENDING per location).
  *
  * Bad input: a directory without an archive, a truncated or damaged one, an
- * archive another producer wrote (its creator is not "offtrace ..."), or
- * events that refer to undefined regions or locations end the read with a
+ * archive another producer wrote (its creator is not "offtrace ..."),
+ * events that refer to undefined regions or locations, or a Leave that does
+ * not match the innermost open region of its location end the read with a
  * one-line message in `err` and a negative return; OTF2's own error printing
  * is silenced. An offtrace archive without the class table of
  * offtrace/event_catalogue.h (written before it existed, or of another
- * catalogue version) is refused the same way. Events of kinds offtrace does not write in an offtrace
- * archive (a newer version) are counted (ot_tr_unknown_events), not fatal.
+ * catalogue version) is refused the same way. Events of kinds offtrace
+ * does not write in an offtrace archive (a newer version) are counted
+ * (ot_tr_unknown_events), not fatal;
+ * so are completions that match no issued transfer
+ * (ot_tr_unmatched_completions) and regions nested deeper than
+ * OT_TR_MAX_DEPTH (ot_tr_regions_too_deep: neither their Enter nor their
+ * Leave is delivered).
  */
 #ifndef OT_ANALYSIS_TRACE_READ_H
 #define OT_ANALYSIS_TRACE_READ_H
@@ -97,31 +123,74 @@ typedef struct ot_tr_region {
     int nowait;           /**< 1 for the nowait forms */
 } ot_tr_region;
 
-/** A put (host->device) or get (device->host) on a host thread. */
+/** Open region instances one location may hold; deeper Enters (and their Leaves) are counted, not delivered. */
+#define OT_TR_MAX_DEPTH 1024
+/** Transfers one location may have in flight; past it the oldest is delivered as never completed. */
+#define OT_TR_MAX_PENDING 1024
+
+/** A put (host->device) or get (device->host), with its completion once it came. */
 typedef struct ot_tr_transfer {
     int to_device;
     int device;           /**< from the remote RDMA location, -1 if unknown */
     uint64_t bytes;
-    uint64_t id;          /**< matches the completion */
+    uint64_t id;          /**< the matching id of the put/get and its completion */
     int has_addresses;    /**< offtrace >= 0.1 archives carry both addresses */
     uint64_t host_address, device_address;
+    uint64_t issued;      /**< time of the put/get */
+    uint64_t completed;   /**< time of its completion; 0 at `issue`, and for one never completed */
+    void *data;           /**< ot_tr_visitor.transfer_data bytes kept from `issue` to `transfer` (not zeroed: `issue`
+                               writes them), or NULL */
 } ot_tr_transfer;
+
+/** A region instance on one location: Enter .. Leave. */
+typedef struct ot_tr_span {
+    const ot_tr_region *region;
+    uint64_t begin;
+    uint64_t end;         /**< 0 until its Leave */
+    uint32_t depth;       /**< instances open around it on its location (0: outermost) */
+    int unfinished;       /**< never left: `end` is the archive's last event time */
+    uint64_t serial;      /**< this instance, unique in the read (1, 2, ...) */
+    /** Puts/gets issued on its location while it was the innermost open instance, and, for a
+     *  transfer region (OT_TR_TRANSFER) on an RDMA location, the put/get of its device issued at its
+     *  begin: their number, summed bytes, and the last one (valid when transfers > 0). */
+    uint64_t transfers, bytes;
+    ot_tr_transfer last;
+    void *data;           /**< ot_tr_visitor.span_data bytes kept from `enter` to `leave` (not zeroed: `enter`
+                               writes them), or NULL */
+} ot_tr_span;
 
 typedef struct ot_tr_archive ot_tr_archive;
 
-/** Events, in time order across all locations. A nonzero return stops the read (it returns that value). */
+/** Events, in time order across all locations. A nonzero return stops the read (it returns that value).
+ *  Pointers handed to a callback are valid during that callback only. */
 typedef struct ot_tr_visitor {
+    size_t span_data;     /**< scratch bytes per open region instance (ot_tr_span.data), 0 for none;
+                               a visitor that asks for them has an `enter` */
+    size_t transfer_data; /**< scratch bytes per transfer in flight (ot_tr_transfer.data), 0 for none;
+                               a visitor that asks for them has an `issue` */
+    /** Nonzero: time order across locations is not needed. Each location's events come in order, one
+     *  location after the other (no merge: faster), and a transfer region on an RDMA location gets no
+     *  put/get (its span's `transfers` stay 0). */
+    int unordered;
+    /** Nonzero: puts/gets come without their addresses (has_addresses 0); reading them costs. */
+    int without_addresses;
     int (*begin)(void *user, const ot_tr_archive *archive); /**< definitions read, before any event */
-    int (*enter)(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region);
-    int (*leave)(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region);
-    int (*transfer)(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *transfer);
-    int (*transfer_complete)(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id);
+    /** A region instance begins (`end` 0); it is the innermost open one of \p loc. */
+    int (*enter)(void *user, const ot_tr_location *loc, const ot_tr_span *span);
+    /** It ends; still the innermost open one of \p loc during the call. */
+    int (*leave)(void *user, const ot_tr_location *loc, const ot_tr_span *span);
+    /** A put/get is issued (`completed` 0). */
+    int (*issue)(void *user, const ot_tr_location *loc, const ot_tr_transfer *transfer);
+    /** A put/get with its completion (or `completed` 0: never completed, at the end or when
+     *  OT_TR_MAX_PENDING were in flight). Every put/get comes here exactly once. */
+    int (*transfer)(void *user, const ot_tr_location *loc, const ot_tr_transfer *transfer);
     int (*memory)(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes_in_use);
+    int (*end)(void *user, const ot_tr_archive *archive); /**< after the last event and what was left open */
 } ot_tr_visitor;
 
 /**
- * \brief Read `<dir>/traces.otf2` (or an anchor file path) through \p v.
- * Every callback may be NULL.
+ * \brief Read `<dir>/traces.otf2` (or an anchor file: a path ending ".otf2"
+ *        that is not a directory) through \p v. Every callback may be NULL.
  * \return 0, a visitor's nonzero return, or a negative errno with a one-line
  *         message in \p err (-ENOENT: no archive, -EINVAL: damaged or not
  *         OTF2, -EPROTO: written by another producer, or by an offtrace of
@@ -156,5 +225,27 @@ const char *ot_tr_creator(const ot_tr_archive *a);
 
 /** \brief Events read so far of kinds this reader does not interpret. */
 uint64_t ot_tr_unknown_events(const ot_tr_archive *a);
+
+/** \brief Events read so far, of every kind this reader interprets (delivered or counted). */
+uint64_t ot_tr_events(const ot_tr_archive *a);
+
+/** \brief The latest event time read so far (the clock's offset before the first event). */
+uint64_t ot_tr_last_time(const ot_tr_archive *a);
+
+/** \brief Clock ticks per second (ClockProperties' resolution). */
+uint64_t ot_tr_clock_resolution(const ot_tr_archive *a);
+
+/** \brief Location groups of type ACCELERATOR that the definitions hold. */
+size_t ot_tr_accelerator_groups(const ot_tr_archive *a);
+
+/** \brief Completions read so far that matched no put/get in flight on their location. */
+uint64_t ot_tr_unmatched_completions(const ot_tr_archive *a);
+
+/** \brief Enters read so far that were nested deeper than OT_TR_MAX_DEPTH (not delivered). */
+uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a);
+
+/** \brief Region instances open on \p loc now, and the one at \p depth (0: outermost), or NULL. */
+uint32_t ot_tr_open_count(const ot_tr_archive *a, const ot_tr_location *loc);
+const ot_tr_span *ot_tr_open_span(const ot_tr_archive *a, const ot_tr_location *loc, uint32_t depth);
 
 #endif /* OT_ANALYSIS_TRACE_READ_H */

@@ -1,8 +1,9 @@
 /**
  * \file summary.h
- * \brief Read an offtrace OTF2 archive back with OTF2's reader and count
- *        what is in it: the numbers `offtrace record` and `offtrace info`
- *        print. Streaming: memory does not grow with the number of events.
+ * \brief Count what is in an offtrace archive, read back through the one
+ *        archive reader (trace_read.h, OTF2's reader underneath): the numbers
+ *        `offtrace record` and `offtrace info` print. Streaming: memory does
+ *        not grow with the number of events.
  */
 #ifndef OT_CONVERT_SUMMARY_H
 #define OT_CONVERT_SUMMARY_H
@@ -14,8 +15,8 @@ enum { OT_CONSTRUCT_TARGET, OT_CONSTRUCT_ENTER_DATA, OT_CONSTRUCT_EXIT_DATA, OT_
        OT_CONSTRUCT_DATA_REGION, OT_CONSTRUCT_KINDS };
 
 typedef struct ot_summary {
-    uint64_t constructs[OT_CONSTRUCT_KINDS]; /**< Enter events per construct kind */
-    uint64_t kernels;                          /**< Enter events on device streams */
+    uint64_t constructs[OT_CONSTRUCT_KINDS]; /**< region instances per construct kind */
+    uint64_t kernels;                          /**< region instances on kernel streams */
     uint64_t h2d_count, h2d_bytes;             /**< RmaPut */
     uint64_t d2h_count, d2h_bytes;             /**< RmaGet */
     uint64_t events, host_threads, devices, device_streams;
@@ -44,8 +45,9 @@ typedef struct ot_summary {
 
 /**
  * \brief Summarise `<dir>/traces.otf2`.
- * \param err one-line message on failure.
- * \return 0, -ENOENT (no archive), -EINVAL (not readable as OTF2).
+ * \param err one-line message on failure (ot_trace_read's).
+ * \return 0, or ot_trace_read's negative errno: -ENOENT (no archive), -EINVAL
+ *         (damaged or not OTF2), -EPROTO (another producer's), -ENOMEM.
  */
 int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size);
 

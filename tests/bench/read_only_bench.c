@@ -1,7 +1,7 @@
 /*
- * How fast trace_read.h delivers an archive's events to a visitor that does
- * nothing but count them: the floor under every analysis verb (report,
- * view, export). With --local, the same events read location by location
+ * How fast trace_read.h delivers an archive's events, paired, to a visitor
+ * that does nothing but count them: the floor under every analysis verb
+ * (report, view, export) and the summary. With --local, the same events read location by location
  * with OTF2's own per-location readers and no time-ordered merge: the floor
  * under trace_read itself. Prints events, seconds and events per second.
  *   usage: bench_read_only DIR [ROUNDS] [--local]
@@ -16,24 +16,19 @@
 
 #include "trace_read.h"
 
-static int count_region(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+static int count_span(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     ++*(uint64_t *)user;
     return 0;
 }
 
-static int count_transfer(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
+static int count_transfer(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     ++*(uint64_t *)user;
     return 0;
 }
 
-static int count_complete(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id)
-{
-    ++*(uint64_t *)user;
-    return 0;
-}
-
+/* Each delivery but `issue` stands for one event; Completions come with `transfer`. */
 static int count_memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes)
 {
     ++*(uint64_t *)user;
@@ -147,8 +142,8 @@ static int read_local(const char *dir, uint64_t *events)
 
 static int read_visited(const char *dir, uint64_t *events)
 {
-    ot_tr_visitor v = {.enter = count_region, .leave = count_region, .transfer = count_transfer,
-                       .transfer_complete = count_complete, .memory = count_memory};
+    ot_tr_visitor v = {.enter = count_span, .leave = count_span, .issue = count_transfer,
+                       .transfer = count_transfer, .memory = count_memory};
     char err[512];
     *events = 0;
     if (ot_trace_read(dir, &v, events, err, sizeof err) != 0) {

@@ -22,12 +22,12 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 
 static OTF2_FlushCallbacks flush = {.otf2_pre_flush = pre_flush};
 
-static uint64_t write_master(OTF2_EvtWriter *w)
+static uint64_t write_master(OTF2_EvtWriter *w, int mismatched)
 {
     OTF2_EvtWriter_Enter(w, NULL, 1000, R_ODD);
     OTF2_EvtWriter_Enter(w, NULL, 2000, R_TARGET);
-    OTF2_EvtWriter_Leave(w, NULL, 3000, R_ODD);
-    OTF2_EvtWriter_Leave(w, NULL, 4000, R_TARGET);
+    OTF2_EvtWriter_Leave(w, NULL, 3000, mismatched ? R_ODD : R_TARGET);
+    OTF2_EvtWriter_Leave(w, NULL, 4000, mismatched ? R_TARGET : R_ODD);
     OTF2_EvtWriter_Enter(w, NULL, 5000, R_ODD);
     return 5;
 }
@@ -72,7 +72,12 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                     OTF2_GROUP_FLAG_NONE, 1, target);
 }
 
-int write_odd_archive(const char *dir, unsigned depth)
+/* An archive of two locations: events(w, 0 or 1, arg) writes a location's
+ * events and returns their number; defs writes the global definitions. */
+static int write_two_locations(const char *dir, const OTF2_LocationRef ids[2],
+                               uint64_t (*events)(OTF2_EvtWriter *w, int which, const void *arg),
+                               void (*defs)(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg),
+                               const void *arg)
 {
     OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
@@ -86,20 +91,141 @@ int write_odd_archive(const char *dir, unsigned depth)
     snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
     OTF2_Archive_SetProperty(a, OFFTRACE_CATALOGUE_PROPERTY, version, true);
     OTF2_Archive_OpenEvtFiles(a);
-    uint64_t events[2];
-    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
-    events[0] = write_master(w);
-    OTF2_Archive_CloseEvtWriter(a, w);
-    w = OTF2_Archive_GetEvtWriter(a, 1);
-    events[1] = write_worker(w, depth);
-    OTF2_Archive_CloseEvtWriter(a, w);
+    uint64_t counts[2];
+    for (int i = 0; i < 2; i++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, ids[i]);
+        counts[i] = events(w, i, arg);
+        OTF2_Archive_CloseEvtWriter(a, w);
+    }
     OTF2_Archive_CloseEvtFiles(a);
     OTF2_Archive_OpenDefFiles(a);
-    for (OTF2_LocationRef l = 0; l < 2; l++)
-        OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, l));
+    for (int i = 0; i < 2; i++)
+        OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, ids[i]));
     OTF2_Archive_CloseDefFiles(a);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-    write_definitions(g, depth, events);
+    defs(g, counts, arg);
     OTF2_Archive_CloseGlobalDefWriter(a, g);
     return OTF2_Archive_Close(a) == OTF2_SUCCESS ? 0 : -1;
+}
+
+typedef struct odd_shape {
+    unsigned depth;
+    int mismatched;
+} odd_shape;
+
+static uint64_t odd_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    const odd_shape *shape = arg;
+    return which == 0 ? write_master(w, shape->mismatched) : write_worker(w, shape->depth);
+}
+
+static void odd_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    write_definitions(g, ((const odd_shape *)arg)->depth, counts);
+}
+
+static int write_archive(const char *dir, unsigned depth, int mismatched)
+{
+    static const OTF2_LocationRef ids[2] = {0, 1};
+    odd_shape shape = {depth, mismatched};
+    return write_two_locations(dir, ids, odd_events, odd_definitions, &shape);
+}
+
+int write_odd_archive(const char *dir, unsigned depth)
+{
+    return write_archive(dir, depth, 0);
+}
+
+int write_mismatched_archive(const char *dir)
+{
+    return write_archive(dir, 2, 1);
+}
+
+/* ---- the paired archive ---- */
+
+enum {
+    P_EMPTY, P_MACHINE, P_PROCESS, P_DEVICE, P_MASTER, P_RDMA, P_TARGET, P_OP, P_TRANSFER, P_FILE,
+    P_ROLE_KEY, P_DEVICE_KEY, P_HOST_THREAD, P_RDMA_ROLE, P_TARGET_CLASS, P_OP_CLASS, P_TRANSFER_CLASS, P_COUNT
+};
+enum { PR_TARGET, PR_OP, PR_TRANSFER };
+#define RDMA_LOCATION ((1ull << 32) | 0xFFFFu) /* device 0's RDMA row (docs/trace-model.md) */
+
+static uint64_t write_paired_host(OTF2_EvtWriter *w)
+{
+    OTF2_EvtWriter_Enter(w, NULL, 100, PR_TARGET);
+    OTF2_EvtWriter_Enter(w, NULL, 110, PR_OP);
+    OTF2_EvtWriter_RmaPut(w, NULL, 110, 0, 1, 800, 7);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 150, 0, 7);
+    OTF2_EvtWriter_Leave(w, NULL, 150, PR_OP);
+    OTF2_EvtWriter_Enter(w, NULL, 200, PR_OP);
+    OTF2_EvtWriter_RmaPut(w, NULL, 200, 0, 1, 16, 8);
+    OTF2_EvtWriter_Leave(w, NULL, 210, PR_OP);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 220, 0, 99);
+    return 9;
+}
+
+static uint64_t write_paired_rdma(OTF2_EvtWriter *w)
+{
+    OTF2_EvtWriter_Enter(w, NULL, 110, PR_TRANSFER);
+    OTF2_EvtWriter_Leave(w, NULL, 150, PR_TRANSFER);
+    OTF2_EvtWriter_Enter(w, NULL, 200, PR_TRANSFER);
+    OTF2_EvtWriter_Leave(w, NULL, 230, PR_TRANSFER);
+    return 4;
+}
+
+static void write_paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *events)
+{
+    static const char *strings[P_COUNT] = {"", "machine", "Process", "generic-64bit device 0", "Master thread",
+                                           "device 0 RDMA", "target @paired.c:3",
+                                           "data op host->device @paired.c:4", "transfer host->device", "paired.c",
+                                           OFFTRACE_LOCATION_ROLE_PROPERTY, OFFTRACE_LOCATION_DEVICE_PROPERTY,
+                                           "HOST_THREAD", "RDMA", OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "DATA_OP_TO_DEVICE",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "TRANSFER_TO_DEVICE"};
+    static const uint64_t ranks[2] = {0, RDMA_LOCATION};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 131, 0);
+    for (unsigned i = 0; i < P_COUNT; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, P_MACHINE, P_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, P_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 1, P_DEVICE, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 0, 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, 0, P_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, RDMA_LOCATION, P_RDMA, OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, events[1], 1);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_TARGET, P_TARGET, P_TARGET, P_EMPTY, OTF2_REGION_ROLE_TASK_WAIT,
+                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, P_FILE, 3, 3);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_OP, P_OP, P_OP, P_EMPTY, OTF2_REGION_ROLE_DATA_TRANSFER,
+                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, P_FILE, 4, 4);
+    OTF2_GlobalDefWriter_WriteRegion(g, PR_TRANSFER, P_TRANSFER, P_TRANSFER, P_EMPTY, OTF2_REGION_ROLE_DATA_TRANSFER,
+                                     OTF2_PARADIGM_UNKNOWN, OTF2_REGION_FLAG_NONE, P_EMPTY, 0, 0);
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, P_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 2, ranks);
+    /* offtrace's class table and location roles (event_catalogue.h) */
+    OTF2_GlobalDefWriter_WriteLocationProperty(g, 0, P_ROLE_KEY, OTF2_TYPE_STRING,
+                                               (OTF2_AttributeValue){.stringRef = P_HOST_THREAD});
+    OTF2_GlobalDefWriter_WriteLocationProperty(g, RDMA_LOCATION, P_ROLE_KEY, OTF2_TYPE_STRING,
+                                               (OTF2_AttributeValue){.stringRef = P_RDMA_ROLE});
+    OTF2_GlobalDefWriter_WriteLocationProperty(g, RDMA_LOCATION, P_DEVICE_KEY, OTF2_TYPE_UINT32,
+                                               (OTF2_AttributeValue){.uint32 = 0});
+    static const struct { uint32_t name; uint64_t region; } classes[] = {
+        {P_TARGET_CLASS, PR_TARGET}, {P_OP_CLASS, PR_OP}, {P_TRANSFER_CLASS, PR_TRANSFER}};
+    for (unsigned i = 0; i < 3; i++)
+        OTF2_GlobalDefWriter_WriteGroup(g, 1 + i, classes[i].name, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
+                                        OTF2_GROUP_FLAG_NONE, 1, &classes[i].region);
+}
+
+static uint64_t paired_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    return which == 0 ? write_paired_host(w) : write_paired_rdma(w);
+}
+
+static void paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    write_paired_definitions(g, counts);
+}
+
+int write_paired_archive(const char *dir)
+{
+    static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
+    return write_two_locations(dir, ids, paired_events, paired_definitions, NULL);
 }

@@ -2,8 +2,9 @@
  * \file synthetic_archive.h
  * \brief Test-side writer of a small archive with what real recordings never
  *        hold, for the analysis verbs' robustness: a region name that needs
- *        JSON escaping, a Leave without its Enter, regions never left, and
- *        nesting deeper than a reader's limit.
+ *        JSON escaping, a Leave that does not end the innermost open
+ *        region, regions never left, and nesting deeper than the reader's
+ *        limit.
  */
 #ifndef OT_TEST_SYNTHETIC_ARCHIVE_H
 #define OT_TEST_SYNTHETIC_ARCHIVE_H
@@ -15,12 +16,33 @@
  * \brief Write `<dir>/traces.otf2` (creator "offtrace", so offtrace's
  *        classification applies) with two host threads:
  *  - "Master thread": Enter ODD @1000, Enter "target @odd.c:7" @2000,
- *    Leave ODD @3000 (the target region is left open inside it), Leave
- *    "target @odd.c:7" @4000 (matches no Enter), Enter ODD @5000 (never left);
+ *    Leave "target @odd.c:7" @3000, Leave ODD @4000, Enter ODD @5000 (never
+ *    left);
  *  - "OpenMP thread 1": \p depth nested Enters of "nest" from 10000 on (1 ns
  *    apart), then as many Leaves, ending at 10000 + 2 * depth - 1.
  * \return 0, or -1 if OTF2 failed.
  */
 int write_odd_archive(const char *dir, unsigned depth);
+
+/**
+ * \brief The odd archive with depth 2, but on "Master thread" the ODD region
+ *        is left @3000 while the target region inside it is still open, and
+ *        the target region @4000: Leaves that do not end the innermost open
+ *        region (bad input for every reader).
+ */
+int write_mismatched_archive(const char *dir);
+
+/**
+ * \brief Write `<dir>/traces.otf2` with transfers for the reader's pairing:
+ *  - "Master thread" (location 0): Enter "target @paired.c:3" @100 (never
+ *    left); Enter "data op host->device @paired.c:4" @110, RmaPut to rank 1
+ *    (device 0's RDMA row) of 800 bytes, id 7, @110, its completion @150,
+ *    Leave @150; Enter the data op @200, RmaPut of 16 bytes, id 8 @200 (never
+ *    completed), Leave @210; a completion of id 99 @220 (matches no put);
+ *  - "device 0 RDMA" (location 1 << 32 | 0xFFFF): "transfer host->device"
+ *    @110..150 and @200..230.
+ * \return 0, or -1 if OTF2 failed.
+ */
+int write_paired_archive(const char *dir);
 
 #endif

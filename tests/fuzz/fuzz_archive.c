@@ -179,8 +179,11 @@ static void look_at_region(const ot_tr_region *r)
             (size_t)r->op + (size_t)r->nowait;
 }
 
+static const ot_tr_archive *reading; /* the archive of the read in progress */
+
 static int begin(void *user, const ot_tr_archive *a)
 {
+    reading = a;
     for (size_t i = 0; i < ot_tr_location_count(a); i++)
         look_at_location(ot_tr_location_at(a, i));
     for (size_t i = 0; i < ot_tr_region_count(a); i++) {
@@ -199,23 +202,29 @@ static int begin(void *user, const ot_tr_archive *a)
     return 0;
 }
 
-static int region_event(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_region *region)
+static void look_at_transfer(const ot_tr_transfer *x)
 {
+    sink += (size_t)x->device + x->bytes + x->id + x->host_address + x->device_address + x->issued + x->completed;
+}
+
+/* The span, and every instance open around it on its location. */
+static int span_event(void *user, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    const ot_tr_archive *a = reading;
     look_at_location(loc);
-    look_at_region(region);
+    look_at_region(span->region);
+    sink += span->begin + span->end + span->depth + span->serial + span->bytes + (size_t)span->unfinished;
+    if (span->transfers)
+        look_at_transfer(&span->last);
+    for (uint32_t d = 0; d < ot_tr_open_count(a, loc); d++)
+        look_at_region(ot_tr_open_span(a, loc, d)->region);
     return 0;
 }
 
-static int transfer(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_transfer *x)
+static int transfer(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     look_at_location(loc);
-    sink += (size_t)x->device + x->bytes + x->id + x->host_address + x->device_address;
-    return 0;
-}
-
-static int transfer_complete(void *user, const ot_tr_location *loc, uint64_t time, uint64_t id)
-{
-    look_at_location(loc);
+    look_at_transfer(x);
     return 0;
 }
 
@@ -225,7 +234,15 @@ static int memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t
     return 0;
 }
 
-static const ot_tr_visitor visitor = {begin, region_event, region_event, transfer, transfer_complete, memory};
+static int end(void *user, const ot_tr_archive *a)
+{
+    sink += ot_tr_events(a) + ot_tr_last_time(a) + ot_tr_unmatched_completions(a) + ot_tr_regions_too_deep(a) +
+            ot_tr_unknown_events(a) + ot_tr_accelerator_groups(a) + ot_tr_clock_resolution(a);
+    return 0;
+}
+
+static const ot_tr_visitor visitor = {.begin = begin, .enter = span_event, .leave = span_event, .issue = transfer,
+                                      .transfer = transfer, .memory = memory, .end = end};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

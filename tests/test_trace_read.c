@@ -1,0 +1,228 @@
+/*
+ * The archive reader's paired delivery (trace_read.h) on a small archive
+ * written with OTF2's writer (check/synthetic_archive.h): region instances
+ * with their depth, begin and end, puts with their completions, the put a
+ * transfer region on the RDMA row shows, and what is left at the end (a put
+ * never completed, a region never left) delivered after the last event;
+ * then the summary (summary.h), a visitor of the same reader.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check/run.h"
+#include "check/synthetic_archive.h"
+#include "summary.h"
+#include "trace_read.h"
+
+#define MAX_SEEN 32
+
+/* What the visitor was handed, in order. */
+typedef struct seen {
+    char what;                 /* 'E'nter, 'L'eave, 'I'ssue, 'T'ransfer */
+    uint64_t location;
+    char region[48];
+    uint64_t begin, end, issued, completed, bytes, transfers, id;
+    uint32_t depth, open;
+    int unfinished, scratch_kept;
+} seen;
+
+typedef struct record {
+    const ot_tr_archive *archive;
+    seen seen[MAX_SEEN];
+    size_t count;
+    uint64_t unmatched, last_time, events;
+    int ended;
+} record;
+
+static seen *add(record *r, char what, const ot_tr_location *loc)
+{
+    cr_assert_lt(r->count, MAX_SEEN);
+    seen *s = &r->seen[r->count++];
+    memset(s, 0, sizeof *s);
+    s->what = what;
+    s->location = loc->id;
+    return s;
+}
+
+static int on_begin(void *user, const ot_tr_archive *a)
+{
+    ((record *)user)->archive = a;
+    return 0;
+}
+
+/* The scratch holds the begin time from enter to leave. */
+static int on_span(void *user, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    record *r = user;
+    uint64_t *scratch = span->data;
+    seen *s = add(r, span->end || span->unfinished ? 'L' : 'E', loc);
+    snprintf(s->region, sizeof s->region, "%s", span->region->name);
+    s->begin = span->begin;
+    s->end = span->end;
+    s->depth = span->depth;
+    s->unfinished = span->unfinished;
+    s->bytes = span->bytes;
+    s->transfers = span->transfers;
+    s->open = ot_tr_open_count(r->archive, loc);
+    cr_assert_eq(ot_tr_open_span(r->archive, loc, span->depth), span, "the span is the innermost open one");
+    if (s->what == 'E')
+        *scratch = span->begin + 1;
+    else
+        s->scratch_kept = *scratch == span->begin + 1;
+    return 0;
+}
+
+static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
+{
+    seen *s = add(user, 'I', loc);
+    s->issued = x->issued;
+    s->id = x->id;
+    *(uint64_t *)x->data = x->id * 2;
+    return 0;
+}
+
+static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
+{
+    seen *s = add(user, 'T', loc);
+    s->issued = x->issued;
+    s->completed = x->completed;
+    s->bytes = x->bytes;
+    s->id = x->id;
+    s->scratch_kept = *(uint64_t *)x->data == x->id * 2;
+    cr_assert_eq(x->device, 0);
+    return 0;
+}
+
+static int on_end(void *user, const ot_tr_archive *a)
+{
+    record *r = user;
+    r->unmatched = ot_tr_unmatched_completions(a);
+    r->last_time = ot_tr_last_time(a);
+    r->events = ot_tr_events(a);
+    r->ended = 1;
+    return 0;
+}
+
+static const seen *find(const record *r, char what, const char *region_prefix, uint64_t begin)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        const seen *s = &r->seen[i];
+        if (s->what == what && !strncmp(s->region, region_prefix, strlen(region_prefix)) && s->begin == begin)
+            return s;
+    }
+    return NULL;
+}
+
+static size_t index_of(const record *r, const seen *s)
+{
+    return (size_t)(s - r->seen);
+}
+
+static void read_paired(record *r, int unordered)
+{
+    char dir[4096], err[512];
+    scratch_path(dir, sizeof dir, "paired");
+    cr_assert_eq(write_paired_archive(dir), 0);
+    memset(r, 0, sizeof *r);
+    ot_tr_visitor v = {.span_data = sizeof(uint64_t), .transfer_data = sizeof(uint64_t), .unordered = unordered,
+                       .begin = on_begin, .enter = on_span, .leave = on_span, .issue = on_issue,
+                       .transfer = on_transfer, .end = on_end};
+    cr_assert_eq(ot_trace_read(dir, &v, r, err, sizeof err), 0, "%s", err);
+    cr_assert(r->ended);
+}
+
+Test(trace_read, regions_come_paired_with_their_depth)
+{
+    record r;
+    read_paired(&r, 0);
+    const seen *op = find(&r, 'L', "data op", 110);
+    cr_assert_not_null(op);
+    cr_assert_eq(op->end, 150);
+    cr_assert_eq(op->depth, 1);
+    cr_assert_eq(op->open, 2, "the target region is open around it");
+    cr_assert(op->scratch_kept, "the visitor's scratch travels from enter to leave");
+    cr_assert_eq(op->transfers, 1);
+    cr_assert_eq(op->bytes, 800);
+    cr_assert_not_null(find(&r, 'E', "target", 100));
+    cr_assert_eq(find(&r, 'E', "data op", 200)->depth, 1);
+    cr_assert_eq(find(&r, 'L', "data op", 200)->bytes, 16);
+    cr_assert_eq(r.events, 13);
+}
+
+Test(trace_read, a_put_comes_with_its_completion_and_gives_its_transfer_region_its_bytes)
+{
+    record r;
+    read_paired(&r, 0);
+    size_t issue = r.count, done = r.count;
+    for (size_t i = 0; i < r.count; i++) {
+        if (r.seen[i].what == 'I' && r.seen[i].id == 7)
+            issue = i;
+        if (r.seen[i].what == 'T' && r.seen[i].id == 7)
+            done = i;
+    }
+    cr_assert(issue < done && done < r.count);
+    cr_assert_eq(r.seen[done].issued, 110);
+    cr_assert_eq(r.seen[done].completed, 150);
+    cr_assert_eq(r.seen[done].bytes, 800);
+    cr_assert(r.seen[done].scratch_kept);
+    cr_assert(done < index_of(&r, find(&r, 'L', "data op", 110)), "completed before its data op ends");
+    const seen *rdma = find(&r, 'L', "transfer", 110);
+    cr_assert_eq(rdma->location, (1ull << 32) | 0xFFFFu);
+    cr_assert_eq(rdma->bytes, 800, "the RDMA row's transfer region shows its put");
+    cr_assert_eq(find(&r, 'L', "transfer", 200)->bytes, 16);
+    cr_assert_eq(r.unmatched, 1, "the completion of id 99");
+}
+
+/* Left at the end: the put never completed, then the region never left,
+ * ended at the last event (230, on the RDMA row), after every event. */
+Test(trace_read, what_is_left_open_comes_after_the_last_event)
+{
+    record r;
+    read_paired(&r, 0);
+    cr_assert_eq(r.last_time, 230);
+    const seen *last_event = find(&r, 'L', "transfer", 200);
+    cr_assert_eq(last_event->end, 230);
+    cr_assert_geq(r.count, 3);
+    const seen *put = &r.seen[r.count - 2], *target = &r.seen[r.count - 1];
+    cr_assert(index_of(&r, last_event) < r.count - 2);
+    cr_assert_eq(put->what, 'T');
+    cr_assert_eq(put->id, 8);
+    cr_assert_eq(put->completed, 0, "never completed");
+    cr_assert_eq(put->bytes, 16);
+    cr_assert_eq(target->what, 'L');
+    cr_assert_str_eq(target->region, "target @paired.c:3");
+    cr_assert(target->unfinished);
+    cr_assert_eq(target->end, 230);
+    cr_assert_eq(target->depth, 0);
+}
+
+/* Location by location: the same pairs, but no put for the RDMA row's regions. */
+Test(trace_read, unordered_reading_pairs_the_same)
+{
+    record r;
+    read_paired(&r, 1);
+    cr_assert_eq(find(&r, 'L', "data op", 110)->bytes, 800);
+    cr_assert_eq(find(&r, 'L', "transfer", 110)->transfers, 0);
+    cr_assert(find(&r, 'L', "target", 100)->unfinished);
+    cr_assert_eq(r.unmatched, 1);
+    cr_assert_eq(r.events, 13);
+}
+
+Test(trace_read, the_summary_counts_every_put_once)
+{
+    char dir[4096], err[512];
+    scratch_path(dir, sizeof dir, "paired-summary");
+    cr_assert_eq(write_paired_archive(dir), 0);
+    ot_summary s;
+    cr_assert_eq(ot_summary_read(dir, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(s.constructs[OT_CONSTRUCT_TARGET], 1);
+    cr_assert_eq(s.h2d_count, 2);
+    cr_assert_eq(s.h2d_bytes, 816);
+    cr_assert_eq(s.d2h_count, 0);
+    cr_assert_eq(s.events, 13);
+    cr_assert_eq(s.host_threads, 1);
+    cr_assert_eq(s.devices, 1);
+    cr_assert_eq(s.device_streams, 0, "the RDMA row is no kernel stream");
+    cr_assert_str_eq(s.partial, "no");
+}
