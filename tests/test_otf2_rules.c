@@ -16,31 +16,6 @@
 
 /* ------------------------------------------------------ the examples */
 
-/*
- * Rules offtrace's archives are known to break today, each with the reason.
- * A rule listed here is still checked: the test fails if it is broken
- * anywhere else than where this list says, and fails too once no example
- * breaks it any more (then the entry must go).
- *
- * metric-recorder: the device-memory metric class is written with recorder
- * kind ABSTRACT ("The metric class will only be recorded via a MetricInstance
- * definitions", OTF2_Definitions.h) but recorded directly by Metric events on
- * the device's RDMA location (an ACCELERATOR_STREAM). The fix is in
- * host/convert/trace_writer.c: kind OTF2_RECORDER_KIND_GPU.
- */
-static const otf2_rule known_producer_violations[] = {OTF2_RULE_METRIC_RECORDER};
-
-static int known(otf2_rule rule)
-{
-    for (size_t i = 0; i < sizeof known_producer_violations / sizeof *known_producer_violations; i++)
-        if (known_producer_violations[i] == rule)
-            return 1;
-    return 0;
-}
-
-/* Which known violations some archive showed (for the "fixed?" check). */
-static uint64_t known_seen[OTF2_RULE_COUNT];
-
 static void check_example(const char *example, const char *option, char *const args[])
 {
     char dir[4096], anchor[4200];
@@ -54,13 +29,9 @@ static void check_example(const char *example, const char *option, char *const a
     otf2_rules_report report;
     cr_assert_eq(otf2_rules_check(anchor, &report), 0, "OTF2 cannot read %s", anchor);
     cr_assert_gt(report.events, 0, "%s: no events read", anchor);
-    for (int rule = 0; rule < OTF2_RULE_COUNT; rule++) {
-        if (known(rule))
-            known_seen[rule] += report.violations[rule];
-        else
-            cr_expect_eq(report.violations[rule], 0, "%s %s: %s (%llu times)", example, option ? option : "",
-                         report.first[rule], (unsigned long long)report.violations[rule]);
-    }
+    for (int rule = 0; rule < OTF2_RULE_COUNT; rule++)
+        cr_expect_eq(report.violations[rule], 0, "%s %s: %s (%llu times)", example, option ? option : "",
+                     report.first[rule], (unsigned long long)report.violations[rule]);
 }
 
 static const char *const examples[] = {"example_cg", "example_saxpy", "example_stencil",
@@ -73,12 +44,6 @@ Test(otf2_rules, every_example_with_and_without_device_detail, .timeout = 300)
     for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
         check_example(examples[i], NULL, NULL);
         check_example(examples[i], "--host-only", NULL);
-    }
-    for (size_t i = 0; i < sizeof known_producer_violations / sizeof *known_producer_violations; i++) {
-        otf2_rule rule = known_producer_violations[i];
-        cr_expect_gt(known_seen[rule], 0,
-                     "no example breaks rule %s any more: remove it from known_producer_violations",
-                     otf2_rule_name(rule));
     }
 }
 

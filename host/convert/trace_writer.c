@@ -607,8 +607,11 @@ static void write_memory_metric(OTF2_GlobalDefWriter *g, const def_strings *d)
                                            OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
                                            d->metric_unit);
     OTF2_MetricMemberRef member = 0;
+    /* Recorded directly on the RDMA locations (ACCELERATOR_STREAM, which OTF2
+     * 3.0 still calls GPU for recorder kinds); ABSTRACT would promise that
+     * only MetricInstances of it are recorded (OTF2_Definitions.h). */
     OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
-                                          OTF2_RECORDER_KIND_ABSTRACT);
+                                          OTF2_RECORDER_KIND_GPU);
 }
 
 int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_t err_size)
