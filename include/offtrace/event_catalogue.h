@@ -82,7 +82,9 @@ static inline int offtrace_catalogue_same(const char *a, const char *b)
  * Location ids (offtrace_location_id): host threads use their thread index
  * (space 0); device locations `space << 32 | device << 16 | number`, with
  * number 0xFFFF for the RDMA row. Readers use the location properties, not
- * these bits; the ids only keep locations apart and stable.
+ * these bits; the ids only keep locations apart and stable. Bits 40-63 are
+ * reserved for the MPI rank of a job's archive (docs/architecture.md, "Room
+ * for what comes next"); rank 0 gives these ids unchanged.
  */
 #define OFFTRACE_LOCATION_ROLES(X)                                                                      \
     X(HOST_THREAD, CPU_THREAD, 0, "a host thread: constructs, data ops, RMA put/get/complete")           \

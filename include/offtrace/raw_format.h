@@ -66,6 +66,11 @@ enum offtrace_raw_endpoint {
 /** Bits of a record's `flags`. */
 enum offtrace_raw_flag {
     OFFTRACE_RAW_FLAG_IN_CONSTRUCT = 1, /**< DATA_OP/SUBMIT inside a target construct (else: device memory API) */
+    /** Reserved (no kind sets it yet): the next slot of the stream is this
+     *  record's continuation, 56 payload bytes, committed before this one
+     *  (docs/architecture.md, "Room for what comes next"). Readers of this
+     *  version never see it set. */
+    OFFTRACE_RAW_FLAG_PAYLOAD = 2,
 };
 
 /**
