@@ -259,8 +259,8 @@ typedef const offtrace_collector *(*offtrace_collector_entry_fn)(uint32_t host_i
 /** Environment variables the collector reads. */
 /**
  * OFFTRACE_DEVICE_BUFFER_SIZE: memory each device thread may hold between
- * flushes (128K .. 1G in the size grammar of util/byte_size.h; default 4M). Past it, records are
- * counted as lost.
+ * flushes (128K .. 1G in the size grammar of util/byte_size.h; default
+ * 4M). Past it, records are counted as lost.
  *
  * OFFTRACE_TEST_DEVICE_CLOCK=offset_ns:drift_ppm:jitter_ns (test knob,
  * host-offload backend only): the device clock reads
