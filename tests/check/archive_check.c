@@ -5,6 +5,7 @@
 #include <stdarg.h>
 
 #include "offtrace/event_catalogue_otf2.h"
+#include "otf2_rules.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #define MAX_INTERVALS 200000
 
 typedef struct loc_state {
-    uint64_t id, declared, seen, last_time;
+    uint64_t id;
     OTF2_LocationType type;
     uint32_t group;
     offtrace_location_role role; /* OFFTRACE_LOC_ROLE_COUNT: none given */
@@ -23,8 +24,6 @@ typedef struct loc_state {
     uint32_t stack[MAX_DEPTH];
     uint64_t begin[MAX_DEPTH];
     size_t depth;
-    uint64_t pending[64];
-    size_t pending_count;
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -36,9 +35,8 @@ typedef struct state {
     OTF2_RegionRole *region_role; OTF2_Paradigm *region_paradigm;
     uint8_t *region_class; size_t nclasses;  /* offtrace_event_class by region ref, from the class table */
     loc_state locs[MAX_LOC]; size_t nlocs;
-    int group_is_accel[MAX_GROUPS]; int group_has_creator[MAX_GROUPS];
+    int group_is_accel[MAX_GROUPS];
     uint64_t comm_members[MAX_LOC]; size_t ncomm;
-    uint64_t clock_begin, clock_end;
     interval *targets; size_t ntargets;
     interval *kernels; size_t nkernels;
     uint64_t *device_times; size_t ndevice_times;      /* every device-thread event */
@@ -110,15 +108,10 @@ static OTF2_CallbackCode d_group(void *u, OTF2_LocationGroupRef self, OTF2_Strin
                                  OTF2_LocationGroupRef creator)
 {
     state *s = u;
-    if (self < MAX_GROUPS) {
+    if (self < MAX_GROUPS)
         s->group_is_accel[self] = type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR;
-        s->group_has_creator[self] = creator != OTF2_UNDEFINED_LOCATION_GROUP;
-    }
-    if (type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR) {
+    if (type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)
         s->f->devices++;
-        if (creator == OTF2_UNDEFINED_LOCATION_GROUP)
-            s->f->bad_groups++;
-    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -131,20 +124,17 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
     loc_state *l = &s->locs[s->nlocs++];
     memset(l, 0, sizeof *l);
     l->id = self;
-    l->declared = n;
     l->type = type;
     l->group = group;
     l->role = OFFTRACE_LOC_ROLE_COUNT;
     int accel = group < MAX_GROUPS && s->group_is_accel[group];
     if (type == OTF2_LOCATION_TYPE_CPU_THREAD && !accel)
         s->f->host_threads++;
-    if (type == OTF2_LOCATION_TYPE_CPU_THREAD && accel) { /* OTF2 3.0: accelerator groups hold streams only */
-        s->f->bad_groups++;
-        problem(s, "CPU thread %s in an accelerator location group", str(s, name));
-    }
+    /* offtrace puts every device location in its device's group (OTF2's
+     * own rules on group contents are otf2_rules.c's) */
     if (type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && !accel) {
         s->f->bad_groups++;
-        problem(s, "location %s in the wrong kind of group", str(s, name));
+        problem(s, "location %s outside an accelerator location group", str(s, name));
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -202,14 +192,6 @@ static OTF2_CallbackCode d_grp(void *u, OTF2_GroupRef self, OTF2_StringRef name,
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t len, uint64_t rt)
-{
-    state *s = u;
-    s->clock_begin = off;
-    s->clock_end = off + len;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
 /* Common bookkeeping for every event: time order, clock range, count. */
 static void push_time(uint64_t **v, size_t *n, uint64_t t);
 
@@ -223,16 +205,6 @@ static loc_state *on_event(state *s, OTF2_LocationRef l, OTF2_TimeStamp t)
         push_time(&s->device_times, &s->ndevice_times, t);
     if (l == s->wanted_location)
         push_time(&s->wanted_times, &s->nwanted_times, t);
-    ls->seen++;
-    if (t < ls->last_time) {
-        s->f->backwards++;
-        problem(s, "time goes back on location %llu", (unsigned long long)l);
-    }
-    ls->last_time = t;
-    if (t < s->clock_begin || t > s->clock_end) {
-        s->f->outside_clock++;
-        problem(s, "event at %llu outside the clock range", (unsigned long long)t);
-    }
     return ls;
 }
 
@@ -333,11 +305,8 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     loc_state *ls = on_event(s, l, t);
     if (!ls)
         return OTF2_CALLBACK_SUCCESS;
-    if (!ls->depth || ls->stack[ls->depth - 1] != r) {
-        s->f->unbalanced++;
-        problem(s, "Leave of region %u without its Enter on location %llu", r, (unsigned long long)l);
+    if (!ls->depth || ls->stack[ls->depth - 1] != r) /* region-nesting, counted by otf2_rules.c */
         return OTF2_CALLBACK_SUCCESS;
-    }
     uint64_t begin = ls->begin[--ls->depth];
     if (ls->is_kernel_stream)
         add_interval(&s->kernels, &s->nkernels, begin, t, s->region_line[r]);
@@ -346,15 +315,16 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* offtrace's transfers go to a device's RDMA location (that the rank is in
+ * the window's communicator, and the matching of completions, are OTF2's
+ * rules: otf2_rules.c). */
 static void rma_op(state *s, OTF2_LocationRef l, OTF2_TimeStamp t, uint32_t remote, uint64_t id)
 {
-    loc_state *ls = on_event(s, l, t);
+    on_event(s, l, t);
     if (remote >= s->ncomm || !loc(s, s->comm_members[remote]) || !loc(s, s->comm_members[remote])->is_rdma) {
         s->f->bad_remote++;
         problem(s, "RMA remote rank %u is not an RDMA location", remote);
     }
-    if (ls && ls->pending_count < 64)
-        ls->pending[ls->pending_count++] = id;
 }
 
 static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
@@ -381,17 +351,8 @@ static OTF2_CallbackCode e_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void *
                                     OTF2_RmaWinRef w, uint64_t id)
 {
     state *s = u;
-    loc_state *ls = on_event(s, l, t);
+    on_event(s, l, t);
     s->f->completions++;
-    if (!ls)
-        return OTF2_CALLBACK_SUCCESS;
-    for (size_t i = 0; i < ls->pending_count; i++)
-        if (ls->pending[i] == id) {
-            ls->pending[i] = ls->pending[--ls->pending_count];
-            return OTF2_CALLBACK_SUCCESS;
-        }
-    s->f->unpaired_rma++;
-    problem(s, "completion %llu without its put/get", (unsigned long long)id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -414,7 +375,6 @@ static int read_defs(OTF2_Reader *rd, state *s)
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, d_grp);
     OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, d_location_property);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, d_clock);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n;
@@ -583,22 +543,6 @@ static void check_device_detail(state *s)
 
 static void final_checks(state *s)
 {
-    for (size_t i = 0; i < s->nlocs; i++) {
-        loc_state *l = &s->locs[i];
-        if (l->depth) {
-            s->f->unbalanced += l->depth;
-            problem(s, "%zu regions left open on location %llu", l->depth, (unsigned long long)l->id);
-        }
-        if (l->pending_count) {
-            s->f->unpaired_rma += l->pending_count;
-            problem(s, "put/get without completion on location %llu", (unsigned long long)l->id);
-        }
-        if (l->seen != l->declared) {
-            s->f->count_mismatch++;
-            problem(s, "location %llu declares %llu events, holds %llu", (unsigned long long)l->id,
-                    (unsigned long long)l->declared, (unsigned long long)l->seen);
-        }
-    }
     check_kernels(s);
     check_device_detail(s);
 }
@@ -627,15 +571,18 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
         classify_locations(s);
         check_region_classes(s);
     }
-    if (rc == 0 && f->host_threads == 0) { /* OTF2: a process holds at least one CPU thread */
-        f->bad_groups++;
-        problem(s, "no CPU thread in the process location group");
-    }
     if (rc == 0)
         rc = read_events(rd, s);
     if (rc == 0)
         final_checks(s);
     OTF2_Reader_Close(rd);
+    /* Every structural rule of the OTF2 3.0 headers, by the producer-
+     * independent checker; this file checks what offtrace's archives mean. */
+    otf2_rules_report rules;
+    if (rc == 0 && otf2_rules_check(anchor, &rules) != 0)
+        rc = -1;
+    if (rc == 0 && (f->otf2_rules = otf2_rules_total(&rules)) && !f->first_problem[0])
+        otf2_rules_summary(&rules, f->first_problem, sizeof f->first_problem);
     for (size_t i = 0; i < s->nstrings; i++)
         free(s->strings[i]);
     for (size_t i = 0; i < s->nregions; i++)
@@ -690,6 +637,5 @@ int archive_property(const char *dir, const char *name, uint64_t *value)
 
 uint64_t archive_violations(const archive_facts *f)
 {
-    return f->unbalanced + f->backwards + f->outside_clock + f->count_mismatch + f->unpaired_rma + f->bad_remote +
-           f->kernel_outside + f->bad_groups + f->device_outside;
+    return f->otf2_rules + f->bad_remote + f->kernel_outside + f->bad_groups + f->device_outside;
 }

@@ -3,7 +3,9 @@
  * \brief Test-side reader of an offtrace archive: reads it with OTF2's
  *        global event reader (not the code offtrace itself uses), counts what
  *        the tests compare against the runtime, and checks the rules every
- *        archive must keep.
+ *        archive must keep: OTF2's own structural rules (otf2_rules.h)
+ *        and what offtrace's archives mean (classes, device rows, kernels and
+ *        device work inside their host target regions).
  */
 #ifndef OT_TEST_ARCHIVE_CHECK_H
 #define OT_TEST_ARCHIVE_CHECK_H
@@ -27,14 +29,12 @@ typedef struct archive_facts {
     uint64_t targets_without_device_parallel; /* host target regions with no device parallel inside */
     uint64_t enters[OFFTRACE_CLASS_COUNT];    /* Enter events by catalogue class (the archive's class table) */
     /* rule violations; each must be 0 */
-    uint64_t unbalanced;          /* Leave without matching Enter, or regions left open */
-    uint64_t backwards;           /* a timestamp smaller than the previous on its location */
-    uint64_t outside_clock;       /* events outside ClockProperties */
-    uint64_t count_mismatch;      /* locations whose numberOfEvents differs from what was read */
-    uint64_t unpaired_rma;        /* put/get without completion or completion without op */
+    uint64_t otf2_rules;          /* violations of the OTF2 3.0 header rules (check/otf2_rules.h): nesting,
+                                     time order, clock range, event counts, RMA matching, group contents... */
     uint64_t bad_remote;          /* RMA remote that is not an RDMA location */
     uint64_t kernel_outside;      /* kernels not inside a host target region of the same line */
-    uint64_t bad_groups;          /* stream outside an accelerator group, group without creator ... */
+    uint64_t bad_groups;          /* device location outside an accelerator group, no class table, a region
+                                     in no class or of another role/paradigm than its class, no location role */
     uint64_t device_outside;      /* device-thread events outside every host target region */
     char first_problem[512];
 } archive_facts;
