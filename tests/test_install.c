@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/run.h"
 
@@ -105,7 +106,7 @@ Test(install, record_report_view_export_from_a_moved_prefix)
     char ld_output[PATH_MAX + 16];
     snprintf(ld_output, sizeof ld_output, "LD_DEBUG_OUTPUT=%s/ld/ld", t.root);
     char *env[] = {"LD_DEBUG=files", ld_output, "LD_LIBRARY_PATH=", "OMP_TOOL_LIBRARIES=", "LD_PRELOAD=", NULL};
-    char *out = must(env, "cd '%s' && '%s/bin/offtrace' record -o run -- ./saxpy", t.root, t.prefix);
+    char *out = must(env, "cd '%s' && '%s/bin/offtrace' record -o run -- ./saxpy 2>record.err", t.root, t.prefix);
     cr_expect(strstr(out, "saxpy: n=4096") != NULL, "the program's own output is gone: %s", out);
     free(out);
     cr_assert_eq(offtrace_libraries_loaded(t.root, t.prefix), 3u,
@@ -122,13 +123,32 @@ Test(install, record_report_view_export_from_a_moved_prefix)
     /* the host library found the CLI at ../bin/offtrace of the tree and converted */
     free(must(NULL, "test -f '%s/by-hand/traces.otf2' && test ! -e '%s/by-hand/raw'", t.root, t.root));
 
-    char *report = must(NULL, "cd '%s' && '%s/bin/offtrace' report run && '%s/bin/offtrace' report by-hand", t.root,
-                        t.prefix, t.prefix);
+    char *report = must(NULL, "cd '%s' && '%s/bin/offtrace' report run | tee report.txt && "
+                        "'%s/bin/offtrace' report by-hand", t.root, t.prefix, t.prefix);
     cr_expect(strstr(report, "saxpy") != NULL, "the report does not name the program's kernels:\n%s", report);
     free(report);
     free(must(NULL, "cd '%s' && '%s/bin/offtrace' view run -o run.html && test -s run.html && grep -q '<svg' run.html",
               t.root, t.prefix));
     free(must(NULL, "cd '%s' && '%s/bin/offtrace' export run -o run.json && test -s run.json", t.root, t.prefix));
+
+    /* what offtrace says (record's summary, a report, every --help) names
+     * only documents the installed tree has */
+    char *said = must(NULL, "cd '%s' && cat record.err report.txt && for v in '' %s %s %s %s %s %s; do "
+                      "'%s/bin/offtrace' $v --help; done", t.root, verbs[0], verbs[1], verbs[2], verbs[3], verbs[4],
+                      verbs[5], t.prefix);
+    cr_expect(strstr(said, "docs/") == NULL, "a message points at the source tree's docs/:\n%s", said);
+    int named = 0;
+    for (const char *at = said; (at = strstr(at, "share/doc/offtrace/")) != NULL; named++) {
+        size_t n = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-");
+        while (n && at[n - 1] == '.') /* a sentence's full stop */
+            n--;
+        char doc[PATH_MAX * 2];
+        snprintf(doc, sizeof doc, "%s/%.*s", t.prefix, (int)n, at);
+        cr_expect(access(doc, R_OK) == 0, "a message names %.*s, which the installed tree lacks", (int)n, at);
+        at += n;
+    }
+    cr_expect(named >= 3, "record, report and the help name %d installed documents; expected at least 3", named);
+    free(said);
     remove_tree(&t);
 }
 
