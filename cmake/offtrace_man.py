@@ -113,6 +113,9 @@ def main():
         sys.exit(__doc__)
     cli, outdir, version = sys.argv[1:]
     os.makedirs(outdir, exist_ok=True)
+    for old in os.listdir(outdir):  # a verb that is gone leaves no page behind to be installed
+        if old.endswith(".1"):
+            os.remove(os.path.join(outdir, old))
     verbs, examples = verb_overview(run(cli, "--help"))
     pages = ["offtrace"] + [f"offtrace-{v}" for v, _ in verbs]
     for verb, summary in verbs:
