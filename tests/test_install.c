@@ -61,22 +61,34 @@ __attribute__((format(printf, 2, 3))) static char *must(char *const env[], const
     return r.out;
 }
 
+/* The tree of the running test, removed after it even when it fails. */
+static char tree_to_remove[PATH_MAX];
+
+static void remove_tree(void)
+{
+    if (tree_to_remove[0]) {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tree_to_remove);
+        if (system(cmd) != 0)
+            fprintf(stderr, "test_install: could not remove %s\n", tree_to_remove);
+        tree_to_remove[0] = '\0';
+    }
+}
+
+TestSuite(install, .fini = remove_tree);
+
 static void install_moved(installed *t)
 {
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(t->root, sizeof t->root, "%s/offtrace-install-XXXXXX", tmp);
     cr_assert_not_null(mkdtemp(t->root));
+    snprintf(tree_to_remove, sizeof tree_to_remove, "%s", t->root);
     cr_assert(strncmp(t->root, OFFTRACE_BUILD_DIR "/", strlen(OFFTRACE_BUILD_DIR) + 1) != 0,
               "the temporary directory %s lies in the build tree", t->root);
     snprintf(t->prefix, sizeof t->prefix, "%s/moved", t->root);
     free(must(NULL, "'%s' --install '%s' --prefix '%s/staged' >/dev/null", OFFTRACE_CMAKE_COMMAND,
               OFFTRACE_BUILD_DIR, t->root));
     free(must(NULL, "cp -a '%s/staged' '%s' && rm -rf '%s/staged'", t->root, t->prefix, t->root));
-}
-
-static void remove_tree(installed *t)
-{
-    free(must(NULL, "rm -rf '%s'", t->root));
 }
 
 /* The offtrace libraries named in the loader's logs (\p dir/ld/ld.PID): each must
@@ -149,7 +161,6 @@ Test(install, record_report_view_export_from_a_moved_prefix)
     }
     cr_expect(named >= 3, "record, report and the help name %d installed documents; expected at least 3", named);
     free(said);
-    remove_tree(&t);
 }
 
 Test(install, man_pages_are_valid_roff_with_every_option_of_the_help)
@@ -182,7 +193,6 @@ Test(install, man_pages_are_valid_roff_with_every_option_of_the_help)
         free(options);
         free(page_text);
     }
-    remove_tree(&t);
 }
 
 static const char program[] =
@@ -229,7 +239,6 @@ Test(install, a_program_builds_against_the_package_with_pkg_config)
     cr_expect(strstr(out, expected) != NULL, "%s", out);
     cr_expect(strstr(out, "/lib/libofftrace.so\n" OFFTRACE_VERSION_STRING_EXPECTED "\n") != NULL, "%s", out);
     free(out);
-    remove_tree(&t);
 }
 
 Test(install, a_program_builds_against_the_package_with_find_package)
@@ -274,7 +283,6 @@ Test(install, a_program_builds_against_the_package_with_find_package)
        OFFTRACE_CMAKE_COMMAND, OFFTRACE_C_COMPILER, t.prefix);
     cr_expect(!(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0), "find_package(offtrace 0.2) accepted 0.1");
     run_free(&r);
-    remove_tree(&t);
 }
 
 Test(install, installed_text_files_name_neither_the_build_nor_the_source_tree)
@@ -287,5 +295,4 @@ Test(install, installed_text_files_name_neither_the_build_nor_the_source_tree)
     cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1, "files naming the build or source tree:\n%s%s",
               r.out, r.err);
     run_free(&r);
-    remove_tree(&t);
 }
