@@ -191,7 +191,7 @@ static void transfer_sites(const ot_report *r, const ot_rp_options *o, FILE *to)
 static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     size_t n = r->finding_count, shown = rows_to_show(o, n);
-    fprintf(to, "\nFindings (%zu, largest time at stake first; docs/report.md explains each)\n", n);
+    fprintf(to, "\nFindings (%zu, largest time at stake first; share/doc/offtrace/report.md explains each)\n", n);
     if (!n)
         fprintf(to, "  (none)\n");
     for (size_t i = 0; i < shown; i++) {

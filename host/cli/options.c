@@ -33,8 +33,8 @@ static const ot_cli_verb_info verbs[] = {
      ot_cmd_record, 0},
 #ifdef OFFTRACE_HAVE_REPORT
     {OT_VERB_REPORT, "report", "where the time went and which transfers were avoidable", "DIR",
-     "The report starts with the three things to know about the run; docs/report.md explains every\n"
-     "column and finding. It goes to stdout unless -o FILE names a file.",
+     "The report starts with the three things to know about the run; share/doc/offtrace/report.md\n"
+     "explains every column and finding. It goes to stdout unless -o FILE names a file.",
      ot_cmd_report, 1},
 #endif
 #ifdef OFFTRACE_HAVE_VIEW
@@ -48,7 +48,7 @@ static const ot_cli_verb_info verbs[] = {
 #ifdef OFFTRACE_HAVE_EXPORT
     {OT_VERB_EXPORT, "export", "write the trace for other viewers (Chrome trace JSON for Perfetto)",
      "DIR -o FILE|-",
-     "Writes the archive in DIR for other viewers (docs/export.md); -o - writes to stdout.",
+     "Writes the archive in DIR for other viewers (share/doc/offtrace/export.md); -o - writes to stdout.",
      ot_cmd_export, 1},
 #endif
     {OT_VERB_INFO, "info", "say what is in an archive", "DIR",

@@ -209,7 +209,7 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     fprintf(to, "offtrace: trace            %llu events, %llu host threads, %.6f s, %s on disk\n",
             (unsigned long long)s->events, (unsigned long long)s->host_threads, s->duration_s, size);
     fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "
-                "cost per event: docs/performance.md)\n", s->conversion_s);
+                "cost per event: share/doc/offtrace/performance.md)\n", s->conversion_s);
     if (s->buffer_flushes)
         fprintf(to, "offtrace: flushes          %llu times a thread wrote its records to disk (OFFTRACE_MEMORY_BUDGET); "
                     "shown as \"offtrace: buffer flush\"\n", (unsigned long long)s->buffer_flushes);
