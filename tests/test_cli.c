@@ -583,3 +583,101 @@ Test(cli, every_reader_reads_an_archive_whose_raw_records_were_kept)
     expect_kept_and_converted(dir, "convert --keep-raw");
     every_reader_accepts(dir, "convert --keep-raw");
 }
+
+/* ---- a user's own program (issue 12) ---- */
+
+/* The number of lines of \p text that begin with \p prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        n += !strncmp(line, prefix, strlen(prefix));
+    return n;
+}
+
+/* plain_offload is built as Debian's clang-19 builds a user's program: no
+ * rpath to LLVM's libraries, so the loader cannot start it. record says so
+ * once, with the loader's words and the fix, leaves the loader's own line
+ * on stderr as it was, and passes on 127; the fix it names works. */
+Test(cli, a_program_the_loader_cannot_start_is_named_with_the_fix)
+{
+    char dir[4096], prog[4096], no_path[] = "LD_LIBRARY_PATH=";
+    scratch_path(dir, sizeof dir, "unloadable");
+    prog_path(prog, sizeof prog, "plain_offload");
+    run_result r;
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){no_path, NULL},
+                             NULL, &r), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+    cr_expect(strstr(r.err, "plain_offload: error while loading shared libraries: "), "the loader's line is gone: %s",
+              r.err);
+    cr_expect(!strstr(r.err, "is it an OpenMP offload program"), "the program was blamed: %s", r.err);
+    cr_expect_eq(lines_starting(r.err, "offtrace:"), 1, "%s", r.err);
+    const char *said = strstr(r.err, "offtrace: no trace: the dynamic loader could not start");
+    cr_assert(said, "%s", r.err);
+    cr_expect(strstr(said, "cannot open shared object file") && strstr(said, "-Wl,-rpath,"), "%s", said);
+    const char *fix = strstr(said, "LD_LIBRARY_PATH=");
+    cr_assert(fix, "%s", said);
+    char setting[4200];
+    snprintf(setting, sizeof setting, "%.*s", (int)strcspn(fix, " ,;\n"), fix);
+    run_free(&r);
+    struct stat st;
+    cr_expect_neq(stat(dir, &st), 0, "an empty output directory was left behind");
+
+    /* the fix it named */
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){setting, NULL},
+                             NULL, &r), 0);
+    cr_expect_eq(r.status, 0, "with %s: %s", setting, r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 4);
+}
+
+/* A program that exits 127 on its own, with every library found, is not
+ * blamed on the loader. */
+Test(cli, a_program_that_exits_127_itself_is_not_blamed_on_the_loader)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "exit127");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", "sh", "-c", "exit 127", NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+    cr_expect(!strstr(r.err, "dynamic loader"), "%s", r.err);
+    cr_expect(strstr(r.err, "never started the OpenMP runtime"), "%s", r.err);
+    run_free(&r);
+}
+
+/* Without -g every site is function+offset: the summary and the report say
+ * once how to get source lines; with -g neither says it. */
+Test(cli, sites_without_source_lines_come_with_how_to_get_them)
+{
+    char dir[4096], prog[4096], setting[4200];
+    scratch_path(dir, sizeof dir, "no-lines");
+    prog_path(prog, sizeof prog, "plain_offload");
+    snprintf(setting, sizeof setting, "LD_LIBRARY_PATH=%s", OFFTRACE_LLVM_LIBDIR);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){setting, NULL},
+                             NULL, &r), 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(lines_starting(r.err, "offtrace: no source lines  4 of 4 sites are code addresses (main+0x"), 1,
+                 "%s", r.err);
+    cr_expect(strstr(r.err, "-g, or -gline-tables-only"), "%s", r.err);
+    run_free(&r);
+    const char *verbs[][2] = {{"info", "offtrace: no source lines"}, {"report", "note: 4 of 4 sites are code"}};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(run_offtrace(&r, verbs[i][0], dir, NULL), 0);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_eq(lines_starting(r.out, verbs[i][1]), 1, "%s: %s", verbs[i][0], r.out);
+        cr_expect(strstr(r.out, "-gline-tables-only"), "%s: %s", verbs[i][0], r.out);
+        run_free(&r);
+    }
+
+    scratch_path(dir, sizeof dir, "with-lines");
+    char *summary = NULL;
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, &summary), 0);
+    cr_expect(!strstr(summary, "source lines"), "%s", summary);
+    free(summary);
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_expect(strstr(r.out, "saxpy.c:24") && !strstr(r.out, "code addresses"), "%s", r.out);
+    run_free(&r);
+}

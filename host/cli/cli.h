@@ -100,6 +100,25 @@ void ot_cli_raw_mark_converted(const char *raw_dir);
  */
 int ot_cli_output_allowed(const char *verb, const char *output, const char *archive_dir);
 
+/* ---- a program that could not be started (loader.c) ---- */
+
+/**
+ * \brief After \p program (record's argv[0] for it) exited 127 without
+ *        starting OpenMP: if its dynamic loader fails to load it in this
+ *        environment, one line on stderr with the loader's own message and,
+ *        for a library not found, the fix (an rpath or LD_LIBRARY_PATH).
+ *        Runs the program's loader with `--list`, never the program.
+ * \return 0 after the line; -1 (nothing said) when the loader loads it.
+ */
+int ot_cli_explain_unloadable(const char *program);
+
+/**
+ * \brief After exec of \p program failed with ENOENT: if the file is there
+ *        but its interpreter (dynamic loader, or a script's #! program) is
+ *        not, one line on stderr saying so. \return 0 after the line, else -1.
+ */
+int ot_cli_explain_missing_interpreter(const char *program);
+
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);
 
