@@ -261,41 +261,6 @@ Test(cli, a_forked_child_does_not_convert_the_parents_recording)
     cr_assert_eq(f.update, 0);
 }
 
-/* `offtrace report DIR | head -1`: the reader closes the pipe early. The
- * verb must end as quietly as any filter does (SIGPIPE), not call the
- * archive damaged. */
-Test(cli, a_closed_pipe_ends_a_verb_quietly)
-{
-    char dir[4096], prog[4096];
-    scratch_path(dir, sizeof dir, "pipe");
-    prog_path(prog, sizeof prog, "example_saxpy");
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
-    run_free(&r);
-    int out[2], err[2];
-    cr_assert_eq(pipe(out), 0);
-    cr_assert_eq(pipe(err), 0);
-    close(out[0]); /* nobody will read: the first write raises SIGPIPE */
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        execl(cli, cli, "report", "--json", dir, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    char message[512] = "";
-    ssize_t n = read(err[0], message, sizeof message - 1);
-    message[n > 0 ? n : 0] = '\0';
-    close(err[0]);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "status %d", status);
-    cr_assert_null(strstr(message, "damaged"), "%s", message);
-}
-
 static unsigned long long raw_bytes(const char *dir, unsigned *files)
 {
     char path[4200];
@@ -680,4 +645,111 @@ Test(cli, sites_without_source_lines_come_with_how_to_get_them)
     cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
     cr_expect(strstr(r.out, "saxpy.c:24") && !strstr(r.out, "code addresses"), "%s", r.out);
     run_free(&r);
+}
+
+/* ---- CLI nits (issue 12) ---- */
+
+Test(cli, help_lists_version_and_version_answers)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "--help", NULL), 0);
+    cr_expect(strstr(r.out, "--version"), "%s", r.out);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "--version", NULL), 0);
+    cr_expect_eq(r.status, 0);
+    cr_expect(!strncmp(r.out, "offtrace ", 9) && r.out[9] >= '0' && r.out[9] <= '9' && one_line(r.out), "%s", r.out);
+    run_free(&r);
+}
+
+/* `record` ends with "archive DIR/traces.otf2": every verb takes that as DIR. */
+Test(cli, every_verb_takes_the_anchor_file_for_its_directory)
+{
+    char dir[4096], anchor[4200];
+    scratch_path(dir, sizeof dir, "anchor");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    every_reader_accepts(anchor, "DIR/traces.otf2");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", anchor, NULL), 0);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "converted already"), "%s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "info", anchor, NULL), 0);
+    cr_expect(strstr(r.out, "offtrace: kernels"), "%s", r.out);
+    run_free(&r);
+}
+
+/* `view DIR` without -o writes DIR.html beside DIR (never inside it) and
+ * says where; DIR/ and DIR/traces.otf2 name the same file. */
+Test(cli, view_without_output_writes_html_beside_the_archive)
+{
+    char verbs[16][16];
+    if (!has_verb(verbs, listed_verbs(verbs, 16), "view"))
+        cr_skip("this build has no view");
+    char dir[4096], html[4200], forms[3][4200];
+    scratch_path(dir, sizeof dir, "view-default");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    snprintf(html, sizeof html, "%s.html", dir);
+    snprintf(forms[0], sizeof forms[0], "%s", dir);
+    snprintf(forms[1], sizeof forms[1], "%s/", dir);
+    snprintf(forms[2], sizeof forms[2], "%s/traces.otf2", dir);
+    for (int i = 0; i < 3; i++) {
+        unlink(html);
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "view", forms[i], NULL), 0);
+        cr_expect_eq(r.status, 0, "view %s: %s", forms[i], r.err);
+        char said[4300];
+        snprintf(said, sizeof said, "offtrace: wrote %s:", html);
+        cr_expect(strstr(r.out, said), "view %s: %s", forms[i], r.out);
+        run_free(&r);
+        size_t n = 0;
+        char *page = read_whole_file(html, &n);
+        cr_expect(page && strstr(page, "<html") && n > 1000, "view %s wrote no page at %s", forms[i], html);
+        free(page);
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        cr_expect(!strstr(e->d_name, "html"), "view wrote %s inside the archive", e->d_name);
+    closedir(d);
+}
+
+/* A reader that closes the pipe early (`| head`) ends every verb writing to
+ * stdout as it ends cat: by SIGPIPE, without a word. */
+Test(cli, a_closed_pipe_ends_every_stdout_verb_without_a_word)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "pipe-all");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    char verbs[16][16];
+    int n = listed_verbs(verbs, 16);
+    const char *calls[][4] = {{"info", dir, NULL}, {"report", dir, NULL}, {"report", "--json", dir, NULL},
+                              {"export", "-o", "-", dir}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (!has_verb(verbs, n, calls[i][0]))
+            continue;
+        int out[2], err[2];
+        cr_assert_eq(pipe(out), 0);
+        cr_assert_eq(pipe(err), 0);
+        close(out[0]);
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGPIPE, SIG_DFL);
+            dup2(out[1], 1);
+            dup2(err[1], 2);
+            execl(cli, cli, calls[i][0], calls[i][1], calls[i][2], calls[i][3], (char *)NULL);
+            _exit(127);
+        }
+        close(out[1]);
+        close(err[1]);
+        char message[512] = "";
+        ssize_t got = read(err[0], message, sizeof message - 1);
+        message[got > 0 ? got : 0] = '\0';
+        close(err[0]);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "%s %s: status %#x", calls[i][0],
+                  calls[i][1], status);
+        cr_expect_str_empty(message, "%s %s said: %s", calls[i][0], calls[i][1], message);
+    }
 }

@@ -88,6 +88,22 @@ void ot_cli_recording_explain(const char *verb, const char *dir, const ot_cli_re
  */
 int ot_cli_archive_ready(const char *verb, const char *dir);
 
+/**
+ * \brief The directory a verb's operand names: `DIR` and `DIR/traces.otf2`
+ *        (the anchor file `record` prints) alike. An operand whose last
+ *        component is the anchor's name and is not a directory names its
+ *        directory (copied into \p buf); any other is returned as it is.
+ */
+const char *ot_cli_archive_dir(const char *operand, char *buf, size_t size);
+
+/**
+ * \brief The output file \p args names, or its verb's default when -o is
+ *        not given: for `view`, `DIR.html` next to the archive directory
+ *        (never inside it). \return NULL when there is none (no -o, no
+ *        default, or a directory such as "/" that has no name to give it).
+ */
+const char *ot_cli_output_of(const ot_cli_args *args, char *buf, size_t size);
+
 /** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
  *         successful conversion, the archive next to it is the one to read. */
 void ot_cli_raw_mark_converted(const char *raw_dir);
