@@ -753,3 +753,41 @@ Test(cli, a_closed_pipe_ends_every_stdout_verb_without_a_word)
         cr_expect_str_empty(message, "%s %s said: %s", calls[i][0], calls[i][1], message);
     }
 }
+
+/* An exec that fails with ENOENT on a file that is there: its interpreter
+ * is missing (a program built for another system, a script's #! line), and
+ * record says which instead of "No such file or directory". */
+Test(cli, a_program_whose_interpreter_is_missing_is_named)
+{
+    char prog[4096], foreign[4096], script[4096], dir[4096];
+    prog_path(prog, sizeof prog, "exit_code");
+    scratch_path(foreign, sizeof foreign, "foreign-loader");
+    scratch_path(script, sizeof script, "foreign-script");
+    scratch_path(dir, sizeof dir, "foreign");
+    size_t n = 0;
+    char *image = read_whole_file(prog, &n);
+    cr_assert_not_null(image);
+    static const char loader[] = "/lib64/ld-linux-x86-64.so.2";
+    char *at = memmem(image, n, loader, sizeof loader - 1);
+    if (!at)
+        cr_skip("exit_code does not ask for %s", loader);
+    at[sizeof loader - 2] = '9'; /* /lib64/ld-linux-x86-64.so.9 */
+    FILE *f = fopen(foreign, "w");
+    cr_assert_eq(fwrite(image, 1, n, f), n);
+    fclose(f);
+    free(image);
+    chmod(foreign, 0755);
+    f = fopen(script, "w");
+    fputs("#!/nonexistent/offtrace-sh\necho hi\n", f);
+    fclose(f);
+    chmod(script, 0755);
+    const char *cases[][2] = {{foreign, "its dynamic loader /lib64/ld-linux-x86-64.so.9 does not exist"},
+                              {script, "its interpreter /nonexistent/offtrace-sh (its #! line) does not exist"}};
+    for (int i = 0; i < 2; i++) {
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", cases[i][0], NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+        cr_expect(one_line(r.err) && strstr(r.err, cases[i][1]), "%s", r.err);
+        run_free(&r);
+    }
+}
