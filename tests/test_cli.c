@@ -570,6 +570,11 @@ Test(cli, a_program_the_loader_cannot_start_is_named_with_the_fix)
     scratch_path(dir, sizeof dir, "unloadable");
     prog_path(prog, sizeof prog, "plain_offload");
     run_result r;
+    cr_assert_eq(run_command((char *[]){prog, NULL}, (char *[]){no_path, NULL}, NULL, &r), 0);
+    int starts = WIFEXITED(r.status) && WEXITSTATUS(r.status) != 127;
+    run_free(&r);
+    if (starts) /* a system whose loader finds LLVM's libraries by itself (ld.so.conf) */
+        cr_skip("plain_offload starts without an rpath here");
     cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){no_path, NULL},
                              NULL, &r), 0);
     cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
