@@ -261,41 +261,6 @@ Test(cli, a_forked_child_does_not_convert_the_parents_recording)
     cr_assert_eq(f.update, 0);
 }
 
-/* `offtrace report DIR | head -1`: the reader closes the pipe early. The
- * verb must end as quietly as any filter does (SIGPIPE), not call the
- * archive damaged. */
-Test(cli, a_closed_pipe_ends_a_verb_quietly)
-{
-    char dir[4096], prog[4096];
-    scratch_path(dir, sizeof dir, "pipe");
-    prog_path(prog, sizeof prog, "example_saxpy");
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
-    run_free(&r);
-    int out[2], err[2];
-    cr_assert_eq(pipe(out), 0);
-    cr_assert_eq(pipe(err), 0);
-    close(out[0]); /* nobody will read: the first write raises SIGPIPE */
-    pid_t pid = fork();
-    if (pid == 0) {
-        signal(SIGPIPE, SIG_DFL);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        execl(cli, cli, "report", "--json", dir, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    char message[512] = "";
-    ssize_t n = read(err[0], message, sizeof message - 1);
-    message[n > 0 ? n : 0] = '\0';
-    close(err[0]);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "status %d", status);
-    cr_assert_null(strstr(message, "damaged"), "%s", message);
-}
-
 static unsigned long long raw_bytes(const char *dir, unsigned *files)
 {
     char path[4200];
@@ -582,4 +547,252 @@ Test(cli, every_reader_reads_an_archive_whose_raw_records_were_kept)
     run_free(&r);
     expect_kept_and_converted(dir, "convert --keep-raw");
     every_reader_accepts(dir, "convert --keep-raw");
+}
+
+/* ---- a user's own program (issue 12) ---- */
+
+/* The number of lines of \p text that begin with \p prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        n += !strncmp(line, prefix, strlen(prefix));
+    return n;
+}
+
+/* plain_offload is built as Debian's clang-19 builds a user's program: no
+ * rpath to LLVM's libraries, so the loader cannot start it. record says so
+ * once, with the loader's words and the fix, leaves the loader's own line
+ * on stderr as it was, and passes on 127; the fix it names works. */
+Test(cli, a_program_the_loader_cannot_start_is_named_with_the_fix)
+{
+    char dir[4096], prog[4096], no_path[] = "LD_LIBRARY_PATH=";
+    scratch_path(dir, sizeof dir, "unloadable");
+    prog_path(prog, sizeof prog, "plain_offload");
+    run_result r;
+    cr_assert_eq(run_command((char *[]){prog, NULL}, (char *[]){no_path, NULL}, NULL, &r), 0);
+    int starts = WIFEXITED(r.status) && WEXITSTATUS(r.status) != 127;
+    run_free(&r);
+    if (starts) /* a system whose loader finds LLVM's libraries by itself (ld.so.conf) */
+        cr_skip("plain_offload starts without an rpath here");
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){no_path, NULL},
+                             NULL, &r), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+    cr_expect(strstr(r.err, "plain_offload: error while loading shared libraries: "), "the loader's line is gone: %s",
+              r.err);
+    cr_expect(!strstr(r.err, "is it an OpenMP offload program"), "the program was blamed: %s", r.err);
+    cr_expect_eq(lines_starting(r.err, "offtrace:"), 1, "%s", r.err);
+    const char *said = strstr(r.err, "offtrace: no trace: the dynamic loader could not start");
+    cr_assert(said, "%s", r.err);
+    cr_expect(strstr(said, "cannot open shared object file") && strstr(said, "-Wl,-rpath,"), "%s", said);
+    const char *fix = strstr(said, "LD_LIBRARY_PATH=");
+    cr_assert(fix, "%s", said);
+    char setting[4200];
+    snprintf(setting, sizeof setting, "%.*s", (int)strcspn(fix, " ,;\n"), fix);
+    run_free(&r);
+    struct stat st;
+    cr_expect_neq(stat(dir, &st), 0, "an empty output directory was left behind");
+
+    /* the fix it named */
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){setting, NULL},
+                             NULL, &r), 0);
+    cr_expect_eq(r.status, 0, "with %s: %s", setting, r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_assert_eq(f.target, 4);
+}
+
+/* A program that exits 127 on its own, with every library found, is not
+ * blamed on the loader. */
+Test(cli, a_program_that_exits_127_itself_is_not_blamed_on_the_loader)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "exit127");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", "sh", "-c", "exit 127", NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+    cr_expect(!strstr(r.err, "dynamic loader"), "%s", r.err);
+    cr_expect(strstr(r.err, "never started the OpenMP runtime"), "%s", r.err);
+    run_free(&r);
+}
+
+/* Without -g every site is function+offset: the summary and the report say
+ * once how to get source lines; with -g neither says it. */
+Test(cli, sites_without_source_lines_come_with_how_to_get_them)
+{
+    char dir[4096], prog[4096], setting[4200];
+    scratch_path(dir, sizeof dir, "no-lines");
+    prog_path(prog, sizeof prog, "plain_offload");
+    snprintf(setting, sizeof setting, "LD_LIBRARY_PATH=%s", OFFTRACE_LLVM_LIBDIR);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){cli, "record", "-o", dir, "--", prog, NULL}, (char *[]){setting, NULL},
+                             NULL, &r), 0);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(lines_starting(r.err, "offtrace: no source lines  4 of 4 sites are code addresses (main+0x"), 1,
+                 "%s", r.err);
+    cr_expect(strstr(r.err, "-g, or -gline-tables-only"), "%s", r.err);
+    run_free(&r);
+    const char *verbs[][2] = {{"info", "offtrace: no source lines"}, {"report", "note: 4 of 4 sites are code"}};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(run_offtrace(&r, verbs[i][0], dir, NULL), 0);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_eq(lines_starting(r.out, verbs[i][1]), 1, "%s: %s", verbs[i][0], r.out);
+        cr_expect(strstr(r.out, "-gline-tables-only"), "%s: %s", verbs[i][0], r.out);
+        run_free(&r);
+    }
+
+    scratch_path(dir, sizeof dir, "with-lines");
+    char *summary = NULL;
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, &summary), 0);
+    cr_expect(!strstr(summary, "source lines"), "%s", summary);
+    free(summary);
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_expect(strstr(r.out, "saxpy.c:24") && !strstr(r.out, "code addresses"), "%s", r.out);
+    run_free(&r);
+}
+
+/* ---- CLI nits (issue 12) ---- */
+
+Test(cli, help_lists_version_and_version_answers)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "--help", NULL), 0);
+    cr_expect(strstr(r.out, "--version"), "%s", r.out);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "--version", NULL), 0);
+    cr_expect_eq(r.status, 0);
+    cr_expect(!strncmp(r.out, "offtrace ", 9) && r.out[9] >= '0' && r.out[9] <= '9' && one_line(r.out), "%s", r.out);
+    run_free(&r);
+}
+
+/* `record` ends with "archive DIR/traces.otf2": every verb takes that as DIR. */
+Test(cli, every_verb_takes_the_anchor_file_for_its_directory)
+{
+    char dir[4096], anchor[4200];
+    scratch_path(dir, sizeof dir, "anchor");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    every_reader_accepts(anchor, "DIR/traces.otf2");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", anchor, NULL), 0);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "converted already"), "%s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "info", anchor, NULL), 0);
+    cr_expect(strstr(r.out, "offtrace: kernels"), "%s", r.out);
+    run_free(&r);
+}
+
+/* `view DIR` without -o writes DIR.html beside DIR (never inside it) and
+ * says where; DIR/ and DIR/traces.otf2 name the same file. */
+Test(cli, view_without_output_writes_html_beside_the_archive)
+{
+    char verbs[16][16];
+    if (!has_verb(verbs, listed_verbs(verbs, 16), "view"))
+        cr_skip("this build has no view");
+    char dir[4096], html[4200], forms[3][4200];
+    scratch_path(dir, sizeof dir, "view-default");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    snprintf(html, sizeof html, "%s.html", dir);
+    snprintf(forms[0], sizeof forms[0], "%s", dir);
+    snprintf(forms[1], sizeof forms[1], "%s/", dir);
+    snprintf(forms[2], sizeof forms[2], "%s/traces.otf2", dir);
+    for (int i = 0; i < 3; i++) {
+        unlink(html);
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "view", forms[i], NULL), 0);
+        cr_expect_eq(r.status, 0, "view %s: %s", forms[i], r.err);
+        char said[4300];
+        snprintf(said, sizeof said, "offtrace: wrote %s:", html);
+        cr_expect(strstr(r.out, said), "view %s: %s", forms[i], r.out);
+        run_free(&r);
+        size_t n = 0;
+        char *page = read_whole_file(html, &n);
+        cr_expect(page && strstr(page, "<html") && n > 1000, "view %s wrote no page at %s", forms[i], html);
+        free(page);
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        cr_expect(!strstr(e->d_name, "html"), "view wrote %s inside the archive", e->d_name);
+    closedir(d);
+}
+
+/* A reader that closes the pipe early (`| head`) ends every verb writing to
+ * stdout as it ends cat: by SIGPIPE, without a word. */
+Test(cli, a_closed_pipe_ends_every_stdout_verb_without_a_word)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "pipe-all");
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_saxpy", NULL, NULL), 0);
+    char verbs[16][16];
+    int n = listed_verbs(verbs, 16);
+    const char *calls[][4] = {{"info", dir, NULL}, {"report", dir, NULL}, {"report", "--json", dir, NULL},
+                              {"export", "-o", "-", dir}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (!has_verb(verbs, n, calls[i][0]))
+            continue;
+        int out[2], err[2];
+        cr_assert_eq(pipe(out), 0);
+        cr_assert_eq(pipe(err), 0);
+        close(out[0]);
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGPIPE, SIG_DFL);
+            dup2(out[1], 1);
+            dup2(err[1], 2);
+            execl(cli, cli, calls[i][0], calls[i][1], calls[i][2], calls[i][3], (char *)NULL);
+            _exit(127);
+        }
+        close(out[1]);
+        close(err[1]);
+        char message[512] = "";
+        ssize_t got = read(err[0], message, sizeof message - 1);
+        message[got > 0 ? got : 0] = '\0';
+        close(err[0]);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE, "%s %s: status %#x", calls[i][0],
+                  calls[i][1], status);
+        cr_expect_str_empty(message, "%s %s said: %s", calls[i][0], calls[i][1], message);
+    }
+}
+
+/* An exec that fails with ENOENT on a file that is there: its interpreter
+ * is missing (a program built for another system, a script's #! line), and
+ * record says which instead of "No such file or directory". */
+Test(cli, a_program_whose_interpreter_is_missing_is_named)
+{
+    char prog[4096], foreign[4096], script[4096], dir[4096];
+    prog_path(prog, sizeof prog, "exit_code");
+    scratch_path(foreign, sizeof foreign, "foreign-loader");
+    scratch_path(script, sizeof script, "foreign-script");
+    scratch_path(dir, sizeof dir, "foreign");
+    size_t n = 0;
+    char *image = read_whole_file(prog, &n);
+    cr_assert_not_null(image);
+    static const char loader[] = "/lib64/ld-linux-x86-64.so.2";
+    char *at = memmem(image, n, loader, sizeof loader - 1);
+    if (!at)
+        cr_skip("exit_code does not ask for %s", loader);
+    at[sizeof loader - 2] = '9'; /* /lib64/ld-linux-x86-64.so.9 */
+    FILE *f = fopen(foreign, "w");
+    cr_assert_eq(fwrite(image, 1, n, f), n);
+    fclose(f);
+    free(image);
+    chmod(foreign, 0755);
+    f = fopen(script, "w");
+    fputs("#!/nonexistent/offtrace-sh\necho hi\n", f);
+    fclose(f);
+    chmod(script, 0755);
+    const char *cases[][2] = {{foreign, "its dynamic loader /lib64/ld-linux-x86-64.so.9 does not exist"},
+                              {script, "its interpreter /nonexistent/offtrace-sh (its #! line) does not exist"}};
+    for (int i = 0; i < 2; i++) {
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", cases[i][0], NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
+        cr_expect(one_line(r.err) && strstr(r.err, cases[i][1]), "%s", r.err);
+        run_free(&r);
+    }
 }

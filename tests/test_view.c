@@ -374,7 +374,7 @@ Test(view, bad_options_exit_2_with_one_line_and_no_file)
     snprintf(out, sizeof out, "%s.bad.svg", dir);
     snprintf(png, sizeof png, "%s.bad.png", dir);
     const char *cases[][8] = {
-        {dir, NULL},                                    /* no -o */
+        {"/", NULL},                                    /* no -o, and no name to give the page */
         {"-o", out, NULL},                              /* no archive */
         {dir, "-o", png, NULL},                         /* unknown format */
         {dir, "-o", NULL},                              /* -o without value */

@@ -91,6 +91,34 @@ static void header(const ot_report *r, FILE *to)
     }
 }
 
+/* Once, under the highlights that name sites: a program built without -g
+ * has every site as function+offset, which the compiler can fix without
+ * changing the code it generates. */
+static void sites_without_lines(const ot_report *r, FILE *to)
+{
+    size_t sites = 0, without = 0;
+    const char *example = NULL;
+    for (size_t i = 0; i < r->site_count; i++) {
+        const ot_rp_site *s = &r->sites[i];
+        if (s->kind == OT_RP_OUTSIDE || !strstr(s->name, " @")) /* named by no code site */
+            continue;
+        sites++;
+        if (s->file[0] && s->line)
+            continue;
+        without++;
+        if (!example)
+            example = s->site;
+    }
+    if (!without)
+        return;
+    char text[256], cut[48];
+    snprintf(text, sizeof text, "%zu of %zu sites are code addresses (%s), not source lines: compile with -g, or "
+             "-gline-tables-only (optimisation unchanged), for file:line.", without, sites,
+             fit(example, 40, 0, cut, sizeof cut));
+    fputc('\n', to);
+    wrap(to, "note: ", 6, text);
+}
+
 static void devices(const ot_report *r, FILE *to)
 {
     char a[32], b[32], c[32], m[32];
@@ -226,6 +254,7 @@ static void notes(const ot_report *r, FILE *to)
 void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     header(r, to);
+    sites_without_lines(r, to);
     devices(r, to);
     constructs(r, o, to);
     kernels(r, o, to);

@@ -88,6 +88,22 @@ void ot_cli_recording_explain(const char *verb, const char *dir, const ot_cli_re
  */
 int ot_cli_archive_ready(const char *verb, const char *dir);
 
+/**
+ * \brief The directory a verb's operand names: `DIR` and `DIR/traces.otf2`
+ *        (the anchor file `record` prints) alike. An operand whose last
+ *        component is the anchor's name and is not a directory names its
+ *        directory (copied into \p buf); any other is returned as it is.
+ */
+const char *ot_cli_archive_dir(const char *operand, char *buf, size_t size);
+
+/**
+ * \brief The output file \p args names, or its verb's default when -o is
+ *        not given: for `view`, `DIR.html` next to the archive directory
+ *        (never inside it). \return NULL when there is none (no -o, no
+ *        default, or a directory such as "/" that has no name to give it).
+ */
+const char *ot_cli_output_of(const ot_cli_args *args, char *buf, size_t size);
+
 /** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
  *         successful conversion, the archive next to it is the one to read. */
 void ot_cli_raw_mark_converted(const char *raw_dir);
@@ -99,6 +115,25 @@ void ot_cli_raw_mark_converted(const char *raw_dir);
  *        "-" (stdout) is always allowed.
  */
 int ot_cli_output_allowed(const char *verb, const char *output, const char *archive_dir);
+
+/* ---- a program that could not be started (loader.c) ---- */
+
+/**
+ * \brief After \p program (record's argv[0] for it) exited 127 without
+ *        starting OpenMP: if its dynamic loader fails to load it in this
+ *        environment, one line on stderr with the loader's own message and,
+ *        for a library not found, the fix (an rpath or LD_LIBRARY_PATH).
+ *        Runs the program's loader with `--list`, never the program.
+ * \return 0 after the line; -1 (nothing said) when the loader loads it.
+ */
+int ot_cli_explain_unloadable(const char *program);
+
+/**
+ * \brief After exec of \p program failed with ENOENT: if the file is there
+ *        but its interpreter (dynamic loader, or a script's #! program) is
+ *        not, one line on stderr saying so. \return 0 after the line, else -1.
+ */
+int ot_cli_explain_missing_interpreter(const char *program);
 
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);

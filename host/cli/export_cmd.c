@@ -84,19 +84,16 @@ int ot_cmd_export(const ot_cli_args *args)
     int rc = ot_cli_archive_ready("export", a.dir);
     if (rc)
         return rc;
-    if (!strcmp(a.output, "-")) {
-        /* A reader that quits early (| head) is a failed write, not a crash
-         * that ot_cli_isolated would blame on the archive. */
-        signal(SIGPIPE, SIG_IGN);
+    /* A reader that quits early (`| head`, a FIFO's reader) ends export by
+     * SIGPIPE, as it ends cat: no message, and ot_cli_isolated passes the
+     * signal on instead of blaming the archive. */
+    if (!strcmp(a.output, "-"))
         return export_to(&a, stdout);
-    }
     ot_cli_output o;
     if (ot_cli_output_open(&o, a.output) != 0)
         return 1;
     if (o.partial[0])
         guard_partial(o.partial);
-    else /* a device or FIFO, written in place: a reader that goes away is a failed write */
-        signal(SIGPIPE, SIG_IGN);
     rc = export_to(&a, (FILE *)o.file);
     if (rc)
         ot_cli_output_abandon(&o);

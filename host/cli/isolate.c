@@ -2,7 +2,7 @@
  * \file isolate.c
  * \brief Shared CLI helpers: running an archive reader in a child process,
  *        output files that appear only when complete, and never on the
- *        archive they are made from.
+ *        archive they are made from, and a verb's default output name.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,10 +18,37 @@
 #include "cli.h"
 #include "offtrace/offtrace.h"
 
+/* `view DIR` with no -o: DIR.html beside DIR. A name made from the
+ * directory's own (not "..html" for `view .`), so the picture of run1 is
+ * run1.html wherever view was started. */
+const char *ot_cli_output_of(const ot_cli_args *args, char *buf, size_t size)
+{
+    const char *output = args->text[OT_OPT_OUTPUT];
+    if (output || args->verb->verb != OT_VERB_VIEW || !args->dir)
+        return output;
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%s", args->dir);
+    size_t n = strlen(name);
+    while (n > 1 && name[n - 1] == '/')
+        name[--n] = '\0';
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (!strcmp(base, ".") || !strcmp(base, "..") || !strcmp(name, "/")) {
+        char real[PATH_MAX];
+        if (!realpath(args->dir, real) || !strcmp(real, "/"))
+            return NULL;
+        snprintf(name, sizeof name, "%s", real);
+    }
+    if (snprintf(buf, size, "%s.html", name) >= (int)size)
+        return NULL;
+    return buf;
+}
+
 /* A verb that died left its `-o FILE` as FILE.partial (ot_cli_output). */
 static void remove_partial_output(const ot_cli_args *args)
 {
-    const char *output = args->text[OT_OPT_OUTPUT];
+    char fallback[PATH_MAX + 8];
+    const char *output = ot_cli_output_of(args, fallback, sizeof fallback);
     if (output && strcmp(output, "-") != 0) {
         char partial[4200];
         snprintf(partial, sizeof partial, "%s.partial", output);

@@ -42,6 +42,9 @@ int main(int argc, char **argv)
     int rc = ot_cli_parse(verb, argc - 1, argv + 1, &args);
     if (rc)
         return rc > 0 ? 0 : 2;
+    char dir[4096];
+    if (args.dir) /* DIR/traces.otf2 is DIR, for every verb */
+        args.dir = ot_cli_archive_dir(args.dir, dir, sizeof dir);
     /* Verbs that read an archive run in a child process: a damaged archive
      * must end in a message, never in a crash of offtrace. */
     return verb->reads_archive ? ot_cli_isolated(&args) : verb->run(&args);

@@ -38,11 +38,11 @@ static const ot_cli_verb_info verbs[] = {
      ot_cmd_report, 1},
 #endif
 #ifdef OFFTRACE_HAVE_VIEW
-    {OT_VERB_VIEW, "view", "draw the timeline as SVG or interactive HTML", "DIR -o FILE.svg|FILE.html",
+    {OT_VERB_VIEW, "view", "draw the timeline as SVG or interactive HTML", "DIR [-o FILE.svg|FILE.html]",
      "Draws the timeline of the archive in DIR: host threads, device streams, device threads and RDMA\n"
      "rows, regions as coloured bars, transfers as arrows, a time axis and a legend. The name of -o\n"
      "chooses the format: .svg is a static picture; .html adds zoom (wheel, drag) and tooltips, with\n"
-     "nothing external.",
+     "nothing external. Without -o it writes DIR.html next to DIR.",
      ot_cmd_view, 1},
 #endif
 #ifdef OFFTRACE_HAVE_EXPORT
@@ -71,11 +71,13 @@ const ot_cli_verb_info *ot_cli_verb_find(const char *name)
 
 void ot_cli_print_overview(FILE *to)
 {
-    fprintf(to, "usage: offtrace <verb> [options] ...\n\n");
+    fprintf(to, "usage: offtrace <verb> [options] ...\n"
+                "       offtrace --help | --version\n\n");
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(to, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(to, "\n  offtrace record -o run1 -- ./app args   then   offtrace report run1\n");
     fprintf(to, "  offtrace <verb> --help (or offtrace help <verb>) for the verb's options\n");
+    fprintf(to, "  offtrace --version prints offtrace's version\n");
 }
 
 /* ---- the options ---- */
@@ -116,8 +118,11 @@ static const option options[] = {
     {.id = OT_OPT_OUTPUT, .verbs = OT_VERB_RECORD, .short_name = 'o', .long_name = "output", .kind = TEXT,
      .arg = "DIR", .help = "output directory; must not exist",
      .fallback_text = "$OFFTRACE_OUTPUT, else offtrace-PROGRAM, made unique"},
-    {.id = OT_OPT_OUTPUT, .verbs = ANALYSIS, .short_name = 'o', .long_name = "output", .kind = TEXT, .arg = "FILE",
-     .help = "the file to write; it appears only when complete"},
+    {.id = OT_OPT_OUTPUT, .verbs = OT_VERB_REPORT | OT_VERB_EXPORT, .short_name = 'o', .long_name = "output",
+     .kind = TEXT, .arg = "FILE", .help = "the file to write; it appears only when complete"},
+    {.id = OT_OPT_OUTPUT, .verbs = OT_VERB_VIEW, .short_name = 'o', .long_name = "output", .kind = TEXT,
+     .arg = "FILE", .help = "the file to write (.svg or .html); it appears only when complete",
+     .fallback_text = "DIR.html next to DIR"},
     {.id = OT_OPT_BUFFER_SIZE, .verbs = OT_VERB_RECORD, .short_name = 'b', .long_name = "buffer-size", .kind = SIZE,
      .arg = "SIZE", .help = "per-thread buffer chunk (OFFTRACE_BUFFER_SIZE)", .min = OFFTRACE_MIN_BUFFER_SIZE,
      .max = OFFTRACE_MAX_BUFFER_SIZE, .fallback = OFFTRACE_DEFAULT_BUFFER_SIZE},

@@ -4,7 +4,8 @@
  *        directory is in (cli.h): whether raw/ is still to convert, whether
  *        its writer or a converter runs (liveness.h), and whether there is
  *        an archive to read. Every verb asks here instead of reading
- *        raw/status, raw/owner or raw/converter itself.
+ *        raw/status, raw/owner or raw/converter itself. Also what a
+ *        directory operand names (DIR or DIR/traces.otf2).
  */
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,25 @@ int ot_cli_archive_ready(const char *verb, const char *dir)
         return 2;
     }
     return 0;
+}
+
+/* `record` ends by printing DIR/traces.otf2, so that is what users paste:
+ * it must mean DIR to every verb, as OTF2 tools take the anchor file. */
+const char *ot_cli_archive_dir(const char *operand, char *buf, size_t size)
+{
+    static const char anchor[] = OFFTRACE_ARCHIVE_NAME ".otf2";
+    const char *slash = strrchr(operand, '/');
+    const char *base = slash ? slash + 1 : operand;
+    struct stat st;
+    if (strcmp(base, anchor) != 0 || (stat(operand, &st) == 0 && S_ISDIR(st.st_mode)))
+        return operand;
+    if (!slash)
+        return ".";
+    size_t n = (size_t)(slash - operand);
+    while (n > 1 && operand[n - 1] == '/') /* DIR//traces.otf2 */
+        n--;
+    snprintf(buf, size, "%.*s", (int)(n ? n : 1), operand); /* /traces.otf2: "/" */
+    return buf;
 }
 
 void ot_cli_raw_mark_converted(const char *raw_dir)

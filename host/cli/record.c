@@ -376,8 +376,10 @@ static int report_untraced_processes(const char *dir, pid_t program)
 /* Convert what the program recorded. The library under record leaves
  * raw/status "recorded" when it ended cleanly (complete); any other status
  * means the program ended before finishing its recording (partial, with
- * the reason). An archive the library converted itself is taken as is. */
-static int finish_archive(const char *dir, int status, pid_t program)
+ * the reason). An archive the library converted itself is taken as is.
+ * No recording at all and exit status 127 is most often the dynamic
+ * loader's failure (a library not found), which loader.c names. */
+static int finish_archive(const char *dir, int status, pid_t program, const char *program_name)
 {
     char anchor[PATH_MAX + 32], msg[512], reason[256];
     struct stat st;
@@ -405,8 +407,9 @@ static int finish_archive(const char *dir, int status, pid_t program)
         if (opts.keep_raw)
             ot_cli_raw_mark_converted(raw);
     } else if (stat(anchor, &st) != 0) {
-        fprintf(stderr, "offtrace: no trace: the program never started the OpenMP runtime with offtrace "
-                        "loaded (is it an OpenMP offload program built with clang -fopenmp?)\n");
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127 && ot_cli_explain_unloadable(program_name) == 0))
+            fprintf(stderr, "offtrace: no trace: the program never started the OpenMP runtime with offtrace "
+                            "loaded (is it an OpenMP offload program built with clang -fopenmp?)\n");
         rmdir(dir);
         return -1;
     }
@@ -469,7 +472,7 @@ int ot_cmd_record(const ot_cli_args *args)
         int e = pid < 0 ? errno : exec_errno;
         if (e == ENOENT && !strchr(o.program[0], '/'))
             fprintf(stderr, "offtrace: %s: command not found\n", o.program[0]);
-        else
+        else if (e != ENOENT || ot_cli_explain_missing_interpreter(o.program[0]) != 0)
             fprintf(stderr, "offtrace: %s: %s\n", o.program[0], strerror(e));
         if (pid > 0)
             wait_program(pid);
@@ -479,7 +482,7 @@ int ot_cmd_record(const ot_cli_args *args)
     }
     int status = wait_program(pid);
     remove_preload_link();
-    finish_archive(dir, status, pid);
+    finish_archive(dir, status, pid, o.program[0]);
     return pass_on(status);
 }
 

@@ -1,6 +1,6 @@
 /**
  * \file view_cmd.c
- * \brief `offtrace view DIR -o FILE.svg|FILE.html [--from T] [--to T] [--width PX] [--depth N]`:
+ * \brief `offtrace view DIR [-o FILE.svg|FILE.html] [--from T] [--to T] [--width PX] [--depth N]`:
  *        the options come parsed and checked (options.c); host/analysis/view.h
  *        does the drawing. Runs in a child (ot_cli_isolated) like every
  *        archive reader.
@@ -21,11 +21,11 @@ static int ends_with(const char *s, const char *suffix)
 
 /* What the table cannot check alone: the output and the range.
  * \return 0, or 2 after one line. */
-static int check(const ot_cli_args *a, const ot_view_options *o, int *html)
+static int check(const ot_cli_args *a, const ot_view_options *o, const char *out, int *html)
 {
-    const char *out = a->text[OT_OPT_OUTPUT];
     if (!out)
-        return ot_cli_usage_error(a->verb, "needs -o FILE.svg or -o FILE.html");
+        return ot_cli_usage_error(a->verb, "'%s' has no name to call its picture by: give -o FILE.svg or "
+                                  "-o FILE.html", a->dir);
     *html = ends_with(out, ".html") || ends_with(out, ".htm");
     if (!*html && !ends_with(out, ".svg"))
         return ot_cli_usage_error(a->verb, "cannot tell the format of '%s': name it .svg or .html", out);
@@ -57,10 +57,13 @@ int ot_cmd_view(const ot_cli_args *a)
                          .has_to = a->text[OT_OPT_TO] != NULL,
                          .to_ns = a->value[OT_OPT_TO],
                          .title = a->dir};
-    int html, rc = check(a, &o, &html);
+    /* Without -o: DIR.html beside the archive (ot_cli_output_of); the
+     * summary line below says where it went. */
+    char fallback[4200];
+    const char *out = ot_cli_output_of(a, fallback, sizeof fallback);
+    int html, rc = check(a, &o, out, &html);
     if (rc)
         return rc;
-    const char *out = a->text[OT_OPT_OUTPUT];
     if (!ot_cli_output_allowed("view", out, a->dir))
         return 2;
     if ((rc = ot_cli_archive_ready("view", a->dir)) != 0)

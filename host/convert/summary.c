@@ -60,6 +60,23 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     snprintf(s->creator, sizeof s->creator, "%s", ot_tr_creator(a));
 }
 
+/* The sites the report's tables name: construct regions of the program's
+ * code (target, data, the omp_target_* calls). Device-side regions are left
+ * out: their sites in libomptarget never have lines, with -g or without. */
+static void count_sites(const ot_tr_archive *a, ot_summary *s)
+{
+    for (size_t i = 0; i < ot_tr_region_count(a); i++) {
+        const ot_tr_region *r = ot_tr_region_at(a, i);
+        if (!r || !r->site[0] || (r->klass != OT_TR_TARGET && r->klass != OT_TR_TARGET_DATA && r->klass != OT_TR_API))
+            continue;
+        s->sites++;
+        if (r->file[0] && r->line)
+            continue;
+        if (!s->sites_without_line++)
+            snprintf(s->site_without_line, sizeof s->site_without_line, "%s", r->site);
+    }
+}
+
 /* Counts from the definitions: events as the locations announce them; device
  * streams are the kernel streams and RDMA rows less one RDMA row per device
  * (an accelerator location group). */
@@ -78,6 +95,7 @@ static int on_begin(void *user, const ot_tr_archive *a)
     uint64_t resolution = ot_tr_clock_resolution(a);
     s->duration_s = resolution ? (double)ot_tr_duration(a) / (double)resolution : 0;
     read_properties(a, s);
+    count_sites(a, s);
     return 0;
 }
 
@@ -261,6 +279,10 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
                 (unsigned long long)s->ignored_streams, (unsigned long long)s->ignored_other_version,
                 (unsigned long long)s->ignored_damaged, (unsigned long long)s->ignored_not_regular,
                 (unsigned long long)s->ignored_duplicate, (unsigned long long)s->ignored_unreadable);
+    if (s->sites_without_line)
+        fprintf(to, "offtrace: no source lines  %llu of %llu sites are code addresses (%s): compile with -g, or "
+                    "-gline-tables-only (optimisation unchanged), for file:line\n",
+                (unsigned long long)s->sites_without_line, (unsigned long long)s->sites, s->site_without_line);
     if (strcmp(s->partial, "no"))
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);

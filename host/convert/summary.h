@@ -37,6 +37,9 @@ typedef struct ot_summary {
     uint64_t damaged_records;                 /**< host records of no kind the recorder writes */
     uint64_t unusable_maps;                   /**< maps snapshots the symbolizer could not read */
     uint64_t damaged_clock_pairs;             /**< clock.pairs lines that could not be used */
+    uint64_t sites, sites_without_line;       /**< construct regions named by a code site, and those of them
+                                                   with no source line (no -g) */
+    char site_without_line[64];               /**< one of those sites ("main+0x215"), for the hint */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */
