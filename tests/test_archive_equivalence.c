@@ -81,7 +81,7 @@ static void write_golden(const char *path, const char *example, const char *opti
     fprintf(f,
             "# Signature of the archive of `offtrace record %s%s` (OMP_NUM_THREADS=2),\n"
             "# compared by tests/test_archive_equivalence.c, written by tests/golden/regenerate.sh.\n"
-            "# Lines: location role / event type / region or detail = count (or bytes, or sum).\n",
+            "# Lines: location role / event type / region or detail = count (or bytes, or the rises of a metric).\n",
             option ? option : "", example);
     fputs(signature, f);
     cr_assert_eq(fclose(f), 0);

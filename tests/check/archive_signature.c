@@ -121,6 +121,7 @@ static void names_free(names *n)
 typedef struct location {
     uint64_t id;
     char role[96];
+    uint64_t metric_last[4]; /* the last value of each metric member read on it, 0 before the first */
 } location;
 
 typedef struct reader_state {
@@ -220,6 +221,7 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
         s->locations = grown;
     }
     location *l = &s->locations[s->location_count++];
+    memset(l, 0, sizeof *l);
     l->id = self;
     role_of(name_of(&s->groups, group), type, name_of(&s->strings, name), l->role, sizeof l->role);
     /* How many locations a role has is left out, but for RDMA locations (one per device used): host
@@ -335,11 +337,15 @@ static OTF2_CallbackCode e_metric(EVENT_ARGS, OTF2_MetricRef metric, uint8_t n, 
     s->handled++;
     const char *name = name_of(&s->metrics, (uint64_t)1 << 40 | metric);
     add(&s->lines, 1, "%s / Metric / %s / events", s->current->role, name);
-    /* The memory in use after each change: the sum over the run depends only on the program's
-     * allocations and their order on the device. */
-    for (unsigned i = 0; i < n; i++)
-        if (types[i] == OTF2_TYPE_UINT64)
-            add(&s->lines, values[i].unsigned_int, "%s / Metric / %s / value %u sum", s->current->role, name, i);
+    /* The memory in use after each change: the rises add up to the bytes allocated, whatever order
+     * concurrent target regions (nowait) allocate in; the values themselves depend on that order. */
+    for (unsigned i = 0; i < n && i < 4; i++)
+        if (types[i] == OTF2_TYPE_UINT64) {
+            uint64_t v = values[i].unsigned_int, *last = &s->current->metric_last[i];
+            add(&s->lines, v > *last ? v - *last : 0, "%s / Metric / %s / value %u rises", s->current->role, name,
+                i);
+            *last = v;
+        }
     return OTF2_CALLBACK_SUCCESS;
 }
 
