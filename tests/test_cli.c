@@ -62,6 +62,30 @@ Test(cli, program_output_arguments_stdin_and_exit_code_pass_through)
     cr_assert_eq(f.target, 1);
 }
 
+/* record says where it records before the program runs, the summary in
+ * plain words after it, and what to run next. */
+Test(cli, record_says_where_it_records_and_what_to_run_next)
+{
+    char dir[4096], prog[4096], line[8400];
+    scratch_path(dir, sizeof dir, "feedback");
+    prog_path(prog, sizeof prog, "example_cg");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", prog, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    snprintf(line, sizeof line, "offtrace: recording %s into %s/ (with device detail)\n", prog, dir);
+    cr_assert_eq(strncmp(r.err, line, strlen(line)), 0, "not the first line: %s", r.err);
+    snprintf(line, sizeof line, "offtrace: next             offtrace report %s (findings by source line); "
+                                "offtrace view %s (a timeline for the browser)\n", dir, dir);
+    cr_assert(strstr(r.err, line), "no next line: %s", r.err);
+    cr_assert(strstr(r.err, ", 1 host thread, "), "%s", r.err);
+    cr_assert_null(strstr(r.err, "placed at"), "%s", r.err);
+    /* cg's late worker ends (2 per target) are normal: not said */
+    cr_assert_null(strstr(r.err, "device timing"), "%s", r.err);
+    cr_assert(strstr(r.err, "offtrace: device detail    "), "%s", r.err);
+    cr_assert_null(strstr(r.out, "offtrace"), "offtrace wrote into the program's stdout");
+    run_free(&r);
+}
+
 Test(cli, existing_output_directory_is_refused)
 {
     char dir[4096], prog[4096], marker[4200];
@@ -581,7 +605,9 @@ Test(cli, a_program_the_loader_cannot_start_is_named_with_the_fix)
     cr_expect(strstr(r.err, "plain_offload: error while loading shared libraries: "), "the loader's line is gone: %s",
               r.err);
     cr_expect(!strstr(r.err, "is it an OpenMP offload program"), "the program was blamed: %s", r.err);
-    cr_expect_eq(lines_starting(r.err, "offtrace:"), 1, "%s", r.err);
+    /* the line that says where it records, then the one that says why nothing was recorded */
+    cr_expect_eq(lines_starting(r.err, "offtrace:"), 2, "%s", r.err);
+    cr_expect(!strncmp(r.err, "offtrace: recording ", 20), "%s", r.err);
     const char *said = strstr(r.err, "offtrace: no trace: the dynamic loader could not start");
     cr_assert(said, "%s", r.err);
     cr_expect(strstr(said, "cannot open shared object file") && strstr(said, "-Wl,-rpath,"), "%s", said);
@@ -792,7 +818,10 @@ Test(cli, a_program_whose_interpreter_is_missing_is_named)
         run_result r;
         cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--", cases[i][0], NULL), 0);
         cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127, "status %#x", r.status);
-        cr_expect(one_line(r.err) && strstr(r.err, cases[i][1]), "%s", r.err);
+        /* record's first line says what it was starting; the cause is one line after it */
+        const char *cause = strchr(r.err, '\n');
+        cr_expect(!strncmp(r.err, "offtrace: recording ", 20) && cause && one_line(cause + 1) &&
+                      strstr(cause, cases[i][1]), "%s", r.err);
         run_free(&r);
     }
 }

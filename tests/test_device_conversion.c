@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
 #include "check/run.h"
@@ -628,4 +630,73 @@ Test(device_conversion, records_of_devices_beyond_the_limit_are_counted)
     check_archive(dir, &f);
     cr_assert_eq(f.target, 71);
     cr_assert_eq(property(dir, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT"), 7 * 2);
+}
+
+/* Convert \p dir with stderr on \p fd and progress after 1 ns; what came on
+ * \p reader (read once the conversion is over). */
+static char *convert_with_stderr_on(const char *dir, int fd, int reader)
+{
+    ot_convert_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.progress_after_ns = 1;
+    char msg[512] = "";
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    cr_assert_geq(saved, 0);
+    dup2(fd, STDERR_FILENO);
+    int rc = ot_convert_directory(dir, &opts, msg, sizeof msg);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    cr_assert_eq(rc, 0, "%s", msg);
+    /* A pipe has it all now; a pty passes it on a moment later: read until
+     * the erasing sequence or 2 s of silence. */
+    static char got[4096];
+    size_t used = 0;
+    fcntl(reader, F_SETFL, O_NONBLOCK);
+    for (int quiet = 0; quiet < 20 && used < sizeof got - 1;) {
+        ssize_t n = read(reader, got + used, sizeof got - 1 - used);
+        if (n > 0) {
+            used += (size_t)n;
+            got[used] = '\0';
+            if (used >= 4 && !strcmp(got + used - 4, "\r\033[K"))
+                break;
+            continue;
+        }
+        if (!isatty(fd))
+            break;
+        quiet++;
+        usleep(100000);
+    }
+    got[used] = '\0';
+    return got;
+}
+
+/* Progress is drawn only on a terminal, then erased; never in a pipe. */
+Test(device_conversion, progress_shows_on_a_terminal_only_and_is_erased)
+{
+    char dir[4096];
+    options o = {0};
+    make_recording(dir, sizeof dir, "devconv-progress-tty", &o);
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    cr_assert_geq(master, 0);
+    cr_assert_eq(grantpt(master), 0);
+    cr_assert_eq(unlockpt(master), 0);
+    int terminal = open(ptsname(master), O_RDWR | O_NOCTTY);
+    cr_assert_geq(terminal, 0);
+    const char *got = convert_with_stderr_on(dir, terminal, master);
+    static const char line[] = "\rofftrace: writing the archive: ";
+    cr_assert(!strncmp(got, line, sizeof line - 1), "no progress on a terminal: '%s'", got);
+    cr_assert(strstr(got, " % of the records, "), "%s", got);
+    size_t n = strlen(got);
+    cr_assert(n > 4 && !strcmp(got + n - 4, "\r\033[K"), "the progress line is not erased: '%s'", got);
+    close(terminal);
+    close(master);
+
+    make_recording(dir, sizeof dir, "devconv-progress-pipe", &o);
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    got = convert_with_stderr_on(dir, fds[1], fds[0]);
+    cr_assert_str_eq(got, "", "progress in a pipe: '%s'", got);
+    close(fds[0]);
+    close(fds[1]);
 }

@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check/run.h"
@@ -225,4 +226,45 @@ Test(trace_read, the_summary_counts_every_put_once)
     cr_assert_eq(s.devices, 1);
     cr_assert_eq(s.device_streams, 0, "the RDMA row is no kernel stream");
     cr_assert_str_eq(s.partial, "no");
+}
+
+/* The summary's text for \p s (freed by the caller). */
+static char *printed(const ot_summary *s)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    cr_assert_not_null(f);
+    ot_summary_print(s, "run1", f);
+    fclose(f);
+    return text;
+}
+
+/* Two device events per target region and device thread come late every run
+ * (the host-offload worker's implicit task and last barrier end when it is
+ * woken for the next target): normal, not said. More is said, in words. */
+Test(trace_read, the_summary_speaks_plainly_and_leaves_out_what_is_normal)
+{
+    ot_summary s = {.host_threads = 1, .device_records = 700, .device_locations = 2, .device_threads = 2,
+                    .device_clamped = 40, .partial = "no"};
+    s.constructs[OT_CONSTRUCT_TARGET] = 10;
+    char *text = printed(&s);
+    cr_assert(strstr(text, "offtrace: device detail    700 events on 2 device threads\n"), "%s", text);
+    cr_assert(strstr(text, ", 1 host thread, "), "%s", text);
+    cr_assert_null(strstr(text, "placed at"), "%s", text);
+    cr_assert_null(strstr(text, "device timing"), "the normal late ends are not news: %s", text);
+    cr_assert_eq(ot_summary_misplaced_device_events(&s), 0);
+    free(text);
+
+    s.host_threads = 3;
+    s.device_threads = 1;
+    s.device_queues = 1;
+    s.device_clamped = 21;
+    text = printed(&s);
+    cr_assert(strstr(text, "offtrace: device detail    700 events on 1 device thread and 1 queue\n"), "%s", text);
+    cr_assert(strstr(text, ", 3 host threads, "), "%s", text);
+    cr_assert(strstr(text, "offtrace: device timing    21 device events fell outside their target region"), "%s",
+              text);
+    cr_assert_eq(ot_summary_misplaced_device_events(&s), 21);
+    free(text);
 }

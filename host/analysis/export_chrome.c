@@ -4,6 +4,15 @@
  *        visitor that writes each region instance the reader pairs as an "X"
  *        event, each put and get as a flow arrow, and memory samples as
  *        counters, as they stream past.
+ *
+ * Order, for importers that take events at equal timestamps in file order
+ * (older Perfetto and Catapult bind a flow to the slice open at its time,
+ * and nest a slice under the one already seen): a slice is written at its
+ * Leave, which would put a child before its parent when both begin at the
+ * same time, so such a child is held until its parent is written (only
+ * children sharing their parent's begin are held: a handful). Flow events
+ * are spooled to a temporary file and written after every slice, so at any
+ * timestamp the slice they bind to comes first.
  */
 #define _GNU_SOURCE
 #include "export_chrome.h"
@@ -21,12 +30,19 @@
 #define DEVICE_PID(d) (2u + (unsigned)(d))
 #define TID_BASE 100000u
 
+/* Slices held at one depth of a location until their parent is written. */
+typedef struct held_slices {
+    ot_tr_span *spans;
+    size_t count, capacity;
+} held_slices;
+
 /* One location: where its events go. */
 typedef struct lane {
     char prefix[64];           /* ,"pid":P,"tid":T,"ts":  */
     uint8_t prefix_len;
     uint32_t pid, tid;
     char *name;
+    held_slices *held;         /* by depth (OT_TR_MAX_DEPTH + 1), made at the first held slice */
 } lane;
 
 /* A region's JSON, built at its first Enter. */
@@ -39,6 +55,8 @@ typedef struct region_text {
 
 typedef struct exporter {
     ot_jw *w;
+    ot_jw *flows;              /* flow events, on a temporary file until the slices are written */
+    const ot_tr_archive *archive;
     const char *dir;
     lane *lanes;
     size_t lane_count;
@@ -182,8 +200,8 @@ static void write_slice(exporter *e, const lane *l, const ot_tr_span *span)
  * carry the same name and category: Perfetto pairs v1 flows by (id, cat, name). */
 static void write_flow(exporter *e, const lane *l, int end, uint64_t time, uint64_t id, int to_device)
 {
-    ot_jw *w = e->w;
-    next_event(e);
+    ot_jw *w = e->flows;
+    OT_JW_LIT(w, ",\n");
     if (end)
         OT_JW_LIT(w, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"");
     else
@@ -203,7 +221,7 @@ static void write_flow(exporter *e, const lane *l, int end, uint64_t time, uint6
 
 static int status(const exporter *e)
 {
-    return e->w->error || e->oom ? 1 : 0;
+    return e->w->error || e->flows->error || e->oom ? 1 : 0;
 }
 
 /* A region's text is made at its first Enter. */
@@ -217,10 +235,53 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     return 0;
 }
 
+static int hold(held_slices *h, const ot_tr_span *span)
+{
+    if (h->count == h->capacity) {
+        size_t capacity = h->capacity ? 2 * h->capacity : 8;
+        ot_tr_span *more = realloc(h->spans, capacity * sizeof *more);
+        if (!more)
+            return -1;
+        h->spans = more;
+        h->capacity = capacity;
+    }
+    h->spans[h->count] = *span;
+    h->spans[h->count++].data = NULL;
+    return 0;
+}
+
+/* A slice and, after it, what its children held (each followed by its own):
+ * written now, or held at its depth when its parent begins at the same time. */
 static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     exporter *e = user;
-    write_slice(e, &e->lanes[loc->index], span);
+    lane *l = &e->lanes[loc->index];
+    uint32_t d = span->depth;
+    const ot_tr_span *parent = d > 0 ? ot_tr_open_span(e->archive, loc, d - 1) : NULL;
+    held_slices *below = l->held && d < OT_TR_MAX_DEPTH ? &l->held[d + 1] : NULL;
+    if (parent && parent->begin == span->begin && d <= OT_TR_MAX_DEPTH) {
+        if (!l->held && !(l->held = calloc(OT_TR_MAX_DEPTH + 1, sizeof *l->held))) {
+            e->oom = 1;
+            return 1;
+        }
+        held_slices *here = &l->held[d];
+        below = d < OT_TR_MAX_DEPTH ? &l->held[d + 1] : NULL;
+        if (hold(here, span)) {
+            e->oom = 1;
+            return 1;
+        }
+        for (size_t i = 0; below && i < below->count; i++)
+            if (hold(here, &below->spans[i])) {
+                e->oom = 1;
+                return 1;
+            }
+    } else {
+        write_slice(e, l, span);
+        for (size_t i = 0; below && i < below->count; i++)
+            write_slice(e, l, &below->spans[i]);
+    }
+    if (below)
+        below->count = 0;
     return status(e);
 }
 
@@ -380,6 +441,7 @@ static void write_metadata(exporter *e, const ot_tr_archive *a)
 static int on_begin(void *user, const ot_tr_archive *a)
 {
     exporter *e = user;
+    e->archive = a;
     e->origin = ot_tr_first_time(a);
     e->realtime = ot_tr_realtime(a);
     e->max_device = ot_tr_max_device(a);
@@ -431,7 +493,7 @@ static void write_count(ot_jw *w, const char *key, uint64_t v)
 static void write_trailer(exporter *e)
 {
     ot_jw *w = e->w;
-    OT_JW_LIT(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"offtrace export --format chrome\","
+    OT_JW_LIT(w, "\n],\n\"otherData\":{\"producer\":\"offtrace export --format chrome\","
                  "\"archive\":");
     ot_jw_string(w, e->dir);
     OT_JW_LIT(w, ",\"creator\":");
@@ -458,13 +520,33 @@ static void exporter_free(exporter *e)
             free(e->regions[i]->site);
             free(e->regions[i]);
         }
-    for (size_t i = 0; e->lanes && i < e->lane_count; i++)
+    for (size_t i = 0; e->lanes && i < e->lane_count; i++) {
         free(e->lanes[i].name);
+        for (size_t d = 0; e->lanes[i].held && d <= OT_TR_MAX_DEPTH; d++)
+            free(e->lanes[i].held[d].spans);
+        free(e->lanes[i].held);
+    }
     free(e->regions);
     free(e->lanes);
     free(e->rdma_lane);
     free(e->creator);
     free(e->w);
+    if (e->flows && e->flows->out)
+        fclose(e->flows->out);
+    free(e->flows);
+}
+
+/* The spooled flow events, after the slices; 0 or an errno. */
+static int append_flows(exporter *e)
+{
+    if (ot_jw_flush(e->flows))
+        return e->flows->error;
+    FILE *f = e->flows->out;
+    rewind(f);
+    size_t n;
+    while ((n = fread(e->flows->buf, 1, OT_JW_BUFFER, f)) > 0)
+        ot_jw_raw(e->w, e->flows->buf, n);
+    return ferror(f) ? EIO : 0;
 }
 
 static int fail(char *err, size_t err_size, int rc, const char *what, int errnum)
@@ -476,14 +558,25 @@ static int fail(char *err, size_t err_size, int rc, const char *what, int errnum
 int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, char *err, size_t err_size)
 {
     exporter e = {.dir = dir, .max_device = -1};
-    if (!(e.w = malloc(sizeof *e.w)))
+    if (!(e.w = malloc(sizeof *e.w)) || !(e.flows = malloc(sizeof *e.flows))) {
+        exporter_free(&e);
         return fail(err, err_size, -ENOMEM, "out of memory", 0);
+    }
     ot_jw_init(e.w, out);
+    ot_jw_init(e.flows, tmpfile());
+    if (!e.flows->out) {
+        int errnum = errno;
+        exporter_free(&e);
+        return fail(err, err_size, -EIO, "cannot make a temporary file for the flow events", errnum);
+    }
     ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .issue = on_issue,
                        .memory = on_memory, .end = on_end};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
-    if (rc == 0)
+    int flows_error = 0;
+    if (rc == 0 && !(flows_error = append_flows(&e)))
         write_trailer(&e);
+    if (rc == 0 && flows_error)
+        rc = fail(err, err_size, -EIO, "reading back the flow events failed", flows_error);
     if (rc >= 0 && e.oom)
         rc = fail(err, err_size, -ENOMEM, "out of memory", 0);
     else if (rc >= 0 && ot_jw_flush(e.w))

@@ -373,6 +373,31 @@ static int report_untraced_processes(const char *dir, pid_t program)
     return exe[0] != '\0';
 }
 
+/* \p path as the shell reads it: as is when it holds only plain characters,
+ * else in single quotes (a quote inside as '\''). */
+static void print_shell_word(const char *path, FILE *to)
+{
+    if (path[0] && strspn(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+,:@%=-") ==
+                       strlen(path)) {
+        fputs(path, to);
+        return;
+    }
+    fputc('\'', to);
+    for (const char *p = path; *p; p++)
+        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, to);
+    fputc('\'', to);
+}
+
+/* What to do with the archive: the two readers a new user wants first. */
+static void print_next_steps(const char *dir)
+{
+    fputs("offtrace: next             offtrace report ", stderr);
+    print_shell_word(dir, stderr);
+    fputs(" (findings by source line); offtrace view ", stderr);
+    print_shell_word(dir, stderr);
+    fputs(" (a timeline for the browser)\n", stderr);
+}
+
 /* Convert what the program recorded. The library under record leaves
  * raw/status "recorded" when it ended cleanly (complete); any other status
  * means the program ended before finishing its recording (partial, with
@@ -419,6 +444,7 @@ static int finish_archive(const char *dir, int status, pid_t program, const char
         return -1;
     }
     ot_summary_print(&s, dir, stderr);
+    print_next_steps(dir);
     return 0;
 }
 
@@ -463,8 +489,10 @@ int ot_cmd_record(const ot_cli_args *args)
         rmdir(dir);
         return 2;
     }
-    if (!o.output)
-        fprintf(stderr, "offtrace: recording into '%s'\n", dir);
+    /* One line before the program runs, so a long run is known to be
+     * recorded and where to; the program's own output follows unchanged. */
+    fprintf(stderr, "offtrace: recording %s into %s/ (%s)\n", o.program[0], dir,
+            o.host_only ? "host only" : "with device detail");
     int exec_errno;
     fflush(NULL);
     pid_t pid = start_program(o.program, &exec_errno);

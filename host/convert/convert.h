@@ -17,6 +17,7 @@
 typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
     int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
+    int64_t progress_after_ns; /**< progress on a terminal stderr past this; 0: a second (tests: less) */
 } ot_convert_options;  /* the recorder's counts (losses by cause, writebacks) are in raw/counters */
 
 /**

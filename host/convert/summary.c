@@ -88,6 +88,8 @@ static int on_begin(void *user, const ot_tr_archive *a)
         const ot_tr_location *l = ot_tr_location_at(a, i);
         s->events += l->events;
         s->host_threads += l->klass == OT_TR_HOST_THREAD;
+        s->device_threads += l->klass == OT_TR_DEVICE_THREAD;
+        s->device_queues += l->klass == OT_TR_DEVICE_QUEUE;
         streams += l->klass == OT_TR_KERNEL_STREAM || l->klass == OT_TR_RDMA;
     }
     s->devices = ot_tr_accelerator_groups(a);
@@ -201,6 +203,18 @@ static void print_lost_by_cause(const ot_summary *s, FILE *to)
             (unsigned long long)s->lost_records, used ? ": " : "", used ? text : "");
 }
 
+uint64_t ot_summary_misplaced_device_events(const ot_summary *s)
+{
+    uint64_t normal = 2 * s->constructs[OT_CONSTRUCT_TARGET] * s->device_threads;
+    return s->device_clamped > normal ? s->device_clamped : 0;
+}
+
+/* "1 thread", "2 threads". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
 {
     char h2d[32], d2h[32], size[32];
@@ -221,11 +235,17 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     fprintf(to, "offtrace: device->host     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->d2h_count,
             (unsigned long long)s->d2h_bytes, d2h);
     if (s->device_records || s->device_locations)
-        fprintf(to, "offtrace: device detail    %llu records on %llu device threads/queues, %llu placed at their "
-                    "target region's edge\n", (unsigned long long)s->device_records,
-                (unsigned long long)s->device_locations, (unsigned long long)s->device_clamped);
-    fprintf(to, "offtrace: trace            %llu events, %llu host threads, %.6f s, %s on disk\n",
-            (unsigned long long)s->events, (unsigned long long)s->host_threads, s->duration_s, size);
+        fprintf(to, "offtrace: device detail    %llu events on %llu device thread%s%s%.0llu%s\n",
+                (unsigned long long)s->device_records, (unsigned long long)s->device_threads,
+                plural(s->device_threads), s->device_queues ? " and " : "", (unsigned long long)s->device_queues,
+                s->device_queues ? (s->device_queues == 1 ? " queue" : " queues") : "");
+    if (ot_summary_misplaced_device_events(s))
+        fprintf(to, "offtrace: device timing    %llu device events fell outside their target region on the host "
+                    "clock (device clock mapping) and are drawn at its edge\n",
+                (unsigned long long)s->device_clamped);
+    fprintf(to, "offtrace: trace            %llu events, %llu host thread%s, %.6f s, %s on disk\n",
+            (unsigned long long)s->events, (unsigned long long)s->host_threads, plural(s->host_threads),
+            s->duration_s, size);
     fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "
                 "cost per event: share/doc/offtrace/performance.md)\n", s->conversion_s);
     if (s->buffer_flushes)

@@ -22,6 +22,7 @@ typedef struct ot_summary {
     uint64_t events, host_threads, devices, device_streams;
     uint64_t lost_records, unfinished;
     uint64_t device_records, device_locations, lost_device_records, device_clamped; /**< device detail */
+    uint64_t device_threads, device_queues;  /**< device detail's rows: OpenMP threads, activity queues */
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
     uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
     uint64_t background_writeback_bytes; /**< written by the background writer */
@@ -54,7 +55,18 @@ typedef struct ot_summary {
  */
 int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size);
 
-/** \brief Print the human summary (a few aligned lines). */
+/**
+ * \brief Device events moved to their target region's edge beyond what is
+ *        normal: 2 per target region and device thread are (the host-offload
+ *        worker reports the end of its implicit task and of its last barrier
+ *        only when it is woken for the next target, tens of microseconds to a
+ *        millisecond after its target ended); more means the device clock
+ *        mapping put events outside their region. 0 when only the normal ones.
+ */
+uint64_t ot_summary_misplaced_device_events(const ot_summary *s);
+
+/** \brief Print the human summary (a few aligned lines, in plain words; what
+ *         is normal is left out). */
 void ot_summary_print(const ot_summary *s, const char *dir, FILE *to);
 
 #endif
