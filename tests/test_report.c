@@ -513,3 +513,210 @@ Test(report, the_verb_is_listed)
     cr_assert(strstr(r.out, "report"), "%s", r.out);
     run_free(&r);
 }
+
+/* ---- issue 12: start-up, the split rest, readable names ---- */
+
+/* The output of `argv...`, which must run and succeed (malloc'd). */
+static char *command_output(char *const argv[])
+{
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0, "cannot run %s", argv[0]);
+    cr_assert_eq(exit_status(&r), 0, "%s: %s", argv[0], r.err);
+    char *out = r.out;
+    r.out = NULL;
+    run_free(&r);
+    return out;
+}
+
+/* Durations of the kernel named \p name in the archive, in time order, read
+ * by OTF2's own otf2-print (ENTER/LEAVE pairs of its kernel stream). */
+static size_t kernel_durations(const char *dir, const char *name, uint64_t *d, size_t max)
+{
+    char path[4200], quoted[600];
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    snprintf(quoted, sizeof quoted, "Region: \"%s\"", name);
+    char *argv[] = {"otf2-print", path, NULL};
+    char *out = command_output(argv);
+    size_t n = 0;
+    uint64_t enter = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strstr(line, quoted))
+            continue;
+        char kind[16];
+        unsigned long long loc, t;
+        cr_assert_eq(sscanf(line, "%15s %llu %llu", kind, &loc, &t), 3, "%s", line);
+        if (!strcmp(kind, "ENTER"))
+            enter = t;
+        else if (!strcmp(kind, "LEAVE") && n < max)
+            d[n++] = t - enter;
+    }
+    free(out);
+    return n;
+}
+
+/* Start-up: what the device's first kernel launch took beyond the mean of
+ * the kernel's other launches is the report's start-up kernel time, kept
+ * out of the headline; the slowest launch is the kernel's max, the others'
+ * mean beside it (the outlier rule's inputs), all against the archive. */
+Test(report, startup_is_the_first_launchs_excess_in_the_archive)
+{
+    char dir[4096];
+    record("example_stencil", dir, sizeof dir);
+    char *json = report_json(dir);
+    const char *sweep = NULL;
+    for (size_t i = 0; element(json, "kernels", i); i++)
+        if (strstr(element(json, "kernels", i), "sweep_l"))
+            sweep = element(json, "kernels", i);
+    cr_assert_not_null(sweep, "no sweep kernel");
+    const char *v = member(sweep, "name");
+    char name[512];
+    cr_assert(v && sscanf(v, "\"%511[^\"]\"", name) == 1);
+    uint64_t d[4096];
+    size_t n = kernel_durations(dir, name, d, 4096);
+    cr_assert_eq((long long)n, number(sweep, "count"), "%s", name);
+    cr_assert(n >= 3);
+    uint64_t total = 0, max = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += d[i];
+        max = d[i] > max ? d[i] : max;
+    }
+    uint64_t others = (total - d[0]) / (n - 1);
+    uint64_t excess = d[0] > others ? d[0] - others : 0;
+    const char *dev = element(json, "devices", 0);
+    const char *up = member(dev, "startup");
+    cr_assert_not_null(up, "no start-up of device 0");
+    /* stencil's first construct (enter data) launches nothing: the start-up's kernel time is the first launch's */
+    cr_assert_eq(number(up, "kernel_time_ns"), (long long)excess, "start-up kernel time %lld, archive %llu",
+                 number(up, "kernel_time_ns"), (unsigned long long)excess);
+    cr_assert(string_is(up, "launch_site", "stencil.c:19"), "%s", up);
+    cr_assert_eq(number(sweep, "max_ns"), (long long)max);
+    cr_assert_eq(number(sweep, "others_mean_ns"), (long long)((total - max) / (n - 1)));
+    const char *flag = member(sweep, "outlier");
+    int outlier = max > 10 * ((total - max) / (n - 1)) && max - (total - max) / (n - 1) > 100000;
+    cr_assert(flag && !strncmp(flag, outlier ? "true" : "false", outlier ? 4 : 5), "%s", sweep);
+    /* the headline's kernel share leaves the start-up out */
+    long long host = 0, kernel = 0;
+    for (size_t i = 0; element(json, "constructs", i); i++) {
+        host += number(element(json, "constructs", i), "host_time_ns");
+        kernel += number(element(json, "constructs", i), "kernel_time_ns");
+    }
+    const char *summary = member(json, "summary");
+    const char *sum_up = member(summary, "startup");
+    host -= number(sum_up, "host_time_ns");
+    kernel -= number(sum_up, "kernel_time_ns");
+    char want[64];
+    snprintf(want, sizeof want, "%.0f%% to kernels", 100.0 * (double)kernel / (double)host);
+    const char *headline = element(summary, "highlights", 0);
+    cr_assert(strstr(headline, want) && strstr(headline, "of it start-up"), "want '%s' in %.400s", want, headline);
+    free(json);
+
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    const char *startup = strstr(r.out, "Start-up ("), *one = strstr(r.out, "\n 1. ");
+    cr_assert(startup && one && startup < one, "no start-up line before the highlights:\n%s", r.out);
+    cr_assert_eq(!!strstr(r.out, "outlier: sweep_l"), outlier, "%s", r.out);
+    fits_100_columns(r.out);
+    run_free(&r);
+}
+
+/* "rest" is split: allocation/free and launch/runtime, in the text as in the JSON. */
+Test(report, rest_is_split_into_allocation_and_launch)
+{
+    char dir[4096];
+    record("example_transfer_mistakes", dir, sizeof dir);
+    char *json = report_json(dir);
+    long long alloc = 0;
+    for (size_t i = 0; element(json, "constructs", i); i++) {
+        const char *c = element(json, "constructs", i);
+        cr_assert_eq(number(c, "alloc_free_ns") + number(c, "launch_runtime_ns"), number(c, "rest_ns"),
+                     "%.300s", c);
+        alloc += number(c, "alloc_free_ns");
+    }
+    cr_assert_gt(alloc, 0, "transfer_mistakes allocates and frees device memory");
+    const char *headline = element(member(json, "summary"), "highlights", 0);
+    cr_assert(strstr(headline, "% to allocating and freeing device memory and ") &&
+              strstr(headline, "% to launch and runtime overhead."), "%.400s", headline);
+    free(json);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    const char *table = strstr(r.out, "\nConstructs by source line");
+    cr_assert_not_null(table);
+    const char *head = strstr(table, "\n  site ");
+    cr_assert(head && strstr(head, " alloc ") && strstr(head, " launch "), "%.300s", table);
+    cr_assert_not_null(strstr(r.out, "memory copies"), "host-offload bandwidths are not explained");
+    fits_100_columns(r.out);
+    run_free(&r);
+}
+
+/* C++ kernels: the region's name is the demangled function (as binutils'
+ * c++filt, an independent demangler, reads the mangled part) with its
+ * line; the raw entry name stays in the region's canonical name. */
+Test(report, cxx_kernels_are_demangled_and_keep_their_symbol)
+{
+    char dir[4096], path[4200];
+    record("cxx_kernels", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", "-G", path, NULL};
+    char *defs = command_output(argv);
+    size_t kernels = 0;
+    for (char *line = strtok(defs, "\n"); line; line = strtok(NULL, "\n")) {
+        const char *aka = strstr(line, "(Aka. \"__omp_offloading_");
+        if (strncmp(line, "REGION ", 7) || !aka)
+            continue;
+        char name[2048], symbol[1024];
+        cr_assert_eq(sscanf(strstr(line, "Name: \""), "Name: \"%2047[^\"]\"", name), 1, "%s", line);
+        cr_assert_eq(sscanf(aka, "(Aka. \"%1023[^\"]\"", symbol), 1, "%s", line);
+        const char *mangled = strstr(symbol, "__Z") + 1, *tail = strrchr(symbol, '_');
+        cr_assert(mangled != (const char *)1 && tail && tail[1] == 'l', "not a C++ kernel: %s", symbol);
+        char fn[1024];
+        snprintf(fn, sizeof fn, "%.*s", (int)(tail - mangled), mangled);
+        char *filt[] = {"c++filt", fn, NULL};
+        char *plain = command_output(filt);
+        plain[strcspn(plain, "\n")] = '\0';
+        char want[2048];
+        snprintf(want, sizeof want, "%s [%s]", plain, tail + 1);
+        cr_assert_str_eq(name, want);
+        free(plain);
+        kernels++;
+    }
+    free(defs);
+    cr_assert_eq(kernels, 2, "the two kernels of cxx_kernels.cpp");
+    char *json = report_json(dir);
+    cr_assert_null(strstr(json, "\"short_name\": \"_Z"), "a mangled name in the report");
+    cr_assert_not_null(strstr(json, "lattice::norm(std::vector<lattice::Site"), "%s", json);
+    free(json);
+}
+
+/* A kernel name far longer than a line stays whole in the headline, and the sentence after it follows. */
+Test(report, long_kernel_name_stays_whole_in_the_headline)
+{
+    char dir[4096];
+    record("cxx_kernels", dir, sizeof dir);
+    char *json = report_json(dir);
+    const char *top = element(json, "kernels", 0); /* by total time: the long-named one */
+    char name[2048];
+    cr_assert(sscanf(member(top, "short_name"), "\"%2047[^\"]\"", name) == 1);
+    cr_assert_gt(strlen(name), 250, "%s", name); /* its sentence is longer than the 320 bytes it once had */
+    free(json);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    const char *three = strstr(r.out, "\n 3. "), *tables = strstr(r.out, "\n\nDevices");
+    cr_assert(three && tables);
+    /* the paragraph with its wrapping undone: line breaks and indents become single spaces */
+    char text[8192];
+    size_t n = 0;
+    for (const char *p = three + 5; p < tables && n + 1 < sizeof text; p++) {
+        if (*p == '\n') {
+            while (p[1] == ' ')
+                p++;
+            text[n++] = ' ';
+        } else
+            text[n++] = *p;
+    }
+    text[n] = '\0';
+    char want[2200];
+    snprintf(want, sizeof want, "Top kernel: %s (cxx_kernels.cpp:", name);
+    cr_assert_not_null(strstr(text, want), "the name is cut: %s", text);
+    cr_assert_not_null(strstr(text, "% of all transfer time."), "the sentence after it is cut: %s", text);
+    run_free(&r);
+}

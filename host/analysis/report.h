@@ -41,6 +41,19 @@ typedef struct ot_rp_device {
     uint64_t kernels, kernel_ns, kernel_max_ns;
     uint64_t transfers[2], bytes[2], transfer_ns[2]; /**< by OT_RP_H2D / OT_RP_D2H */
     uint64_t memory_peak;                            /**< high-water mark of "device memory in use" */
+    /** Start-up: the device's first construct instance (the earliest entered
+     *  of those that used it: the runtime initialises the device) and its
+     *  first target instance that launched a kernel (the image is loaded
+     *  and the launch machinery set up), one instance when they are the
+     *  same. What each cost beyond the mean of its site's other instances
+     *  (all of it for a site that ran once) is start-up: it stays in every
+     *  table but is kept out of the headline's shares (docs/report.md,
+     *  "Start-up and outliers"). */
+    struct {
+        int seen;
+        int32_t site, launch_site;   /**< launch_site: -1 when the same instance or none */
+        uint64_t host_ns, kernel_ns, transfer_ns, alloc_ns;
+    } startup;
 } ot_rp_device;
 
 /**
@@ -175,10 +188,45 @@ void ot_report_free(ot_report *r);
 
 /* ---- shared by the two printers (report_rows.c, report_highlights.c) ---- */
 
-#define OT_RP_HIGHLIGHT_SIZE 1024
+#define OT_RP_HIGHLIGHTS 3
 
-/** \brief The three numbered lines the report starts with, one paragraph each. */
-void ot_report_highlights(const ot_report *r, char out[3][OT_RP_HIGHLIGHT_SIZE]);
+/**
+ * \brief The three numbered lines the report starts with, one paragraph
+ *        each, as malloc'd strings of any length (names are never cut).
+ * \return 0, or -ENOMEM (then every out[i] is NULL).
+ */
+int ot_report_highlights(const ot_report *r, char *out[OT_RP_HIGHLIGHTS]);
+
+/** \brief Free what ot_report_highlights made. */
+void ot_report_highlights_free(char *out[OT_RP_HIGHLIGHTS]);
+
+/**
+ * \brief The start-up sentence (each device's first construct, kept out of
+ *        the headline's shares), malloc'd; NULL when no device was used or
+ *        out of memory.
+ */
+char *ot_report_startup_sentence(const ot_report *r);
+
+/** The sum of the start-up instances of all devices. */
+typedef struct ot_rp_startup_total {
+    uint64_t host_ns, kernel_ns, transfer_ns, alloc_ns;
+    size_t devices;
+} ot_rp_startup_total;
+
+/** \brief Add up every device's start-up instance. */
+ot_rp_startup_total ot_report_startup_total(const ot_report *r);
+
+/** A kernel's slowest launch is an outlier when it is more than this many
+ *  times the mean of its other launches ... */
+#define OT_RP_OUTLIER_FACTOR 10u
+/** ... and more than this many ns above it (so that 2 us against 0.1 us is not one). */
+#define OT_RP_OUTLIER_MIN_NS 100000u
+
+/**
+ * \brief Whether \p k's slowest launch is an outlier (OT_RP_OUTLIER_*);
+ *        \p others_mean gets the mean of its other launches (0 if none).
+ */
+int ot_report_kernel_outlier(const ot_rp_kernel *k, uint64_t *others_mean);
 
 /**
  * \brief Row order for one table: indices into sites (which = 's'), kernels

@@ -177,9 +177,61 @@ static void instance_begin(rp_state *s, rp_thread *t, const ot_tr_span *span)
     s->r->summary.constructs[row->kind]++;
 }
 
+/* Start-up candidates: the earliest entered instance of each device, and
+ * the earliest that launched a kernel on it (with nowait targets an
+ * instance entered earlier may end later: it replaces). */
+static void startup_offer(rp_startup *c, const rp_frame *f, uint64_t ns)
+{
+    if (c->seen && c->enter <= f->enter)
+        return;
+    *c = (rp_startup){.seen = 1, .site = f->site, .serial = f->serial, .enter = f->enter, .host_ns = ns,
+                      .kernel_ns = f->kernel_ns, .transfer_ns = f->transfer_ns, .alloc_ns = f->alloc_ns};
+}
+
+static void startup_candidate(rp_state *s, const rp_frame *f, uint64_t ns)
+{
+    if (!rp_device(s, f->device))
+        return;
+    startup_offer(&s->startup[f->device][0], f, ns);
+    if (f->kernels)
+        startup_offer(&s->startup[f->device][1], f, ns);
+}
+
+/* What the first instance cost beyond the mean of its site's other
+ * instances: the part only a first time pays (all of it for a site that ran once). */
+static uint64_t excess(uint64_t first, uint64_t site_total, uint64_t count)
+{
+    if (count < 2)
+        return first;
+    uint64_t others = (site_total > first ? site_total - first : 0) / (count - 1);
+    return first > others ? first - others : 0;
+}
+
+/* The device's start-up: its candidates' excess, one instance counted once. */
+static void startup_settle(rp_state *s)
+{
+    for (size_t i = 0; i < s->r->device_count; i++) {
+        ot_rp_device *d = &s->r->devices[i];
+        d->startup.site = d->startup.launch_site = -1;
+        for (int k = 0; k < 2; k++) {
+            const rp_startup *c = &s->startup[i][k];
+            if (!c->seen || (k == 1 && s->startup[i][0].seen && s->startup[i][0].serial == c->serial))
+                continue;
+            const ot_rp_site *x = &s->r->sites[c->site];
+            *(k ? &d->startup.launch_site : &d->startup.site) = c->site;
+            d->startup.seen = 1;
+            d->startup.host_ns += excess(c->host_ns, x->host_ns, x->count);
+            d->startup.kernel_ns += excess(c->kernel_ns, x->kernel_ns, x->count);
+            d->startup.transfer_ns += excess(c->transfer_ns, x->transfer_ns[0] + x->transfer_ns[1], x->count);
+            d->startup.alloc_ns += excess(c->alloc_ns, x->alloc_ns, x->count);
+        }
+    }
+}
+
 static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
 {
     uint64_t ns = time - f->enter;
+    startup_candidate(s, f, ns);
     if (f->active)
         f->busy_ns += time - f->busy_since;
     ot_rp_site *x = &s->r->sites[f->site];
@@ -241,6 +293,7 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         if (f) {
             s->r->sites[f->site].alloc_ns += span->end - span->begin;
             s->r->sites[f->site].allocs++;
+            f->alloc_ns += span->end - span->begin;
         }
     }
     return 0;
@@ -307,10 +360,11 @@ static int on_begin(void *user, const ot_tr_archive *a)
     r->device_count = (size_t)(max_device + 1);
     r->devices = calloc(r->device_count ? r->device_count : 1, sizeof *r->devices);
     s->device_seen = calloc(r->device_count ? r->device_count : 1, 1);
+    s->startup = calloc(r->device_count ? r->device_count : 1, sizeof *s->startup);
     s->region_count = ot_tr_region_count(a);
     s->site_of_region = malloc((s->region_count ? s->region_count : 1) * sizeof *s->site_of_region);
     r->creator = strdup(ot_tr_creator(a));
-    if (!r->devices || !s->device_seen || !s->site_of_region || !r->creator)
+    if (!r->devices || !s->device_seen || !s->startup || !s->site_of_region || !r->creator)
         return -ENOMEM;
     for (size_t i = 0; i < r->device_count; i++)
         r->devices[i].device = (int)i;
@@ -340,6 +394,7 @@ static void wrap_up(rp_state *s)
     for (size_t i = 0; i < s->thread_count; i++)
         rp_streak_close(s, &s->threads[i]);
     s->r->summary.history_evictions = rp_history_evictions(s->history);
+    startup_settle(s);
     compact_devices(s);
 }
 
@@ -349,6 +404,7 @@ static void state_free(rp_state *s)
     free(s->slot_of_location);
     free(s->site_of_region);
     free(s->device_seen);
+    free(s->startup);
     rp_index_free(&s->kernel_rows);
     rp_index_free(&s->xsite_rows);
     rp_history_free(s->history);

@@ -45,8 +45,9 @@ static void number(FILE *to, const char *name, uint64_t value, int comma)
 static void summary(const ot_report *r, FILE *to)
 {
     const ot_rp_summary *s = &r->summary;
-    char h[3][OT_RP_HIGHLIGHT_SIZE];
-    ot_report_highlights(r, h);
+    char *h[OT_RP_HIGHLIGHTS];
+    int no_highlights = ot_report_highlights(r, h) != 0;
+    ot_rp_startup_total up = ot_report_startup_total(r);
     fputs("  \"summary\": {", to);
     number(to, "duration_ns", s->duration_ns, 1);
     number(to, "inside_constructs_ns", s->inside_ns, 1);
@@ -63,11 +64,19 @@ static void summary(const ot_report *r, FILE *to)
     number(to, "transfers_without_address", s->transfers_without_address, 1);
     number(to, "history_evictions", s->history_evictions, 1);
     field(to, "partial", s->partial, 1);
-    fputs("\"highlights\": [", to);
-    for (int i = 0; i < 3; i++) {
-        string(to, h[i]);
-        fputs(i < 2 ? ", " : "]},\n", to);
+    fputs("\"startup\": {", to);
+    number(to, "devices", up.devices, 1);
+    number(to, "host_time_ns", up.host_ns, 1);
+    number(to, "kernel_time_ns", up.kernel_ns, 1);
+    number(to, "transfer_time_ns", up.transfer_ns, 1);
+    number(to, "alloc_free_ns", up.alloc_ns, 0);
+    fputs("}, \"highlights\": [", to);
+    for (int i = 0; i < OT_RP_HIGHLIGHTS; i++) {
+        string(to, no_highlights ? "" : h[i]);
+        fputs(i + 1 < OT_RP_HIGHLIGHTS ? ", " : "]},\n", to);
     }
+    if (!no_highlights)
+        ot_report_highlights_free(h);
 }
 
 static void transfers(FILE *to, const uint64_t count[2], const uint64_t bytes[2], const uint64_t ns[2])
@@ -91,8 +100,15 @@ static void devices(const ot_report *r, FILE *to)
         number(to, "kernel_max_ns", d->kernel_max_ns, 1);
         transfers(to, d->transfers, d->bytes, d->transfer_ns);
         fputs(", ", to);
-        number(to, "memory_peak_bytes", d->memory_peak, 0);
-        fputc('}', to);
+        number(to, "memory_peak_bytes", d->memory_peak, 1);
+        fputs("\"startup\": {", to);
+        field(to, "site", d->startup.site >= 0 ? r->sites[d->startup.site].site : "", 1);
+        field(to, "launch_site", d->startup.launch_site >= 0 ? r->sites[d->startup.launch_site].site : "", 1);
+        number(to, "host_time_ns", d->startup.host_ns, 1);
+        number(to, "kernel_time_ns", d->startup.kernel_ns, 1);
+        number(to, "transfer_time_ns", d->startup.transfer_ns, 1);
+        number(to, "alloc_free_ns", d->startup.alloc_ns, 0);
+        fputs("}}", to);
     }
     fputs("],\n", to);
 }
@@ -116,6 +132,7 @@ static void construct(const ot_report *r, size_t i, FILE *to)
     number(to, "kernel_time_ns", s->kernel_ns, 1);
     number(to, "transfer_time_ns", x, 1);
     number(to, "rest_ns", s->host_ns > used ? s->host_ns - used : 0, 1);
+    number(to, "launch_runtime_ns", s->host_ns > used + s->alloc_ns ? s->host_ns - used - s->alloc_ns : 0, 1);
     number(to, "device_idle_ns", s->host_ns > s->busy_ns ? s->host_ns - s->busy_ns : 0, 1);
     number(to, "alloc_free_ns", s->alloc_ns, 1);
     transfers(to, s->transfers, s->bytes, s->transfer_ns);
@@ -133,7 +150,11 @@ static void kernel(const ot_report *r, size_t i, FILE *to)
     number(to, "count", k->count, 1);
     number(to, "total_ns", k->total_ns, 1);
     number(to, "mean_ns", k->count ? k->total_ns / k->count : 0, 1);
-    number(to, "max_ns", k->max_ns, 0);
+    number(to, "max_ns", k->max_ns, 1);
+    uint64_t others;
+    int outlier = ot_report_kernel_outlier(k, &others);
+    fprintf(to, "\"outlier\": %s, ", outlier ? "true" : "false");
+    number(to, "others_mean_ns", others, 0);
     fputc('}', to);
 }
 

@@ -27,7 +27,7 @@ typedef struct rp_frame {
     int32_t site;
     uint64_t serial;           /* unique per instance */
     uint64_t enter;
-    uint64_t kernel_ns, transfer_ns;
+    uint64_t kernel_ns, transfer_ns, alloc_ns;
     uint64_t busy_ns, busy_since;
     uint32_t active;           /* kernels and transfers of the instance now active */
     int device;                /* -1 until a kernel or transfer names it */
@@ -77,6 +77,13 @@ typedef struct rp_span {
     };
 } rp_span;
 
+/** A start-up candidate of one device (report_collect.c). */
+typedef struct rp_startup {
+    int seen;
+    int32_t site;
+    uint64_t serial, enter, host_ns, kernel_ns, transfer_ns, alloc_ns;
+} rp_startup;
+
 typedef struct rp_state {
     ot_report *r;
     const ot_tr_archive *archive;
@@ -86,6 +93,7 @@ typedef struct rp_state {
     int32_t *site_of_region;   /* region index -> site, -1 */
     size_t region_count;
     uint8_t *device_seen;      /* device number -> has a location */
+    rp_startup (*startup)[2];  /* device number -> [first construct, first kernel-launching target] */
     rp_index kernel_rows, xsite_rows;
     rp_history *history;
     int32_t outside_site;      /* site of transfers outside constructs, -1 until one comes */

@@ -81,14 +81,21 @@ static void header(const ot_report *r, FILE *to)
             (unsigned long long)r->summary.devices, r->summary.devices == 1 ? "" : "s");
     if (r->summary.partial[0])
         fprintf(to, "partial trace: %s\n", r->summary.partial);
-    char h[3][OT_RP_HIGHLIGHT_SIZE];
-    ot_report_highlights(r, h);
+    char *h[OT_RP_HIGHLIGHTS], *startup = ot_report_startup_sentence(r);
     fputc('\n', to);
-    for (int i = 0; i < 3; i++) {
+    if (startup)
+        wrap(to, "    ", 4, startup);
+    free(startup);
+    if (ot_report_highlights(r, h) != 0) {
+        fprintf(to, "    (out of memory: no highlights)\n");
+        return;
+    }
+    for (int i = 0; i < OT_RP_HIGHLIGHTS; i++) {
         char first[8];
         snprintf(first, sizeof first, " %d. ", i + 1);
         wrap(to, first, 4, h[i]);
     }
+    ot_report_highlights_free(h);
 }
 
 /* Once, under the highlights that name sites: a program built without -g
@@ -131,7 +138,8 @@ static void devices(const ot_report *r, FILE *to)
                 ot_report_time(d->kernels ? d->kernel_ns / d->kernels : 0, b, sizeof b),
                 ot_report_time(d->kernel_max_ns, c, sizeof c), ot_report_bytes(d->memory_peak, m, sizeof m));
     }
-    fprintf(to, "\nTransfers per device\n  %3s  %-12s %8s %11s %10s %8s\n", "dev", "direction", "count", "bytes",
+    fprintf(to, "\nTransfers per device (host-offload devices share the host's memory: theirs are memory copies)"
+            "\n  %3s  %-12s %8s %11s %10s %8s\n", "dev", "direction", "count", "bytes",
             "time", "GB/s");
     for (size_t i = 0; i < r->device_count; i++)
         for (int dir = 0; dir < 2; dir++) {
@@ -152,25 +160,45 @@ static void constructs(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     size_t n, *order = ot_report_order(r, 's', o->sort, &n), shown = rows_to_show(o, n);
     int nowait = 0;
-    fprintf(to, "\nConstructs by source line (host time; rest = launch and runtime overhead; by %s)\n",
-            sort_name(o->sort));
-    fprintf(to, "  %-24s %-7s %6s %8s %8s %8s %8s %8s %9s\n", "site", "kind", "count", "total", "mean", "kernels",
-            "transfer", "rest", "bytes");
+    fprintf(to, "\nConstructs by source line (host time; alloc = allocate/free, launch = launch/runtime; by %s)"
+            "\n", sort_name(o->sort));
+    fprintf(to, "  %-20s %-7s %6s %8s %8s %8s %8s %8s %8s %8s\n", "site", "kind", "count", "total", "mean",
+            "kernels", "transfer", "alloc", "launch", "bytes");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_site *s = &r->sites[order[j]];
-        char cut[32], t[5][32], b[32];
-        uint64_t x = s->transfer_ns[0] + s->transfer_ns[1], used = s->kernel_ns + x;
+        char cut[32], t[6][32], b[32];
+        uint64_t x = s->transfer_ns[0] + s->transfer_ns[1], used = s->kernel_ns + x + s->alloc_ns;
         nowait |= s->nowait && s->kind == OT_RP_TARGET;
-        fprintf(to, "  %-24s %-7s %6llu %8s %8s %8s %8s %8s %9s\n", fit(s->site, 24, 1, cut, sizeof cut),
+        fprintf(to, "  %-20s %-7s %6llu %8s %8s %8s %8s %8s %8s %8s\n", fit(s->site, 20, 1, cut, sizeof cut),
                 short_kind(s), (unsigned long long)s->count, ot_report_time(s->host_ns, t[0], 32),
                 ot_report_time(s->count ? s->host_ns / s->count : 0, t[1], 32), ot_report_time(s->kernel_ns, t[2], 32),
-                ot_report_time(x, t[3], 32), ot_report_time(s->host_ns > used ? s->host_ns - used : 0, t[4], 32),
+                ot_report_time(x, t[3], 32), ot_report_time(s->alloc_ns, t[4], 32),
+                ot_report_time(s->host_ns > used ? s->host_ns - used : 0, t[5], 32),
                 ot_report_bytes(s->bytes[0] + s->bytes[1], b, sizeof b));
     }
     more_rows(to, shown, n);
     if (nowait)
         fprintf(to, "  * target nowait\n");
     free(order);
+}
+
+/* Every kernel whose slowest launch stands out (OT_RP_OUTLIER_*), not only the rows shown. */
+static void outliers(const ot_report *r, FILE *to)
+{
+    for (size_t i = 0; i < r->kernel_count; i++) {
+        const ot_rp_kernel *k = &r->kernels[i];
+        uint64_t others;
+        if (!ot_report_kernel_outlier(k, &others))
+            continue;
+        char *text = NULL, a[32], b[32];
+        if (asprintf(&text, "%s on device %d: its slowest launch took %s, %.0fx the %s mean of its other %llu "
+                     "launch%s.", k->short_name, k->device, ot_report_time(k->max_ns, a, sizeof a),
+                     others ? (double)k->max_ns / (double)others : 0.0, ot_report_time(others, b, sizeof b),
+                     (unsigned long long)(k->count - 1), k->count == 2 ? "" : "es") < 0)
+            return;
+        wrap(to, "  outlier: ", 11, text);
+        free(text);
+    }
 }
 
 static void kernels(const ot_report *r, const ot_rp_options *o, FILE *to)
@@ -194,6 +222,7 @@ static void kernels(const ot_report *r, const ot_rp_options *o, FILE *to)
         fprintf(to, "  (none)\n");
     more_rows(to, shown, n);
     free(order);
+    outliers(r, to);
 }
 
 static void transfer_sites(const ot_report *r, const ot_rp_options *o, FILE *to)

@@ -108,10 +108,14 @@ static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
     ot_srcloc loc;
     char label[512], name[640];
     locate(c, target_codeptr, &loc, label, sizeof label);
-    if (loc.kernel)
-        snprintf(name, sizeof name, "%s", loc.kernel);
-    else
-        snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_KERNEL)->name, label);
+    if (loc.kernel) { /* readable name (any length), the raw symbol as canonical name */
+        const char *display = loc.kernel_display ? loc.kernel_display : loc.kernel;
+        OTF2_RegionRef r = ot_tw_region(c->tw, OFFTRACE_CLASS_KERNEL, display, loc.file, loc.line, loc.line);
+        if (r != UINT32_MAX)
+            ot_tw_region_canonical(c->tw, r, loc.kernel);
+        return r;
+    }
+    snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_KERNEL)->name, label);
     return ot_tw_region(c->tw, OFFTRACE_CLASS_KERNEL, name, loc.file, loc.line, loc.line);
 }
 

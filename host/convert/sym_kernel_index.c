@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,42 @@ static bool ot_tail_matches(const char *tail, const char *fn, size_t len, unsign
     return *end == '\0';
 }
 
+/* libstdc++'s demangler (the Itanium C++ ABI's, declared there in <cxxabi.h>),
+ * callable from C: a malloc'd demangled name, or NULL with *status != 0. */
+char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+
+/**
+ * The name a person reads. LLVM embeds the enclosing function's symbol in
+ * the entry name: `__omp_offloading_<dev>_<file>_<symbol>_l<line>[_<n>]`.
+ * A C++ symbol (`_Z...`) is demangled and the line kept after it:
+ * `ns::f(std::vector<int>&) [l12]` (`[l12_1]` for a further region on the
+ * line). C names are readable already and keep the entry name, so that
+ * archives of C programs do not change; so does a symbol the demangler
+ * refuses. The entry name stays in the region's canonical name.
+ */
+static const char *ot_kernel_display(ot_symbolizer *s, const char *name, const char *tail)
+{
+    size_t fn_len;
+    unsigned line;
+    if (strncmp(tail, "_Z", 2) != 0 || !ot_sym_tail_split(tail, &fn_len, &line))
+        return name;
+    char *mangled = strndup(tail, fn_len);
+    int status = -1;
+    char *plain = mangled ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+    free(mangled);
+    if (!plain || status != 0) {
+        free(plain);
+        return name;
+    }
+    char *text = NULL;
+    const char *display = name;
+    if (asprintf(&text, "%s [%s]", plain, tail + fn_len + 1) >= 0) /* `l12`, `l12_1` */
+        display = ot_sym_strndup(s, text, strlen(text));
+    free(text);
+    free(plain);
+    return display;
+}
+
 /**
  * One kernel hides behind several symbols: the host entry itself, its
  * `_debug__` twin and their `.omp_outlined` helpers, `.<name>.region_id`
@@ -88,7 +125,10 @@ static int ot_kernel_add(ot_symbolizer *s, ot_module *m, const char *sym, uint64
     const char *name = ot_sym_strndup(s, sym, len);
     if (!name)
         return -ENOMEM;
-    m->kernels[m->kernel_count++] = (ot_kernel){name, name + head, region_id};
+    const char *display = ot_kernel_display(s, name, name + head);
+    if (!display)
+        return -ENOMEM;
+    m->kernels[m->kernel_count++] = (ot_kernel){name, name + head, display, region_id};
     return 0;
 }
 

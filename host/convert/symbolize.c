@@ -197,6 +197,7 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
     const ot_kernel *kernel = ot_choose_kernel(m, &site, &c, &pragma);
     if (kernel) {
         out->kernel = kernel->name;
+        out->kernel_display = kernel->display;
         if (pragma && out->line)
             out->line = pragma;
         if (out->line == 0)

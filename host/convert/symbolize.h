@@ -29,6 +29,8 @@ typedef struct ot_srcloc {
     const char *module;       /**< path of the ELF object holding the address, NULL if none */
     uint64_t module_offset;   /**< return address - load base (offset-0 mapping) of `module` */
     const char *kernel;       /**< `__omp_offloading_..._l<line>` entry, NULL if none */
+    const char *kernel_display; /**< the kernel's readable name (C++ demangled: `ns::f(double) [l12]`;
+                                     else the entry name), NULL if none */
 } ot_srcloc;
 
 /**

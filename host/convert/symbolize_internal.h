@@ -36,6 +36,7 @@ typedef struct ot_str {
 typedef struct ot_kernel {
     const char *name; /**< canonical entry name */
     const char *tail; /**< what follows `__omp_offloading_<dev>_<file>_` */
+    const char *display; /**< readable name: C++ demangled, `f(int) [l12]`; else `name` */
     uint64_t region_id; /**< file address of `.<name>.region_id`, 0 if unseen */
 } ot_kernel;
 

@@ -28,6 +28,7 @@ typedef struct region_def {
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
     uint32_t begin_line, end_line;
+    OTF2_StringRef canonical;  /* `name` unless ot_tw_region_canonical set another */
 } region_def;
 
 typedef struct location_def {
@@ -254,21 +255,30 @@ OTF2_RegionRef ot_tw_region_with_role(ot_trace_writer *w, offtrace_event_class c
                                       const char *name, const char *file, uint32_t begin_line,
                                       uint32_t end_line)
 {
-    char key[1024];
+    char *key = NULL; /* whole: a demangled C++ kernel name can be longer than any fixed buffer */
     int added;
     OTF2_Paradigm paradigm = offtrace_class_paradigm(cls);
-    snprintf(key, sizeof key, "%s\x1f%d\x1f%d\x1f%d\x1f%s\x1f%u\x1f%u", name, (int)cls, (int)role, (int)paradigm,
-             file ? file : "", begin_line, end_line);
+    if (asprintf(&key, "%s\x1f%d\x1f%d\x1f%d\x1f%s\x1f%u\x1f%u", name, (int)cls, (int)role, (int)paradigm,
+                 file ? file : "", begin_line, end_line) < 0)
+        return UINT32_MAX;
     uint32_t id = intern(&w->region_keys, key, &added);
+    free(key);
     if (id == UINT32_MAX || !added)
         return id;
     region_def *r = realloc(w->regions, (id + 1) * sizeof *r);
     if (!r)
         return UINT32_MAX;
     w->regions = r;
-    r[id] = (region_def){ot_tw_string(w, name), file ? ot_tw_string(w, file) : OTF2_UNDEFINED_STRING,
-                         cls, role, paradigm, begin_line, end_line};
+    OTF2_StringRef name_ref = ot_tw_string(w, name);
+    r[id] = (region_def){name_ref, file ? ot_tw_string(w, file) : OTF2_UNDEFINED_STRING,
+                         cls, role, paradigm, begin_line, end_line, name_ref};
     return id;
+}
+
+void ot_tw_region_canonical(ot_trace_writer *w, OTF2_RegionRef region, const char *canonical)
+{
+    if (region < w->region_keys.count && w->regions[region].canonical == w->regions[region].name)
+        w->regions[region].canonical = ot_tw_string(w, canonical);
 }
 
 OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const char *name, const char *file,
@@ -552,7 +562,7 @@ static void write_regions(ot_trace_writer *w, OTF2_GlobalDefWriter *g)
 {
     for (size_t i = 0; i < w->region_keys.count; i++) {
         const region_def *r = &w->regions[i];
-        OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, r->name, r->name, OTF2_UNDEFINED_STRING, r->role,
+        OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, r->name, r->canonical, OTF2_UNDEFINED_STRING, r->role,
                                          r->paradigm, OTF2_REGION_FLAG_NONE, r->file, r->begin_line,
                                          r->end_line);
     }

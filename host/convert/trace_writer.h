@@ -45,6 +45,13 @@ OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text);
 OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const char *name, const char *file,
                             uint32_t begin_line, uint32_t end_line);
 
+/**
+ * \brief Give a region a canonical name other than its name (OTF2's
+ *        `canonicalName`): the raw symbol of a kernel whose name was made
+ *        readable. A region interned again keeps the first one set.
+ */
+void ot_tw_region_canonical(ot_trace_writer *w, OTF2_RegionRef region, const char *canonical);
+
 /** \brief ot_tw_region with a role of its own, for the classes whose
  *         subkind refines the catalogue's role (DEVICE_WORK, DEVICE_SYNC). */
 OTF2_RegionRef ot_tw_region_with_role(ot_trace_writer *w, offtrace_event_class cls, OTF2_RegionRole role,
