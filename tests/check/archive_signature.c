@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "archive_signature.h"
+#include "otf2_each_location.h"
 
 #include <ctype.h>
 #include <otf2/otf2.h>
@@ -349,23 +350,28 @@ static OTF2_CallbackCode e_metric(EVENT_ARGS, OTF2_MetricRef metric, uint8_t n, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static uint64_t location_id(void *user, size_t i)
+{
+    return ((reader_state *)user)->locations[i].id;
+}
+
+static void begin_location(void *user, size_t i)
+{
+    reader_state *s = user;
+    s->current = &s->locations[i];
+    s->handled = 0;
+}
+
+/* events of any other type: one line, so that a new kind of event shows */
+static void location_read(void *user, size_t i, uint64_t read)
+{
+    reader_state *s = user;
+    if (read > s->handled)
+        add(&s->lines, read - s->handled, "%s / events of other types", s->current->role);
+}
+
 static int read_events(OTF2_Reader *reader, reader_state *s)
 {
-    for (size_t i = 0; i < s->location_count; i++)
-        OTF2_Reader_SelectLocation(reader, s->locations[i].id);
-    if (OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS) {
-        for (size_t i = 0; i < s->location_count; i++) {
-            OTF2_DefReader *d = OTF2_Reader_GetDefReader(reader, s->locations[i].id);
-            if (d) {
-                uint64_t n;
-                OTF2_Reader_ReadAllLocalDefinitions(reader, d, &n);
-                OTF2_Reader_CloseDefReader(reader, d);
-            }
-        }
-        OTF2_Reader_CloseDefFiles(reader);
-    }
-    if (OTF2_Reader_OpenEvtFiles(reader) != OTF2_SUCCESS)
-        return -1;
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
     if (!cb)
         return -1;
@@ -375,26 +381,10 @@ static int read_events(OTF2_Reader *reader, reader_state *s)
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, e_get);
     OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, e_complete);
     OTF2_EvtReaderCallbacks_SetMetricCallback(cb, e_metric);
-    int rc = 0;
-    for (size_t i = 0; i < s->location_count && rc == 0; i++) {
-        OTF2_EvtReader *e = OTF2_Reader_GetEvtReader(reader, s->locations[i].id);
-        if (!e) {
-            rc = -1;
-            break;
-        }
-        s->current = &s->locations[i];
-        s->handled = 0;
-        OTF2_Reader_RegisterEvtCallbacks(reader, e, cb, s);
-        uint64_t read = 0;
-        if (OTF2_Reader_ReadAllLocalEvents(reader, e, &read) != OTF2_SUCCESS)
-            rc = -1;
-        /* events of any other type: one line, so that a new kind of event shows */
-        else if (read > s->handled)
-            add(&s->lines, read - s->handled, "%s / events of other types", s->current->role);
-        OTF2_Reader_CloseEvtReader(reader, e);
-    }
+    otf2_each_location each = {.count = s->location_count, .id = location_id, .begin = begin_location,
+                               .end = location_read, .user = s};
+    int rc = otf2_read_each_location(reader, &each, cb);
     OTF2_EvtReaderCallbacks_Delete(cb);
-    OTF2_Reader_CloseEvtFiles(reader);
     return rc;
 }
 

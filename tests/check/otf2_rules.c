@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "otf2_rules.h"
+#include "otf2_each_location.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -1432,46 +1433,34 @@ static void check_programs(checker *c)
     }
 }
 
+static uint64_t location_id(void *user, size_t i)
+{
+    return ((checker *)user)->locs[i].id;
+}
+
+static void begin_location(void *user, size_t i)
+{
+    checker *c = user;
+    c->locs[i].min_time = UINT64_MAX;
+    c->current = &c->locs[i];
+}
+
+static void location_read(void *user, size_t i, uint64_t read)
+{
+    checker *c = user;
+    end_location(c, &c->locs[i], read);
+    c->report->events += read;
+}
+
 static int read_events(OTF2_Reader *reader, checker *c)
 {
-    for (size_t i = 0; i < c->loc_count; i++)
-        OTF2_Reader_SelectLocation(reader, c->locs[i].id);
-    /* local definitions hold the mappings of local ids to global ones, if there are any */
-    if (OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS) {
-        for (size_t i = 0; i < c->loc_count; i++) {
-            OTF2_DefReader *d = OTF2_Reader_GetDefReader(reader, c->locs[i].id);
-            if (d) {
-                uint64_t n;
-                OTF2_Reader_ReadAllLocalDefinitions(reader, d, &n);
-                OTF2_Reader_CloseDefReader(reader, d);
-            }
-        }
-        OTF2_Reader_CloseDefFiles(reader);
-    }
-    if (OTF2_Reader_OpenEvtFiles(reader) != OTF2_SUCCESS)
-        return -1;
     OTF2_EvtReaderCallbacks *cb = event_callbacks();
-    int rc = cb ? 0 : -1;
-    for (size_t i = 0; i < c->loc_count && rc == 0; i++) {
-        location *l = &c->locs[i];
-        OTF2_EvtReader *e = OTF2_Reader_GetEvtReader(reader, l->id);
-        if (!e) {
-            rc = -1;
-            break;
-        }
-        l->min_time = UINT64_MAX;
-        c->current = l;
-        OTF2_Reader_RegisterEvtCallbacks(reader, e, cb, c);
-        uint64_t read = 0;
-        if (OTF2_Reader_ReadAllLocalEvents(reader, e, &read) != OTF2_SUCCESS)
-            rc = -1;
-        else
-            end_location(c, l, read);
-        c->report->events += read;
-        OTF2_Reader_CloseEvtReader(reader, e);
-    }
+    if (!cb)
+        return -1;
+    otf2_each_location each = {.count = c->loc_count, .id = location_id, .begin = begin_location,
+                               .end = location_read, .user = c};
+    int rc = otf2_read_each_location(reader, &each, cb);
     OTF2_EvtReaderCallbacks_Delete(cb);
-    OTF2_Reader_CloseEvtFiles(reader);
     return rc;
 }
 
