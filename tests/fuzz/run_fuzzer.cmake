@@ -2,7 +2,7 @@
 # go to SCRATCH/new), then says how many inputs ran. Fails when the fuzzer
 # found anything: a crash, a sanitizer report (undefined behaviour
 # included), a leak, an input that took more than 10 s, a single allocation
-# past 512 MiB or memory past 2 GiB. The input that did it is left in
+# past MALLOC_LIMIT_MB (default 512 MiB) or memory past 2 GiB. The input that did it is left in
 # SCRATCH (crash-*, timeout-*, leak-*, oom-*); reproduce with
 #   FUZZER SCRATCH/crash-...
 cmake_minimum_required(VERSION 3.20)
@@ -11,6 +11,9 @@ foreach(v FUZZER SECONDS CORPUS DICT SUPPRESSIONS SCRATCH)
     message(FATAL_ERROR "run_fuzzer.cmake: ${v} not given")
   endif()
 endforeach()
+if(NOT DEFINED MALLOC_LIMIT_MB)
+  set(MALLOC_LIMIT_MB 512)
+endif()
 
 file(REMOVE_RECURSE ${SCRATCH})
 file(MAKE_DIRECTORY ${SCRATCH}/new ${SCRATCH}/tmp)
@@ -21,7 +24,7 @@ set(ENV{LSAN_OPTIONS} "suppressions=${SUPPRESSIONS}:print_suppressions=0")
 
 execute_process(
   COMMAND ${FUZZER} ${SCRATCH}/new ${CORPUS} -dict=${DICT} -max_total_time=${SECONDS} -timeout=10
-    -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix=${SCRATCH}/
+    -rss_limit_mb=2048 -malloc_limit_mb=${MALLOC_LIMIT_MB} -print_final_stats=1 -artifact_prefix=${SCRATCH}/
   RESULT_VARIABLE rc
   OUTPUT_FILE ${SCRATCH}/fuzz.log
   ERROR_FILE ${SCRATCH}/fuzz.log)
