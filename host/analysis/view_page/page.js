@@ -305,6 +305,18 @@
     }
     var fetchError = '';
 
+    /* Whether tile t has anything in [r0, r1): a child tile without it does not exist, no need to ask. */
+    function hasContent(t, r0, r1) {
+        var col = tileSpan(t.k) / TILE_PX, ts = t.i * tileSpan(t.k), n, x;
+        for (n = 0; n < (t.marks || []).length; n++) {
+            x = t.marks[n];
+            if (ts + (x[3] + 1) * col > r0 && ts + x[2] * col < r1) return true;
+        }
+        for (n = 0; n < (t.bars || []).length; n++) { x = t.bars[n]; if (x[3] >= r0 && x[2] < r1) return true; }
+        for (n = 0; n < (t.arrows || []).length; n++) { x = t.arrows[n]; if (Math.max(x[6], x[7]) >= r0 && x[5] < r1) return true; }
+        return false;
+    }
+
     /* What to draw for tile (k, i): the tile, else its nearest ancestor there is
      * (exact: the same bars; else coarser than the screen). In serve mode the
      * ancestor's missing child towards (k, i) is fetched. */
@@ -312,7 +324,10 @@
         for (var j = 0; j <= k; j++) {
             var key = (k - j) + '/' + Math.floor(i / Math.pow(2, j)), t = tiles[key];
             if (!t) continue;
-            if (j > 0 && !t.exact && data.serve) fetchTile(k - j + 1, Math.floor(i / Math.pow(2, j - 1)));
+            if (j > 0 && !t.exact && data.serve) {
+                var ci = Math.floor(i / Math.pow(2, j - 1));
+                if (hasContent(t, ci * tileSpan(k - j + 1), (ci + 1) * tileSpan(k - j + 1))) fetchTile(k - j + 1, ci);
+            }
             return {tile: t, coarse: j > 0 && !t.exact};
         }
         return null;
@@ -590,6 +605,8 @@
 
     function heading(f, span) {
         var zoom = D / span;
+        rangeLine.dataset.fromNs = Math.round(v0);
+        rangeLine.dataset.toNs = Math.round(v1);
         rangeLine.textContent = 'showing ' + fmtTime(v0, span / 1000) + ' \u2013 ' + fmtTime(v1, span / 1000) +
             ' (' + fmtDur(span) + ' of ' + fmtDur(D) + ', zoom \u00d7' +
             (zoom < 10 ? zoom.toFixed(2) : zoom < 1000 ? zoom.toFixed(1) : Math.round(zoom)) + ')';
