@@ -23,7 +23,8 @@ const CLASSES = [
 
 /* iterations: target regions on the host, each with a put, a kernel (device
  * threads: parallel > loop, barrier) and a get. Times in ns. */
-function makeRun(iterations, seed) {
+function makeRun(iterations, seed, threads) {
+    threads = threads || 2;
     let s = seed || 1;
     const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
     const regions = [
@@ -39,10 +40,10 @@ function makeRun(iterations, seed) {
         {name: 'rdma get', site: '', cat: CAT.D2H}];
     const rows = [
         {label: 'Master thread', group: 'host', kind: 'host thread', device: -1, levels: 3},
-        {label: 'kernel stream 0', group: 'device 0', kind: 'kernel stream', device: 0, levels: 1},
-        {label: 'device thread 0', group: 'device 0', kind: 'device thread', device: 0, levels: 2},
-        {label: 'device thread 1', group: 'device 0', kind: 'device thread', device: 0, levels: 2},
-        {label: 'RDMA', group: 'device 0', kind: 'RDMA', device: 0, levels: 1}];
+        {label: 'kernel stream 0', group: 'device 0', kind: 'kernel stream', device: 0, levels: 1}];
+    for (let n = 0; n < threads; n++) rows.push({label: 'device thread ' + n, group: 'device 0', kind: 'device thread', device: 0, levels: 2});
+    const rdma = rows.length;
+    rows.push({label: 'RDMA', group: 'device 0', kind: 'RDMA', device: 0, levels: 1});
     const pieces = [], transfers = [], memory = [];
     let id = 0, t = 1000;
     const add = (row, level, start, dur, region, bytes, parent) => {
@@ -56,11 +57,11 @@ function makeRun(iterations, seed) {
         const get = 250 + Math.floor(rnd() * 100);
         add(0, 2, t + 100, put, 2, 8192, 1);
         transfers.push({t0: t + 150, t1: t + 100 + put, bytes: 8192, to_device: 1});
-        add(4, 0, t + 150, put - 50, 8, 8192, -1);
+        add(rdma, 0, t + 150, put - 50, 8, 8192, -1);
         mem += 8192; memory.push([0, t + 150, mem]);
         const k0 = t + 200 + put;
         add(1, 0, k0, k, 4, 0, -1);
-        for (const dt of [2, 3]) {
+        for (let dt = 2; dt < rdma; dt++) {
             const p0 = k0 + 20, p1 = k0 + k - 20, l1 = p0 + Math.floor((p1 - p0) * (0.6 + 0.35 * rnd()));
             add(dt, 0, p0, p1 - p0, 5, 0, -1);
             add(dt, 1, p0 + 5, l1 - p0 - 5, 6, 0, 5);
@@ -69,7 +70,7 @@ function makeRun(iterations, seed) {
         const g0 = k0 + k + 100;
         add(0, 2, g0, get, 3, 8, 1);
         transfers.push({t0: g0 + 20, t1: g0 + get - 10, bytes: 8, to_device: 0});
-        add(4, 0, g0 + 20, get - 30, 9, 8, -1);
+        add(rdma, 0, g0 + 20, get - 30, 9, 8, -1);
         mem -= 8192; memory.push([0, g0 + get, mem]);
         t = g0 + get + 200;
         add(0, 1, tStart, t - tStart, 1, 0, 0);
@@ -78,14 +79,30 @@ function makeRun(iterations, seed) {
     add(0, 0, dataStart - 500, t - dataStart + 1000, 0, 0, -1);
     const duration = t + 2000;
     /* the target data region encloses: move it first so ids stay in start order is not needed */
-    return {rows, regions, pieces, transfers, memory, duration, events: pieces.length * 2 + transfers.length * 2};
+    return {rows, regions, pieces, transfers, memory, duration, rdma, events: pieces.length * 2 + transfers.length * 2};
+}
+
+/* The pieces that may overlap [s, e): the long ones, and the short ones by binary search on the start. */
+const LONG_NS = 1e6;
+function index(run) {
+    if (run.index) return run.index;
+    const short = run.pieces.filter((p) => p.b - p.a <= LONG_NS).sort((x, y) => x.a - y.a);
+    const long = run.pieces.filter((p) => p.b - p.a > LONG_NS);
+    return (run.index = {short, long});
+}
+function piecesIn(run, s, e) {
+    const {short, long} = index(run), out = long.filter((p) => p.b >= s && p.a < e);
+    let lo = 0, hi = short.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (short[m].a < s - LONG_NS) lo = m + 1; else hi = m; }
+    for (let n = lo; n < short.length && short[n].a < e; n++) if (short[n].b >= s) out.push(short[n]);
+    return out;
 }
 
 function bucket(run, k, i) {
     const D = run.duration, span = D / Math.pow(2, k), s = i * span, e = s + span, col = span / TILE_PX;
     const bars = [], marks = [], arrows = [], memory = [];
     const cells = new Map(); /* row/level -> array of {ns by cat, count, bytes, last} */
-    for (const p of run.pieces) {
+    for (const p of piecesIn(run, s, e)) {
         if (p.b < s || p.a >= e) continue;
         const ca = Math.max(p.a, s), cb = Math.min(p.b, e);
         if ((cb - ca) / col >= 1 || (p.b - p.a) / col >= 1) {
@@ -124,18 +141,23 @@ function bucket(run, k, i) {
         }
     }
     const flows = new Map();
-    for (const x of run.transfers) {
+    let t0i = 0, t0h = run.transfers.length;
+    while (t0i < t0h) { const m = (t0i + t0h) >> 1; if (run.transfers[m].t0 < s - LONG_NS) t0i = m + 1; else t0h = m; }
+    for (let n = t0i; n < run.transfers.length && run.transfers[n].t0 < e; n++) {
+        const x = run.transfers[n];
         if (x.t1 < s || x.t0 >= e) continue;
         const c = Math.max(0, Math.min(TILE_PX - 1, Math.floor((x.t0 - s) / col)));
         const key = x.to_device + '/' + Math.floor(c / ARROW_PX);
         let a = flows.get(key);
-        if (!a) flows.set(key, a = [0, 4, x.to_device, 0, 0, x.t0, x.t1, 0, 0]);
+        if (!a) flows.set(key, a = [0, run.rdma, x.to_device, 0, 0, x.t0, x.t1, 0, 0]);
         a[3]++; a[4] += x.bytes; a[7] = Math.max(a[7], x.t1); a[8] += x.t1 - x.t0;
     }
     for (const a of flows.values()) arrows.push(a);
-    let before = null;
+    let before = null, mi = 0, mh = run.memory.length;
+    while (mi < mh) { const m = (mi + mh) >> 1; if (run.memory[m][1] < s) mi = m + 1; else mh = m; }
+    if (mi > 0) before = run.memory[mi - 1];
     const perCol = new Map();
-    for (const m of run.memory) {
+    for (const m of run.memory.slice(mi)) {
         if (m[1] < s) { before = m; continue; }
         if (m[1] >= e) break;
         const c = Math.floor((m[1] - s) / col);
@@ -179,7 +201,7 @@ function makeData(run, opts) {
         format: 'offtrace-view', version: 1, title: opts.title || 'fixture', duration: run.duration,
         events: run.events, tile_px: TILE_PX, depth: 4, serve: !!opts.serve, complete: opts.serve ? true : complete,
         archive: '/tmp/' + (opts.title || 'fixture'), rows: run.rows, classes: CLASSES,
-        regions: run.regions, counters: [{name: 'device 0 memory in use', device: 0, row: 4, max: 8192}], tiles,
+        regions: run.regions, counters: [{name: 'device 0 memory in use', device: 0, row: run.rdma, max: 8192}], tiles,
     };
 }
 
@@ -194,4 +216,4 @@ function page(data) {
         '</script>\n<script>\n' + js + '</script>\n</body>\n</html>\n';
 }
 
-module.exports = {makeRun, makeData, bucket, page};
+module.exports = {makeRun, makeData, bucket, page, TILE_PX};

@@ -406,6 +406,8 @@
             ctx.fillRect(xOf(range[0]), 0, xOf(range[1]) - xOf(range[0]), bodyH);
         }
 
+        marksBatch = {};
+        barsBatch = {};
         var ft = frameTiles(k, v0, v1);
         var seen = {}, f = {k: k, bars: [], marks: [], arrows: [], memory: [], tiles: ft, coarse: false, missing: 0,
             labels: 0};
@@ -425,12 +427,10 @@
                 if (b <= a) return;
                 if (p.src.coarse) f.coarse = true;
                 var x0 = xOf(a), x1 = xOf(b), h = barH(row), y = levelY(row, m[1]) + h * (1 - MARK_SHARE);
-                ctx.globalAlpha = MARK_ALPHA[Math.max(1, Math.min(4, m[5])) - 1];
-                ctx.fillStyle = (data.classes[m[4]] || {}).colour || '#bab0ac';
-                ctx.fillRect(x0, y, Math.max(x1 - x0, 1), h * MARK_SHARE);
+                batch(((data.classes[m[4]] || {}).colour || '#bab0ac') + '/' + Math.max(1, Math.min(4, m[5])),
+                    x0, y, Math.max(x1 - x0, 1), h * MARK_SHARE);
                 f.marks.push({x0: x0, x1: Math.max(x1, x0 + 1), y0: y, y1: y + h * MARK_SHARE, m: m, tile: t});
             });
-            ctx.globalAlpha = 1;
             (t.bars || []).forEach(function (b) {
                 var row = b[0];
                 if (rowY[row] === undefined || b[1] >= levelsOf(data.rows[row])) return;
@@ -442,8 +442,7 @@
                 if (x1 < 0 || x0 > W) return;
                 var cx0 = Math.max(x0, -1), cx1 = Math.min(x1, W + 1), w = cx1 - cx0;
                 var y = levelY(row, b[1]), h = barH(row), colour = colourOf(b[6]);
-                ctx.fillStyle = colour;
-                ctx.fillRect(cx0, y, Math.max(w >= 3 ? w - 0.75 : w, 1), h);
+                batch(colour + '/4', cx0, y, Math.max(w >= 3 ? w - 0.75 : w, 1), h, true);
                 f.bars.push({x0: cx0, x1: Math.max(cx1, cx0 + 1), y0: y, y1: y + h, b: b});
                 if (w >= MIN_LABEL_PX) {
                     var vis0 = Math.max(cx0, 0), vis1 = Math.min(cx1, W), room = vis1 - vis0 - 6;
@@ -480,6 +479,8 @@
             });
             Object.keys(before).forEach(function (c) { f.memory.push({s: before[c], lo: p.r0, hi: p.r1}); });
         });
+        flush(marksBatch);
+        flush(barsBatch);
         drawMemory(f, W);
         ctx.lineCap = 'round';
         f.arrows.forEach(function (it) {
@@ -492,6 +493,25 @@
         frame = f;
         lastMs = performance.now() - started;
         heading(f, span);
+    }
+
+    /* Rectangles are gathered by colour and opacity and filled one path per
+     * style: switching the fill style per rectangle costs more than drawing it. */
+    var marksBatch = {}, barsBatch = {};
+    function batch(style, x, y, w, h, isBar) {
+        var b = isBar ? barsBatch : marksBatch;
+        (b[style] = b[style] || []).push(x, y, w, h);
+    }
+    function flush(b) {
+        Object.keys(b).forEach(function (style) {
+            var r = b[style], cut = style.lastIndexOf('/');
+            ctx.fillStyle = style.slice(0, cut);
+            ctx.globalAlpha = MARK_ALPHA[Number(style.slice(cut + 1)) - 1];
+            ctx.beginPath();
+            for (var n = 0; n < r.length; n += 4) ctx.rect(r[n], r[n + 1], r[n + 2], r[n + 3]);
+            ctx.fill();
+        });
+        ctx.globalAlpha = 1;
     }
 
     /* Name, then the duration if there is room; shortened with an ellipsis when the name does not fit. */
