@@ -33,8 +33,12 @@ void ot_view_free(ot_view *v)
             free(v->rows[i].level[l].cells);
         }
     }
-    for (size_t i = 0; i < v->nregions; i++)
+    for (size_t i = 0; i < v->nregions; i++) {
         free(v->region_names[i]);
+        if (v->region_sites)
+            free(v->region_sites[i]);
+    }
+    free(v->region_sites);
     for (size_t i = 0; i < v->nflows; i++)
         free(v->flows[i].cells);
     free(v->rows);

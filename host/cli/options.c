@@ -38,11 +38,13 @@ static const ot_cli_verb_info verbs[] = {
      ot_cmd_report, 1},
 #endif
 #ifdef OFFTRACE_HAVE_VIEW
-    {OT_VERB_VIEW, "view", "draw the timeline as SVG or interactive HTML", "DIR [-o FILE.svg|FILE.html]",
+    {OT_VERB_VIEW, "view", "draw the timeline as a zoomable HTML page or an SVG picture",
+     "DIR [-o FILE.html|FILE.svg] | DIR --serve",
      "Draws the timeline of the archive in DIR: host threads, device streams, device threads and RDMA\n"
      "rows, regions as coloured bars, transfers as arrows, a time axis and a legend. The name of -o\n"
-     "chooses the format: .svg is a static picture; .html adds zoom (wheel, drag) and tooltips, with\n"
-     "nothing external. Without -o it writes DIR.html next to DIR.",
+     "chooses the format: .html is a self-contained page that zooms from the whole run down to single\n"
+     "regions (as deep as --max-size allows); .svg is a static picture. Without -o it writes DIR.html\n"
+     "next to DIR. --serve serves the page with all detail on 127.0.0.1 until Ctrl-C.",
      ot_cmd_view, 1},
 #endif
 #ifdef OFFTRACE_HAVE_EXPORT
@@ -154,6 +156,13 @@ static const option options[] = {
     {.id = OT_OPT_DEPTH, .verbs = OT_VERB_VIEW, .long_name = "depth", .kind = COUNT, .arg = "N",
      .help = "nesting levels per row; the last shows the innermost region", .min = 1, .max = OT_VIEW_MAX_DEPTH,
      .fallback = OT_VIEW_DEFAULT_DEPTH},
+    {.id = OT_OPT_MAX_SIZE, .verbs = OT_VERB_VIEW, .long_name = "max-size", .kind = SIZE, .arg = "SIZE",
+     .help = "the HTML page's size at most; detail past it needs --serve", .min = 1u << 20, .max = 1ull << 32,
+     .fallback = OT_VIEW_DEFAULT_PAGE_BUDGET},
+    {.id = OT_OPT_SERVE, .verbs = OT_VERB_VIEW, .long_name = "serve", .kind = SWITCH,
+     .help = "serve the page with all detail on 127.0.0.1 (no file) until Ctrl-C"},
+    {.id = OT_OPT_PORT, .verbs = OT_VERB_VIEW, .long_name = "port", .kind = COUNT, .arg = "N",
+     .help = "--serve's port; 0: any free one", .min = 0, .max = 65535, .fallback = OT_VIEW_DEFAULT_PORT},
 #endif
     {.id = OT_OPT_FORMAT, .verbs = OT_VERB_EXPORT, .long_name = "format", .kind = CHOICE, .arg = "FORMAT",
      .help = "chrome: Chrome trace-event JSON for Perfetto and chrome://tracing", .choices = export_formats,
