@@ -86,6 +86,7 @@ async function openPage(browser, url, errors, viewport) {
     const page = await browser.newPage({viewport: viewport || {width: 1500, height: 900}});
     page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
     page.on('pageerror', (e) => errors.push('page error: ' + e.message));
+    page.on('response', (r) => { if (r.status() >= 400) errors.push('HTTP ' + r.status() + ' for ' + r.url()); });
     await page.goto(url);
     await page.waitForSelector('#ot-status');
     return page;

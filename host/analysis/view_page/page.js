@@ -243,6 +243,7 @@
     /* ---- the visible range ---- */
 
     var v0 = 0, v1 = D, plotW = 800, dpr = 1;
+    if (data.open && data.open[1] > data.open[0]) { v0 = data.open[0]; v1 = Math.min(D, data.open[1]); }
 
     function clampView() {
         var span = v1 - v0;
@@ -282,10 +283,18 @@
     /* ---- tiles ---- */
 
     function tileSpan(k) { return D / Math.pow(2, k); }
+    /* Start of tile (k, i) as C computes it, floor(i * D / 2^k), exactly (BigInt where doubles would round). */
+    function tileBound(k, i) {
+        if (i * D < 9007199254740992) return Math.floor(i * D / Math.pow(2, k));
+        return Number((BigInt(i) * BigInt(D)) >> BigInt(k));
+    }
+    /* A tile's own window and column width: from its t0/t1 (format additions), else computed. */
+    function tileStart(t) { return t.t0 !== undefined ? t.t0 : tileBound(t.k, t.i); }
+    function tileCol(t) { return ((t.t1 !== undefined ? t.t1 : tileBound(t.k, t.i + 1)) - tileStart(t)) / TILE_PX; }
     /* The coarsest level whose column is at most one screen pixel. */
     function levelFor() {
         var k = Math.ceil(Math.log2(D * plotW / (TILE_PX * (v1 - v0))) - 1e-9);
-        return Math.max(0, Math.min(60, k));
+        return Math.max(0, Math.min(data.max_level !== undefined ? data.max_level : 60, k));
     }
     function fetchTile(k, i) {
         var key = k + '/' + i;
@@ -307,13 +316,17 @@
 
     /* Whether tile t has anything in [r0, r1): a child tile without it does not exist, no need to ask. */
     function hasContent(t, r0, r1) {
-        var col = tileSpan(t.k) / TILE_PX, ts = t.i * tileSpan(t.k), n, x;
+        var col = tileCol(t), ts = tileStart(t), n, x;
         for (n = 0; n < (t.marks || []).length; n++) {
             x = t.marks[n];
             if (ts + (x[3] + 1) * col > r0 && ts + x[2] * col < r1) return true;
         }
         for (n = 0; n < (t.bars || []).length; n++) { x = t.bars[n]; if (x[3] >= r0 && x[2] < r1) return true; }
         for (n = 0; n < (t.arrows || []).length; n++) { x = t.arrows[n]; if (Math.max(x[6], x[7]) >= r0 && x[5] < r1) return true; }
+        for (n = 0; n < (t.memory || []).length; n++) {
+            x = t.memory[n];   /* the value in force at the tile's start alone is not content */
+            if (x[1] >= r0 && x[1] < r1 && !(n === 0 && x[1] === ts)) return true;
+        }
         return false;
     }
 
@@ -326,7 +339,7 @@
             if (!t) continue;
             if (j > 0 && !t.exact && data.serve) {
                 var ci = Math.floor(i / Math.pow(2, j - 1));
-                if (hasContent(t, ci * tileSpan(k - j + 1), (ci + 1) * tileSpan(k - j + 1))) fetchTile(k - j + 1, ci);
+                if (hasContent(t, tileBound(k - j + 1, ci), tileBound(k - j + 1, ci + 1))) fetchTile(k - j + 1, ci);
             }
             return {tile: t, coarse: j > 0 && !t.exact};
         }
@@ -363,10 +376,15 @@
     function frameTiles(k, t0, t1) {
         var span = tileSpan(k), n = Math.pow(2, k);
         var first = Math.max(0, Math.floor(t0 / span)), last = Math.min(n - 1, Math.floor(t1 / span));
+        while (first > 0 && tileBound(k, first) > t0) first--;
+        while (last < n - 1 && tileBound(k, last + 1) <= t1) last++;
         var out = [];
+        /* arrows are only in the tile where they were issued: the one left of the view has those that
+         * end inside it */
+        if (first > 0) out.push({k: k, i: first - 1, r0: tileBound(k, first - 1), r1: tileBound(k, first),
+            src: source(k, first - 1), arrowsOnly: true});
         for (var i = first; i <= last; i++) {
-            var s = source(k, i);
-            out.push({k: k, i: i, r0: i * span, r1: (i + 1) * span, src: s});
+            out.push({k: k, i: i, r0: tileBound(k, i), r1: i === n - 1 ? D + 1 : tileBound(k, i + 1), src: source(k, i)});
         }
         return out;
     }
@@ -412,15 +430,13 @@
         var seen = {}, f = {k: k, bars: [], marks: [], arrows: [], memory: [], tiles: ft, coarse: false, missing: 0,
             labels: 0};
         var frag = document.createDocumentFragment();
-        var usedSrc = {};
         ft.forEach(function (p) {
             if (!p.src) { f.missing++; return; }
-            var t = p.src.tile, tkey = t.k + '/' + t.i;
-            usedSrc[tkey] = true;
+            var t = p.src.tile;
             var lo = Math.max(p.r0, v0), hi = Math.min(p.r1, v1);
-            var col = tileSpan(t.k) / TILE_PX, tstart = t.i * tileSpan(t.k);
+            var col = tileCol(t), tstart = tileStart(t);
             /* merged marks first, under the bars; clipped to the part this tile stands for */
-            (t.marks || []).forEach(function (m) {
+            (p.arrowsOnly ? [] : t.marks || []).forEach(function (m) {
                 var row = m[0];
                 if (rowY[row] === undefined || m[1] >= levelsOf(data.rows[row])) return;
                 var a = Math.max(tstart + m[2] * col, lo), b = Math.min(tstart + (m[3] + 1) * col, hi);
@@ -431,7 +447,7 @@
                     x0, y, Math.max(x1 - x0, 1), h * MARK_SHARE);
                 f.marks.push({x0: x0, x1: Math.max(x1, x0 + 1), y0: y, y1: y + h * MARK_SHARE, m: m, tile: t});
             });
-            (t.bars || []).forEach(function (b) {
+            (p.arrowsOnly ? [] : t.bars || []).forEach(function (b) {
                 var row = b[0];
                 if (rowY[row] === undefined || b[1] >= levelsOf(data.rows[row])) return;
                 if (b[3] < lo || b[2] > hi) return;
@@ -473,7 +489,7 @@
             });
             /* memory: the samples inside the piece, and the value in force at its start */
             var before = {};
-            (t.memory || []).forEach(function (s) {
+            (p.arrowsOnly ? [] : t.memory || []).forEach(function (s) {
                 if (s[1] < p.r0) { before[s[0]] = s; return; }
                 if (s[1] < p.r1) f.memory.push({s: s, lo: p.r0, hi: p.r1});
             });
@@ -761,7 +777,7 @@
         });
     }
     function showMark(m, tile) {
-        var col = tileSpan(tile.k) / TILE_PX, t0 = tile.i * tileSpan(tile.k) + m[2] * col;
+        var col = tileCol(tile), t0 = tileStart(tile) + m[2] * col;
         var put = panelStart(plural(m[6], 'region') + ' merged');
         put('row', rowName(m[0]) + ', level ' + (m[1] + 1));
         put('time', fmtTime(t0, col) + ' \u2013 ' + fmtTime(t0 + (m[3] - m[2] + 1) * col, col));
@@ -789,7 +805,7 @@
         var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, seen = {};
         frame.tiles.forEach(function (p) {
             if (!p.src) return;
-            var t = p.src.tile, col = tileSpan(t.k) / TILE_PX, ts = t.i * tileSpan(t.k);
+            var t = p.src.tile, col = tileCol(t), ts = tileStart(t);
             var lo = Math.max(p.r0, t0), hi = Math.min(p.r1, t1);
             if (hi <= lo) return;
             (t.bars || []).forEach(function (b) {
