@@ -159,6 +159,10 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    /* started in the background of a script, SIGINT comes ignored, and an
+     * ignored signal never reaches sigwait */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, &s,
                                             MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
     if (!d) {
