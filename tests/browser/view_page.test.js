@@ -151,12 +151,20 @@ async function realArchive(browser, dir) {
     const row = await rowBox(page, kernel.location);
     if (!row) fatal('a row for ' + kernel.location);
     const mid = kernel.start + kernel.dur / 2;
-    const labelOf = () => page.$$eval('.ot-bar-label', (ls, name) => {
-        const l = ls.find((e) => e.textContent.startsWith(name));
-        if (!l) return null;
-        const b = l.getBoundingClientRect();
-        return {text: l.textContent, x: b.left + Math.min(b.width, 40) / 2, y: b.top + b.height / 2};
-    }, name);
+    /* the label of that instance: on its row, over its middle */
+    const labelOf = async () => {
+        const [from, to] = await visible(page), box = await plotBox(page);
+        const x = box.x + (mid - from) / (to - from) * box.w;
+        return page.$$eval('.ot-bar-label', (ls, [name, x, y]) => {
+            const l = ls.find((e) => {
+                const b = e.getBoundingClientRect();
+                return e.textContent.startsWith(name) && b.left - 4 <= x && x <= b.right + 4 && Math.abs(b.top + b.height / 2 - y) < 40;
+            });
+            if (!l) return null;
+            const b = l.getBoundingClientRect();
+            return {text: l.textContent, x: b.left + Math.min(b.width, 40) / 2, y: b.top + b.height / 2};
+        }, [name, x, row.y]);
+    };
     const before = await visible(page);
     const steps = await zoomTo(page, mid, row.y, async () => {
         const l = await labelOf();
