@@ -182,12 +182,19 @@ async function realArchive(browser, dir) {
     if (label) {
         await page.mouse.click(label.x, label.y);
         await settle(page);
-        const panel = await page.textContent('#ot-panel');
-        ok(panel.includes(name), 'the details panel names the kernel', panel);
-        ok(panel.includes(site), 'the details panel gives its site ' + site, panel);
-        ok(panel.includes('(' + kernel.dur + ' ns)'), 'the details panel gives its exact duration ' + kernel.dur + ' ns',
-            panel);
-        ok(panel.includes(kernel.location), 'the details panel gives its row', panel);
+        const panel = await page.$eval('#ot-panel', (p) => {
+            const facts = {title: (p.querySelector('h2') || {}).textContent};
+            p.querySelectorAll('dt').forEach((dt) => { facts[dt.textContent] = dt.nextElementSibling.textContent; });
+            return facts;
+        });
+        const shown = JSON.stringify(panel);
+        ok(panel.title === name, 'the details panel names the kernel', shown);
+        ok(panel.site === site, 'the details panel gives its site ' + site, shown);
+        ok((panel.duration || '').endsWith('(' + kernel.dur + ' ns)'), 'the details panel gives its exact duration ' +
+            kernel.dur + ' ns', shown);
+        ok((panel.start || '').includes('(' + kernel.start + ' ns)'), 'the details panel gives its start ' + kernel.start +
+            ' ns from the trace start', shown);
+        ok((panel.row || '').startsWith(kernel.location), 'the details panel gives its row', shown);
     }
 
     /* keyboard: 0 resets, + zooms, arrows pan */

@@ -20,6 +20,15 @@
 (function () {
     'use strict';
 
+    /* An icon of its own, so that a browser does not ask the server for /favicon.ico (a 404 there is a
+     * console error); the writer's <head> may already have one. */
+    if (!document.querySelector('link[rel~="icon"]')) {
+        var icon = document.createElement('link');
+        icon.rel = 'icon';
+        icon.href = 'data:,';
+        document.head.appendChild(icon);
+    }
+
     var data = JSON.parse(document.getElementById('ot-data').textContent);
     var app = document.getElementById('ot-app');
 
@@ -30,7 +39,7 @@
     var MIN_SPAN_NS = 50;          /* deepest zoom: 50 ns across the plot */
     var MARK_ALPHA = [0.45, 0.6, 0.8, 1];
     var ARROW_COLOUR = ['#c4650a', '#b8282b'];  /* device->host, host->device (view_classes.c) */
-    var CAT_H2D = 4, CAT_D2H = 5;  /* ot_view_cat order */
+    var CAT_TARGET = 0, CAT_KERNEL = 3, CAT_H2D = 4, CAT_D2H = 5;  /* ot_view_cat order */
     var MAX_FETCHES = 8;
 
     var D = Math.max(1, data.duration), TILE_PX = data.tile_px || 1024;
@@ -744,6 +753,22 @@
             put('bytes', fmtBytes(b[7]) + ' (' + b[7] + ')');
             put('bandwidth', fmtRate(b[7], b[5]));
             put('note', transferNote(b[7], b[5], b[0]));
+        }
+        if (r.cat === CAT_TARGET) {   /* a target construct: the kernels it launched */
+            var seenK = {};
+            tileBars().forEach(function (k) {
+                if (catOf(k[6]) !== CAT_KERNEL || k[4] < b[4] || k[4] > b[4] + b[5] || seenK[k[8]]) return;
+                seenK[k[8]] = true;
+                put('kernel', nameOf(k[6]) + ' on ' + rowName(k[0]) + ', ' + fmtExact(k[5]));
+            });
+        }
+        if (r.cat === CAT_KERNEL) {   /* a kernel: the target construct that launched it */
+            var seenT = {};
+            tileBars().forEach(function (c) {
+                if (catOf(c[6]) !== CAT_TARGET || c[4] > b[4] || c[4] + c[5] < b[4] || seenT[c[8]]) return;
+                seenT[c[8]] = true;
+                put('launched by', nameOf(c[6]) + ' on ' + rowName(c[0]) + ', ' + fmtExact(c[5]));
+            });
         }
         var arrows = arrowsOfBar(b, tileArrows());
         if (arrows.length) {
