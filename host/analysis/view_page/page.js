@@ -159,6 +159,7 @@
     var tip = add(document.body, 'div', 'ot-tip');
     tip.id = 'ot-tip';
     var ctx = canvas.getContext('2d');
+    var labelFont = '11px ' + getComputedStyle(body).fontFamily;   /* as .ot-bar-label, to measure labels */
 
     /* ---- legend ---- */
 
@@ -421,7 +422,7 @@
         var W = plotW, span = v1 - v0, k = levelFor();
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         ctx.clearRect(0, 0, W, bodyH);
-        ctx.font = '11px ' + getComputedStyle(body).fontFamily;
+        ctx.font = labelFont;
         var ticks = drawAxis(W);
         ctx.strokeStyle = '#ececec';
         ctx.lineWidth = 1;
@@ -656,7 +657,7 @@
             ' (' + fmtDur(span) + ' of ' + fmtDur(D) + ', zoom \u00d7' +
             (zoom < 10 ? zoom.toFixed(2) : zoom < 1000 ? zoom.toFixed(1) : Math.round(zoom)) + ')';
         var srcs = {};
-        f.tiles.forEach(function (p) { if (p.src) srcs[p.src.tile.k + '/' + p.src.tile.i] = true; });
+        f.tiles.forEach(function (p) { if (p.src && !p.arrowsOnly) srcs[p.src.tile.k + '/' + p.src.tile.i] = true; });
         statusLine.textContent = 'level ' + f.k + ', ' + plural(Object.keys(srcs).length, 'tile') + ': ' +
             plural(f.bars.length, 'bar') + ', ' + plural(f.marks.length, 'merged mark') + ', ' +
             plural(f.arrows.filter(function (a) { return a.shown; }).length, 'arrow') + ' drawn in ' +
@@ -829,7 +830,7 @@
         range = [t0, t1];
         var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, seen = {};
         frame.tiles.forEach(function (p) {
-            if (!p.src) return;
+            if (!p.src || p.arrowsOnly) return;
             var t = p.src.tile, col = tileCol(t), ts = tileStart(t);
             var lo = Math.max(p.r0, t0), hi = Math.min(p.r1, t1);
             if (hi <= lo) return;
