@@ -824,11 +824,17 @@
         put('highest in the run', fmtBytes(c.max || 0));
     }
 
-    /* Statistics of [t0, t1] over the rows shown, from the level drawn: bars by
-     * their overlap, merged marks by the share of their columns inside. */
+    /* Statistics of [t0, t1] over the rows shown, from the level drawn. Time per class is self time:
+     * a region's time in the range less what the regions nested in it (the level below, on its row)
+     * cover, so that nesting is not counted twice; merged marks count by the share of their columns
+     * inside the range and split between classes as their top classes say. */
     function showRange(t0, t1) {
         range = [t0, t1];
-        var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, seen = {};
+        var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, seen = {}, levels = {};
+        function item(row, level, it) {
+            var key = row + '/' + level;
+            (levels[key] = levels[key] || []).push(it);
+        }
         frame.tiles.forEach(function (p) {
             if (!p.src || p.arrowsOnly) return;
             var t = p.src.tile, col = tileCol(t), ts = tileStart(t);
@@ -836,26 +842,47 @@
             if (hi <= lo) return;
             (t.bars || []).forEach(function (b) {
                 if (rowY[b[0]] === undefined || seen[b[8] + '/' + b[2]]) return;
-                var ov = Math.min(b[3], t1) - Math.max(b[2], t0);
-                if (ov <= 0) return;
+                var a = Math.max(b[2], t0), e = Math.min(b[3], t1);
+                if (e <= a) return;
                 seen[b[8] + '/' + b[2]] = true;
-                var c = catOf(b[6]);
-                byCat[c] = (byCat[c] || 0) + ov;
+                var cats = {};
+                cats[catOf(b[6])] = 1;
+                item(b[0], b[1], {a: a, b: e, time: e - a, cats: cats});
                 if (b[4] >= t0 && b[4] < t1) regions[b[8]] = true;
             });
             (t.marks || []).forEach(function (m) {
                 if (rowY[m[0]] === undefined) return;
-                var a = ts + m[2] * col, b = ts + (m[3] + 1) * col, ov = Math.min(b, hi) - Math.max(a, lo);
-                if (ov <= 0) return;
-                var share = ov / (b - a), rest = m[7];
-                (m[9] || []).forEach(function (c) { byCat[c[0]] = (byCat[c[0]] || 0) + c[1] * share; rest -= c[1]; });
-                if (rest > 0) byCat[m[4]] = (byCat[m[4]] || 0) + rest * share;
+                var ma = ts + m[2] * col, mb = ts + (m[3] + 1) * col, a = Math.max(ma, lo), e = Math.min(mb, hi);
+                if (e <= a) return;
+                var share = (e - a) / (mb - ma), rest = m[7], cats = {};
+                (m[9] || []).forEach(function (c) { cats[c[0]] = (cats[c[0]] || 0) + c[1] / Math.max(m[7], 1); rest -= c[1]; });
+                if (rest > 0) cats[m[4]] = (cats[m[4]] || 0) + rest / Math.max(m[7], 1);
+                item(m[0], m[1], {a: a, b: e, time: m[7] * share, cats: cats});
                 approx += m[6] * share;
             });
             (t.arrows || []).forEach(function (a) {
                 if (a[5] < lo || a[5] >= hi || rowY[a[0]] === undefined) return;
                 transfers += a[3];
                 bytes += a[4];
+            });
+        });
+        Object.keys(levels).forEach(function (key) { levels[key].sort(function (p, q) { return p.a - q.a; }); });
+        /* time of the items of one sub-row inside [a, b) (a mark's by the share of it inside) */
+        function covered(list, a, b) {
+            if (!list) return 0;
+            var lo = 0, hi = list.length, sum = 0;
+            while (lo < hi) { var mid = (lo + hi) >> 1; if (list[mid].b <= a) lo = mid + 1; else hi = mid; }
+            for (var n = lo; n < list.length && list[n].a < b; n++) {
+                var it = list[n], ov = Math.min(it.b, b) - Math.max(it.a, a);
+                if (ov > 0) sum += it.time * ov / Math.max(it.b - it.a, 1e-9);
+            }
+            return sum;
+        }
+        Object.keys(levels).forEach(function (key) {
+            var parts = key.split('/'), below = levels[parts[0] + '/' + (Number(parts[1]) + 1)];
+            levels[key].forEach(function (it) {
+                var self = Math.max(0, it.time - covered(below, it.a, it.b));
+                for (var c in it.cats) byCat[c] = (byCat[c] || 0) + self * it.cats[c];
             });
         });
         var nRegions = Object.keys(regions).length + Math.round(approx);
@@ -868,7 +895,7 @@
         var table = add(panel, 'table', 'ot-stats');
         var hr = add(table, 'tr');
         add(hr, 'th', '', 'class');
-        add(hr, 'th', '', 'time');
+        add(hr, 'th', '', 'self time');
         add(hr, 'th', '', 'of the range');
         Object.keys(byCat).map(Number).sort(function (p, q) { return byCat[q] - byCat[p]; }).forEach(function (c) {
             var tr = add(table, 'tr'), cls = data.classes[c] || {name: 'class ' + c, colour: '#bab0ac'};
@@ -878,9 +905,10 @@
             add(tr, 'td', 'ot-num', fmtDur(byCat[c]));
             add(tr, 'td', 'ot-num', (100 * byCat[c] / (t1 - t0)).toFixed(1) + ' %');
         });
-        add(panel, 'p', 'ot-small', 'Summed over the ' + plural(rowY.filter(function (y) { return y !== undefined; }).length,
-            'row') + ' shown (a class can exceed 100 % when several rows run it), from the level drawn: ' +
-            'regions narrower than a pixel count by their merged marks. Esc clears the range.');
+        add(panel, 'p', 'ot-small', 'Self time (less what nested regions cover), summed over the ' +
+            plural(rowY.filter(function (y) { return y !== undefined; }).length, 'row') + ' shown, so a class can ' +
+            'exceed 100 % when several rows run it. From the level drawn: regions narrower than a pixel count by ' +
+            'their merged marks. Esc clears the range.');
         later();
     }
 
