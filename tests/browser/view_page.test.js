@@ -268,6 +268,21 @@ async function realArchive(browser, dir) {
     ok(rows2.length === rows0.length, '"show all rows" brings it back');
     ok(await page.$$eval('.ot-counter', (r) => r.length) > 0, 'a device-memory track is drawn');
 
+    /* one row left: its self times per class add up to at most the range (nesting not counted twice) */
+    for (;;) {
+        const others = await page.$$('.ot-row:not(:has-text("Master thread")) .ot-hide');
+        if (!others.length) break;
+        await others[0].click();
+    }
+    await settle(page);
+    await rangeTransfers(box.x + box.w + 30);
+    const shares = await page.$$eval('.ot-stats td.ot-num:last-child', (td) => td.map((e) => parseFloat(e.textContent)));
+    const total = shares.reduce((a, b) => a + b, 0);
+    ok(shares.length > 0 && total <= 100.5 && total > 50, 'on the master thread alone the classes\' self times ' +
+        'cover at most the range', shares.join(' + ') + ' = ' + total);
+    await page.click('#ot-showall');
+    await settle(page);
+
     /* resize: the layout follows */
     for (const w of [900, 1900]) {
         await page.setViewportSize({width: w, height: 800});
