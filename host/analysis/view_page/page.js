@@ -373,7 +373,19 @@
         return c ? c.colour : '#bab0ac';
     }
     function catOf(region) { var r = data.regions[region]; return r ? r.cat : data.classes.length - 1; }
-    function nameOf(region) { var r = data.regions[region]; return r ? r.name : 'region ' + region; }
+    /* A region's name and where it is in the source, for the panel's lines about other regions. */
+    function nameAt(region) {
+        var r = data.regions[region];
+        return nameOf(region) + (r && r.site ? ' (' + r.site + ')' : '');
+    }
+    /* A region's name without the " @file:line" the archive's names may end in: the site is shown apart. */
+    function nameOf(region) {
+        var r = data.regions[region];
+        if (!r) return 'region ' + region;
+        var tail = r.site ? ' @' + r.site : '';
+        return tail && r.name.length > tail.length && r.name.slice(-tail.length) === tail ?
+            r.name.slice(0, -tail.length) : r.name;
+    }
     function dark(hex) {
         var v = parseInt(hex.slice(1), 16), r = v >> 16, g = (v >> 8) & 255, b = v & 255;
         return 0.299 * r + 0.587 * g + 0.114 * b < 150;
@@ -745,7 +757,7 @@
         put('class', cls.name);
         put('site', r.site || 'unknown');
         put('row', rowName(b[0]) + ', level ' + (b[1] + 1));
-        put('inside', b[9] >= 0 ? nameOf(b[9]) : 'nothing (outermost)');
+        put('inside', b[9] >= 0 ? nameAt(b[9]) : 'nothing (outermost)');
         put('start', fmtTime(b[4], 1) + ' from the trace start (' + Math.round(b[4]) + ' ns)');
         put('duration', fmtExact(b[5]));
         if (b[2] !== b[4] || b[3] !== b[4] + b[5]) put('this piece', fmtTime(b[2], 1) + ' \u2013 ' + fmtTime(b[3], 1) +
@@ -760,7 +772,7 @@
             tileBars().forEach(function (k) {
                 if (catOf(k[6]) !== CAT_KERNEL || k[4] < b[4] || k[4] > b[4] + b[5] || seenK[k[8]]) return;
                 seenK[k[8]] = true;
-                put('kernel', nameOf(k[6]) + ' on ' + rowName(k[0]) + ', ' + fmtExact(k[5]));
+                put('kernel', nameAt(k[6]) + ' on ' + rowName(k[0]) + ', ' + fmtExact(k[5]));
             });
         }
         if (r.cat === CAT_KERNEL) {   /* a kernel: the target construct that launched it */
@@ -768,7 +780,7 @@
             tileBars().forEach(function (c) {
                 if (catOf(c[6]) !== CAT_TARGET || c[4] > b[4] || c[4] + c[5] < b[4] || seenT[c[8]]) return;
                 seenT[c[8]] = true;
-                put('launched by', nameOf(c[6]) + ' on ' + rowName(c[0]) + ', ' + fmtExact(c[5]));
+                put('launched by', nameAt(c[6]) + ' on ' + rowName(c[0]) + ', ' + fmtExact(c[5]));
             });
         }
         var arrows = arrowsOfBar(b, tileArrows());
@@ -799,7 +811,7 @@
         ops.forEach(function (b) {
             if (done[b[8]]) return;
             done[b[8]] = true;
-            put('data op', nameOf(b[6]) + ' on ' + rowName(b[0]) + ', ' + fmtDur(b[5]) + ' from ' + fmtTime(b[4], 1));
+            put('data op', nameAt(b[6]) + ' on ' + rowName(b[0]) + ', ' + fmtDur(b[5]) + ' from ' + fmtTime(b[4], 1));
         });
     }
     function showMark(m, tile) {
