@@ -353,6 +353,7 @@
             }
             return {tile: t, coarse: j > 0 && !t.exact};
         }
+        if (data.serve) fetchTile(0, 0);
         return null;
     }
 
@@ -682,6 +683,8 @@
                 'separate regions).' : 'Detail here is coarser than the screen: merged marks stand for regions this ' +
                 'file has no room to draw one by one. "offtrace view ' + data.archive + ' --serve" draws them.';
         }
+        if (f.missing && !nPending && !data.serve) msg += 'This file holds nothing for part of this range; ' +
+            '"offtrace view ' + data.archive + ' --serve" has it. ';
         if (fetchError) msg += ' Could not fetch a tile: ' + fetchError;
         note.textContent = msg;
         note.style.display = msg ? '' : 'none';
