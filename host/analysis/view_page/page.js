@@ -239,7 +239,7 @@
                 x.type = 'button';
                 x.title = 'hide this track';
                 x.addEventListener('click', function () { hidden['c' + ci] = true; relayout(); });
-                add(lab, 'span', 'ot-row-name', c.name);
+                add(lab, 'span', 'ot-row-name', c.name).title = c.name + ', at most ' + fmtBytes(c.max || 0) + ' in the run';
                 add(lab, 'span', 'ot-counter-max', 'up to ' + fmtBytes(c.max || 0));
                 y += COUNTER_H + ROW_GAP;
             });
