@@ -5,7 +5,8 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="cmake make pkg-config clang-19 libomp-19-dev libotf2-trace-dev otf2-tools \
-libcriterion-dev libhwloc-dev libdw-dev python3 libclang-rt-19-dev groff-base libstdc++-12-dev binutils"
+libcriterion-dev libhwloc-dev libdw-dev python3 libclang-rt-19-dev groff-base libstdc++-12-dev binutils \
+libmicrohttpd-dev"
 
 missing=""
 for p in $PACKAGES; do
