@@ -94,7 +94,7 @@ void ot_view_print_page_summary(const ot_view_page_facts *p, const char *path, c
     char size[32], limit[32];
     ot_view_format_bytes(p->bytes, size, sizeof size);
     ot_view_format_bytes(budget, limit, sizeof limit);
-    fprintf(f, "offtrace: wrote %s (%s): %u zoom level%s, %zu tiles; ", path, size, p->levels,
+    fprintf(f, "offtrace: wrote %s: %s, %u zoom level%s in %zu tiles; ", path, size, p->levels,
             p->levels == 1 ? "" : "s", p->tiles);
     if (p->over_budget)
         fprintf(f, "the whole run alone is over the %s budget (--max-size); `offtrace view %s --serve` "
@@ -103,5 +103,5 @@ void ot_view_print_page_summary(const ot_view_page_facts *p, const char *path, c
         fprintf(f, "detail past level %u cut by the %s budget (--max-size); `offtrace view %s --serve` "
                    "has it all\n", p->levels - 1, limit, archive);
     else
-        fprintf(f, "all detail, down to single regions\n");
+        fprintf(f, "all detail\n");
 }

@@ -3,7 +3,7 @@
  * \brief The tile pyramid of the zoomable page: tile K/I is the picture's
  *        bucketing (view_bucket.c) of the window [I*D/2^K, (I+1)*D/2^K) at
  *        OT_VIEW_TILE_PX columns, fed from the pieces in memory
- *        (view_store.c), written as JSON (docs/view.md, "The page's data").
+ *        (view_store.c), written as JSON (docs/architecture.md, "The zoomable timeline").
  *
  * A tile is exact when nothing in it was merged: no marks, every arrow one
  * transfer, at most two memory samples per column. Its children would hold

@@ -171,8 +171,8 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
         free(s.page);
         return 1;
     }
-    printf("offtrace: serving %s at http://127.0.0.1:%u/ (all detail, %u zoom levels; Ctrl-C stops)\n", archive,
-           bound, t ? facts.max_level + 1 : 0);
+    printf("offtrace: serving %s at http://127.0.0.1:%u/ (all detail: %u zoom levels; Ctrl-C stops)\n", archive,
+           bound, facts.max_level + 1);
     fflush(stdout);
     int sig;
     while (sigwait(&stop, &sig) != 0)

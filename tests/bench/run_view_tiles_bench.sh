@@ -31,7 +31,7 @@ for budget in 1M 8M 32M 128M; do
     /usr/bin/time -f "%e %M" -o "$TMP/t" "$OFFTRACE" view "$dir" -o "$TMP/x.html" --max-size "$budget" > "$TMP/out"
     set -- $(cat "$TMP/t")
     size=$(stat -c %s "$TMP/x.html")
-    said=$(sed 's/^[^:]*: [^:]*: //; s/ (--max-size).*//' "$TMP/out")
+    said=$(sed "s/^[^:]*: [^:]*: [^,]*, //; s/ (--max-size).*//" "$TMP/out")
     awk -v b="$budget" -v s="$1" -v kb="$2" -v f="$size" -v w="$said" \
         'BEGIN { printf "| %s | %.2f | %.0f | %.1f | %s |\n", b, s, kb / 1024, f / 1048576, w }'
 done
