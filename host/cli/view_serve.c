@@ -177,8 +177,7 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
     int sig;
     while (sigwait(&stop, &sig) != 0)
         ;
-    MHD_stop_daemon(d);
-    close(fd);
+    MHD_stop_daemon(d); /* closes the listening socket too */
     free(s.page);
     return 0;
 }
