@@ -84,10 +84,11 @@ static int keep_transfer(void *user, size_t host_row, size_t rdma_row, int to_de
         if (t->flows[i].host_row == host_row && t->flows[i].rdma_row == rdma_row &&
             t->flows[i].to_device == to_device)
             f = &t->flows[i];
-    if (!f) {
-        size_t cap = t->nflows;
-        if (reserve((void **)&t->flows, t->nflows, &cap, sizeof *t->flows))
+    if (!f) { /* a few flows: host threads x devices x two ways */
+        ot_view_xfers *flows = realloc(t->flows, (t->nflows + 1) * sizeof *flows);
+        if (!flows)
             return -ENOMEM;
+        t->flows = flows;
         f = &t->flows[t->nflows++];
         *f = (ot_view_xfers){.host_row = host_row, .rdma_row = rdma_row, .to_device = to_device};
     }
@@ -104,10 +105,11 @@ static int keep_sample(void *user, size_t row, uint64_t time, uint64_t bytes)
     for (size_t i = 0; i < t->ncounters && !c; i++)
         if (t->counters[i].row == row)
             c = &t->counters[i];
-    if (!c) {
-        size_t cap = t->ncounters;
-        if (reserve((void **)&t->counters, t->ncounters, &cap, sizeof *t->counters))
+    if (!c) { /* one per device */
+        ot_view_counter *counters = realloc(t->counters, (t->ncounters + 1) * sizeof *counters);
+        if (!counters)
             return -ENOMEM;
+        t->counters = counters;
         c = &t->counters[t->ncounters++];
         *c = (ot_view_counter){.row = row, .device = t->frame->rows[row].device};
     }

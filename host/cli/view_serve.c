@@ -163,6 +163,7 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
      * ignored signal never reaches sigwait */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN); /* a browser that goes away mid-answer must not end the server */
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, &s,
                                             MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
     if (!d) {
