@@ -105,7 +105,8 @@ static const char to_lines[] =
     "    print('T', t['k'], t['i'], t['t0'], t['t1'], int(t['exact']))\n"
     "    for b in t['bars']: print('B', t['k'], t['i'], *b)\n"
     "    for m in t['marks']: print('M', t['k'], t['i'], *m[:9])\n"
-    "    for a in t['arrows']: print('A', t['k'], t['i'], *a)\n";
+    "    for a in t['arrows']: print('A', t['k'], t['i'], *a)\n"
+    "    for m in t['memory']: print('S', t['k'], t['i'], *m)\n";
 
 typedef struct tile {
     unsigned k;
@@ -130,6 +131,8 @@ typedef struct page {
     size_t nbars;
     struct { unsigned k; uint64_t i; uint64_t count; } *marks, *arrows;
     size_t nmarks, narrows;
+    struct { unsigned k; uint64_t i, counter, t, value; } *samples;
+    size_t nsamples;
 } page;
 
 static void *grow(void *p, size_t n, size_t size)
@@ -201,6 +204,13 @@ static void read_data(const char *path, page *p)
             }
             break;
         }
+        case 'S':
+            p->samples = grow(p->samples, p->nsamples, sizeof *p->samples);
+            cr_assert_eq(sscanf(line, "S %u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &p->samples[p->nsamples].k,
+                                &p->samples[p->nsamples].i, &p->samples[p->nsamples].counter,
+                                &p->samples[p->nsamples].t, &p->samples[p->nsamples].value), 5, "%s", line);
+            p->nsamples++;
+            break;
         default:
             cr_assert_fail("unexpected line %s", line);
         }
@@ -215,6 +225,7 @@ static void page_free(page *p)
     free(p->bars);
     free(p->marks);
     free(p->arrows);
+    free(p->samples);
 }
 
 static tile *find(page *p, unsigned k, uint64_t i)
@@ -244,6 +255,30 @@ static int covering(const page *p, unsigned k, uint64_t i)
     const tile *t = bsearch(&key, p->tiles, p->ntiles, sizeof *p->tiles, tile_cmp);
     cr_assert_not_null(t, "an element of tile %u/%" PRIu64 ", which is not there", k, i);
     return t->cover;
+}
+
+/* Device memory: per tile and counter, samples in time order inside the
+ * tile, at most two per column but for the value in force at its start. */
+static void expect_memory_in_order(page *p)
+{
+    cr_assert_gt(p->nsamples, 0, "no device-memory samples");
+    for (size_t s = 0; s < p->nsamples; s++) {
+        const tile *t = find(p, p->samples[s].k, p->samples[s].i);
+        cr_assert_not_null(t);
+        cr_assert(p->samples[s].t >= t->t0 && p->samples[s].t <= t->t1, "a sample outside tile %u/%" PRIu64, t->k,
+                  t->i);
+        if (s == 0 || p->samples[s - 1].k != t->k || p->samples[s - 1].i != t->i ||
+            p->samples[s - 1].counter != p->samples[s].counter)
+            continue;
+        cr_assert_geq(p->samples[s].t, p->samples[s - 1].t, "samples out of order in tile %u/%" PRIu64, t->k, t->i);
+        uint64_t column = (p->samples[s].t - t->t0) * 1024 / (t->t1 - t->t0 ? t->t1 - t->t0 : 1);
+        int in_column = 1; /* those before it in its column: they are in time order */
+        for (size_t b = s; b-- > 0 && p->samples[b].k == t->k && p->samples[b].i == t->i &&
+                           p->samples[b].counter == p->samples[s].counter &&
+                           (p->samples[b].t - t->t0) * 1024 / (t->t1 - t->t0 ? t->t1 - t->t0 : 1) == column;)
+            in_column++;
+        cr_assert_leq(in_column, 3, "%d samples in one column of tile %u/%" PRIu64, in_column, t->k, t->i);
+    }
 }
 
 static int u64_cmp(const void *pa, const void *pb)
@@ -370,6 +405,7 @@ Test(view_tiles, every_level_holds_every_region_and_transfer_once)
     cr_assert_geq(deepest, 3, "only %u levels: the test saw no zooming", deepest + 1);
     expect_exact_tiles_exact(&p);
     expect_bars_identical(&p);
+    expect_memory_in_order(&p);
     page_free(&p);
 }
 

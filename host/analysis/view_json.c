@@ -1,9 +1,9 @@
 /**
  * \file view_json.c
- * \brief The zoomable page's data as JSON (docs/view.md, "The page's data"),
- *        all but the tiles (view_tiles.c): what the archive is, its rows,
- *        legend classes, regions and memory counters. Times are integer
- *        nanoseconds from the trace start.
+ * \brief The zoomable page's data as JSON (format 1: docs/architecture.md,
+ *        "The zoomable timeline"), all but the tiles (view_tiles.c): what
+ *        the archive is, its rows, legend classes, regions and memory
+ *        counters. Times are integer nanoseconds from the trace start.
  *
  * The JSON sits in a <script> element of the page, so no string holds a
  * '<' as such (no "</script>", no "<!--"): it is written \u003c.

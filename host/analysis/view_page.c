@@ -65,14 +65,14 @@ static uint64_t frame_bytes(const ot_view_trace *t, int serve, int complete, FIL
 
 int ot_view_write_page(ot_view_trace *t, FILE *f, uint64_t budget, int serve, ot_view_page_facts *facts)
 {
-    uint64_t frame = frame_bytes(t, serve, 1, NULL);
+    uint64_t frame = frame_bytes(t, serve, 0, NULL); /* "false" is the longer */
     if (frame == UINT64_MAX)
         return -ENOMEM;
     ot_view_tile_set set;
     int rc = ot_view_pyramid(t, budget > frame ? budget - frame : 0, &set);
     if (rc)
         return rc;
-    frame_bytes(t, serve, set.complete, f);
+    uint64_t written = frame_bytes(t, serve, set.complete, f);
     for (size_t i = 0; i < set.n; i++) {
         fprintf(f, "%s\"%u/%" PRIu64 "\":", i ? "," : "", set.at[i].k, set.at[i].i);
         fwrite(set.at[i].json, 1, set.at[i].length, f);
@@ -82,7 +82,8 @@ int ot_view_write_page(ot_view_trace *t, FILE *f, uint64_t budget, int serve, ot
     fputs(ot_view_page_js, f);
     fputs(after_js, f);
     *facts = (ot_view_page_facts){.levels = set.levels, .tiles = set.n, .complete = set.complete,
-                                  .bytes = frame + set.bytes, .max_level = t->max_level};
+                                  .bytes = written + set.bytes - 1 /* no comma after the last tile */,
+                                  .max_level = t->max_level};
     facts->over_budget = facts->bytes > budget;
     ot_view_tile_set_free(&set);
     return ferror(f) ? -1 : 0;
@@ -94,7 +95,7 @@ void ot_view_print_page_summary(const ot_view_page_facts *p, const char *path, c
     char size[32], limit[32];
     ot_view_format_bytes(p->bytes, size, sizeof size);
     ot_view_format_bytes(budget, limit, sizeof limit);
-    fprintf(f, "offtrace: wrote %s (%s): %u zoom level%s, %zu tiles; ", path, size, p->levels,
+    fprintf(f, "offtrace: wrote %s: %s, %u zoom level%s in %zu tiles; ", path, size, p->levels,
             p->levels == 1 ? "" : "s", p->tiles);
     if (p->over_budget)
         fprintf(f, "the whole run alone is over the %s budget (--max-size); `offtrace view %s --serve` "
@@ -103,5 +104,5 @@ void ot_view_print_page_summary(const ot_view_page_facts *p, const char *path, c
         fprintf(f, "detail past level %u cut by the %s budget (--max-size); `offtrace view %s --serve` "
                    "has it all\n", p->levels - 1, limit, archive);
     else
-        fprintf(f, "all detail, down to single regions\n");
+        fprintf(f, "all detail\n");
 }

@@ -36,10 +36,24 @@ static int keep_piece(void *user, size_t row, int level, uint64_t a, uint64_t b,
     if (level < 0 || level >= t->frame->depth)
         return 0;
     ot_view_items *l = ot_view_items_of(t, row, level);
-    if (reserve((void **)&l->at, l->n, &l->cap, sizeof *l->at))
-        return -ENOMEM;
-    l->at[l->n++] = (ot_view_item){.a = a, .b = b, .start = p->start, .dur = p->dur, .bytes = p->bytes,
-                                   .serial = p->serial, .region = p->region, .parent = p->parent};
+    int last = level == t->frame->depth - 1;
+    if (l->n == l->cap) {
+        size_t cap = l->cap;
+        if (reserve((void **)&l->at, l->n, &cap, sizeof *l->at))
+            return -ENOMEM;
+        if (last) {
+            ot_view_whole *whole = realloc(l->whole, cap * sizeof *whole);
+            if (!whole)
+                return -ENOMEM;
+            l->whole = whole;
+        }
+        l->cap = cap;
+    }
+    l->at[l->n] = (ot_view_item){.a = a, .b = b, .bytes = p->bytes, .serial = p->serial, .region = p->region,
+                                 .parent = p->parent};
+    if (last)
+        l->whole[l->n] = (ot_view_whole){.start = p->start, .dur = p->dur};
+    l->n++;
     ot_view_row *r = &t->frame->rows[row];
     if (r->levels < level + 1)
         r->levels = level + 1;
@@ -56,9 +70,9 @@ static size_t count_pieces(void *user, size_t row, int level)
 static void finish_pieces(void *user, size_t row, int level, size_t first, uint64_t serial, uint64_t dur)
 {
     ot_view_items *l = ot_view_items_of(user, row, level);
-    for (size_t i = first; i < l->n; i++)
+    for (size_t i = first; l->whole && i < l->n; i++)
         if (l->at[i].serial == serial)
-            l->at[i].dur = dur;
+            l->whole[i].dur = dur;
 }
 
 static int keep_transfer(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
@@ -70,10 +84,11 @@ static int keep_transfer(void *user, size_t host_row, size_t rdma_row, int to_de
         if (t->flows[i].host_row == host_row && t->flows[i].rdma_row == rdma_row &&
             t->flows[i].to_device == to_device)
             f = &t->flows[i];
-    if (!f) {
-        size_t cap = t->nflows;
-        if (reserve((void **)&t->flows, t->nflows, &cap, sizeof *t->flows))
+    if (!f) { /* a few flows: host threads x devices x two ways */
+        ot_view_xfers *flows = realloc(t->flows, (t->nflows + 1) * sizeof *flows);
+        if (!flows)
             return -ENOMEM;
+        t->flows = flows;
         f = &t->flows[t->nflows++];
         *f = (ot_view_xfers){.host_row = host_row, .rdma_row = rdma_row, .to_device = to_device};
     }
@@ -90,10 +105,11 @@ static int keep_sample(void *user, size_t row, uint64_t time, uint64_t bytes)
     for (size_t i = 0; i < t->ncounters && !c; i++)
         if (t->counters[i].row == row)
             c = &t->counters[i];
-    if (!c) {
-        size_t cap = t->ncounters;
-        if (reserve((void **)&t->counters, t->ncounters, &cap, sizeof *t->counters))
+    if (!c) { /* one per device */
+        ot_view_counter *counters = realloc(t->counters, (t->ncounters + 1) * sizeof *counters);
+        if (!counters)
             return -ENOMEM;
+        t->counters = counters;
         c = &t->counters[t->ncounters++];
         *c = (ot_view_counter){.row = row, .device = t->frame->rows[row].device};
     }
@@ -107,10 +123,36 @@ static int keep_sample(void *user, size_t row, uint64_t time, uint64_t bytes)
 
 /* ---- order ---- */
 
+/* A piece with its whole instance, to sort the last level's two arrays as one. */
+typedef struct piece_whole {
+    ot_view_item item;
+    ot_view_whole whole;
+} piece_whole;
+
 static int by_a(const void *pa, const void *pb)
 {
     const ot_view_item *a = pa, *b = pb;
     return a->a < b->a ? -1 : a->a > b->a ? 1 : a->b < b->b ? -1 : a->b > b->b;
+}
+
+static int sort_items(ot_view_items *it)
+{
+    if (!it->whole) {
+        qsort(it->at, it->n, sizeof *it->at, by_a);
+        return 0;
+    }
+    piece_whole *both = malloc(it->n * sizeof *both);
+    if (!both)
+        return -ENOMEM;
+    for (size_t i = 0; i < it->n; i++)
+        both[i] = (piece_whole){.item = it->at[i], .whole = it->whole[i]};
+    qsort(both, it->n, sizeof *both, by_a); /* the item comes first */
+    for (size_t i = 0; i < it->n; i++) {
+        it->at[i] = both[i].item;
+        it->whole[i] = both[i].whole;
+    }
+    free(both);
+    return 0;
 }
 
 static int by_t0(const void *pa, const void *pb)
@@ -128,20 +170,22 @@ static int by_row(const void *pa, const void *pb)
 /* Pieces come as they end, which on one level is also the order they start
  * in (they are disjoint); sort only where a damaged clock made it not so.
  * Transfers come as they complete: sort them by issue. */
-static void put_in_order(ot_view_trace *t)
+static int put_in_order(ot_view_trace *t)
 {
     for (size_t r = 0; r < t->frame->nrows; r++)
         for (int l = 0; l < OT_VIEW_MAX_DEPTH; l++) {
             ot_view_items *it = ot_view_items_of(t, r, l);
             for (size_t i = 1; i < it->n; i++)
                 if (it->at[i].a < it->at[i - 1].a) {
-                    qsort(it->at, it->n, sizeof *it->at, by_a);
+                    if (sort_items(it))
+                        return -ENOMEM;
                     break;
                 }
         }
     for (size_t f = 0; f < t->nflows; f++)
         qsort(t->flows[f].at, t->flows[f].n, sizeof *t->flows[f].at, by_t0);
     qsort(t->counters, t->ncounters, sizeof *t->counters, by_row);
+    return 0;
 }
 
 /* The first level whose columns are a nanosecond or narrower: time has no
@@ -220,7 +264,11 @@ int ot_view_trace_load(const char *dir, const ot_view_options *o, ot_view_trace 
         ot_view_trace_free(t);
         return -ERANGE;
     }
-    put_in_order(t);
+    if (put_in_order(t)) {
+        snprintf(err, err_size, "offtrace view: out of memory");
+        ot_view_trace_free(t);
+        return -ENOMEM;
+    }
     t->max_level = deepest_level(t->frame->trace_dur);
     *out = t;
     return 0;
@@ -231,8 +279,10 @@ void ot_view_trace_free(ot_view_trace *t)
     if (!t)
         return;
     if (t->items && t->frame)
-        for (size_t i = 0; i < t->frame->nrows * OT_VIEW_MAX_DEPTH; i++)
+        for (size_t i = 0; i < t->frame->nrows * OT_VIEW_MAX_DEPTH; i++) {
             free(t->items[i].at);
+            free(t->items[i].whole);
+        }
     free(t->items);
     for (size_t i = 0; i < t->nflows; i++)
         free(t->flows[i].at);

@@ -14,17 +14,23 @@
 
 #include "view_model.h"
 
-/** A region instance, or a piece of one on the last level (ot_view_put_region's a, b and piece). */
+/** A region instance, or on the last level a piece of one (ot_view_put_region's a, b and piece). */
 typedef struct ot_view_item {
     uint64_t a, b;              /**< the piece (absolute ns) */
-    uint64_t start, dur, bytes, serial;
+    uint64_t bytes, serial;
     uint32_t region;
     int32_t parent;
 } ot_view_item;
 
+/** The whole instance a last-level piece is of (above the last level, a piece is its whole instance). */
+typedef struct ot_view_whole {
+    uint64_t start, dur;
+} ot_view_whole;
+
 /** The pieces of one level of one row; disjoint, sorted by a (hence by b). */
 typedef struct ot_view_items {
     ot_view_item *at;
+    ot_view_whole *whole;       /**< the last level's: one per piece; NULL above it */
     size_t n, cap;
 } ot_view_items;
 

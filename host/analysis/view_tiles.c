@@ -3,7 +3,7 @@
  * \brief The tile pyramid of the zoomable page: tile K/I is the picture's
  *        bucketing (view_bucket.c) of the window [I*D/2^K, (I+1)*D/2^K) at
  *        OT_VIEW_TILE_PX columns, fed from the pieces in memory
- *        (view_store.c), written as JSON (docs/view.md, "The page's data").
+ *        (view_store.c), written as JSON (docs/architecture.md, "The zoomable timeline").
  *
  * A tile is exact when nothing in it was merged: no marks, every arrow one
  * transfer, at most two memory samples per column. Its children would hold
@@ -106,8 +106,9 @@ static int fill(const ot_view_trace *t, ot_view *v)
             const ot_view_items *it = ot_view_items_of(t, r, l);
             for (size_t i = first_reaching(it, v->w0); i < it->n && it->at[i].a <= v->w1; i++) {
                 const ot_view_item *p = &it->at[i];
-                ot_view_piece piece = {.start = p->start, .dur = p->dur, .bytes = p->bytes, .serial = p->serial,
-                                       .region = p->region, .parent = p->parent};
+                ot_view_piece piece = {.start = it->whole ? it->whole[i].start : p->a,
+                                       .dur = it->whole ? it->whole[i].dur : p->b - p->a, .bytes = p->bytes,
+                                       .serial = p->serial, .region = p->region, .parent = p->parent};
                 if (ot_view_put_region(v, &v->rows[r], l, p->a, p->b, &piece))
                     return -ENOMEM;
             }

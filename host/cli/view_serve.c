@@ -163,6 +163,7 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
      * ignored signal never reaches sigwait */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN); /* a browser that goes away mid-answer must not end the server */
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, on_request, &s,
                                             MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
     if (!d) {
@@ -171,14 +172,13 @@ int ot_cli_view_serve(ot_view_trace *t, const char *archive, unsigned port)
         free(s.page);
         return 1;
     }
-    printf("offtrace: serving %s at http://127.0.0.1:%u/ (all detail, %u zoom levels; Ctrl-C stops)\n", archive,
-           bound, t ? facts.max_level + 1 : 0);
+    printf("offtrace: serving %s at http://127.0.0.1:%u/ (all detail: %u zoom levels; Ctrl-C stops)\n", archive,
+           bound, facts.max_level + 1);
     fflush(stdout);
     int sig;
     while (sigwait(&stop, &sig) != 0)
         ;
-    MHD_stop_daemon(d);
-    close(fd);
+    MHD_stop_daemon(d); /* closes the listening socket too */
     free(s.page);
     return 0;
 }
