@@ -336,7 +336,15 @@ async function serveMode(browser, dir, kernel, name) {
         ok(errors.length === 0, 'no console error or page error in serve mode', errors.join('; '));
         await page.close();
     } finally {
+        const exited = new Promise((resolve) => {
+            if (server.exitCode !== null || server.signalCode !== null) resolve(server.exitCode);
+            server.on('exit', (code, signal) => resolve(signal || code));
+        });
         server.kill('SIGTERM');
+        const timer = new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5000));
+        const end = await Promise.race([exited, timer]);
+        if (end === 'still running after 5 s') server.kill('SIGKILL');
+        ok(end === 0, 'offtrace view --serve ends with status 0 on SIGTERM', end);
     }
 }
 
