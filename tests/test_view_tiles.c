@@ -83,9 +83,10 @@ static void archive_counts(const char *dir, uint64_t *regions, uint64_t *transfe
 /* ---- the page's data, through Python's json ---- */
 
 /* Prints the data (a page's ot-data or one tile) as lines: H head, T tile,
- * B bar, M mark, A arrow; fails on anything that is not valid JSON. */
+ * B bar, M mark, A arrow, S memory sample; fails on anything that is not
+ * valid JSON, and on a kernel whose site is not the line its name ends in. */
 static const char to_lines[] =
-    "import json, sys\n"
+    "import json, re, sys\n"
     "path = sys.argv[1]\n"
     "text = open(path, encoding='utf-8').read()\n"
     "if path.endswith('.html'):\n"
@@ -96,6 +97,11 @@ static const char to_lines[] =
     "if 'format' in d:\n"
     "    assert d['format'] == 'offtrace-view' and d['version'] == 1 and d['tile_px'] == 1024\n"
     "    print('H', d['duration'], d['max_level'], len(d['rows']), int(d['complete']), int(d['serve']), d['events'])\n"
+    "    for r in d['regions']:\n"
+    "        line = re.search(r'_l([0-9]+)$', r['name'])\n"
+    "        if line and r['name'].startswith('__omp_offloading_'):\n"
+    "            assert re.fullmatch(r'[^/]+\\.c:' + line.group(1), r['site']), (r['name'], r['site'])\n"
+    "    assert d['devices'] and all(x['device'] >= 0 and x['name'] for x in d['devices']), d['devices']\n"
     "    for key, t in d['tiles'].items():\n"
     "        assert key == '%d/%d' % (t['k'], t['i']), key\n"
     "    tiles = list(d['tiles'].values())\n"
