@@ -446,6 +446,27 @@ Test(view_tiles, the_budget_is_honoured_and_said)
     page_free(&p);
 }
 
+/* --from/--to with the page: it holds the whole run and opens at the range. */
+Test(view_tiles, from_and_to_say_where_the_page_opens)
+{
+    char dir[4096], out[4200];
+    cg_archive(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s.open.html", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, "--from", "1ms", "--to", "1500us", NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *html = read_whole_file(out, NULL);
+    cr_assert_not_null(html);
+    cr_assert(strstr(html, "\"open\":[1000000,1500000]"), "no opening range");
+    page p;
+    read_data(out, &p);
+    tile *root = find(&p, 0, 0);
+    cr_assert(root && root->t0 == 0 && root->t1 == p.duration, "the page does not hold the whole run");
+    page_free(&p);
+    free(html);
+}
+
 Test(view_tiles, options_that_do_not_go_together_exit_2)
 {
     char dir[4096], out[4200], svg[4200];
