@@ -26,16 +26,23 @@ set(OFFTRACE_INSTALL_CMAKEDIR ${OFFTRACE_INSTALL_LIBDIR}/cmake/offtrace)
 # Relative rpaths: an installed tree finds its own pieces wherever it lies.
 # Dependencies outside the system's directories (an OTF2 in /opt, say) are
 # added by absolute path (INSTALL_RPATH_USE_LINK_PATH), as they do not move
-# with the tree.
-set_target_properties(offtrace_cli PROPERTIES
+# with the tree. The build tree gets the same rpaths (it has the same bin/
+# and lib/): otherwise CMake links it with a placeholder of empty entries
+# (":::::::", room for the install rpath), and glibc searches an empty entry
+# as the current directory, so a program traced from the build tree would
+# load a libm.so.6 lying in its working directory into the preloaded device
+# collector.
+set_target_properties(offtrace_cli PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE
   INSTALL_RPATH "$ORIGIN/../${OFFTRACE_INSTALL_LIBDIR}" INSTALL_RPATH_USE_LINK_PATH TRUE)
-set_target_properties(offtrace offtrace-device PROPERTIES
+set_target_properties(offtrace offtrace-device PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE
   INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS offtrace_cli RUNTIME DESTINATION ${OFFTRACE_INSTALL_BINDIR})
 install(TARGETS offtrace offtrace-device LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 if(TARGET offtrace-device-cupti)
-  # Keeps its absolute rpath to libcupti (device/cupti/CMakeLists.txt).
+  # Keeps its absolute rpath to libcupti (device/cupti/CMakeLists.txt), in
+  # the build tree too, without the placeholder's empty entries.
+  set_target_properties(offtrace-device-cupti PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE)
   install(TARGETS offtrace-device-cupti LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 endif()
 

@@ -350,3 +350,25 @@ Test(export, writer_escapes_strings)
         free(t);
     }
 }
+
+/* A device's process is named after its location group, whatever its
+ * length (the group holds the device kind the runtime reported): no
+ * fixed-size buffer cuts it. */
+Test(export, a_long_device_kind_is_named_whole)
+{
+    char dir[4096], kind[701];
+    memset(kind, 'k', sizeof kind - 1);
+    kind[sizeof kind - 1] = '\0';
+    memcpy(kind, "very-long-kind-", 15);
+    char group[800];
+    snprintf(group, sizeof group, "%s device 0", kind);
+    scratch_path(dir, sizeof dir, "export-long-kind");
+    cr_assert_eq(write_paired_archive_with_group(dir, group), 0);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", dir, "-o", "-", NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    char want[900];
+    snprintf(want, sizeof want, "\"name\":\"process_name\",\"pid\":2,\"args\":{\"name\":\"device 0 %s\"}", kind);
+    cr_assert_not_null(strstr(r.out, want), "device 0's name is cut: %.200s", strstr(r.out, "\"pid\":2"));
+    run_free(&r);
+}

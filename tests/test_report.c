@@ -720,3 +720,32 @@ Test(report, long_kernel_name_stays_whole_in_the_headline)
     cr_assert_not_null(strstr(text, "% of all transfer time."), "the sentence after it is cut: %s", text);
     run_free(&r);
 }
+
+/* What docs/report.md says of the other examples: saxpy maps x `to` and y
+ * `tofrom` around every repetition, so x is uploaded again and again
+ * (repeated upload) and y goes back and forth (round trip); device_tasks maps
+ * its array `tofrom` only, so each upload follows a copy back: round trips,
+ * never a repeated upload (the rule wants no copy back in between). */
+static size_t count_findings(const char *json, const char *kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; element(json, "findings", i); i++)
+        n += string_is(element(json, "findings", i), "kind", kind) != 0;
+    return n;
+}
+
+Test(report, saxpy_and_device_tasks_get_the_findings_the_guide_names)
+{
+    char dir[4096];
+    record("example_saxpy", dir, sizeof dir);
+    char *json = report_json(dir);
+    cr_assert_gt(count_findings(json, "repeated_upload"), 0, "saxpy: no repeated upload");
+    cr_assert_gt(count_findings(json, "round_trip"), 0, "saxpy: no round trip");
+    free(json);
+
+    record("example_device_tasks", dir, sizeof dir);
+    json = report_json(dir);
+    cr_assert_gt(count_findings(json, "round_trip"), 0, "device_tasks: no round trip");
+    cr_assert_eq(count_findings(json, "repeated_upload"), 0, "device_tasks: a repeated upload");
+    free(json);
+}

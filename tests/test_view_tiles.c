@@ -83,9 +83,10 @@ static void archive_counts(const char *dir, uint64_t *regions, uint64_t *transfe
 /* ---- the page's data, through Python's json ---- */
 
 /* Prints the data (a page's ot-data or one tile) as lines: H head, T tile,
- * B bar, M mark, A arrow; fails on anything that is not valid JSON. */
+ * B bar, M mark, A arrow, S memory sample; fails on anything that is not
+ * valid JSON, and on a kernel whose site is not the line its name ends in. */
 static const char to_lines[] =
-    "import json, sys\n"
+    "import json, re, sys\n"
     "path = sys.argv[1]\n"
     "text = open(path, encoding='utf-8').read()\n"
     "if path.endswith('.html'):\n"
@@ -96,6 +97,11 @@ static const char to_lines[] =
     "if 'format' in d:\n"
     "    assert d['format'] == 'offtrace-view' and d['version'] == 1 and d['tile_px'] == 1024\n"
     "    print('H', d['duration'], d['max_level'], len(d['rows']), int(d['complete']), int(d['serve']), d['events'])\n"
+    "    for r in d['regions']:\n"
+    "        line = re.search(r'_l([0-9]+)$', r['name'])\n"
+    "        if line and r['name'].startswith('__omp_offloading_'):\n"
+    "            assert re.fullmatch(r'[^/]+\\.c:' + line.group(1), r['site']), (r['name'], r['site'])\n"
+    "    assert d['devices'] and all(x['device'] >= 0 and x['name'] for x in d['devices']), d['devices']\n"
     "    for key, t in d['tiles'].items():\n"
     "        assert key == '%d/%d' % (t['k'], t['i']), key\n"
     "    tiles = list(d['tiles'].values())\n"
@@ -438,6 +444,27 @@ Test(view_tiles, the_budget_is_honoured_and_said)
     cr_assert_gt(p.ntiles, small_tiles, "a larger budget, no more detail");
     expect_every_level_complete(&p, regions, transfers);
     page_free(&p);
+}
+
+/* --from/--to with the page: it holds the whole run and opens at the range. */
+Test(view_tiles, from_and_to_say_where_the_page_opens)
+{
+    char dir[4096], out[4200];
+    cg_archive(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s.open.html", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", out, "--from", "1ms", "--to", "1500us", NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *html = read_whole_file(out, NULL);
+    cr_assert_not_null(html);
+    cr_assert(strstr(html, "\"open\":[1000000,1500000]"), "no opening range");
+    page p;
+    read_data(out, &p);
+    tile *root = find(&p, 0, 0);
+    cr_assert(root && root->t0 == 0 && root->t1 == p.duration, "the page does not hold the whole run");
+    page_free(&p);
+    free(html);
 }
 
 Test(view_tiles, options_that_do_not_go_together_exit_2)

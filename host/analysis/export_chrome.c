@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export_writer.h"
 #include "trace_read.h"
@@ -396,8 +397,10 @@ static void write_name(exporter *e, const char *what, unsigned pid, const uint32
     }
 }
 
-/* "device 0 generic-64bit" from the group "generic-64bit device 0". */
-static void device_name(const exporter *e, const ot_tr_archive *a, int device, char *buf, size_t size)
+/* "device 0 generic-64bit" from the group "generic-64bit device 0"; any
+ * length (the group's name is the device kind the runtime reported), so
+ * malloc'd; NULL when out of memory. */
+static char *device_name(const exporter *e, const ot_tr_archive *a, int device)
 {
     const char *group = NULL;
     for (size_t i = 0; i < e->lane_count && !group; i++) {
@@ -407,13 +410,17 @@ static void device_name(const exporter *e, const ot_tr_archive *a, int device, c
     }
     char suffix[32];
     int n = snprintf(suffix, sizeof suffix, " device %d", device);
-    size_t len = group ? strlen(group) : 0;
+    size_t len = group ? strlen(group) : 0, size = len + 2 * sizeof suffix;
+    char *buf = malloc(size);
+    if (!buf)
+        return NULL;
     if (group && len > (size_t)n && !strcmp(group + len - (size_t)n, suffix))
         snprintf(buf, size, "device %d %.*s", device, (int)(len - (size_t)n), group);
     else if (group && len)
         snprintf(buf, size, "device %d (%s)", device, group);
     else
         snprintf(buf, size, "device %d", device);
+    return buf;
 }
 
 static void write_metadata(exporter *e, const ot_tr_archive *a)
@@ -428,9 +435,13 @@ static void write_metadata(exporter *e, const ot_tr_archive *a)
             used = ot_tr_location_at(a, i)->device == d;
         if (!used)
             continue;
-        char name[300];
-        device_name(e, a, d, name, sizeof name);
+        char *name = device_name(e, a, d);
+        if (!name) {
+            e->oom = 1;
+            continue;
+        }
         write_name(e, "process", DEVICE_PID(d), NULL, name, 1u + (uint32_t)d);
+        free(name);
     }
     for (size_t i = 0; i < e->lane_count; i++) {
         const lane *l = &e->lanes[i];
@@ -570,7 +581,7 @@ int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, 
         return fail(err, err_size, -EIO, "cannot make a temporary file for the flow events", errnum);
     }
     ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .issue = on_issue,
-                       .memory = on_memory, .end = on_end};
+                       .memory = on_memory, .end = on_end, .output_on_terminal = isatty(fileno(out))};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
     int flows_error = 0;
     if (rc == 0 && !(flows_error = append_flows(&e)))

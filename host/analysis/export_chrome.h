@@ -1,7 +1,7 @@
 /**
  * \file export_chrome.h
  * \brief An offtrace archive as Chrome trace-event JSON (the "JSON Object
- *        Format"), which Perfetto (ui.perfetto.dev) and chrome://tracing open.
+ *        Format"), which Perfetto (ui.perfetto.dev) opens.
  *
  * One process for the host and one per device ("device 0 generic-64bit"),
  * one thread per location; complete events ("X") for regions and kernels,

@@ -8,6 +8,7 @@
 
 #include "offtrace/event_catalogue.h"
 #include "otf2_open.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define NO_ATTRIBUTE UINT32_MAX
 
@@ -89,6 +91,7 @@ struct ot_tr_archive {
     size_t span_stride, transfer_stride; /* a record and the visitor's scratch after it */
     uint64_t last_time, next_serial, unmatched_completions, regions_too_deep;
     size_t last_location;        /* index of the location of the last event (location_of's cache) */
+    ot_progress *progress;       /* the line on a terminal, NULL elsewhere */
 };
 
 /* OTF2 prints its errors on stderr; the reader says one line of its own. */
@@ -439,14 +442,28 @@ static OTF2_CallbackCode bad_reference(ot_tr_archive *a, const char *what, uint6
     return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* Events between two updates of the progress line: a store per 65536
+ * events, nothing else per event. */
+#define PROGRESS_STEP 65536
+
 static OTF2_CallbackCode deliver(ot_tr_archive *a, int rc)
 {
-    a->handled_events++;
+    if ((++a->handled_events & (PROGRESS_STEP - 1)) == 0)
+        ot_progress_set(a->progress, a->handled_events);
     if (rc) {
         a->stop = rc;
         return OTF2_CALLBACK_INTERRUPT;
     }
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Events the definitions announce: the progress line's 100 %, and what a complete read has. */
+static uint64_t announced_events(const ot_tr_archive *a)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < a->location_count; i++)
+        n += a->locations[i].events;
+    return n;
 }
 
 /* ---- paired delivery ---- */
@@ -830,9 +847,7 @@ static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read)
         return -EINVAL;
     /* OTF2 ends a location quietly where its event file is cut short: the
      * definitions say how many events there should have been. */
-    uint64_t announced = 0;
-    for (size_t i = 0; i < a->location_count; i++)
-        announced += a->locations[i].events;
+    uint64_t announced = announced_events(a);
     if (read < announced) {
         snprintf(a->bad_reference, sizeof a->bad_reference, "only %llu of its %llu events could be read",
                  (unsigned long long)read, (unsigned long long)announced);
@@ -958,6 +973,8 @@ static int fail(char *err, size_t err_size, int rc, const char *fmt, ...)
 
 int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err, size_t err_size)
 {
+    struct timespec begin;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
     char anchor[4200];
     struct stat st;
     anchor_path(dir, anchor, sizeof anchor);
@@ -987,8 +1004,13 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
             rc = prepare_delivery(a);
         if (rc == 0)
             rc = v->begin ? v->begin(user, a) : 0;
+        if (rc == 0 && !v->output_on_terminal) /* past a second, on a terminal only; erased before `end` writes */
+            a->progress = ot_progress_start("reading the archive", "the events", announced_events(a), &begin, 0);
         if (rc == 0)
             rc = read_events(a);
+        ot_progress_set(a->progress, a->handled_events);
+        ot_progress_stop(a->progress);
+        a->progress = NULL;
         if (rc == 0)
             rc = deliver_leftovers(a);
         if (rc == 0)

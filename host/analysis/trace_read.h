@@ -174,6 +174,10 @@ typedef struct ot_tr_visitor {
     int unordered;
     /** Nonzero: puts/gets come without their addresses (has_addresses 0); reading them costs. */
     int without_addresses;
+    /** Nonzero: the visitor writes to a terminal while events are read (`export -o -` on one). A read
+     *  that takes over a second shows how far it is on a terminal's stderr (progress.h), unless this is
+     *  set: the line would mix into that output. */
+    int output_on_terminal;
     int (*begin)(void *user, const ot_tr_archive *archive); /**< definitions read, before any event */
     /** A region instance begins (`end` 0); it is the innermost open one of \p loc. */
     int (*enter)(void *user, const ot_tr_location *loc, const ot_tr_span *span);

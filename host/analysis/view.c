@@ -28,6 +28,7 @@ void ot_view_free(ot_view *v)
         return;
     for (size_t i = 0; i < v->nrows; i++) {
         free(v->rows[i].label);
+        free(v->rows[i].group);
         for (int l = 0; l < OT_VIEW_MAX_DEPTH; l++) {
             free(v->rows[i].level[l].bars);
             free(v->rows[i].level[l].cells);

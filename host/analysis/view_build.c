@@ -53,6 +53,22 @@ static int failed(build *b, int rc, const char *fmt, ...)
 
 /* ---- begin: definitions ---- */
 
+/* "cg.c:23": the site after '@' in the name, else (kernels, whose names
+ * have none) the region's source file and line. */
+static char *site_of(const ot_tr_region *r)
+{
+    if (r->site && r->site[0])
+        return strdup(r->site);
+    if (!r->file || !r->file[0])
+        return strdup("");
+    const char *base = strrchr(r->file, '/');
+    base = base ? base + 1 : r->file;
+    char *site;
+    if (!r->line)
+        return strdup(base);
+    return asprintf(&site, "%s:%u", base, r->line) < 0 ? NULL : site;
+}
+
 static int copy_regions(ot_view *v, const ot_tr_archive *a)
 {
     v->nregions = ot_tr_region_count(a);
@@ -65,7 +81,7 @@ static int copy_regions(ot_view *v, const ot_tr_archive *a)
         const ot_tr_region *r = ot_tr_region_at(a, i);
         if (!r)
             continue;
-        if (!(v->region_names[i] = strdup(r->name)) || !(v->region_sites[i] = strdup(r->site ? r->site : "")))
+        if (!(v->region_names[i] = strdup(r->name)) || !(v->region_sites[i] = site_of(r)))
             return -ENOMEM;
         v->region_cat[i] = (uint8_t)ot_view_category(r);
     }

@@ -10,6 +10,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view_store.h"
 
@@ -105,6 +106,29 @@ static void regions(const ot_view *v, FILE *f)
     fputs("]", f);
 }
 
+/* The devices with a row: their location group's name, and whether the
+ * device is the host itself (LLVM's host-offload plugin, "generic-64bit":
+ * its transfers are memory copies), as device/host_offload.c tells it. */
+static void devices(const ot_view *v, FILE *f)
+{
+    fputs(",\"devices\":[", f);
+    int listed = 0;
+    for (size_t i = 0; i < v->nrows; i++) {
+        const ot_view_row *r = &v->rows[i];
+        if (r->device < 0 || r->klass == OT_TR_OTHER_LOCATION)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = v->rows[j].device == r->device && v->rows[j].klass != OT_TR_OTHER_LOCATION;
+        if (seen)
+            continue;
+        fprintf(f, "%s{\"device\":%d,\"name\":", listed++ ? "," : "", r->device);
+        ot_view_json_string(f, r->group);
+        fprintf(f, ",\"host\":%s}", strstr(r->group, "generic") ? "true" : "false");
+    }
+    fputs("]", f);
+}
+
 static void counters(const ot_view_trace *t, FILE *f)
 {
     fputs(",\"counters\":[", f);
@@ -133,6 +157,7 @@ void ot_view_json_head(const ot_view_trace *t, int serve, int complete, FILE *f)
     rows(v, f);
     classes(f);
     regions(v, f);
+    devices(v, f);
     counters(t, f);
     fputs(",\"tiles\":{", f);
 }

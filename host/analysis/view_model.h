@@ -72,6 +72,7 @@ typedef struct ot_view_level {
 
 typedef struct ot_view_row {
     char *label;
+    char *group;            /**< its location group's name ("generic-64bit device 0"), or "" */
     uint64_t location;      /**< OTF2 location id */
     ot_tr_location_class klass;
     int device;             /**< -1 for host threads */

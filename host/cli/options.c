@@ -165,7 +165,7 @@ static const option options[] = {
      .help = "--serve's port; 0: any free one", .min = 0, .max = 65535, .fallback = OT_VIEW_DEFAULT_PORT},
 #endif
     {.id = OT_OPT_FORMAT, .verbs = OT_VERB_EXPORT, .long_name = "format", .kind = CHOICE, .arg = "FORMAT",
-     .help = "chrome: Chrome trace-event JSON for Perfetto and chrome://tracing", .choices = export_formats,
+     .help = "chrome: Chrome trace-event JSON, for Perfetto (ui.perfetto.dev)", .choices = export_formats,
      .choices_name = "formats"},
     {.id = OT_OPT_REASON, .verbs = OT_VERB_CONVERT, .long_name = "reason", .kind = TEXT, .arg = "TEXT",
      .help = "why the recording is partial (shown as PARTIAL)"},

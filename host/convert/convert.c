@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/stat.h>
 #include <omp-tools.h>
 #include <stdio.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 
 #include "convert_internal.h"
+#include "progress.h"
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
@@ -233,113 +232,14 @@ static void set_ignored_counts(converter *c)
         set_number(c->tw, names[i], c->rec.ignored[i]);
 }
 
-/* ---- progress on a terminal ----
- *
- * A conversion that takes over a second says how far it is, on one line of
- * stderr rewritten four times a second and erased at the end, only when
- * stderr is a terminal (never in a pipe, a file or a test's captured output).
- * The fraction is of the records of the streams done: it moves a stream at a
- * time. A thread of its own draws it, so the passes carry no clock reads. */
-#define PROGRESS_AFTER_NS 1000000000ll
-#define PROGRESS_EVERY_NS 250000000ll
-
-typedef struct progress {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int started, stop, shown;
-    atomic_uint_least64_t done, total;
-    int64_t after_ns;
-    struct timespec begin;
-} progress;
-
-static int64_t ns_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000ll + (t.tv_nsec - t0->tv_nsec);
-}
-
-static void progress_draw(progress *p, int64_t elapsed)
-{
-    uint64_t done = atomic_load(&p->done), total = atomic_load(&p->total);
-    char line[128];
-    int n = snprintf(line, sizeof line, "\rofftrace: writing the archive: %3u %% of the records, %.0f s ",
-                     total ? (unsigned)(done * 100 / total) : 0u, (double)elapsed / 1e9);
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
-        p->shown = 1;
-}
-
-static void *progress_main(void *arg)
-{
-    progress *p = arg;
-    pthread_mutex_lock(&p->lock);
-    while (!p->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        int64_t to_first = p->after_ns - ns_since(&p->begin);
-        until.tv_nsec += p->shown || to_first >= PROGRESS_EVERY_NS ? PROGRESS_EVERY_NS : to_first > 0 ? to_first : 0;
-        until.tv_sec += until.tv_nsec / 1000000000l;
-        until.tv_nsec %= 1000000000l;
-        pthread_cond_timedwait(&p->wake, &p->lock, &until);
-        int64_t elapsed = ns_since(&p->begin);
-        if (!p->stop && elapsed >= p->after_ns)
-            progress_draw(p, elapsed);
-    }
-    if (!p->shown && ns_since(&p->begin) >= p->after_ns) /* ended before the first drawing: once, at 100 % */
-        progress_draw(p, ns_since(&p->begin));
-    if (p->shown) { /* erase the line: what follows starts at column 0 */
-        static const char erase[] = "\r\033[K";
-        if (write(STDERR_FILENO, erase, sizeof erase - 1) < 0)
-            p->shown = 0;
-    }
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
-}
-
-static void progress_start(progress *p, uint64_t total, const struct timespec *begin, int64_t after_ns)
-{
-    memset(p, 0, sizeof *p);
-    p->after_ns = after_ns > 0 ? after_ns : PROGRESS_AFTER_NS;
-    atomic_init(&p->done, 0);
-    atomic_init(&p->total, total);
-    p->begin = *begin;
-    if (!isatty(STDERR_FILENO))
-        return;
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->wake, &attr);
-    pthread_condattr_destroy(&attr);
-    p->started = pthread_create(&p->thread, NULL, progress_main, p) == 0;
-    if (!p->started) {
-        pthread_cond_destroy(&p->wake);
-        pthread_mutex_destroy(&p->lock);
-    }
-}
-
-static void progress_stop(progress *p)
-{
-    if (!p->started)
-        return;
-    pthread_mutex_lock(&p->lock);
-    p->stop = 1;
-    pthread_cond_signal(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
-    pthread_cond_destroy(&p->wake);
-    pthread_mutex_destroy(&p->lock);
-}
-
-static int write_everything(converter *c, const ot_convert_options *opts, progress *shown)
+static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown)
 {
     int rc = create_devices(c);
     if (rc == 0)
         rc = add_empty_master_thread(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
-        atomic_fetch_add(&shown->done, c->rec.streams[i].count);
+        ot_progress_add(shown, c->rec.streams[i].count);
     }
     for (size_t i = 0; rc == 0 && i < c->device_count; i++)
         if (c->devices[i].sync && ot_devsync_build(c->devices[i].sync) != 0) {
@@ -348,7 +248,7 @@ static int write_everything(converter *c, const ot_convert_options *opts, progre
         }
     for (size_t i = 0; rc == 0 && i < c->rec.device_stream_count; i++) {
         rc = ot_cv_device_records(c, &c->rec.device_streams[i]);
-        atomic_fetch_add(&shown->done, c->rec.device_streams[i].count);
+        ot_progress_add(shown, c->rec.device_streams[i].count);
     }
     for (size_t i = 0; rc == 0 && i < c->device_count; i++)
         if (c->devices[i].timeline) /* devices that only took sync points have none */
@@ -458,18 +358,18 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         total += c->rec.streams[i].count;
     for (size_t i = 0; i < c->rec.device_stream_count; i++)
         total += c->rec.device_streams[i].count;
-    progress shown;
-    progress_start(&shown, total, &t0, opts->progress_after_ns);
-    rc = write_everything(c, opts, &shown);
+    /* how far it is, on a terminal, past a second: the fraction moves a stream at a time */
+    ot_progress *shown = ot_progress_start("writing the archive", "the records", total, &t0, opts->progress_after_ns);
+    rc = write_everything(c, opts, shown);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == 0) {
         char secs[32];
         snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns, msg, msg_size);
-        progress_stop(&shown);
+        ot_progress_stop(shown);
     } else {
-        progress_stop(&shown);
+        ot_progress_stop(shown);
         snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
         ot_tw_abort(c->tw);
     }

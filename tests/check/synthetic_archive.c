@@ -173,15 +173,15 @@ static uint64_t write_paired_rdma(OTF2_EvtWriter *w)
     return 4;
 }
 
-static void write_paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *events)
+static void write_paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *events, const char *device_group)
 {
-    static const char *strings[P_COUNT] = {"", "machine", "Process", "generic-64bit device 0", "Master thread",
-                                           "device 0 RDMA", "target @paired.c:3",
-                                           "data op host->device @paired.c:4", "transfer host->device", "paired.c",
-                                           OFFTRACE_LOCATION_ROLE_PROPERTY, OFFTRACE_LOCATION_DEVICE_PROPERTY,
-                                           "HOST_THREAD", "RDMA", OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET",
-                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "DATA_OP_TO_DEVICE",
-                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "TRANSFER_TO_DEVICE"};
+    const char *strings[P_COUNT] = {"", "machine", "Process", device_group, "Master thread",
+                                    "device 0 RDMA", "target @paired.c:3",
+                                    "data op host->device @paired.c:4", "transfer host->device", "paired.c",
+                                    OFFTRACE_LOCATION_ROLE_PROPERTY, OFFTRACE_LOCATION_DEVICE_PROPERTY,
+                                    "HOST_THREAD", "RDMA", OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET",
+                                    OFFTRACE_REGION_CLASS_GROUP_PREFIX "DATA_OP_TO_DEVICE",
+                                    OFFTRACE_REGION_CLASS_GROUP_PREFIX "TRANSFER_TO_DEVICE"};
     static const uint64_t ranks[2] = {0, RDMA_LOCATION};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 131, 0);
     for (unsigned i = 0; i < P_COUNT; i++)
@@ -221,11 +221,16 @@ static uint64_t paired_events(OTF2_EvtWriter *w, int which, const void *arg)
 
 static void paired_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
 {
-    write_paired_definitions(g, counts);
+    write_paired_definitions(g, counts, arg);
+}
+
+int write_paired_archive_with_group(const char *dir, const char *device_group)
+{
+    static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
+    return write_two_locations(dir, ids, paired_events, paired_definitions, device_group);
 }
 
 int write_paired_archive(const char *dir)
 {
-    static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
-    return write_two_locations(dir, ids, paired_events, paired_definitions, NULL);
+    return write_paired_archive_with_group(dir, "generic-64bit device 0");
 }

@@ -45,4 +45,8 @@ int write_mismatched_archive(const char *dir);
  */
 int write_paired_archive(const char *dir);
 
+/** \brief The paired archive with device 0's location group named \p device_group
+ *         (the device kind the runtime reported, then " device 0"). */
+int write_paired_archive_with_group(const char *dir, const char *device_group);
+
 #endif
