@@ -750,7 +750,7 @@
     function transferNote(bytes, ns, row) {
         var r = data.rows[row] || {};
         var dev = (data.devices || []).filter(function (d) { return d.device === r.device; })[0];
-        if (dev && dev.host) return 'the device is the host (host offloading): this was a memory copy';
+        if (dev) return dev.host ? 'the device is the host (host offloading): this was a memory copy' : '';
         return bytes ? 'on a host-offload device (the x86_64 plugin) a transfer is a memory copy on the host' : '';
     }
 
