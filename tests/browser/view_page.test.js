@@ -64,20 +64,29 @@ function otf2Facts(dir) {
         if (m) locations[m[1]] = m[2];
     }
     const text = execFileSync('otf2-print', [anchor], {encoding: 'utf8', maxBuffer: 1 << 30});
-    const open = {}, kernels = [];
-    let transfers = 0, last = 0;
+    const open = {}, kernels = [], dataOps = [];
+    let transfers = 0, op = null;
     for (const line of text.split('\n')) {
         const m = /^(ENTER|LEAVE|RMA_PUT|RMA_GET)\s+(\d+)\s+(\d+)(?:\s+Region: "[^"]*" <(\d+)>)?/.exec(line);
         if (!m) continue;
         const [, ev, loc, ts, region] = m, t = Number(ts);
-        last = Math.max(last, t);
-        if (ev === 'RMA_PUT' || ev === 'RMA_GET') { transfers++; continue; }
+        if (ev === 'RMA_PUT' || ev === 'RMA_GET') {
+            transfers++;
+            if (op && op.loc === loc) { op.bytes += Number(/Bytes: (\d+)/.exec(line)[1]); op.puts++; }
+            continue;
+        }
+        /* host->device data ops on the host: their bytes are the puts issued inside them */
+        if (/^data op host->device/.test(regions[region].name) && !/device/.test(locations[loc])) {
+            if (ev === 'ENTER') op = {loc, location: locations[loc], region: regions[region], start: t - offset, bytes: 0, puts: 0};
+            else if (op) { op.dur = t - offset - op.start; dataOps.push(op); op = null; }
+            continue;
+        }
         if (!/stream/.test(locations[loc] || '') || regions[region].role !== 'FUNCTION') continue;
         if (ev === 'ENTER') open[loc] = t;
         else kernels.push({loc, location: locations[loc], region: regions[region], start: open[loc] - offset,
             dur: t - open[loc]});
     }
-    return {offset, kernels, transfers};
+    return {offset, kernels, dataOps, transfers};
 }
 
 /* ---- the browser ---- */
@@ -195,6 +204,54 @@ async function realArchive(browser, dir) {
         ok((panel.start || '').includes('(' + kernel.start + ' ns)'), 'the details panel gives its start ' + kernel.start +
             ' ns from the trace start', shown);
         ok((panel.row || '').startsWith(kernel.location), 'the details panel gives its row', shown);
+    }
+
+    /* a data op: its bytes (otf2-print's put), its transfer, the memory-copy note; arrows of the selection */
+    const ops = facts.dataOps.filter((o) => o.puts === 1).sort((a, b) => a.dur - b.dur), dop = ops[ops.length >> 1];
+    ok(dop !== undefined, 'otf2-print shows host->device data ops with one put each');
+    if (dop) {
+        await page.keyboard.press('0');
+        await settle(page);
+        const opName = dop.region.name.replace(/ @[^ ]*$/, ''), opRow = await rowBox(page, dop.location);
+        const opMid = dop.start + dop.dur / 2;
+        const opLabel = async () => {
+            const [from, to] = await visible(page), box = await plotBox(page);
+            const x = box.x + (opMid - from) / (to - from) * box.w;
+            return page.$$eval('.ot-bar-label', (ls, [name, x]) => {
+                const l = ls.find((e) => {
+                    const b = e.getBoundingClientRect();
+                    return e.textContent.startsWith(name + '  ') && b.left - 4 <= x && x <= b.right + 4;
+                });
+                if (!l) return null;
+                const b = l.getBoundingClientRect();
+                return {x: b.left + Math.min(b.width, 40) / 2, y: b.top + b.height / 2};
+            }, [opName, x]);
+        };
+        await zoomTo(page, opMid, opRow.y, async () => (await opLabel()) !== null);
+        const at = await opLabel();
+        ok(at !== null, 'the data op\'s label "' + opName + '" appears in its bar');
+        if (at) {
+            await page.mouse.click(at.x, at.y);
+            await settle(page);
+            const f = await page.$eval('#ot-panel', (p) => {
+                const facts = {title: (p.querySelector('h2') || {}).textContent};
+                p.querySelectorAll('dt').forEach((dt) => { facts[dt.textContent] = dt.nextElementSibling.textContent; });
+                return facts;
+            });
+            const shown = JSON.stringify(f);
+            ok(f.title === opName && ((f.duration || '').endsWith('(' + dop.dur + ' ns)') || f.duration === dop.dur + ' ns'),
+                'the data op\'s panel gives its name and exact duration', shown);
+            ok((f.bytes || '').includes('(' + dop.bytes + ')') && /B\/s$/.test(f.bandwidth || ''),
+                'the data op\'s panel gives the ' + dop.bytes + ' bytes of its put and a bandwidth', shown);
+            ok(/^1 transfer /.test(f.transfers || ''), 'the data op\'s panel gives the transfer it issued', shown);
+            ok(/memory copy/.test(f.note || ''), 'the panel says a host-offload transfer is a memory copy', shown);
+            await page.selectOption('#ot-arrows', 'selection');
+            await settle(page);
+            ok(count(await status(page), 'arrow') === 1, 'arrows "selection": only the data op\'s arrow',
+                await status(page));
+            await page.selectOption('#ot-arrows', 'all');
+            await page.keyboard.press('Escape');
+        }
     }
 
     /* keyboard: 0 resets, + zooms, arrows pan */

@@ -742,11 +742,9 @@
         frame.tiles.forEach(function (p) { if (p.src) out = out.concat(p.src.tile.bars || []); });
         return out;
     }
-    function tileArrows() {
-        var out = [];
-        frame.tiles.forEach(function (p) { if (p.src) out = out.concat(p.src.tile.arrows || []); });
-        return out;
-    }
+    /* The arrows of the frame, each once and from the tile that stands for where it was issued (a
+     * coarser ancestor's only inside the part it stands for), shown or not. */
+    function frameArrows() { return frame.arrows.map(function (it) { return it.a; }); }
     function transferNote(bytes, ns, row) {
         var r = data.rows[row] || {};
         var dev = (data.devices || []).filter(function (d) { return d.device === r.device; })[0];
@@ -765,10 +763,12 @@
         put('duration', fmtExact(b[5]));
         if (b[2] !== b[4] || b[3] !== b[4] + b[5]) put('this piece', fmtTime(b[2], 1) + ' \u2013 ' + fmtTime(b[3], 1) +
             ' (' + fmtDur(b[3] - b[2]) + '; the region is split by the regions nested in it)');
+        var arrows = arrowsOfBar(b, frameArrows());
         if (b[7]) {
             put('bytes', fmtBytes(b[7]) + ' (' + b[7] + ')');
             put('bandwidth', fmtRate(b[7], b[5]));
-            put('note', transferNote(b[7], b[5], b[0]));
+            /* a data op on a host thread: its device is where its transfers go */
+            put('note', transferNote(b[7], b[5], arrows.length ? arrows[0][1] : b[0]));
         }
         if (r.cat === CAT_TARGET) {   /* a target construct: the kernels it launched */
             var seenK = {};
@@ -786,12 +786,12 @@
                 put('launched by', nameAt(c[6]) + ' on ' + rowName(c[0]) + ', ' + fmtExact(c[5]));
             });
         }
-        var arrows = arrowsOfBar(b, tileArrows());
         if (arrows.length) {
-            var n = 0, bytes = 0;
-            arrows.forEach(function (a) { n += a[3]; bytes += a[4]; });
-            put('transfers', plural(n, 'transfer') + ' issued in it, ' + fmtBytes(bytes) + (arrowMode.value === 'selection'
-                ? ' (drawn)' : ''));
+            var n = 0, bytes = 0, merged = false;
+            arrows.forEach(function (a) { n += a[3]; bytes += a[4]; merged = merged || a[3] > 1; });
+            put('transfers', merged ? plural(arrows.length, 'arrow') + ' starting in it stand for ' + plural(n, 'transfer') +
+                ', ' + fmtBytes(bytes) + ', some perhaps issued after it: zoom in to tell them apart' :
+                plural(n, 'transfer') + ' issued in it, ' + fmtBytes(bytes));
         }
     }
     function showArrow(a) {
