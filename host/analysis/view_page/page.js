@@ -454,7 +454,7 @@
             labels: 0};
         var frag = document.createDocumentFragment();
         ft.forEach(function (p) {
-            if (!p.src) { f.missing++; return; }
+            if (!p.src) { if (!p.arrowsOnly) f.missing++; return; }
             var t = p.src.tile;
             var lo = Math.max(p.r0, v0), hi = Math.min(p.r1, v1);
             var col = tileCol(t), tstart = tileStart(t);
@@ -932,11 +932,10 @@
         if (!h) return;
         if (h.kind === 'bar') showBar(h.b);
         else if (h.kind === 'arrow') showArrow(h.a);
-        else if (h.kind === 'mark') showMark(h.m, h.item.m && findMarkTile(h.item));
+        else if (h.kind === 'mark') showMark(h.m, h.item.tile);
         else if (h.kind === 'memory') showMemory(h.c, h.t);
         later();
     }
-    function findMarkTile(item) { return item.tile; }
 
     /* ---- pointer and keys ---- */
 
