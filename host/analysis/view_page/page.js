@@ -696,9 +696,15 @@
     function hit(x, y) {
         if (!frame) return null;
         var i, it;
+        /* an arrow right under the pointer, else a bar or mark, else an arrow near it: arrows cross
+         * every row and would otherwise take most clicks at a coarse zoom */
+        var near = null;
         for (i = frame.arrows.length - 1; i >= 0; i--) {
             it = frame.arrows[i];
-            if (it.shown && segDist(x, y, it) <= 4) return {kind: 'arrow', a: it.a, item: it};
+            if (!it.shown) continue;
+            var dist = segDist(x, y, it);
+            if (dist <= 1.5) return {kind: 'arrow', a: it.a, item: it};
+            if (dist <= 4 && !near) near = {kind: 'arrow', a: it.a, item: it};
         }
         for (i = frame.bars.length - 1; i >= 0; i--) {
             it = frame.bars[i];
@@ -708,6 +714,7 @@
             it = frame.marks[i];
             if (x >= it.x0 - 0.5 && x <= it.x1 + 0.5 && y >= it.y0 - 2 && y <= it.y1) return {kind: 'mark', m: it.m, item: it};
         }
+        if (near) return near;
         for (var ci in counterY) {
             if (y >= counterY[ci] && y < counterY[ci] + COUNTER_H) return {kind: 'memory', c: +ci, t: tOf(x)};
         }
@@ -811,6 +818,7 @@
             return b[0] === a[0] && (c === CAT_H2D || c === CAT_D2H) && b[4] <= a[5] && b[4] + b[5] >= a[5];
         });
         var done = {};
+        if (!ops.length) put('data op', 'narrower than a pixel at this zoom (in a merged mark): zoom in to see it');
         ops.forEach(function (b) {
             if (done[b[8]]) return;
             done[b[8]] = true;
@@ -819,7 +827,7 @@
     }
     function showMark(m, tile) {
         var col = tileCol(tile), t0 = tileStart(tile) + m[2] * col;
-        var put = panelStart(plural(m[6], 'region') + ' merged');
+        var put = panelStart('Merged: ' + plural(m[6], 'region') + ' starting here');
         put('row', rowName(m[0]) + ', level ' + (m[1] + 1));
         put('time', fmtTime(t0, col) + ' \u2013 ' + fmtTime(t0 + (m[3] - m[2] + 1) * col, col));
         put('covered', fmtDur(m[7]) + ' of ' + fmtDur((m[3] - m[2] + 1) * col));
