@@ -5,7 +5,8 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="cmake make pkg-config clang-19 libomp-19-dev libotf2-trace-dev otf2-tools \
-libcriterion-dev libhwloc-dev libdw-dev python3 libclang-rt-19-dev groff-base libstdc++-12-dev binutils"
+libcriterion-dev libhwloc-dev libdw-dev python3 libclang-rt-19-dev groff-base libstdc++-12-dev binutils \
+libmicrohttpd-dev chromium nodejs"
 
 missing=""
 for p in $PACKAGES; do
@@ -21,6 +22,14 @@ fi
 
 cmake -S . -B build
 cmake --build build -j "$(nproc)"
+
+# The browser test of the view page (ctest -L browser) drives chromium through
+# playwright-core, pinned by tests/browser/package-lock.json.
+if command -v npm >/dev/null 2>&1; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+else
+    echo "offtrace setup: npm not found: the browser test (ctest -L browser) needs node and npm" >&2
+fi
 
 if [ "${1:-}" != "--no-demo" ]; then
     rm -rf offtrace-demo-cg

@@ -28,13 +28,18 @@ void ot_view_free(ot_view *v)
         return;
     for (size_t i = 0; i < v->nrows; i++) {
         free(v->rows[i].label);
+        free(v->rows[i].group);
         for (int l = 0; l < OT_VIEW_MAX_DEPTH; l++) {
             free(v->rows[i].level[l].bars);
             free(v->rows[i].level[l].cells);
         }
     }
-    for (size_t i = 0; i < v->nregions; i++)
+    for (size_t i = 0; i < v->nregions; i++) {
         free(v->region_names[i]);
+        if (v->region_sites)
+            free(v->region_sites[i]);
+    }
+    free(v->region_sites);
     for (size_t i = 0; i < v->nflows; i++)
         free(v->flows[i].cells);
     free(v->rows);

@@ -1,8 +1,27 @@
-# `offtrace view`: the timeline as SVG or self-contained HTML (docs/view.md).
-# include()d from host/CMakeLists.txt; paths are relative to host/.
+# `offtrace view`: the timeline as SVG or a zoomable self-contained HTML page
+# (docs/view.md). include()d from host/CMakeLists.txt; paths are relative to host/.
 target_sources(offtrace_analysis PRIVATE
   analysis/view.c analysis/view_build.c analysis/view_bucket.c analysis/view_rows.c analysis/view_classes.c
   analysis/view_time.c analysis/view_svg.c analysis/view_svg_frame.c analysis/view_svg_plot.c
-  analysis/view_svg_arrows.c analysis/view_svg_legend.c analysis/view_html.c)
-target_sources(offtrace_cli PRIVATE cli/view_cmd.c)
+  analysis/view_svg_arrows.c analysis/view_svg_legend.c analysis/view_store.c analysis/view_tiles.c
+  analysis/view_pyramid.c analysis/view_json.c analysis/view_page.c)
+
+# The page's script and stylesheet, built into the binary as C strings
+# (embed_text.cmake); made again whenever either file changes.
+foreach(part js css)
+  set(embedded ${CMAKE_CURRENT_BINARY_DIR}/view_page_${part}.c)
+  add_custom_command(OUTPUT ${embedded}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${CMAKE_CURRENT_SOURCE_DIR}/analysis/view_page/page.${part}
+      -DOUTPUT=${embedded} -DNAME=ot_view_page_${part} -P ${CMAKE_CURRENT_SOURCE_DIR}/analysis/embed_text.cmake
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/analysis/view_page/page.${part}
+      ${CMAKE_CURRENT_SOURCE_DIR}/analysis/embed_text.cmake
+    COMMENT "Embedding view_page/page.${part}" VERBATIM)
+  target_sources(offtrace_analysis PRIVATE ${embedded})
+endforeach()
+
+# --serve: libmicrohttpd (Debian libmicrohttpd-dev) answers the page's tile
+# requests on 127.0.0.1; linked into the CLI only.
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
+target_sources(offtrace_cli PRIVATE cli/view_cmd.c cli/view_serve.c)
+target_link_libraries(offtrace_cli PRIVATE PkgConfig::MHD)
 target_compile_definitions(offtrace_cli PRIVATE OFFTRACE_HAVE_VIEW)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "view_model.h"
 
@@ -64,25 +65,40 @@ static int add_to_cells(ot_view *v, ot_view_level *l, double x0, double x1, ot_v
     return 0;
 }
 
+/* Whether something that starts at \p t is counted in this window: in a
+ * tile only where it starts, so that tiles side by side count it once. */
+static int starts_here(const ot_view *v, uint64_t t)
+{
+    if (!v->tile)
+        return t >= v->w0;
+    return t >= v->w0 && (t < v->w1 || (v->last_tile && t == v->w1));
+}
+
 int ot_view_put_region(ot_view *v, ot_view_row *row, int level, uint64_t a, uint64_t b, const ot_view_piece *p)
 {
     if (b < v->w0 || a > v->w1 || level < 0 || level >= v->depth)
         return 0;
     uint64_t ca = a > v->w0 ? a : v->w0, cb = b < v->w1 ? b : v->w1;
     double x0 = ot_view_x(v, ca), x1 = ot_view_x(v, cb);
+    /* a tile judges by the whole width, so that the piece is the same in every tile */
+    double width = v->tile ? (double)(b - a) * v->px_per_ns : x1 - x0;
     ot_view_cat cat = p->region < v->nregions ? (ot_view_cat)v->region_cat[p->region] : OT_VC_OTHER;
     if (row->levels < level + 1)
         row->levels = level + 1;
     v->cats_used |= 1u << cat;
     ot_view_level *l = &row->level[level];
-    if (x1 - x0 < MIN_BAR_PX) {
-        int counts = a == p->start;
+    if (width < MIN_BAR_PX) {
+        int counts = a == p->start && starts_here(v, a);
         v->regions_merged += (uint64_t)counts;
         return add_to_cells(v, l, x0, x1, cat, p->bytes, counts);
     }
     v->regions_drawn++;
+    if (v->tile) {
+        ca = a;
+        cb = b;
+    }
     ot_view_bar bar = {.a = ca, .b = cb, .start = p->start, .dur = p->dur, .bytes = p->bytes,
-                       .serial = p->serial, .region = p->region, .cat = (uint8_t)cat};
+                       .serial = p->serial, .region = p->region, .parent = p->parent, .cat = (uint8_t)cat};
     return add_bar(l, &bar);
 }
 
@@ -93,6 +109,65 @@ void ot_view_finish_pieces(ot_view_row *row, int level, size_t first, uint64_t s
         if (l->bars[i].serial == serial)
             l->bars[i].dur = dur;
 }
+
+/* ---- merged marks ---- */
+
+static int dominant(const ot_view_cell *c)
+{
+    int best = -1;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        if (c->ns[k] > 0 && (best < 0 || c->ns[k] > c->ns[best]))
+            best = k;
+    return best >= 0 ? best : c->last_cat;
+}
+
+/* How much of the column the small regions cover, in four steps. */
+static int coverage_step(const ot_view *v, const ot_view_cell *c)
+{
+    double busy = 0;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        busy += c->ns[k];
+    double share = busy * v->px_per_ns;
+    return share < 0.25 ? 0 : share < 0.5 ? 1 : share < 0.75 ? 2 : 3;
+}
+
+static int used(const ot_view_cell *c)
+{
+    if (c->count)
+        return 1;
+    for (int k = 0; k < OT_VC_COUNT; k++)
+        if (c->ns[k] > 0)
+            return 1;
+    return 0;
+}
+
+int ot_view_next_mark(const ot_view *v, const ot_view_level *l, size_t *c, ot_view_mark *m)
+{
+    const ot_view_cell *cells = l->cells;
+    while (cells && *c < v->plot_w && !used(&cells[*c]))
+        ++*c;
+    if (!cells || *c >= v->plot_w)
+        return 0;
+    memset(m, 0, sizeof *m);
+    m->c0 = *c;
+    m->cat = dominant(&cells[*c]);
+    m->step = coverage_step(v, &cells[*c]);
+    for (; *c < v->plot_w && used(&cells[*c]) && dominant(&cells[*c]) == m->cat &&
+           coverage_step(v, &cells[*c]) == m->step;
+         ++*c) {
+        const ot_view_cell *cell = &cells[*c];
+        for (int k = 0; k < OT_VC_COUNT; k++) {
+            m->ns[k] += cell->ns[k];
+            m->busy += cell->ns[k];
+        }
+        m->count += cell->count;
+        m->bytes += cell->bytes;
+    }
+    m->c1 = *c - 1;
+    return 1;
+}
+
+/* ---- arrows ---- */
 
 size_t ot_view_arrow_columns(const ot_view *v)
 {
@@ -120,7 +195,7 @@ static ot_view_flow *flow_of(ot_view *v, size_t host_row, size_t rdma_row, int t
 int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
                          uint64_t bytes)
 {
-    if (t1 < v->w0 || t0 > v->w1)
+    if (t1 < v->w0 || t0 > v->w1 || (v->tile && !starts_here(v, t0)))
         return 0;
     ot_view_flow *f = flow_of(v, host_row, rdma_row, to_device);
     if (!f)

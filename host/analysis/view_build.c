@@ -1,9 +1,12 @@
 /**
  * \file view_build.c
- * \brief From events to the picture: a visitor of trace_read.h that hands
+ * \brief From events to what is drawn: a visitor of trace_read.h that hands
  *        every region instance the reader pairs (or, on the last level,
- *        every piece of one between its nested regions) to view_bucket.c,
- *        and every put/get with its completion to the arrows.
+ *        every piece of one between its nested regions), every put/get with
+ *        its completion and every device-memory sample to a sink
+ *        (ot_view_sink). The static picture's sink buckets them at once
+ *        (view_bucket.c, ot_view_build); the zoomable page's keeps them
+ *        (view_store.c) to bucket each tile later.
  *
  * Nesting: with LAST = --depth - 1, depth d < LAST is drawn on level d;
  * everything at depth >= LAST shares the last level, which shows the
@@ -33,6 +36,7 @@ typedef struct piece_state {
 typedef struct build {
     ot_view *v;
     const ot_view_options *o;
+    const ot_view_sink *sink;
     const ot_tr_archive *archive;
     size_t *row_of;         /* by ot_tr_location.index */
     char msg[512];
@@ -49,18 +53,35 @@ static int failed(build *b, int rc, const char *fmt, ...)
 
 /* ---- begin: definitions ---- */
 
+/* "cg.c:23": the site after '@' in the name, else (kernels, whose names
+ * have none) the region's source file and line. */
+static char *site_of(const ot_tr_region *r)
+{
+    if (r->site && r->site[0])
+        return strdup(r->site);
+    if (!r->file || !r->file[0])
+        return strdup("");
+    const char *base = strrchr(r->file, '/');
+    base = base ? base + 1 : r->file;
+    char *site;
+    if (!r->line)
+        return strdup(base);
+    return asprintf(&site, "%s:%u", base, r->line) < 0 ? NULL : site;
+}
+
 static int copy_regions(ot_view *v, const ot_tr_archive *a)
 {
     v->nregions = ot_tr_region_count(a);
     v->region_names = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_names);
+    v->region_sites = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_sites);
     v->region_cat = calloc(v->nregions ? v->nregions : 1, 1);
-    if (!v->region_names || !v->region_cat)
+    if (!v->region_names || !v->region_sites || !v->region_cat)
         return -ENOMEM;
     for (size_t i = 0; i < v->nregions; i++) {
         const ot_tr_region *r = ot_tr_region_at(a, i);
         if (!r)
             continue;
-        if (!(v->region_names[i] = strdup(r->name)))
+        if (!(v->region_names[i] = strdup(r->name)) || !(v->region_sites[i] = site_of(r)))
             return -ENOMEM;
         v->region_cat[i] = (uint8_t)ot_view_category(r);
     }
@@ -123,9 +144,10 @@ static int draw(build *b, const ot_tr_location *loc, int level, const ot_tr_span
 {
     if (to == from && from != span->begin)
         return 0;
+    const ot_tr_span *parent = span->depth ? ot_tr_open_span(b->archive, loc, span->depth - 1) : NULL;
     ot_view_piece p = {.start = span->begin, .dur = dur, .bytes = span->bytes, .serial = span->serial,
-                       .region = span->region->id};
-    int rc = ot_view_put_region(b->v, &b->v->rows[b->row_of[loc->index]], level, from, to, &p);
+                       .region = span->region->id, .parent = parent ? (int32_t)parent->region->id : -1};
+    int rc = b->sink->piece(b->sink->user, b->row_of[loc->index], level, from, to, &p);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 
@@ -142,7 +164,7 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
             return rc;
     }
     if (span->depth >= LAST(b))
-        ps->first_piece = b->v->rows[b->row_of[loc->index]].level[LAST(b)].nbars;
+        ps->first_piece = b->sink->pieces(b->sink->user, b->row_of[loc->index], (int)LAST(b));
     return 0;
 }
 
@@ -155,8 +177,8 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     if (span->depth < LAST(b))
         return draw(b, loc, (int)span->depth, span, span->begin, t, t - span->begin);
     int rc = draw(b, loc, (int)LAST(b), span, ps->piece_start, t, t - span->begin);
-    ot_view_finish_pieces(&b->v->rows[b->row_of[loc->index]], (int)LAST(b), ps->first_piece, span->serial,
-                          t - span->begin);
+    b->sink->finish(b->sink->user, b->row_of[loc->index], (int)LAST(b), ps->first_piece, span->serial,
+                    t - span->begin);
     if (span->depth > LAST(b))
         ((piece_state *)ot_tr_open_span(b->archive, loc, span->depth - 1)->data)->piece_start = t;
     return rc;
@@ -172,8 +194,19 @@ static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transf
         b->v->transfers_undrawn++;
         return 0;
     }
-    int rc = ot_view_put_transfer(b->v, b->row_of[loc->index], (size_t)rdma, x->to_device, x->issued, x->completed,
-                                  x->bytes);
+    int rc = b->sink->transfer(b->sink->user, b->row_of[loc->index], (size_t)rdma, x->to_device, x->issued,
+                               x->completed, x->bytes);
+    return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
+}
+
+/* ---- device memory ---- */
+
+static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes_in_use)
+{
+    build *b = user;
+    if (!b->sink->memory)
+        return 0;
+    int rc = b->sink->memory(b->sink->user, b->row_of[loc->index], time, bytes_in_use);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 
@@ -183,7 +216,48 @@ static int on_end(void *user, const ot_tr_archive *a)
     return 0;
 }
 
-/* ---- the whole build ---- */
+/* ---- the whole read ---- */
+
+int ot_view_read(const char *dir, ot_view *v, const ot_view_options *o, const ot_view_sink *sink, char *err,
+                 size_t err_size)
+{
+    v->depth = o->depth >= 1 && o->depth <= OT_VIEW_MAX_DEPTH ? o->depth : OT_VIEW_DEFAULT_DEPTH;
+    build b = {.v = v, .o = o, .sink = sink};
+    ot_tr_visitor vis = {.span_data = sizeof(piece_state), .begin = on_begin, .enter = on_enter,
+                         .leave = on_leave, .transfer = on_transfer, .memory = sink->memory ? on_memory : NULL,
+                         .end = on_end};
+    int rc = ot_trace_read(dir, &vis, &b, err, err_size);
+    if (b.msg[0])
+        snprintf(err, err_size, "%s", b.msg);
+    else if (rc == -ENOMEM)
+        snprintf(err, err_size, "offtrace view: out of memory");
+    free(b.row_of);
+    return rc;
+}
+
+/* ---- the static picture: every piece bucketed as it comes ---- */
+
+static int bucket_piece(void *user, size_t row, int level, uint64_t a, uint64_t b, const ot_view_piece *p)
+{
+    ot_view *v = user;
+    return ot_view_put_region(v, &v->rows[row], level, a, b, p);
+}
+
+static size_t bucket_pieces(void *user, size_t row, int level)
+{
+    return ((ot_view *)user)->rows[row].level[level].nbars;
+}
+
+static void bucket_finish(void *user, size_t row, int level, size_t first, uint64_t serial, uint64_t dur)
+{
+    ot_view_finish_pieces(&((ot_view *)user)->rows[row], level, first, serial, dur);
+}
+
+static int bucket_transfer(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
+                           uint64_t bytes)
+{
+    return ot_view_put_transfer(user, host_row, rdma_row, to_device, t0, t1, bytes);
+}
 
 int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char *err, size_t err_size)
 {
@@ -195,16 +269,9 @@ int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char
     }
     v->width = o->width ? o->width : OT_VIEW_DEFAULT_WIDTH;
     v->plot_w = v->width - OT_VIEW_LABEL_W - OT_VIEW_RIGHT_W;
-    v->depth = o->depth >= 1 && o->depth <= OT_VIEW_MAX_DEPTH ? o->depth : OT_VIEW_DEFAULT_DEPTH;
-    build b = {.v = v, .o = o};
-    ot_tr_visitor vis = {.span_data = sizeof(piece_state), .begin = on_begin, .enter = on_enter,
-                         .leave = on_leave, .transfer = on_transfer, .end = on_end};
-    int rc = ot_trace_read(dir, &vis, &b, err, err_size);
-    if (b.msg[0])
-        snprintf(err, err_size, "%s", b.msg);
-    else if (rc == -ENOMEM)
-        snprintf(err, err_size, "offtrace view: out of memory");
-    free(b.row_of);
+    ot_view_sink sink = {.user = v, .piece = bucket_piece, .pieces = bucket_pieces, .finish = bucket_finish,
+                         .transfer = bucket_transfer};
+    int rc = ot_view_read(dir, v, o, &sink, err, err_size);
     if (rc) {
         ot_view_free(v);
         return rc;

@@ -1,9 +1,10 @@
 /**
  * \file view_model.h
  * \brief What `offtrace view` draws, shared by the builder (view_build.c,
- *        view_bucket.c, view_rows.c) and the writers (view_svg*.c,
- *        view_html.c). Everything here is sized by the picture: rows x
- *        levels x plot width, never by the number of events.
+ *        view_bucket.c, view_rows.c) and the writers (view_svg*.c), and
+ *        by the zoomable page's tiles (view_store.h), each a small picture.
+ *        Everything here is sized by the picture: rows x levels x plot
+ *        width, never by the number of events.
  */
 #ifndef OT_ANALYSIS_VIEW_MODEL_H
 #define OT_ANALYSIS_VIEW_MODEL_H
@@ -51,6 +52,7 @@ typedef struct ot_view_bar {
     uint64_t bytes;         /**< bytes moved by a data op / transfer, else 0 */
     uint64_t serial;        /**< the instance, to complete a piece's dur at its leave */
     uint32_t region;        /**< index into ot_view.region_names */
+    int32_t parent;         /**< region of the enclosing instance, -1 if none */
     uint8_t cat;            /**< ot_view_cat */
 } ot_view_bar;
 
@@ -70,6 +72,7 @@ typedef struct ot_view_level {
 
 typedef struct ot_view_row {
     char *label;
+    char *group;            /**< its location group's name ("generic-64bit device 0"), or "" */
     uint64_t location;      /**< OTF2 location id */
     ot_tr_location_class klass;
     int device;             /**< -1 for host threads */
@@ -109,6 +112,7 @@ struct ot_view {
     ot_view_row *rows;
     size_t nrows;
     char **region_names;               /**< by OTF2 region id */
+    char **region_sites;               /**< "file:line" or "", by OTF2 region id */
     uint8_t *region_cat;
     size_t nregions;
     ot_view_flow *flows;
@@ -116,6 +120,13 @@ struct ot_view {
     uint64_t events;                   /**< events read */
     uint64_t regions_drawn, regions_merged, transfers, transfers_undrawn;
     unsigned cats_used;                /**< bit per ot_view_cat drawn */
+    /** Nonzero: a tile of the zoomable page's pyramid (view_tiles.c), one of
+     *  several windows side by side. A region is a bar or merged by its whole
+     *  width (so that it is the same in every tile it crosses), a bar keeps
+     *  its whole extent, and a region or transfer is counted only in the
+     *  window [w0, w1) where it starts (the last tile's w1 included). */
+    int tile;
+    int last_tile;                     /**< the tile ends the trace: w1 belongs to it */
 };
 
 /* ---- view_classes.c ---- */
@@ -151,6 +162,7 @@ void ot_view_layout(ot_view *v);
 typedef struct ot_view_piece {
     uint64_t start, dur, bytes, serial;
     uint32_t region;
+    int32_t parent;         /**< region id of the enclosing instance on its location, -1 if none */
 } ot_view_piece;
 
 /** \brief Draw [a, b] of a region on a sub-row: a bar if a pixel wide or
@@ -161,10 +173,47 @@ void ot_view_finish_pieces(ot_view_row *row, int level, size_t first, uint64_t s
 /** \brief A transfer from host row to device (RDMA row), started at t0, completed at t1. \return 0 or -ENOMEM. */
 int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
                          uint64_t bytes);
+/** Columns of merged small regions that make one mark: neighbours with the
+ *  same leading class and the same coverage step (ot_view_next_mark). */
+typedef struct ot_view_mark {
+    size_t c0, c1;          /**< first and last column (inclusive) */
+    int cat;                /**< the leading class (by time; the last counted where none has time) */
+    int step;               /**< coverage of its columns, 0 .. 3: under 25 %, 50 %, 75 %, more */
+    double ns[OT_VC_COUNT], busy; /**< time covered, by class and in all */
+    uint64_t count, bytes;  /**< regions that started in it, bytes they moved */
+} ot_view_mark;
+
+/** \brief The next mark of a level's cells at or after column *c (advanced
+ *         past it). \return 1 and *m, or 0 when there is none. */
+int ot_view_next_mark(const ot_view *v, const ot_view_level *l, size_t *c, ot_view_mark *m);
+
 /** \brief Number of arrow columns of a flow (plot_w / OT_VIEW_ARROW_PX, rounded up). */
 size_t ot_view_arrow_columns(const ot_view *v);
 /** \brief x in the plot (px from its left edge) of an absolute time; may lie outside 0 .. plot_w. */
 double ot_view_x(const ot_view *v, uint64_t t);
+
+/* ---- view_build.c ---- */
+
+/** Where view_build.c's reader hands what it pairs: region pieces by row and
+ *  level (ot_view_put_region's arguments), transfers, memory samples. */
+typedef struct ot_view_sink {
+    void *user;
+    int (*piece)(void *user, size_t row, int level, uint64_t a, uint64_t b, const ot_view_piece *p);
+    /** Pieces placed so far on a row's level (where an instance's pieces will start). */
+    size_t (*pieces)(void *user, size_t row, int level);
+    /** The instance \p serial ended: its whole duration on its pieces from index \p first on. */
+    void (*finish)(void *user, size_t row, int level, size_t first, uint64_t serial, uint64_t dur);
+    int (*transfer)(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
+                    uint64_t bytes);
+    /** Device memory in use on a row (NULL: not read). */
+    int (*memory)(void *user, size_t row, uint64_t t, uint64_t bytes_in_use);
+} ot_view_sink;
+
+/** \brief Read the archive in \p dir into \p sink: \p v (zeroed but for
+ *         width and plot_w) gets its rows, regions, depth and window from
+ *         \p o. Negative returns as ot_view_build, with the message in \p err. */
+int ot_view_read(const char *dir, ot_view *v, const ot_view_options *o, const ot_view_sink *sink, char *err,
+                 size_t err_size);
 
 /* ---- view_time.c ---- */
 

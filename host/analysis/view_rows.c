@@ -62,7 +62,8 @@ int ot_view_make_rows(ot_view *v, const ot_tr_archive *a)
         const ot_tr_location *l = ot_tr_location_at(a, i);
         ot_view_row *r = &v->rows[v->nrows++];
         r->label = strdup(l->name && l->name[0] ? l->name : "(unnamed location)");
-        if (!r->label)
+        r->group = strdup(l->group ? l->group : "");
+        if (!r->label || !r->group)
             return -ENOMEM;
         r->location = l->id;
         r->klass = l->klass;

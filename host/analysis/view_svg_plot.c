@@ -41,42 +41,8 @@ static void bar(const ot_view *v, const ot_view_row *r, int level, const ot_view
 
 /* ---- merged marks ---- */
 
-typedef struct run {
-    double ns[OT_VC_COUNT], busy;
-    uint64_t count, bytes;
-} run;
-
-static int dominant(const ot_view_cell *c)
-{
-    int best = -1;
-    for (int k = 0; k < OT_VC_COUNT; k++)
-        if (c->ns[k] > 0 && (best < 0 || c->ns[k] > c->ns[best]))
-            best = k;
-    return best >= 0 ? best : c->last_cat;
-}
-
-/* How much of the column the small regions cover, in four steps: the mark's opacity. */
-static int coverage_step(const ot_view *v, const ot_view_cell *c)
-{
-    double busy = 0;
-    for (int k = 0; k < OT_VC_COUNT; k++)
-        busy += c->ns[k];
-    double share = busy * v->px_per_ns;
-    return share < 0.25 ? 0 : share < 0.5 ? 1 : share < 0.75 ? 2 : 3;
-}
-
-static int used(const ot_view_cell *c)
-{
-    if (c->count)
-        return 1;
-    for (int k = 0; k < OT_VC_COUNT; k++)
-        if (c->ns[k] > 0)
-            return 1;
-    return 0;
-}
-
 /* The tooltip: how many, how busy, the three largest classes, bytes. */
-static void run_tip(const ot_view *v, const run *u, size_t columns, FILE *f)
+static void run_tip(const ot_view *v, const ot_view_mark *u, size_t columns, FILE *f)
 {
     char busy[32], span[32];
     ot_view_format_duration((uint64_t)u->busy, busy, sizeof busy);
@@ -102,42 +68,21 @@ static void run_tip(const ot_view *v, const run *u, size_t columns, FILE *f)
     fputs("\"", f);
 }
 
-static void add_cell(run *u, const ot_view_cell *c)
-{
-    for (int k = 0; k < OT_VC_COUNT; k++) {
-        u->ns[k] += c->ns[k];
-        u->busy += c->ns[k];
-    }
-    u->count += c->count;
-    u->bytes += c->bytes;
-}
-
 /* Neighbouring columns with the same leading class and coverage step make
  * one mark. Marks are lower than bars (a bar is one region, a mark many)
  * and paler where the small regions cover less of their columns. */
 static void merged_marks(const ot_view *v, const ot_view_row *r, int level, FILE *f)
 {
     static const char *opacity[] = {"0.6", "0.75", "0.9", "1"};
-    const ot_view_cell *cells = r->level[level].cells;
     double h = ot_view_bar_h(r) * MARK_HEIGHT, y = ot_view_level_y(r, level) + (ot_view_bar_h(r) - h) / 2;
-    for (size_t c = 0; cells && c < v->plot_w;) {
-        if (!used(&cells[c])) {
-            c++;
-            continue;
-        }
-        int cat = dominant(&cells[c]), step = coverage_step(v, &cells[c]);
-        size_t first = c;
-        run u;
-        memset(&u, 0, sizeof u);
-        for (; c < v->plot_w && used(&cells[c]) && dominant(&cells[c]) == cat &&
-               coverage_step(v, &cells[c]) == step;
-             c++)
-            add_cell(&u, &cells[c]);
+    ot_view_mark m;
+    for (size_t c = 0; ot_view_next_mark(v, &r->level[level], &c, &m);) {
+        size_t columns = m.c1 + 1 - m.c0;
         fprintf(f,
                 "<rect data-k=\"a\" x=\"%zu\" y=\"%.1f\" width=\"%zu\" height=\"%.1f\" fill=\"%s\" "
                 "fill-opacity=\"%s\"",
-                OT_VIEW_LABEL_W + first, y, c - first, h, ot_view_cat_colour((ot_view_cat)cat), opacity[step]);
-        run_tip(v, &u, c - first, f);
+                OT_VIEW_LABEL_W + m.c0, y, columns, h, ot_view_cat_colour((ot_view_cat)m.cat), opacity[m.step]);
+        run_tip(v, &m, columns, f);
         fputs("/>\n", f);
     }
 }

@@ -56,6 +56,17 @@ static void remove_partial_output(const ot_cli_args *args)
     }
 }
 
+/* SIGINT and SIGTERM that reach offtrace while its child works are the
+ * child's to act on (`view --serve` stops cleanly on them): passed on. */
+static volatile sig_atomic_t child_pid, passed_on;
+
+static void pass_on(int sig)
+{
+    passed_on = sig;
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
 int ot_cli_isolated(const ot_cli_args *args)
 {
     fflush(stdout);
@@ -69,10 +80,28 @@ int ot_cli_isolated(const ot_cli_args *args)
         fflush(stderr);
         _exit(rc);
     }
+    child_pid = pid;
+    struct sigaction act = {.sa_handler = pass_on}, old_int, old_term;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    if (old_int.sa_handler != SIG_IGN) /* one ignored (a background job of a script) stays so */
+        sigaction(SIGINT, &act, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &act, NULL);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return 1;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    child_pid = 0;
+    if (WIFSIGNALED(status) && passed_on && WTERMSIG(status) == passed_on) { /* interrupted: end as the child did */
+        remove_partial_output(args);
+        signal(passed_on, SIG_DFL);
+        raise(passed_on);
+        return 128 + passed_on;
+    }
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WTERMSIG(status) == SIGPIPE) { /* `offtrace report DIR | head`: end as quietly as the child did */

@@ -38,11 +38,13 @@ static const ot_cli_verb_info verbs[] = {
      ot_cmd_report, 1},
 #endif
 #ifdef OFFTRACE_HAVE_VIEW
-    {OT_VERB_VIEW, "view", "draw the timeline as SVG or interactive HTML", "DIR [-o FILE.svg|FILE.html]",
+    {OT_VERB_VIEW, "view", "draw the timeline as a zoomable HTML page or an SVG picture",
+     "DIR [-o FILE.html|FILE.svg] | DIR --serve",
      "Draws the timeline of the archive in DIR: host threads, device streams, device threads and RDMA\n"
      "rows, regions as coloured bars, transfers as arrows, a time axis and a legend. The name of -o\n"
-     "chooses the format: .svg is a static picture; .html adds zoom (wheel, drag) and tooltips, with\n"
-     "nothing external. Without -o it writes DIR.html next to DIR.",
+     "chooses the format: .html is a self-contained page that zooms from the whole run down to single\n"
+     "regions (as deep as --max-size allows); .svg is a static picture. Without -o it writes DIR.html\n"
+     "next to DIR. --serve serves the page with all detail on 127.0.0.1 until Ctrl-C.",
      ot_cmd_view, 1},
 #endif
 #ifdef OFFTRACE_HAVE_EXPORT
@@ -121,7 +123,7 @@ static const option options[] = {
     {.id = OT_OPT_OUTPUT, .verbs = OT_VERB_REPORT | OT_VERB_EXPORT, .short_name = 'o', .long_name = "output",
      .kind = TEXT, .arg = "FILE", .help = "the file to write; it appears only when complete"},
     {.id = OT_OPT_OUTPUT, .verbs = OT_VERB_VIEW, .short_name = 'o', .long_name = "output", .kind = TEXT,
-     .arg = "FILE", .help = "the file to write (.svg or .html); it appears only when complete",
+     .arg = "FILE", .help = "the file to write (.html or .svg); it appears only when complete",
      .fallback_text = "DIR.html next to DIR"},
     {.id = OT_OPT_BUFFER_SIZE, .verbs = OT_VERB_RECORD, .short_name = 'b', .long_name = "buffer-size", .kind = SIZE,
      .arg = "SIZE", .help = "per-thread buffer chunk (OFFTRACE_BUFFER_SIZE)", .min = OFFTRACE_MIN_BUFFER_SIZE,
@@ -142,18 +144,25 @@ static const option options[] = {
      .help = "one JSON object instead of the tables"},
 #ifdef OFFTRACE_HAVE_VIEW
     {.id = OT_OPT_FROM, .verbs = OT_VERB_VIEW, .long_name = "from", .kind = PARSED, .arg = "T",
-     .help = "start of the range drawn, from the trace start: 250000ns, 300us, 12.5ms, 1.2s",
+     .help = "start of the range drawn (the page: where it opens), from the trace start",
      .fallback_text = "the trace start", .parse = ot_view_parse_time,
      .accepted = "a time with its unit, such as 250000ns, 300us, 12.5ms or 1.2s"},
     {.id = OT_OPT_TO, .verbs = OT_VERB_VIEW, .long_name = "to", .kind = PARSED, .arg = "T",
      .help = "end of the range drawn (past the end of the trace: the end)", .fallback_text = "the trace end",
      .parse = ot_view_parse_time, .accepted = "a time with its unit, such as 250000ns, 300us, 12.5ms or 1.2s"},
     {.id = OT_OPT_WIDTH, .verbs = OT_VERB_VIEW, .long_name = "width", .kind = COUNT, .arg = "PX",
-     .help = "picture width in pixels, labels included", .min = OT_VIEW_MIN_WIDTH, .max = OT_VIEW_MAX_WIDTH,
+     .help = "the SVG picture's width in pixels, labels included (the page fits its window)", .min = OT_VIEW_MIN_WIDTH, .max = OT_VIEW_MAX_WIDTH,
      .fallback = OT_VIEW_DEFAULT_WIDTH},
     {.id = OT_OPT_DEPTH, .verbs = OT_VERB_VIEW, .long_name = "depth", .kind = COUNT, .arg = "N",
      .help = "nesting levels per row; the last shows the innermost region", .min = 1, .max = OT_VIEW_MAX_DEPTH,
      .fallback = OT_VIEW_DEFAULT_DEPTH},
+    {.id = OT_OPT_MAX_SIZE, .verbs = OT_VERB_VIEW, .long_name = "max-size", .kind = SIZE, .arg = "SIZE",
+     .help = "the HTML page's size at most; detail past it needs --serve", .min = 1u << 20, .max = 1ull << 32,
+     .fallback = OT_VIEW_DEFAULT_PAGE_BUDGET},
+    {.id = OT_OPT_SERVE, .verbs = OT_VERB_VIEW, .long_name = "serve", .kind = SWITCH,
+     .help = "serve the page with all detail on 127.0.0.1 (no file) until Ctrl-C"},
+    {.id = OT_OPT_PORT, .verbs = OT_VERB_VIEW, .long_name = "port", .kind = COUNT, .arg = "N",
+     .help = "--serve's port; 0: any free one", .min = 0, .max = 65535, .fallback = OT_VIEW_DEFAULT_PORT},
 #endif
     {.id = OT_OPT_FORMAT, .verbs = OT_VERB_EXPORT, .long_name = "format", .kind = CHOICE, .arg = "FORMAT",
      .help = "chrome: Chrome trace-event JSON, for Perfetto (ui.perfetto.dev)", .choices = export_formats,

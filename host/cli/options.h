@@ -30,7 +30,7 @@ typedef enum ot_cli_verb {
 typedef enum ot_cli_opt {
     OT_OPT_OUTPUT,      /**< -o, --output: record's directory; the analysis verbs' file */
     OT_OPT_BUFFER_SIZE, /**< record -b */
-    OT_OPT_MAX_SIZE,    /**< record --max-size */
+    OT_OPT_MAX_SIZE,    /**< record --max-size; view --max-size (the page's size) */
     OT_OPT_HOST_ONLY,   /**< record --host-only */
     OT_OPT_VERBOSE,     /**< record -v */
     OT_OPT_SORT,        /**< report --sort */
@@ -40,6 +40,8 @@ typedef enum ot_cli_opt {
     OT_OPT_TO,          /**< view --to */
     OT_OPT_WIDTH,       /**< view --width */
     OT_OPT_DEPTH,       /**< view --depth */
+    OT_OPT_SERVE,       /**< view --serve */
+    OT_OPT_PORT,        /**< view --port */
     OT_OPT_FORMAT,      /**< export --format */
     OT_OPT_REASON,      /**< convert --reason */
     OT_OPT_KEEP_RAW,    /**< convert --keep-raw */
