@@ -75,8 +75,9 @@ static run_result record_with(const char *dir, const char *level, const char *op
     snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
     char *argv[16] = {cli, "record", "-o", (char *)dir};
     int n = 4;
-    if (option)
-        argv[n++] = (char *)option;
+    char *words = option ? strdupa(option) : NULL, *save = NULL; /* "--host-openmp regions": option and value */
+    for (char *word = words ? strtok_r(words, " ", &save) : NULL; word; word = strtok_r(NULL, " ", &save))
+        argv[n++] = word;
     argv[n++] = prog;
     for (int i = 0; args && args[i] && i < 9; i++)
         argv[n++] = args[i];
@@ -192,7 +193,8 @@ Test(host_openmp, offload_examples_record_no_kernel_openmp_on_host_threads, .tim
     }
 }
 
-/* off: nothing of the host's OpenMP; regions: constructs but no chunks. */
+/* off: nothing of the host's OpenMP; regions (here by record's option):
+ * constructs but no chunks; loops (any case): chunks too. */
 Test(host_openmp, levels_record_what_they_say, .timeout = 120)
 {
     char *const args[] = {"20000", "1", NULL};
@@ -208,7 +210,7 @@ Test(host_openmp, levels_record_what_they_say, .timeout = 120)
     cr_expect_eq(h.targets, 1);
 
     scratch_path(dir, sizeof dir, "host-openmp-regions");
-    r = record(dir, "regions", "example_bucket_sort", args);
+    r = record_with(dir, NULL, "--host-openmp regions", "example_bucket_sort", args);
     run_free(&r);
     archive_counts(dir, &c, &h);
     cr_expect_eq(h.parallel, 1);
