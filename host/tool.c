@@ -249,7 +249,7 @@ static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, cons
                               uint64_t src_addr)
 {
     uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *slot = ot_stream_reserve();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
     offtrace_raw_record r = {
         .time = now,
         .codeptr = (uint64_t)(uintptr_t)codeptr,

@@ -24,6 +24,9 @@ typedef struct counts {
     unsigned threads;
 } counts;
 
+/* The team size of every run (both runs of a comparison alike). */
+static char threads_env[32] = "OMP_NUM_THREADS=2";
+
 static int descending(const void *a, const void *b)
 {
     unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
@@ -39,7 +42,7 @@ static void runtime_counts(const char *program, char *const args[], counts *c)
     char *argv[8] = {prog};
     for (int i = 0; args && args[i] && i < 6; i++)
         argv[i + 1] = args[i];
-    char *env[] = {tool, "OMP_NUM_THREADS=2", NULL};
+    char *env[] = {tool, threads_env, NULL};
     run_result r;
     cr_assert_eq(run_command(argv, env, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", program, r.err);
@@ -65,7 +68,7 @@ static void runtime_counts(const char *program, char *const args[], counts *c)
     run_free(&r);
 }
 
-/* `offtrace record -o DIR PROGRAM args` with OMP_NUM_THREADS=2 and \p level
+/* `offtrace record -o DIR PROGRAM args` with threads_env and \p level
  * (NULL: the default); returns the run (the caller frees it). */
 static run_result record_with(const char *dir, const char *level, const char *option, const char *program,
                               char *const args[])
@@ -82,7 +85,7 @@ static run_result record_with(const char *dir, const char *level, const char *op
     for (int i = 0; args && args[i] && i < 9; i++)
         argv[n++] = args[i];
     snprintf(lv, sizeof lv, "OFFTRACE_HOST_OPENMP=%s", level ? level : "");
-    char *env[] = {"OMP_NUM_THREADS=2", level ? lv : NULL, NULL};
+    char *env[] = {threads_env, level ? lv : NULL, NULL};
     run_result r;
     cr_assert_eq(run_command(argv, env, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s failed: %s", program, r.err);
@@ -167,12 +170,23 @@ Test(host_openmp, bucket_sort_equals_the_runtimes, .timeout = 120)
     host_openmp_equals_the_runtimes("example_bucket_sort", (char *[]){"20000", "3", NULL});
 }
 
+/* One thread (serialised regions: no barrier callbacks, no chunk of a static
+ * loop, a dynamic loop as one chunk) and more threads than cores. */
+Test(host_openmp, bucket_sort_equals_the_runtimes_at_1_and_5_threads, .timeout = 120)
+{
+    strcpy(threads_env, "OMP_NUM_THREADS=1");
+    host_openmp_equals_the_runtimes("example_bucket_sort", (char *[]){"5000", "2", NULL});
+    strcpy(threads_env, "OMP_NUM_THREADS=5");
+    host_openmp_equals_the_runtimes("example_bucket_sort", (char *[]){"5000", "2", NULL});
+}
+
 /* The offload examples too: their host OpenMP (if any) is recorded and their
  * kernels' OpenMP is not (it is on device threads, or, without the device
  * collector, nowhere), with and without device detail. */
 Test(host_openmp, offload_examples_record_no_kernel_openmp_on_host_threads, .timeout = 120)
 {
-    const char *programs[] = {"example_cg", "example_stencil", "example_saxpy", "example_bucket_sort"};
+    const char *programs[] = {"example_cg", "example_stencil", "example_saxpy", "example_bucket_sort", "example_nowait",
+                              "example_device_tasks", "example_enter_exit", "example_two_devices"};
     for (size_t i = 0; i < 2 * sizeof programs / sizeof programs[0]; i++) {
         counts want, got;
         const char *program = programs[i / 2];
