@@ -262,3 +262,32 @@ Test(host_openmp, bad_level_is_said_once_and_the_default_recorded, .timeout = 12
     archive_counts(dir, &c, &h);
     cr_expect_gt(h.chunks, 0);
 }
+
+/* report, view, export and info read the new classes through the catalogue:
+ * they run on an archive full of them, and export carries them. */
+Test(host_openmp, every_verb_reads_host_openmp, .timeout = 120)
+{
+    char dir[4096], html[4200], json[4200];
+    scratch_path(dir, sizeof dir, "host-openmp-verbs");
+    run_result r = record(dir, NULL, "example_bucket_sort", (char *[]){"20000", "1", NULL});
+    run_free(&r);
+    snprintf(html, sizeof html, "%s.html", dir);
+    snprintf(json, sizeof json, "%s.json", dir);
+    const char *verbs[][5] = {{"report", dir, NULL}, {"view", dir, "-o", html, NULL},
+                              {"export", dir, "-o", json, NULL}, {"info", dir, NULL}};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        cr_assert_eq(run_offtrace(&r, verbs[i][0], verbs[i][1], verbs[i][2], verbs[i][3], NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "offtrace %s: %s", verbs[i][0], r.err);
+        run_free(&r);
+    }
+    FILE *f = fopen(json, "r");
+    cr_assert_not_null(f);
+    char *text = NULL;
+    size_t size = 0;
+    cr_assert_gt(getdelim(&text, &size, 0, f), 0);
+    fclose(f);
+    cr_expect(strstr(text, "\"cat\":\"host openmp\"") || strstr(text, "\"cat\": \"host openmp\""),
+              "no host OpenMP slice in the export");
+    cr_expect(strstr(text, "loop (dynamic) @bucket_sort.c:"), "the dynamic loop is not in the export");
+    free(text);
+}
