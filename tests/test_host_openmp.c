@@ -256,6 +256,8 @@ Test(host_openmp, bad_level_is_said_once_and_the_default_recorded, .timeout = 12
                             "loops); recording at the default, loops\n"),
               "%s", r.err);
     cr_expect(strstr(r.out, "round 0: 20000 keys, bucket 0 holds"), "%s", r.out);
+    cr_expect(strstr(r.err, "offtrace: host OpenMP      1 parallel region; on all threads 12 worksharing, "),
+              "record's summary does not count the host OpenMP: %s", r.err);
     run_free(&r);
     host_openmp_facts h;
     counts c;
