@@ -106,7 +106,6 @@ static inline int host_openmp(void)
     return !in_kernel_by_itself();
 }
 
-
 static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
     ot_thread_kind = (uint32_t)kind;
