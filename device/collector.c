@@ -228,6 +228,7 @@ static const offtrace_collector table = {
             .sync_region = ot_ho_sync_region,
             .task_create = ot_ho_task_create,
             .task_schedule = ot_ho_task_schedule,
+            .in_device_work = ot_ho_in_device_work,
         },
 };
 

@@ -137,6 +137,11 @@ static void emit(ho_thread *t, uint8_t kind, uint8_t subkind, uint8_t endpoint, 
     ot_thread_buffer_publish(&s->buffer);
 }
 
+int ot_ho_in_device_work(void)
+{
+    return in_device_work() != NULL;
+}
+
 static uint8_t endpoint_of(ompt_scope_endpoint_t e)
 {
     return e == ompt_scope_begin ? OFFTRACE_DEVICE_BEGIN : OFFTRACE_DEVICE_END;

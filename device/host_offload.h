@@ -30,6 +30,8 @@ void ot_ho_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, 
 void ot_ho_task_create(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
                        int has_dependences, const void *codeptr);
 void ot_ho_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next);
+/** \brief Whether the calling thread does device work now (collector.h). */
+int ot_ho_in_device_work(void);
 
 /** Device threads per device that get a buffer (and a location in the trace). */
 #define OT_HO_MAX_THREADS 256

@@ -18,6 +18,17 @@ int ot_config_parse_max_size(const char *text, uint64_t *out)
     return ot_byte_size_parse_range(text, OFFTRACE_MIN_RECORDING_SIZE, UINT64_MAX, out) ? -EINVAL : 0;
 }
 
+int ot_config_parse_host_openmp(const char *text, int *level)
+{
+    static const char *names[] = {"off", "regions", "loops"};
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(text, names[i])) {
+            *level = i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
 static int parse_switch(const char *text, int *out)
 {
     static const char *on[] = {"1", "on", "yes", "true"};
@@ -81,6 +92,15 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
                       "1, 0, on, off, yes, no, true, false");
     if ((v = getenv("OFFTRACE_MAX_RECORDING_SIZE")) && ot_config_parse_max_size(v, &cfg->max_size))
         return reject(err, err_size, "OFFTRACE_MAX_RECORDING_SIZE", v, OT_CONFIG_MAX_SIZE_ACCEPTED);
+    /* A volume knob, not a correctness one: a wrong value is said and the
+     * run is traced at the default level rather than not at all. */
+    cfg->host_openmp = OT_HOST_OPENMP_DEFAULT;
+    if ((v = getenv("OFFTRACE_HOST_OPENMP")) && ot_config_parse_host_openmp(v, &cfg->host_openmp)) {
+        cfg->host_openmp = OT_HOST_OPENMP_DEFAULT;
+        snprintf(cfg->warning, sizeof cfg->warning,
+                 "offtrace: OFFTRACE_HOST_OPENMP='%.200s' is not valid (accepted: %s); recording at the default, "
+                 "loops", v, OT_HOST_OPENMP_ACCEPTED);
+    }
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");
     return 0;

@@ -20,7 +20,29 @@ typedef struct ot_config {
     int output_preclaimed;  /**< OFFTRACE_OUTPUT_CLAIMED=1: `offtrace record` made the directory */
     uint64_t max_size;      /**< OFFTRACE_MAX_RECORDING_SIZE; 0: the default, chosen at session open
                                  from the output's free space; UINT64_MAX: unlimited */
+    int host_openmp;        /**< OFFTRACE_HOST_OPENMP: enum ot_host_openmp_level */
+    /** A one-line message about a value that was replaced by its default
+     *  (the run is still traced), "" when none: the caller prints it. */
+    char warning[512];
 } ot_config;
+
+/** How much of the program's own host OpenMP is recorded (OFFTRACE_HOST_OPENMP). */
+typedef enum ot_host_openmp_level {
+    OT_HOST_OPENMP_OFF = 0,     /**< none: only offload constructs on host threads */
+    OT_HOST_OPENMP_REGIONS = 1, /**< parallel regions, implicit tasks, worksharing, masked, barriers, taskwait, taskgroup */
+    OT_HOST_OPENMP_LOOPS = 2,   /**< regions + every chunk of every loop, with its logical bounds */
+} ot_host_openmp_level;
+
+/** The level when OFFTRACE_HOST_OPENMP is unset or invalid (docs/performance.md says why). */
+#define OT_HOST_OPENMP_DEFAULT OT_HOST_OPENMP_LOOPS
+/** The accepted values of OFFTRACE_HOST_OPENMP, for messages. */
+#define OT_HOST_OPENMP_ACCEPTED "off, regions, loops"
+
+/**
+ * \brief Parse a host OpenMP level ("off", "regions", "loops", any case).
+ * \return 0 and *level, or -EINVAL.
+ */
+int ot_config_parse_host_openmp(const char *text, int *level);
 
 /**
  * \brief Fill \p cfg from the environment.

@@ -57,6 +57,13 @@ static void no_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 {
 }
 
+int ot_device_link_forwards_openmp;
+
+static int no_device_work(void)
+{
+    return 0;
+}
+
 offtrace_collector_openmp ot_device_link_openmp = {
     .parallel_begin = no_parallel_begin,
     .parallel_end = no_parallel_end,
@@ -65,6 +72,7 @@ offtrace_collector_openmp ot_device_link_openmp = {
     .sync_region = no_sync_region,
     .task_create = no_task_create,
     .task_schedule = no_task_schedule,
+    .in_device_work = no_device_work,
 };
 
 static const offtrace_collector *collector;
@@ -95,7 +103,7 @@ void ot_device_link_open(void)
     }
     const offtrace_collector_openmp *o = &c->openmp;
     if (!o->parallel_begin || !o->parallel_end || !o->implicit_task || !o->work || !o->sync_region ||
-        !o->task_create || !o->task_schedule) {
+        !o->task_create || !o->task_schedule || !o->in_device_work) {
         fprintf(stderr, "offtrace: the preloaded device collector (%s) lacks handlers of host OpenMP events; "
                         "tracing without device detail\n", c->name ? c->name : "?");
         return;
@@ -168,6 +176,7 @@ int ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt
     if (!info.wants_host_openmp)
         return 0;
     ot_device_link_openmp = collector->openmp;
+    __atomic_store_n(&ot_device_link_forwards_openmp, 1, __ATOMIC_RELEASE);
     return 1;
 }
 

@@ -34,6 +34,12 @@ extern uint64_t ot_device_link_wants_operations;
  *  process ends). Always callable. */
 extern offtrace_collector_openmp ot_device_link_openmp;
 
+/** 1 once ot_device_link_openmp holds a collector's entries (a host-offload
+ *  device attached): from then on the collector owns the parallel_data of
+ *  parallel regions and tells device work (in_device_work); before, the
+ *  host library tells it itself (tool.c). */
+extern int ot_device_link_forwards_openmp;
+
 /** \brief Find and open the collector (at tool initialisation). */
 void ot_device_link_open(void);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -388,6 +389,19 @@ static void put_lost_record(ot_stream *s)
     ot_stream_store(s->next++, &r);
     s->gap_lost = 0;
     s->header->lost_cause = OFFTRACE_RAW_LOSS_NONE;
+}
+
+offtrace_raw_record *ot_stream_reserve_host_openmp_slow(void)
+{
+    int saved_errno = errno;
+    struct rlimit limit;
+    int scarce = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < OT_STREAM_SCARCE_DESCRIPTORS;
+    errno = saved_errno;
+    if (!scarce || !__atomic_load_n(&ot_recording, __ATOMIC_ACQUIRE))
+        return ot_stream_reserve();
+    ot_session_count_lost(OFFTRACE_RAW_LOSS_DESCRIPTOR, 1);
+    __atomic_fetch_add(&ot_the_session.counters->lost_without_stream, 1, __ATOMIC_RELAXED);
+    return &orphan.scratch;
 }
 
 offtrace_raw_record *ot_stream_reserve_slow(void)

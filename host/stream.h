@@ -88,6 +88,33 @@ static inline offtrace_raw_record *ot_stream_reserve(void)
 /** \brief Slow path: a stream for the thread, or a nested operation. */
 offtrace_raw_record *ot_stream_pending_slow(void);
 
+/** Below this soft RLIMIT_NOFILE a thread's host OpenMP records do not
+ *  create its stream (ot_stream_reserve_host_openmp). */
+#define OT_STREAM_SCARCE_DESCRIPTORS 64
+
+/** \brief Slow path of ot_stream_reserve_host_openmp: the thread has no stream. */
+offtrace_raw_record *ot_stream_reserve_host_openmp_slow(void);
+
+/**
+ * \brief ot_stream_reserve for a host OpenMP record (tool.c).
+ *
+ * Why apart: a thread's first host OpenMP record comes earlier than its
+ * first offload record (a team's threads start before any of them offloads),
+ * often while another thread has libomptarget load the device image, which
+ * opens a file of its own. Under a descriptor limit that leaves one or two
+ * descriptors free, offtrace's open of the new stream file can take the one
+ * libomptarget needs and make the program fail. So when the soft limit is
+ * below OT_STREAM_SCARCE_DESCRIPTORS the record does not create a stream:
+ * it is counted lost (cause: descriptor) until the thread's first offload
+ * record creates the stream where it always did.
+ */
+static inline offtrace_raw_record *ot_stream_reserve_host_openmp(void)
+{
+    if (__builtin_expect(ot_stream_current != 0, 1))
+        return ot_stream_reserve();
+    return ot_stream_reserve_host_openmp_slow();
+}
+
 /**
  * \brief Where to keep the begin of a DATA_OP or SUBMIT until its end: the
  *        stream header's pending slot, emptied first if an operation is

@@ -76,6 +76,36 @@ static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const c
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
 
+static int host_openmp_level; /* enum ot_host_openmp_level, set before any callback is registered */
+static uint64_t offload_devices; /* bit n: device n was initialised (never the host's own number) */
+
+/* Without a collector's entries (no host-offload device attached yet, or
+ * no collector: --host-only) this library tells a kernel's OpenMP from the
+ * program's as the collector would: a thread is in a kernel between the
+ * begin and end of a target construct for an offload device, and a team
+ * worker while it runs an implicit task of a team forked inside a kernel,
+ * which parallel_begin marks in parallel_data with KERNEL_TEAM (bit 63: the
+ * collector, should it take over meanwhile, finds no thread of its own
+ * under that value). */
+#define KERNEL_TEAM (1ull << 63 | 1u)
+#define MAX_TEAM_NESTING 64
+static OT_TLS int kernel_depth;      /* target constructs for an offload device this thread is in */
+static OT_TLS int team_nesting;      /* implicit tasks open on this thread, the initial one included */
+static OT_TLS uint64_t kernel_teams; /* bit n: the implicit task at nesting n is a kernel's */
+
+static inline int in_kernel_by_itself(void)
+{
+    return kernel_depth > 0 ||
+           (team_nesting > 0 && team_nesting <= MAX_TEAM_NESTING && (kernel_teams >> (team_nesting - 1) & 1u));
+}
+
+static inline int host_openmp(void)
+{
+    if (__atomic_load_n(&ot_device_link_forwards_openmp, __ATOMIC_RELAXED))
+        return !ot_device_link_openmp.in_device_work();
+    return !in_kernel_by_itself();
+}
+
 static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
     ot_thread_kind = (uint32_t)kind;
@@ -99,6 +129,9 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
         target_data->value = ot_stream_new_id();
         current_target_device = device_num;
     }
+    if ((kind == ompt_target || kind == ompt_target_nowait) && device_num >= 0 && device_num < 64 &&
+        (__atomic_load_n(&offload_devices, __ATOMIC_RELAXED) >> device_num & 1u))
+        kernel_depth += endpoint == ompt_scope_begin ? 1 : -1; /* its body runs here on a host-offload device */
     offtrace_raw_record r = {
         .time = now,
         .id = target_data->value,
@@ -200,22 +233,72 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
         mark_operation(current_target_device, endpoint, target_id, *host_op_id);
 }
 
-/* ---- host OpenMP events: registered once a device needs them ---- */
+/* ---- host OpenMP events ----
+ *
+ * Registered at initialisation when OFFTRACE_HOST_OPENMP records them, else
+ * once a device needs them. Each is forwarded to the collector (a no-op
+ * without a host-offload device) and, when the collector says the thread
+ * is not doing device work and the level asks for it, recorded as the
+ * program's own host OpenMP: one record, paired at conversion last in,
+ * first out per thread and kind. The collector is asked after a begin is
+ * forwarded and before an end is: a team worker takes up a kernel's device
+ * work in its implicit task's begin and gives it up in its end. */
+
+static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr, uint64_t bytes,
+                              uint64_t src_addr)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
+    offtrace_raw_record r = {
+        .time = now,
+        .codeptr = (uint64_t)(uintptr_t)codeptr,
+        .bytes = bytes,
+        .src_addr = src_addr,
+        .subkind = subkind,
+        .endpoint = (uint8_t)(endpoint == ompt_scope_begin ? OFFTRACE_RAW_BEGIN : OFFTRACE_RAW_END),
+        .event = event,
+    };
+    ot_stream_store(slot, &r);
+}
 
 static void on_parallel_begin(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned int requested, int flags, const void *codeptr)
 {
     ot_device_link_openmp.parallel_begin(encountering_task, frame, parallel, requested, flags, codeptr);
+    if (!__atomic_load_n(&ot_device_link_forwards_openmp, __ATOMIC_RELAXED))
+        parallel->value = in_kernel_by_itself() ? KERNEL_TEAM : 0;
+    if (host_openmp_level && host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_PARALLEL, ompt_scope_begin, (flags & ompt_parallel_league) ? 1 : 0, codeptr,
+                   requested, 0);
 }
 
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering_task, int flags, const void *codeptr)
 {
+    if (host_openmp_level && host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_PARALLEL, ompt_scope_end, (flags & ompt_parallel_league) ? 1 : 0, codeptr, 0, 0);
     ot_device_link_openmp.parallel_end(parallel, encountering_task, flags, codeptr);
 }
 
+/* The initial task spans the program (its end comes after the recording's
+ * end): it is not recorded. */
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                              unsigned int actual, unsigned int index, int flags)
 {
+    int record = host_openmp_level && !(flags & ompt_task_initial);
+    if (endpoint == ompt_scope_begin) {
+        ot_device_link_openmp.implicit_task(endpoint, parallel, task, actual, index, flags);
+        int kernel = in_kernel_by_itself() || (parallel && parallel->value == KERNEL_TEAM);
+        if (team_nesting < MAX_TEAM_NESTING)
+            kernel_teams = (kernel_teams & ~(1ull << team_nesting)) | (uint64_t)kernel << team_nesting;
+        team_nesting++;
+        if (record && host_openmp())
+            put_openmp(OFFTRACE_RAW_OMP_IMPLICIT_TASK, endpoint, 0, NULL, actual, index);
+        return;
+    }
+    if (record && host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_IMPLICIT_TASK, endpoint, 0, NULL, 0, index);
+    if (team_nesting > 0)
+        team_nesting--;
     ot_device_link_openmp.implicit_task(endpoint, parallel, task, actual, index, flags);
 }
 
@@ -223,12 +306,16 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
                     uint64_t count, const void *codeptr)
 {
     ot_device_link_openmp.work(kind, endpoint, parallel, task, count, codeptr);
+    if (host_openmp_level && host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_WORK, endpoint, (uint8_t)kind, codeptr, count, 0);
 }
 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
     ot_device_link_openmp.sync_region(kind, endpoint, parallel, task, codeptr);
+    if (host_openmp_level && host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_SYNC, endpoint, (uint8_t)kind, codeptr, 0, 0);
 }
 
 static void on_task_create(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *new_task,
@@ -242,8 +329,48 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     ot_device_link_openmp.task_schedule(prior, status, next);
 }
 
-/* Once, from the first device that needs them. The chained tool was refused
- * these events already (tool_chain.c), so nothing of its is replaced. */
+/* Host OpenMP only: the collector does not take these. */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                                ompt_data_t *task, const void *codeptr)
+{
+    if (host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_SYNC_WAIT, endpoint, (uint8_t)kind, codeptr, 0, 0);
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+    if (host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_MASKED, endpoint, 0, codeptr, 0, 0);
+}
+
+/* A chunk, a section or a distribute chunk handed to this thread: one
+ * record; it lasts until the thread's next one or the construct's end. */
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind, ompt_data_t instance)
+{
+    if (!host_openmp())
+        return;
+    uint64_t start = 0, iterations = 0;
+    const void *site = NULL;
+    if (kind == ompt_dispatch_ws_loop_chunk || kind == ompt_dispatch_taskloop_chunk ||
+        kind == ompt_dispatch_distribute_chunk) {
+        const ompt_dispatch_chunk_t *chunk = instance.ptr;
+        if (chunk) {
+            start = chunk->start;
+            iterations = chunk->iterations;
+        }
+    } else if (kind == ompt_dispatch_section) {
+        site = instance.ptr;
+        iterations = 1;
+    } else {
+        start = instance.value;
+        iterations = 1;
+    }
+    put_openmp(OFFTRACE_RAW_OMP_CHUNK, ompt_scope_begin, (uint8_t)kind, site, iterations, start);
+}
+
+/* Once: at initialisation when the level records host OpenMP, else from the
+ * first device that needs them. The chained tool was refused these events
+ * already (tool_chain.c), so nothing of its is replaced. */
 static void register_host_openmp(void)
 {
     static int registered;
@@ -256,6 +383,12 @@ static void register_host_openmp(void)
     REGISTER(ompt_callback_sync_region, on_sync_region);
     REGISTER(ompt_callback_task_create, on_task_create);
     REGISTER(ompt_callback_task_schedule, on_task_schedule);
+    if (host_openmp_level >= OT_HOST_OPENMP_REGIONS) {
+        REGISTER(ompt_callback_sync_region_wait, on_sync_region_wait);
+        REGISTER(ompt_callback_masked, on_masked);
+    }
+    if (host_openmp_level >= OT_HOST_OPENMP_LOOPS)
+        REGISTER(ompt_callback_dispatch, on_dispatch);
 }
 
 /* ---- devices ---- */
@@ -265,6 +398,8 @@ static void on_device_initialize(int device_num, const char *type, ompt_device_t
 {
     ot_session_add_device(device_num, type);
     ot_session_clock_pair();
+    if (device_num >= 0 && device_num < 64)
+        __atomic_fetch_or(&offload_devices, 1ull << device_num, __ATOMIC_RELAXED);
     if (ot_device_link_attach(device_num, type, device, lookup))
         register_host_openmp();
 }
@@ -293,6 +428,8 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);
     ot_device_link_open(); /* before the chained tool: it decides what that tool is refused */
+    if (host_openmp_level)
+        register_host_openmp();
     ot_recording = 1;
     if (ot_stream_start_preparer(ot_the_session.background_writeback) != 0 && ot_the_session.verbose > 1)
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
@@ -318,8 +455,12 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         fprintf(stderr, "%s\n", err);
         return NULL;
     }
+    if (cfg.warning[0])
+        fprintf(stderr, "%s\n", cfg.warning);
     if (!cfg.enabled)
         return NULL;
+    host_openmp_level = cfg.host_openmp;
+    ot_chain_keep_host_openmp(host_openmp_level);
     ot_clock_init();
     if (ot_session_open(&cfg, err, sizeof err) != 0) {
         if (err[0]) /* empty: another process records here (an ancestor, or this pid before an exec), noted */

@@ -68,6 +68,12 @@ void ot_chain_note_own(ompt_callbacks_t event, ompt_callback_t fn)
 /* ---- the chained tool's ompt_set_callback ---- */
 
 static char refused[512]; /* names of the events refused to the tool */
+static int keep_host_openmp; /* the OFFTRACE_HOST_OPENMP level: its events are offtrace's */
+
+void ot_chain_keep_host_openmp(int level)
+{
+    keep_host_openmp = level;
+}
 
 static void note_refused(const char *name)
 {
@@ -93,7 +99,13 @@ static const char *kept_by_offtrace(ompt_callbacks_t event)
     case ompt_callback_target_submit: return "target_submit";
     default: break;
     }
-    if (!ot_device_link_present()) /* no device collector, or one that was refused */
+    switch (event) { /* recorded by offtrace whatever the collector (OFFTRACE_HOST_OPENMP) */
+    case ompt_callback_sync_region_wait: return keep_host_openmp >= 1 ? "sync_region_wait" : NULL;
+    case ompt_callback_masked: return keep_host_openmp >= 1 ? "masked" : NULL;
+    case ompt_callback_dispatch: return keep_host_openmp >= 2 ? "dispatch" : NULL;
+    default: break;
+    }
+    if (!ot_device_link_present() && !keep_host_openmp) /* no device collector, or one that was refused */
         return NULL;
     switch (event) {
     case ompt_callback_parallel_begin: return "parallel_begin";

@@ -41,4 +41,9 @@ void ot_chain_initialize(ompt_function_lookup_t lookup, int initial_device_num);
  *         initialize accepted). */
 void ot_chain_finalize(void);
 
+/** \brief The host OpenMP level offtrace records (config.h's
+ *  ot_host_openmp_level): from 1 on, the chained tool is refused the events
+ *  offtrace registers for it. Called before ot_chain_initialize. */
+void ot_chain_keep_host_openmp(int level);
+
 #endif

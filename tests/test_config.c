@@ -22,6 +22,7 @@ static void clear_env(void)
     unsetenv("OFFTRACE_BACKGROUND_WRITEBACK");
     unsetenv("OFFTRACE_MAX_RECORDING_SIZE");
     unsetenv("OFFTRACE_DEVICE_BUFFER_SIZE");
+    unsetenv("OFFTRACE_HOST_OPENMP");
 }
 
 TestSuite(config, .init = clear_env);
@@ -45,6 +46,33 @@ Test(config, background_writeback_can_be_turned_off)
     char err[256];
     cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
     cr_assert_eq(c.background_writeback, 0);
+}
+
+/* The host OpenMP level: three names in any case; a wrong one is a warning
+ * (the run is traced at the default), never an error. */
+Test(config, host_openmp_levels)
+{
+    ot_config c;
+    char err[256];
+    cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.host_openmp, OT_HOST_OPENMP_LOOPS);
+    cr_assert_str_empty(c.warning);
+    static const struct { const char *text; int level; } ok[] = {
+        {"off", OT_HOST_OPENMP_OFF}, {"Regions", OT_HOST_OPENMP_REGIONS}, {"LOOPS", OT_HOST_OPENMP_LOOPS}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        setenv("OFFTRACE_HOST_OPENMP", ok[i].text, 1);
+        cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(c.host_openmp, ok[i].level, "%s", ok[i].text);
+        cr_expect_str_empty(c.warning);
+    }
+    const char *bad[] = {"", "0", "all", "tasks", "loops ", "regionsx"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("OFFTRACE_HOST_OPENMP", bad[i], 1);
+        cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(c.host_openmp, OT_HOST_OPENMP_DEFAULT, "'%s'", bad[i]);
+        cr_expect(strstr(c.warning, "OFFTRACE_HOST_OPENMP") && strstr(c.warning, "off, regions, loops"),
+                  "'%s': %s", bad[i], c.warning);
+    }
 }
 
 /* ---- the one size grammar (util/byte_size.h) ---- */

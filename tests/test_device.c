@@ -402,7 +402,7 @@ Test(device, collector_refuses_a_host_of_interface_v1, .init = cr_redirect_stder
     offtrace_collector_host v1_host = {.interface_version = 1};
     cr_assert_eq(c->open(&v1_host), -EINVAL);
     fflush(stderr);
-    cr_assert_stderr_eq_str("offtrace: the device collector speaks interface version 2, the host library 1; "
+    cr_assert_stderr_eq_str("offtrace: the device collector speaks interface version 3, the host library 1; "
                             "no device detail\n");
 }
 

@@ -552,8 +552,9 @@ Test(hostile_process, the_users_own_tool_is_told_which_callbacks_it_does_not_get
     free(err);
 }
 
-/* Without the device collector (--host-only) offtrace never registers the
- * host OpenMP events, so the user's tool gets them as without offtrace. */
+/* Without the device collector (--host-only) and with the program's host
+ * OpenMP not recorded (OFFTRACE_HOST_OPENMP=off) offtrace never registers
+ * the host OpenMP events, so the user's tool gets them as without offtrace. */
 Test(hostile_process, the_users_own_tool_keeps_host_openmp_events_without_the_collector)
 {
     char dir[4096], traced_out[4200], tools[4200], env_traced[4300];
@@ -562,8 +563,8 @@ Test(hostile_process, the_users_own_tool_keeps_host_openmp_events_without_the_co
     snprintf(tools, sizeof tools, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-owntool-callbacks.so", OFFTRACE_LIB_DIR);
     snprintf(env_traced, sizeof env_traced, "OWNTOOL_OUT=%s", traced_out);
     char *err = NULL;
-    cr_assert_eq(record_program(dir, "--host-only", (char *[]){tools, env_traced, NULL}, "hostile_basic",
-                                (char *[]){"3", "0", NULL}, &err), 0);
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){tools, env_traced, "OFFTRACE_HOST_OPENMP=off", NULL},
+                                "hostile_basic", (char *[]){"3", "0", NULL}, &err), 0);
     char *traced = read_whole_file(traced_out, NULL);
     cr_assert(traced, "the tool did not finalize");
     cr_expect(strstr(traced, "target_emi=never"), "%s", traced);

@@ -187,11 +187,12 @@ Test(hostile_recorder, a_limit_of_ten_descriptors_loses_nothing_or_says_so)
     archive_facts f;
     assert_valid_archive(dir, &f);
     uint64_t lost = assert_losses_add_up(dir);
-    if (f.target < 1600) {
+    /* Host OpenMP records of a thread before its first offload record are
+     * lost under a limit this low by design (stream.h,
+     * OT_STREAM_SCARCE_DESCRIPTORS): counted and said like any loss. */
+    if (f.target < 1600 || lost > 0) {
         cr_assert_gt(property(dir, "OFFTRACE::LOST_NO_DESCRIPTOR"), 0);
         cr_assert(strstr(c.traced.err, "offtrace: LOST") != NULL, "the loss is not shown:\n%s", c.traced.err);
-    } else {
-        cr_assert_eq(lost, 0);
     }
     compare_free(&c);
 }

@@ -86,6 +86,7 @@ typedef enum ot_tr_region_class {
     OT_TR_TRANSFER,       /**< "transfer host->device" / "device->host" on an RDMA location */
     OT_TR_DEVICE_OPENMP,  /**< device-thread regions (parallel, loop, barrier, task, ...) */
     OT_TR_DEVICE_ACTIVITY,/**< device-queue regions (kernel, memcpy, memset) */
+    OT_TR_HOST_OPENMP,    /**< the program's own OpenMP on a host thread (parallel, loop, chunk, barrier, ...) */
     OT_TR_MEASUREMENT,    /**< offtrace's own (e.g. "device records lost") */
     OT_TR_OTHER_REGION,
 } ot_tr_region_class;

@@ -38,6 +38,7 @@ typedef struct record_opts {
     const char *max_size;
     int verbose;
     int host_only;
+    const char *host_openmp;
     char **program;
 } record_opts;
 
@@ -49,6 +50,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .max_size = args->text[OT_OPT_MAX_SIZE],
                          .verbose = args->text[OT_OPT_VERBOSE] != NULL,
                          .host_only = args->text[OT_OPT_HOST_ONLY] != NULL,
+                         .host_openmp = args->text[OT_OPT_HOST_OPENMP],
                          .program = args->program};
 }
 
@@ -171,6 +173,8 @@ static int setup_environment(const record_opts *o, const char *dir)
         setenv("OFFTRACE_BUFFER_SIZE", o->buffer_size, 1);
     if (o->max_size)
         setenv("OFFTRACE_MAX_RECORDING_SIZE", o->max_size, 1);
+    if (o->host_openmp)
+        setenv("OFFTRACE_HOST_OPENMP", o->host_openmp, 1);
     return o->host_only ? 0 : preload_collector(self);
 }
 

@@ -1,4 +1,5 @@
 #include "device_regions.h"
+#include "openmp_naming.h"
 
 #include <omp-tools.h>
 #include <stdio.h>
@@ -17,51 +18,6 @@ struct ot_device_regions {
     cached *slots;
     size_t capacity, used;
 };
-
-typedef struct naming {
-    const char *name;
-    OTF2_RegionRole role;
-} naming;
-
-static naming work_naming(uint8_t subkind)
-{
-    switch (subkind) {
-    case ompt_work_loop: return (naming){"loop", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_sections: return (naming){"sections", OTF2_REGION_ROLE_SECTIONS};
-    case ompt_work_single_executor: return (naming){"single", OTF2_REGION_ROLE_SINGLE};
-    case ompt_work_single_other: return (naming){"single (other thread)", OTF2_REGION_ROLE_SINGLE};
-    case ompt_work_workshare: return (naming){"workshare", OTF2_REGION_ROLE_WORKSHARE};
-    case ompt_work_distribute: return (naming){"distribute", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_taskloop: return (naming){"taskloop", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_scope: return (naming){"scope", OTF2_REGION_ROLE_CODE};
-    case ompt_work_loop_static: return (naming){"loop (static)", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_loop_dynamic: return (naming){"loop (dynamic)", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_loop_guided: return (naming){"loop (guided)", OTF2_REGION_ROLE_LOOP};
-    case ompt_work_loop_other: return (naming){"loop", OTF2_REGION_ROLE_LOOP};
-    default: return (naming){"worksharing", OTF2_REGION_ROLE_WORKSHARE};
-    }
-}
-
-static naming sync_naming(uint8_t subkind)
-{
-    switch (subkind) {
-    case ompt_sync_region_barrier:
-    case ompt_sync_region_barrier_explicit: return (naming){"barrier", OTF2_REGION_ROLE_BARRIER};
-    case ompt_sync_region_barrier_implicit: return (naming){"implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
-    case ompt_sync_region_barrier_implementation:
-        return (naming){"barrier (runtime)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
-    case ompt_sync_region_taskwait: return (naming){"taskwait", OTF2_REGION_ROLE_TASK_WAIT};
-    case ompt_sync_region_taskgroup: return (naming){"taskgroup", OTF2_REGION_ROLE_TASK_WAIT};
-    case ompt_sync_region_reduction: return (naming){"reduction", OTF2_REGION_ROLE_CODE};
-    case ompt_sync_region_barrier_implicit_workshare:
-        return (naming){"implicit barrier (worksharing end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
-    case ompt_sync_region_barrier_implicit_parallel:
-        return (naming){"implicit barrier (parallel end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
-    case ompt_sync_region_barrier_teams:
-        return (naming){"implicit barrier (teams end)", OTF2_REGION_ROLE_IMPLICIT_BARRIER};
-    default: return (naming){"synchronization", OTF2_REGION_ROLE_BARRIER};
-    }
-}
 
 static offtrace_event_class copy_class(uint8_t subkind)
 {
@@ -92,17 +48,17 @@ static offtrace_event_class class_of(const offtrace_device_record *rec)
 /* The name and role within the class, where the subkind refines the
  * catalogue's; with_location: whether the construct's code address says
  * where it is in the source. */
-static naming naming_of(const offtrace_device_record *rec, offtrace_event_class cls, int *with_location)
+static ot_naming naming_of(const offtrace_device_record *rec, offtrace_event_class cls, int *with_location)
 {
-    naming n = {offtrace_class(cls)->name, offtrace_class_role(cls)};
+    ot_naming n = {offtrace_class(cls)->name, offtrace_class_role(cls)};
     *with_location = 1;
     switch (cls) {
     case OFFTRACE_CLASS_DEVICE_PARALLEL:
         if (rec->subkind)
             n.name = "teams";
         return n;
-    case OFFTRACE_CLASS_DEVICE_WORK: return work_naming(rec->subkind);
-    case OFFTRACE_CLASS_DEVICE_SYNC: return sync_naming(rec->subkind);
+    case OFFTRACE_CLASS_DEVICE_WORK: return ot_work_naming(rec->subkind);
+    case OFFTRACE_CLASS_DEVICE_SYNC: return ot_sync_naming(rec->subkind);
     case OFFTRACE_CLASS_DEVICE_TASK: return n;
     default: break;
     }
@@ -118,7 +74,7 @@ static OTF2_RegionRef make_region(ot_device_regions *r, const offtrace_device_re
 {
     int with_location;
     offtrace_event_class cls = class_of(rec);
-    naming n = naming_of(rec, cls, &with_location);
+    ot_naming n = naming_of(rec, cls, &with_location);
     if (!with_location || !rec->codeptr)
         return ot_tw_region_with_role(r->tw, cls, n.role, n.name, NULL, 0, 0);
     ot_srcloc loc;

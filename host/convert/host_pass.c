@@ -20,6 +20,7 @@
 
 #include "convert_internal.h"
 #include "external_sort.h"
+#include "openmp_naming.h"
 
 #define NO_REGION UINT32_MAX
 #define EVENT_SPAN 0xFF /* open_item.event of a target data span */
@@ -469,6 +470,80 @@ static void on_plain_region(thread_pass *p, const offtrace_raw_record *r, uint64
     pop_matching(p, r->event, r->id, end, r);
 }
 
+/* ---- the program's own host OpenMP ---- */
+
+static int is_host_chunk(const open_item *o)
+{
+    return o->event == OFFTRACE_RAW_OMP_CHUNK;
+}
+
+/* A work, sync or wait region: the kind refines the name and role. */
+static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r, offtrace_event_class cls)
+{
+    ot_naming n = cls == OFFTRACE_CLASS_HOST_WORK ? ot_work_naming(r->subkind)
+                  : cls == OFFTRACE_CLASS_HOST_CHUNK ? ot_chunk_naming(r->subkind)
+                                                      : ot_sync_naming(r->subkind);
+    char stem[128], label[512], name[640];
+    snprintf(stem, sizeof stem, cls == OFFTRACE_CLASS_HOST_SYNC_WAIT ? "%s (waiting)" : "%s", n.name);
+    if (!r->codeptr)
+        return ot_tw_region_with_role(c->tw, cls, n.role, stem, NULL, 0, 0);
+    ot_srcloc loc;
+    locate(c, r->codeptr, &loc, label, sizeof label);
+    snprintf(name, sizeof name, "%s @%s", stem, label);
+    return ot_tw_region_with_role(c->tw, cls, n.role, name, loc.file, loc.line, loc.line);
+}
+
+/* A chunk lasts until the thread's next chunk or the end of the construct
+ * it belongs to: that is when the runtime hands the thread more work or
+ * says there is none. */
+static void close_open_chunk(thread_pass *p, uint64_t t, const offtrace_raw_record *r)
+{
+    if (p->depth && is_host_chunk(&p->open[p->depth - 1]))
+        close_item(p, &p->open[--p->depth], t, r);
+}
+
+static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
+{
+    if (r->event == OFFTRACE_RAW_OMP_CHUNK || (r->event == OFFTRACE_RAW_OMP_WORK && r->endpoint == OFFTRACE_RAW_END))
+        close_open_chunk(p, t, r);
+    if (r->endpoint == OFFTRACE_RAW_END) {
+        pop_matching(p, r->event, 0, t, r);
+        if (r->event == OFFTRACE_RAW_OMP_PARALLEL)
+            OTF2_EvtWriter_ThreadJoin(p->w, NULL, t, OTF2_PARADIGM_OPENMP);
+        return;
+    }
+    if (r->event == OFFTRACE_RAW_OMP_PARALLEL)
+        OTF2_EvtWriter_ThreadFork(p->w, NULL, t, OTF2_PARADIGM_OPENMP, (uint32_t)r->bytes);
+    OTF2_RegionRef region;
+    if (cls == OFFTRACE_CLASS_HOST_PARALLEL && r->subkind)
+        region = ot_tw_region(p->c->tw, cls, "teams", NULL, 0, 0);
+    else if (cls == OFFTRACE_CLASS_HOST_PARALLEL || cls == OFFTRACE_CLASS_HOST_MASKED)
+        region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
+    else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        region = measurement_region(p->c, cls);
+    else
+        region = host_openmp_region(p->c, r, cls);
+    open_item *o = push(p);
+    if (!o)
+        return;
+    o->event = r->event;
+    o->device = -1;
+    o->region = region;
+    if (cls == OFFTRACE_CLASS_HOST_CHUNK) {
+        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_FIRST_ITERATION, r->src_addr);
+        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
+    } else if (cls == OFFTRACE_CLASS_HOST_WORK) { /* a loop's trip count, a sections' section count */
+        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
+    } else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK) {
+        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_TEAM_SIZE, r->bytes);
+        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_THREAD_NUMBER, r->src_addr);
+    }
+    if (region != NO_REGION) {
+        OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+        ot_tw_cover(p->c->tw, t);
+    }
+}
+
 /* Records the thread could not store: a measurement-system region over the
  * gap, so that a reader sees where the trace has a hole. */
 static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
@@ -562,6 +637,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_sync(p, r);
         else if (source == OFFTRACE_SOURCE_LOST)
             on_lost(p, r, t);
+        else if (source >= OFFTRACE_SOURCE_OMP_PARALLEL && source <= OFFTRACE_SOURCE_OMP_MASKED)
+            on_host_openmp(p, r, t, plain_region_class(source));
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
             p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
             on_plain_region(p, r, t, plain_region_class(source));

@@ -109,6 +109,12 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     const ot_tr_region *r = span->region;
     if (loc->klass == OT_TR_KERNEL_STREAM)
         s->kernels++;
+    else if (r->klass == OT_TR_HOST_OPENMP) {
+        s->host_parallel += r->cls == OFFTRACE_CLASS_HOST_PARALLEL;
+        s->host_work += r->cls == OFFTRACE_CLASS_HOST_WORK;
+        s->host_chunks += r->cls == OFFTRACE_CLASS_HOST_CHUNK;
+        s->host_sync += r->cls == OFFTRACE_CLASS_HOST_SYNC;
+    }
     else if (r->klass == OT_TR_TARGET_DATA)
         s->constructs[OT_CONSTRUCT_DATA_REGION]++;
     else if (r->klass == OT_TR_TARGET) {
@@ -234,6 +240,11 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
             (unsigned long long)s->h2d_bytes, h2d);
     fprintf(to, "offtrace: device->host     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->d2h_count,
             (unsigned long long)s->d2h_bytes, d2h);
+    if (s->host_parallel + s->host_work + s->host_chunks + s->host_sync)
+        fprintf(to, "offtrace: host OpenMP      %llu parallel region%s; on all threads %llu worksharing, %llu chunk "
+                    "and section, %llu synchronization regions\n",
+                (unsigned long long)s->host_parallel, plural(s->host_parallel), (unsigned long long)s->host_work,
+                (unsigned long long)s->host_chunks, (unsigned long long)s->host_sync);
     if (s->device_records || s->device_locations)
         fprintf(to, "offtrace: device detail    %llu events on %llu device thread%s%s%.0llu%s\n",
                 (unsigned long long)s->device_records, (unsigned long long)s->device_threads,

@@ -432,6 +432,8 @@ typedef struct def_strings {
     OTF2_StringRef comm_locations, comm_group, comm, window;
     OTF2_StringRef metric_name, metric_desc, metric_unit;
     OTF2_StringRef host_address, host_address_desc, device_address, device_address_desc;
+    OTF2_StringRef first_iteration, first_iteration_desc, iterations, iterations_desc, team_size, team_size_desc,
+        thread_number, thread_number_desc;
     OTF2_StringRef role_key, device_key, role_names[OFFTRACE_LOC_ROLE_COUNT];
     OTF2_StringRef class_groups[OFFTRACE_CLASS_COUNT]; /**< OTF2_UNDEFINED_STRING: class unused */
 } def_strings;
@@ -461,6 +463,14 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->host_address_desc = ot_tw_string(w, "host start address of the transferred range");
     d->device_address = ot_tw_string(w, "device address");
     d->device_address_desc = ot_tw_string(w, "device start address of the transferred range");
+    d->first_iteration = ot_tw_string(w, "first iteration");
+    d->first_iteration_desc = ot_tw_string(w, "the chunk's first logical iteration (0 = the loop's first)");
+    d->iterations = ot_tw_string(w, "iterations");
+    d->iterations_desc = ot_tw_string(w, "the number of logical iterations in the chunk");
+    d->team_size = ot_tw_string(w, "team size");
+    d->team_size_desc = ot_tw_string(w, "the number of threads the parallel region actually got");
+    d->thread_number = ot_tw_string(w, "thread number");
+    d->thread_number_desc = ot_tw_string(w, "the thread's number in its team (omp_get_thread_num)");
     d->role_key = ot_tw_string(w, OFFTRACE_LOCATION_ROLE_PROPERTY);
     d->device_key = ot_tw_string(w, OFFTRACE_LOCATION_DEVICE_PROPERTY);
     for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
@@ -482,6 +492,12 @@ static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_HOST_ADDRESS, d->host_address, d->host_address_desc,
                                         OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_DEVICE_ADDRESS, d->device_address, d->device_address_desc,
+                                        OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_FIRST_ITERATION, d->first_iteration, d->first_iteration_desc,
+                                        OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_ITERATIONS, d->iterations, d->iterations_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_TEAM_SIZE, d->team_size, d->team_size_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_THREAD_NUMBER, d->thread_number, d->thread_number_desc,
                                         OTF2_TYPE_UINT64);
 }
 

@@ -23,6 +23,16 @@ typedef struct ot_trace_writer ot_trace_writer;
  *  (OTF2_TYPE_UINT64), so that readers can tell which host range moved. */
 #define OT_ATTR_HOST_ADDRESS ((OTF2_AttributeRef)0)
 #define OT_ATTR_DEVICE_ADDRESS ((OTF2_AttributeRef)1)
+/** Attributes on the Enter of a host OpenMP chunk (HOST_CHUNK): its first
+ *  logical iteration and its number of iterations; on the Enter of a
+ *  worksharing construct (HOST_WORK): the count the runtime gave at its
+ *  begin as iterations (a loop's trip count); on the Enter of an
+ *  implicit task (HOST_IMPLICIT_TASK): the team's actual size and the
+ *  thread's number in it (all OTF2_TYPE_UINT64). */
+#define OT_ATTR_FIRST_ITERATION ((OTF2_AttributeRef)2)
+#define OT_ATTR_ITERATIONS ((OTF2_AttributeRef)3)
+#define OT_ATTR_TEAM_SIZE ((OTF2_AttributeRef)4)
+#define OT_ATTR_THREAD_NUMBER ((OTF2_AttributeRef)5)
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.

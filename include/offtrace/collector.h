@@ -22,7 +22,12 @@
  * on stderr and tracing goes on without device detail; the collector's open
  * refuses a host of another version the same way (-EINVAL, one line).
  *
- * Version 2 (this one): the host library registers every callback of the
+ * Version 3 (this one) adds openmp.in_device_work: the host library records
+ * the program's own host OpenMP and asks the collector which events belong
+ * to device work (the OpenMP a host-offload kernel runs on host threads),
+ * so that each event is recorded once, by one of them.
+ *
+ * Version 2: the host library registers every callback of the
  * host OpenMP runtime itself. Version 1 gave the collector the host's OMPT
  * lookup so that its host-offload backend could register the runtime's
  * parallel, implicit-task, work, sync-region and task callbacks; in version
@@ -64,7 +69,7 @@
 
 #include <omp-tools.h>
 
-#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 2u
+#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 3u
 
 /** The one symbol the collector exports. */
 #define OFFTRACE_COLLECTOR_ENTRY_NAME "offtrace_collector_interface"
@@ -190,6 +195,13 @@ typedef struct offtrace_collector_openmp {
     ompt_callback_sync_region_t sync_region;
     ompt_callback_task_create_t task_create;
     ompt_callback_task_schedule_t task_schedule;
+    /** \brief 1 when the calling thread is doing device work now (its
+     *  events are the collector's), 0 when its OpenMP is the program's own
+     *  on the host. The host asks after forwarding a begin (an implicit
+     *  task's begin may make a team worker take up device work) and before
+     *  forwarding an end (its end may give it up). Async-signal-safe: one
+     *  thread-local load. */
+    int (*in_device_work)(void);
 } offtrace_collector_openmp;
 
 /** The function table the collector returns. Every entry is non-NULL. */

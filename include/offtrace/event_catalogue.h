@@ -166,6 +166,18 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
     X(FLUSH, RAW, FLUSH, "(the recorder: memory budget exceeded)", "id, bytes written; BEGIN/END", NONE)     \
     X(LOST, RAW, LOST, "(the recorder: records could not be stored)",                                       \
       "time, end_time, bytes = records lost, subkind = loss cause; COMPLETE", NONE)                           \
+    X(OMP_PARALLEL, RAW, OMP_PARALLEL, "parallel_begin, parallel_end (the program's host OpenMP)",           \
+      "codeptr, bytes = requested threads, subkind 1 = league; BEGIN/END", NONE)                              \
+    X(OMP_IMPLICIT_TASK, RAW, OMP_IMPLICIT_TASK, "implicit_task (not the initial task)",                     \
+      "bytes = actual team size, src_addr = thread number; BEGIN/END", NONE)                                  \
+    X(OMP_WORK, RAW, OMP_WORK, "work", "codeptr, subkind = ompt_work_t, bytes = count; BEGIN/END", NONE)     \
+    X(OMP_CHUNK, RAW, OMP_CHUNK, "dispatch (level loops)",                                                  \
+      "subkind = ompt_dispatch_t, src_addr = first iteration, bytes = iterations; BEGIN, ends at the next "  \
+      "chunk or the construct's end", NONE)                                                                   \
+    X(OMP_SYNC, RAW, OMP_SYNC, "sync_region", "codeptr, subkind = ompt_sync_region_t; BEGIN/END", NONE)       \
+    X(OMP_SYNC_WAIT, RAW, OMP_SYNC_WAIT, "sync_region_wait",                                                 \
+      "codeptr, subkind = ompt_sync_region_t; BEGIN/END, inside its OMP_SYNC", NONE)                          \
+    X(OMP_MASKED, RAW, OMP_MASKED, "masked", "codeptr; BEGIN/END", NONE)                                     \
     X(DEVICE_PARALLEL, DEVICE, PARALLEL, "parallel_begin, parallel_end (host-offload collector)",            \
       "thread, codeptr, value = team size, subkind 1 = league; BEGIN/END", DEVICE_FILE)                       \
     X(DEVICE_IMPLICIT_TASK, DEVICE, IMPLICIT_TASK, "implicit_task (host-offload collector)",                \
@@ -250,7 +262,8 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
  *    ("target" -> "target @cg.c:23"; "parallel" -> "teams @..." for a league).
  *  - form: ENTER_LEAVE (a region), RMA_PUT, RMA_GET, RMA_COMPLETE, METRIC.
  *  - role, paradigm: OTF2 region role and paradigm (event_catalogue_otf2.h);
- *    DEVICE_WORK and DEVICE_SYNC refine the role by their subkind (LOOP,
+ *    DEVICE_WORK, DEVICE_SYNC and the HOST_ work, chunk, sync and wait
+ *    classes refine the role by their subkind (LOOP,
  *    SINGLE, IMPLICIT_BARRIER, ...), the column holds the default.
  *  - location: the OFFTRACE_LOCATION_ROLES role it is written on.
  *  - reader: trace_read.h's class (OT_TR_<reader>); construct
@@ -315,6 +328,21 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       TRANSFER, NONE, FROM_DEVICE, 0, D2H, "transfer", NONE)                                                         \
     X(MEMORY_METRIC, DATA_OP, "device memory in use", METRIC, UNKNOWN, OPENMP_TARGET, RDMA,                        \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "memory", NONE)                                                           \
+    /* the program's own OpenMP on its host threads; work, chunk, sync and wait refine the role by subkind */      \
+    X(HOST_PARALLEL, OMP_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, HOST_THREAD,                         \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_IMPLICIT_TASK, OMP_IMPLICIT_TASK, "implicit task", ENTER_LEAVE, TASK, OPENMP, HOST_THREAD,              \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_WORK, OMP_WORK, "worksharing", ENTER_LEAVE, WORKSHARE, OPENMP, HOST_THREAD,                             \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_CHUNK, OMP_CHUNK, "chunk", ENTER_LEAVE, CODE, OPENMP, HOST_THREAD,                                      \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_SYNC, OMP_SYNC, "synchronization", ENTER_LEAVE, BARRIER, OPENMP, HOST_THREAD,                           \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_SYNC_WAIT, OMP_SYNC_WAIT, "waiting", ENTER_LEAVE, CODE, OPENMP, HOST_THREAD,                            \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_MASKED, OMP_MASKED, "masked", ENTER_LEAVE, MASTER, OPENMP, HOST_THREAD,                                 \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
     X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \
       DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \

@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 4u
+#define OFFTRACE_RAW_VERSION 5u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -46,7 +46,14 @@
     X(SUBMIT, 3)     /* kernel submission begin/end; bytes = requested teams */ \
     X(SYNC, 4)       /* clock sync point; bytes = device clock, see below */ \
     X(FLUSH, 5)      /* the thread wrote its buffered records to disk (memory budget) */ \
-    X(LOST, 6)       /* records the thread could not store; subkind = enum offtrace_raw_loss_cause */
+    X(LOST, 6)       /* records the thread could not store; subkind = enum offtrace_raw_loss_cause */ \
+    X(OMP_PARALLEL, 7)      /* host parallel region begin/end; bytes = requested team size */ \
+    X(OMP_IMPLICIT_TASK, 8) /* host implicit task begin/end; bytes = actual team size, src_addr = thread number */ \
+    X(OMP_WORK, 9)          /* host worksharing begin/end; subkind = ompt_work_t, bytes = count */ \
+    X(OMP_CHUNK, 10)        /* a chunk handed to the thread; subkind = ompt_dispatch_t, src_addr = start, bytes = iterations */ \
+    X(OMP_SYNC, 11)         /* host sync region begin/end; subkind = ompt_sync_region_t */ \
+    X(OMP_SYNC_WAIT, 12)    /* the waiting part of a host sync region; subkind = ompt_sync_region_t */ \
+    X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -98,6 +105,19 @@ enum offtrace_raw_flag {
  *             (The header's lost_records counts them all, including a loss
  *             that lasted to the end; that one's cause is the header's
  *             lost_cause.)
+ *  - OMP_*:   the program's own host OpenMP (not the OpenMP a host-offload
+ *             kernel runs, which the device collector records): BEGIN/END
+ *             records paired last-in first-out per thread and kind (id 0),
+ *             codeptr = the construct; OMP_PARALLEL subkind 1 = a league
+ *             (teams), bytes = requested threads; OMP_IMPLICIT_TASK bytes =
+ *             actual team size, src_addr = the thread's number in the team;
+ *             OMP_WORK subkind = ompt_work_t, bytes = the count at begin
+ *             (a loop's trip count); OMP_SYNC and OMP_SYNC_WAIT subkind =
+ *             ompt_sync_region_t; OMP_CHUNK is one BEGIN record per chunk,
+ *             subkind = ompt_dispatch_t, src_addr = first logical iteration
+ *             (for a section: the section's code address), bytes = iterations;
+ *             the chunk lasts until the thread's next chunk or the end of the
+ *             worksharing construct around it.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =

@@ -10,7 +10,10 @@
  * alternating, timing with the TSC and CLOCK_MONOTONIC. Recording goes to a
  * real session directory (OFFTRACE_OUTPUT); the archive is written at exit
  * as usual, outside the timed part.
- *   usage: bench_host_record LIBOFFTRACE [EVENTS [ROUNDS]]
+ * With a fourth argument `openmp` it calls the work callback instead (a
+ * host worksharing construct, begin and end alternating: the path of every
+ * host OpenMP record, OFFTRACE_HOST_OPENMP=regions or loops).
+ *   usage: bench_host_record LIBOFFTRACE [EVENTS [ROUNDS [openmp]]]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,11 +27,14 @@
 typedef ompt_start_tool_result_t *(*start_tool_fn)(unsigned int omp_version, const char *runtime_version);
 
 static ompt_callback_target_data_op_emi_t data_op;
+static ompt_callback_work_t work;
 
 static ompt_set_result_t keep_callback(ompt_callbacks_t event, ompt_callback_t fn)
 {
     if (event == ompt_callback_target_data_op_emi)
         data_op = (ompt_callback_target_data_op_emi_t)fn;
+    if (event == ompt_callback_work)
+        work = (ompt_callback_work_t)fn;
     return ompt_set_always;
 }
 
@@ -58,11 +64,12 @@ int main(int argc, char **argv)
     }
     long events = argc > 2 ? atol(argv[2]) : 200000;
     int rounds = argc > 3 ? atoi(argv[3]) : 15;
+    int openmp = argc > 4 && !strcmp(argv[4], "openmp");
     void *lib = dlopen(argv[1], RTLD_NOW);
     start_tool_fn start = lib ? (start_tool_fn)dlsym(lib, "ompt_start_tool") : NULL;
     ompt_start_tool_result_t *tool = start ? start(201811, "bench") : NULL;
     ompt_data_t tool_data = {0};
-    if (!tool || !tool->initialize(lookup, 0, &tool_data) || !data_op) {
+    if (!tool || !tool->initialize(lookup, 0, &tool_data) || !data_op || (openmp && !work)) {
         fprintf(stderr, "bench: cannot start %s as an OMPT tool (is OFFTRACE_OUTPUT set?)\n", argv[1]);
         return 1;
     }
@@ -72,7 +79,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         double t0 = now_ns();
         unsigned long long c0 = __rdtsc();
-        for (long i = 0; i < events / 2; i++) {
+        for (long i = 0; openmp && i < events / 2; i++) {
+            work(ompt_work_loop_dynamic, ompt_scope_begin, &target, &target_task, 100, (void *)main);
+            work(ompt_work_loop_dynamic, ompt_scope_end, &target, &target_task, 0, (void *)main);
+        }
+        for (long i = 0; !openmp && i < events / 2; i++) {
             ompt_id_t op = 0;
             data_op(ompt_scope_begin, &target_task, &target, &op, ompt_target_data_transfer_to_device, host, 4,
                     device, 0, 64, (void *)main);

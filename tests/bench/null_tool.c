@@ -60,6 +60,43 @@ static void on_submit(ompt_scope_endpoint_t e, ompt_data_t *td, ompt_id_t *id, u
     COUNT();
 }
 
+#ifdef OT_BENCH_HOST_OPENMP
+/* Built a third time (libofftrace_bench_null_host_tool.so): also the host
+ * OpenMP callbacks offtrace registers at OFFTRACE_HOST_OPENMP=loops, as
+ * no-ops: the runtime's own cost of delivering them. */
+static void no_parallel_begin(ompt_data_t *t, const ompt_frame_t *f, ompt_data_t *p, unsigned int r, int fl,
+                              const void *ra)
+{
+    (void)t, (void)f, (void)p, (void)r, (void)fl, (void)ra;
+}
+static void no_parallel_end(ompt_data_t *p, ompt_data_t *t, int fl, const void *ra)
+{
+    (void)p, (void)t, (void)fl, (void)ra;
+}
+static void no_implicit_task(ompt_scope_endpoint_t e, ompt_data_t *p, ompt_data_t *t, unsigned int a, unsigned int i,
+                             int fl)
+{
+    (void)e, (void)p, (void)t, (void)a, (void)i, (void)fl;
+}
+static void no_work(ompt_work_t k, ompt_scope_endpoint_t e, ompt_data_t *p, ompt_data_t *t, uint64_t c,
+                    const void *ra)
+{
+    (void)k, (void)e, (void)p, (void)t, (void)c, (void)ra;
+}
+static void no_sync(ompt_sync_region_t k, ompt_scope_endpoint_t e, ompt_data_t *p, ompt_data_t *t, const void *ra)
+{
+    (void)k, (void)e, (void)p, (void)t, (void)ra;
+}
+static void no_masked(ompt_scope_endpoint_t e, ompt_data_t *p, ompt_data_t *t, const void *ra)
+{
+    (void)e, (void)p, (void)t, (void)ra;
+}
+static void no_dispatch(ompt_data_t *p, ompt_data_t *t, ompt_dispatch_t k, ompt_data_t i)
+{
+    (void)p, (void)t, (void)k, (void)i;
+}
+#endif
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *data)
 {
     (void)initial_device, (void)data;
@@ -71,6 +108,16 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
     set(ompt_callback_target_emi, (ompt_callback_t)on_target);
     set(ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op);
     set(ompt_callback_target_submit_emi, (ompt_callback_t)on_submit);
+#ifdef OT_BENCH_HOST_OPENMP
+    set(ompt_callback_parallel_begin, (ompt_callback_t)no_parallel_begin);
+    set(ompt_callback_parallel_end, (ompt_callback_t)no_parallel_end);
+    set(ompt_callback_implicit_task, (ompt_callback_t)no_implicit_task);
+    set(ompt_callback_work, (ompt_callback_t)no_work);
+    set(ompt_callback_sync_region, (ompt_callback_t)no_sync);
+    set(ompt_callback_sync_region_wait, (ompt_callback_t)no_sync);
+    set(ompt_callback_masked, (ompt_callback_t)no_masked);
+    set(ompt_callback_dispatch, (ompt_callback_t)no_dispatch);
+#endif
     return 1;
 }
 

@@ -391,7 +391,8 @@ static void check_region_classes(state *s)
         offtrace_event_class c = class_of(s, r);
         if (!s->region_name[r] || c == OFFTRACE_CLASS_NONE)
             continue;
-        int refined = c == OFFTRACE_CLASS_DEVICE_WORK || c == OFFTRACE_CLASS_DEVICE_SYNC;
+        int refined = c == OFFTRACE_CLASS_DEVICE_WORK || c == OFFTRACE_CLASS_DEVICE_SYNC || c == OFFTRACE_CLASS_HOST_WORK ||
+                      c == OFFTRACE_CLASS_HOST_CHUNK || c == OFFTRACE_CLASS_HOST_SYNC || c == OFFTRACE_CLASS_HOST_SYNC_WAIT;
         if (s->region_paradigm[r] != offtrace_class_paradigm(c) ||
             (!refined && s->region_role[r] != offtrace_class_role(c))) {
             s->f->bad_groups++;

@@ -1,0 +1,48 @@
+/*
+ * bench_host_openmp_units: the time of one unit of host OpenMP, for the
+ * overhead of recording the program's own host OpenMP (docs/performance.md,
+ * "Host OpenMP", run by tests/bench/run_host_openmp.sh under each tool).
+ *
+ *   bench_host_openmp_units parallel N   N empty parallel regions
+ *   bench_host_openmp_units chunk N      one schedule(dynamic, 1) loop of N
+ *                                        iterations with an empty body
+ * Prints "ns_per_unit X" (CLOCK_MONOTONIC around the N units).
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk"))) {
+        fprintf(stderr, "usage: %s parallel|chunk N\n", argv[0]);
+        return 2;
+    }
+    long n = atol(argv[2]);
+    volatile long sink = 0;
+#pragma omp parallel /* the team exists before the timed part */
+    sink += omp_get_thread_num();
+    double start = now_ns();
+    if (!strcmp(argv[1], "parallel")) {
+        for (long i = 0; i < n; i++) {
+#pragma omp parallel
+            sink += omp_get_thread_num(); /* not `+= 0`: clang drops that region */
+        }
+    } else {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long i = 0; i < n; i++)
+            sink += i & 1;
+    }
+    double ns = (now_ns() - start) / (double)n;
+    printf("ns_per_unit %.1f (sink %ld)\n", ns, (long)sink);
+    return 0;
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Per-unit cost of the program's own host OpenMP (issue 13): an empty
+# parallel region and a schedule(dynamic, 1) chunk, each timed in one run
+# for: no tool, a do-nothing OMPT tool registering the same host callbacks,
+# and offtrace at OFFTRACE_HOST_OPENMP=off, regions and loops.
+# Configurations are interleaved round by round; the median of the rounds is
+# reported, and its ratio to no tool. offtrace's runs include writing the raw
+# records (the archive is written at exit, outside the timed part).
+# Debian's libomp 19 is a debug build (KMP_DEBUG): its own cost per chunk is
+# several thousand instructions, so ratios here are against that runtime.
+#   usage: tests/bench/run_host_openmp.sh [BUILD_DIR] [REGIONS] [CHUNKS] [ROUNDS] [THREADS]
+set -eu
+BUILD=${1:-build}
+REGIONS=${2:-20000}
+CHUNKS=${3:-200000}
+ROUNDS=${4:-7}
+THREADS=${5:-2}
+BIN="$BUILD/bin/bench_host_openmp_units"
+NULL_TOOL="$(realpath "$BUILD/lib/libofftrace_bench_null_host_tool.so")"
+OFFTRACE_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+run() { # unit, count, name, then env assignments
+    unit=$1 count=$2 name=$3; shift 3
+    env OMP_NUM_THREADS="$THREADS" OMP_WAIT_POLICY=active "$@" "$BIN" "$unit" "$count" |
+        awk '/ns_per_unit/ {print $2}' >> "$TMP/$unit.$name"
+    rm -rf "$TMP/trace"
+    sync
+}
+
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+    for unit in parallel chunk; do
+        count=$REGIONS; [ $unit = chunk ] && count=$CHUNKS
+        run $unit $count none OMP_TOOL=disabled
+        run $unit $count null OMP_TOOL_LIBRARIES="$NULL_TOOL"
+        for level in off regions loops; do
+            run $unit $count $level OMP_TOOL_LIBRARIES="$OFFTRACE_LIB" OFFTRACE_OUTPUT="$TMP/trace" \
+                OFFTRACE_VERBOSE=0 OFFTRACE_HOST_OPENMP=$level
+        done
+    done
+    i=$((i + 1))
+done
+
+median() { sort -n "$TMP/$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+echo "| unit ($THREADS threads) | no tool | do-nothing tool | offtrace off | offtrace regions | offtrace loops |"
+echo "|---|---|---|---|---|---|"
+for unit in parallel chunk; do
+    none=$(median $unit.none)
+    line="| $unit | $none ns"
+    for name in null off regions loops; do
+        v=$(median $unit.$name)
+        line="$line | $v ns ($(echo "$v $none" | awk '{printf "%.2f", $1 / $2}'))"
+    done
+    echo "$line |"
+done
