@@ -27,24 +27,14 @@ TestSuite(view, .timeout = 60);
 
 /* ---- helpers ---- */
 
-/* An archive recorded once per test run (tests run one by one in children
- * of one runner, whose pid names it) and shared by the tests that read it.
- * Recorded aside and renamed into place, so that no reader sees half. */
+/* An archive recorded once per test run, shared by the tests that read it. */
 static void shared_archive(char *dir, size_t size, const char *name, const char *program, char *const args[])
 {
-    snprintf(dir, size, "%s/view-%s-%d", OFFTRACE_TEST_SCRATCH, name, (int)getppid());
-    char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    struct stat st;
-    if (stat(anchor, &st) == 0)
-        return;
-    char fresh[4096];
-    scratch_path(fresh, sizeof fresh, name);
-    char *err = NULL;
-    cr_assert_eq(record_program(fresh, NULL, NULL, program, args, &err), 0, "recording %s failed: %s", program,
+    char full[256], *err = NULL;
+    snprintf(full, sizeof full, "view-%s", name);
+    cr_assert_eq(shared_recording(dir, size, full, program, args, &err), 0, "recording %s failed: %s", program,
                  err ? err : "");
     free(err);
-    cr_assert(rename(fresh, dir) == 0 || stat(anchor, &st) == 0, "cannot put %s in place", dir);
 }
 
 static void cg_archive(char *dir, size_t size)

@@ -35,22 +35,14 @@ TestSuite(view_tiles, .timeout = 120);
 
 /* ---- archives ---- */
 
-/* Recorded once per test run (the runner's pid names it), shared. */
+/* An archive recorded once per test run, shared by the tests that read it. */
 static void shared_archive(char *dir, size_t size, const char *name, const char *program, char *const args[])
 {
-    snprintf(dir, size, "%s/tiles-%s-%d", OFFTRACE_TEST_SCRATCH, name, (int)getppid());
-    char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    struct stat st;
-    if (stat(anchor, &st) == 0)
-        return;
-    char fresh[4096];
-    scratch_path(fresh, sizeof fresh, name);
-    char *err = NULL;
-    cr_assert_eq(record_program(fresh, NULL, NULL, program, args, &err), 0, "recording %s failed: %s", program,
+    char full[256], *err = NULL;
+    snprintf(full, sizeof full, "tiles-%s", name);
+    cr_assert_eq(shared_recording(dir, size, full, program, args, &err), 0, "recording %s failed: %s", program,
                  err ? err : "");
     free(err);
-    cr_assert(rename(fresh, dir) == 0 || stat(anchor, &st) == 0, "cannot put %s in place", dir);
 }
 
 /* CG with the device collector: device threads nest eight deep, so the

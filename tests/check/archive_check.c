@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "archive_check.h"
+#include "string_table.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -30,7 +31,7 @@ typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
 
 typedef struct state {
     archive_facts *f;
-    char **strings; size_t nstrings;
+    check_string_table strings;
     char **region_name; uint32_t *region_line; size_t nregions;
     OTF2_RegionRole *region_role; OTF2_Paradigm *region_paradigm;
     uint8_t *region_class; size_t nclasses;  /* offtrace_event_class by region ref, from the class table */
@@ -66,19 +67,12 @@ static loc_state *loc(state *s, uint64_t id)
 static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *t)
 {
     state *s = u;
-    if (self >= s->nstrings) {
-        size_t n = self + 256;
-        s->strings = realloc(s->strings, n * sizeof *s->strings);
-        memset(s->strings + s->nstrings, 0, (n - s->nstrings) * sizeof *s->strings);
-        s->nstrings = n;
-    }
-    s->strings[self] = strdup(t);
-    return OTF2_CALLBACK_SUCCESS;
+    return check_string_put(&s->strings, self, t) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
 static const char *str(state *s, OTF2_StringRef r)
 {
-    return r < s->nstrings && s->strings[r] ? s->strings[r] : "";
+    return check_string_at(&s->strings, r);
 }
 
 static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef c,
@@ -584,11 +578,9 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
         rc = -1;
     if (rc == 0 && (f->otf2_rules = otf2_rules_total(&rules)) && !f->first_problem[0])
         otf2_rules_summary(&rules, f->first_problem, sizeof f->first_problem);
-    for (size_t i = 0; i < s->nstrings; i++)
-        free(s->strings[i]);
+    check_string_free(&s->strings);
     for (size_t i = 0; i < s->nregions; i++)
         free(s->region_name[i]);
-    free(s->strings);
     free(s->region_name);
     free(s->region_line);
     free(s->region_class);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "check/host_openmp_check.h"
+#include "string_table.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -46,8 +47,7 @@ typedef struct loc {
 
 typedef struct state {
     host_openmp_facts *f;
-    char **strings;
-    size_t nstrings;
+    check_string_table strings;
     uint8_t *region_kind;
     OTF2_RegionRole *region_role;
     uint32_t *region_name;
@@ -71,20 +71,13 @@ static void problem(state *s, const char *fmt, ...)
 
 static const char *str(const state *s, OTF2_StringRef r)
 {
-    return r < s->nstrings && s->strings[r] ? s->strings[r] : "";
+    return check_string_at(&s->strings, r);
 }
 
 static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
 {
     state *s = u;
-    if (self >= s->nstrings) {
-        size_t n = self + 1024;
-        s->strings = realloc(s->strings, n * sizeof *s->strings);
-        memset(s->strings + s->nstrings, 0, (n - s->nstrings) * sizeof *s->strings);
-        s->nstrings = n;
-    }
-    s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
+    return check_string_put(&s->strings, self, text) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
@@ -385,9 +378,7 @@ int host_openmp_check(const char *dir, host_openmp_facts *f)
         }
     }
     sum_instances(&s);
-    for (size_t i = 0; i < s.nstrings; i++)
-        free(s.strings[i]);
-    free(s.strings);
+    check_string_free(&s.strings);
     free(s.region_kind);
     free(s.region_role);
     free(s.region_name);

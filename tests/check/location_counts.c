@@ -4,6 +4,7 @@
  *        for names, then each location's events on its own.
  */
 #include "location_counts.h"
+#include "string_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,7 @@
 #include <otf2/otf2.h>
 
 typedef struct counting {
-    char **strings;
-    size_t string_count;
+    check_string_table strings;
     uint32_t *region_name;      /* region ref -> string ref */
     size_t region_count;
     location_count *locs;
@@ -23,19 +23,13 @@ typedef struct counting {
 
 static const char *string_at(const counting *c, uint64_t ref)
 {
-    return ref < c->string_count && c->strings[ref] ? c->strings[ref] : "";
+    return check_string_at(&c->strings, ref);
 }
 
 static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
 {
     counting *c = u;
-    if (self >= c->string_count) {
-        c->strings = realloc(c->strings, ((size_t)self + 1) * sizeof *c->strings);
-        memset(c->strings + c->string_count, 0, ((size_t)self + 1 - c->string_count) * sizeof *c->strings);
-        c->string_count = (size_t)self + 1;
-    }
-    c->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
+    return check_string_put(&c->strings, self, text) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
@@ -149,9 +143,7 @@ int location_counts(const char *dir, location_count **out, size_t *n)
         rc = -1;
     }
     OTF2_Reader_Close(rd);
-    for (size_t i = 0; i < c.string_count; i++)
-        free(c.strings[i]);
-    free(c.strings);
+    check_string_free(&c.strings);
     free(c.region_name);
     *out = c.locs;
     *n = c.loc_count;

@@ -117,6 +117,28 @@ void scratch_path(char *buf, unsigned size, const char *name)
         return;
 }
 
+int shared_recording(char *dir, size_t size, const char *name, const char *program, char *const args[],
+                     char **err)
+{
+    *err = NULL;
+    snprintf(dir, size, "%s/%s-%d", OFFTRACE_TEST_SCRATCH, name, (int)getppid());
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    struct stat st;
+    if (stat(anchor, &st) == 0)
+        return 0;
+    char fresh[4096];
+    scratch_path(fresh, sizeof fresh, name);
+    if (record_program(fresh, NULL, NULL, program, args, err) != 0)
+        return -1;
+    free(*err);
+    *err = NULL;
+    if (rename(fresh, dir) == 0 || stat(anchor, &st) == 0) /* or another runner's child put it there first */
+        return 0;
+    *err = strdup("cannot rename the recording into place");
+    return -1;
+}
+
 int otf2_print_check(const char *dir, char **message)
 {
     char anchor[4200];

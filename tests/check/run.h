@@ -63,4 +63,15 @@ int record_program(const char *dir, const char *option, char *const env[], const
 /** \brief A fresh scratch directory path (not created) under the build's test dir. */
 void scratch_path(char *buf, unsigned size, const char *name);
 
+/**
+ * \brief An archive of PROGRAM recorded once per test run and shared by the
+ *        tests that read it: tests run one by one in children of one runner,
+ *        whose pid names it (`<scratch>/<name>-<runner pid>`, in \p dir).
+ *        Recorded aside and renamed into place, so no reader sees half of it.
+ * \return 0 (recorded now or before), or -1 with record's stderr or a reason
+ *         in *err (malloc'd; may be NULL).
+ */
+int shared_recording(char *dir, size_t size, const char *name, const char *program, char *const args[],
+                     char **err);
+
 #endif
