@@ -18,11 +18,12 @@ int ot_config_parse_max_size(const char *text, uint64_t *out)
     return ot_byte_size_parse_range(text, OFFTRACE_MIN_RECORDING_SIZE, UINT64_MAX, out) ? -EINVAL : 0;
 }
 
+static const char *const host_openmp_level_names[] = {"off", "regions", "loops", "all"}; /* = ot_host_openmp_level */
+
 int ot_config_parse_host_openmp(const char *text, int *level)
 {
-    static const char *names[] = {"off", "regions", "loops"};
-    for (int i = 0; i < 3; i++)
-        if (!strcasecmp(text, names[i])) {
+    for (int i = 0; i < (int)(sizeof host_openmp_level_names / sizeof *host_openmp_level_names); i++)
+        if (!strcasecmp(text, host_openmp_level_names[i])) {
             *level = i;
             return 0;
         }
@@ -99,7 +100,7 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
         cfg->host_openmp = OT_HOST_OPENMP_DEFAULT;
         snprintf(cfg->warning, sizeof cfg->warning,
                  "offtrace: OFFTRACE_HOST_OPENMP='%.200s' is not valid (accepted: %s); recording at the default, "
-                 "loops", v, OT_HOST_OPENMP_ACCEPTED);
+                 "%s", v, OT_HOST_OPENMP_ACCEPTED, host_openmp_level_names[OT_HOST_OPENMP_DEFAULT]);
     }
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");

@@ -31,15 +31,17 @@ typedef enum ot_host_openmp_level {
     OT_HOST_OPENMP_OFF = 0,     /**< none: only offload constructs on host threads */
     OT_HOST_OPENMP_REGIONS = 1, /**< parallel regions, implicit tasks, worksharing, masked, barriers, taskwait, taskgroup */
     OT_HOST_OPENMP_LOOPS = 2,   /**< regions + every chunk of every loop, with its logical bounds */
+    OT_HOST_OPENMP_ALL = 3,     /**< loops + explicit tasks (creation, periods, dependences) and mutual exclusion
+                                     (locks, nest locks, critical, ordered), cancellation, flush */
 } ot_host_openmp_level;
 
 /** The level when OFFTRACE_HOST_OPENMP is unset or invalid (docs/performance.md says why). */
 #define OT_HOST_OPENMP_DEFAULT OT_HOST_OPENMP_LOOPS
 /** The accepted values of OFFTRACE_HOST_OPENMP, for messages. */
-#define OT_HOST_OPENMP_ACCEPTED "off, regions, loops"
+#define OT_HOST_OPENMP_ACCEPTED "off, regions, loops, all"
 
 /**
- * \brief Parse a host OpenMP level ("off", "regions", "loops", any case).
+ * \brief Parse a host OpenMP level ("off", "regions", "loops", "all", any case).
  * \return 0 and *level, or -EINVAL.
  */
 int ot_config_parse_host_openmp(const char *text, int *level);

@@ -58,19 +58,19 @@ Test(config, host_openmp_levels)
     cr_assert_eq(c.host_openmp, OT_HOST_OPENMP_LOOPS);
     cr_assert_str_empty(c.warning);
     static const struct { const char *text; int level; } ok[] = {
-        {"off", OT_HOST_OPENMP_OFF}, {"Regions", OT_HOST_OPENMP_REGIONS}, {"LOOPS", OT_HOST_OPENMP_LOOPS}};
+        {"off", OT_HOST_OPENMP_OFF}, {"Regions", OT_HOST_OPENMP_REGIONS}, {"LOOPS", OT_HOST_OPENMP_LOOPS}, {"All", OT_HOST_OPENMP_ALL}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         setenv("OFFTRACE_HOST_OPENMP", ok[i].text, 1);
         cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
         cr_expect_eq(c.host_openmp, ok[i].level, "%s", ok[i].text);
         cr_expect_str_empty(c.warning);
     }
-    const char *bad[] = {"", "0", "all", "tasks", "loops ", "regionsx"};
+    const char *bad[] = {"", "0", "every", "tasks", "loops ", "regionsx"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("OFFTRACE_HOST_OPENMP", bad[i], 1);
         cr_assert_eq(ot_config_from_env(&c, err, sizeof err), 0, "%s", err);
         cr_expect_eq(c.host_openmp, OT_HOST_OPENMP_DEFAULT, "'%s'", bad[i]);
-        cr_expect(strstr(c.warning, "OFFTRACE_HOST_OPENMP") && strstr(c.warning, "off, regions, loops"),
+        cr_expect(strstr(c.warning, "OFFTRACE_HOST_OPENMP") && strstr(c.warning, "off, regions, loops, all"),
                   "'%s': %s", bad[i], c.warning);
     }
 }

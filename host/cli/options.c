@@ -112,7 +112,7 @@ typedef struct option {
 
 static const char *const sort_keys[] = {"total", "count", "mean", "bytes", "name", NULL}; /* = ot_rp_sort */
 static const char *const export_formats[] = {"chrome", NULL};
-static const char *const host_openmp_levels[] = {"off", "regions", "loops", NULL}; /* = ot_host_openmp_level */
+static const char *const host_openmp_levels[] = {"off", "regions", "loops", "all", NULL}; /* = ot_host_openmp_level */
 
 #define ANALYSIS (OT_VERB_REPORT | OT_VERB_VIEW | OT_VERB_EXPORT)
 #define EVERY_VERB (OT_VERB_RECORD | ANALYSIS | OT_VERB_INFO | OT_VERB_CONVERT)
@@ -136,7 +136,7 @@ static const option options[] = {
     {.id = OT_OPT_HOST_ONLY, .verbs = OT_VERB_RECORD, .long_name = "host-only", .kind = SWITCH,
      .help = "no device detail (do not preload the device collector)"},
     {.id = OT_OPT_HOST_OPENMP, .verbs = OT_VERB_RECORD, .long_name = "host-openmp", .kind = CHOICE, .arg = "LEVEL",
-     .help = "the program's own host OpenMP recorded: regions, or regions and loop chunks (OFFTRACE_HOST_OPENMP)",
+     .help = "the program's own host OpenMP recorded: regions; + loop chunks; all: + tasks and locks (OFFTRACE_HOST_OPENMP)",
      .choices = host_openmp_levels, .choices_name = "levels", .fallback = OT_HOST_OPENMP_DEFAULT},
     {.id = OT_OPT_VERBOSE, .verbs = OT_VERB_RECORD, .short_name = 'v', .long_name = "verbose", .kind = SWITCH,
      .help = "let the library report what it does"},
