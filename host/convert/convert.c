@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "convert_internal.h"
+#include "host_mutex.h"
 #include "progress.h"
 #include "offtrace/offtrace.h"
 
@@ -305,6 +306,7 @@ static void converter_free(converter *c)
     }
     ot_target_spans_free(c->spans);
     ot_device_regions_free(c->device_regions);
+    ot_mutex_locks_free(c->mutex_locks);
     free(c->allocs);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);

@@ -33,6 +33,18 @@ typedef struct ot_trace_writer ot_trace_writer;
 #define OT_ATTR_ITERATIONS ((OTF2_AttributeRef)3)
 #define OT_ATTR_TEAM_SIZE ((OTF2_AttributeRef)4)
 #define OT_ATTR_THREAD_NUMBER ((OTF2_AttributeRef)5)
+/** Mutual exclusion (issue 13, level all): on the Enter of a lock, critical
+ *  or ordered region (HOST_MUTEX), of a nest lock's inner set and of a lock
+ *  init or destroy: the lock id its ThreadAcquireLock/ReleaseLock events
+ *  carry (OTF2_TYPE_UINT32, one per wait id); on the Enter of a HOST_MUTEX
+ *  region and a lock init: the implementation the runtime reports
+ *  (ompt_mutex_impl_t: 1 spin, 2 queuing, 3 speculative) and the hint of
+ *  omp_init_lock_with_hint (omp_sync_hint_t bits), OTF2_TYPE_UINT64. OTF2
+ *  wants attribute refs dense and defined in order: these follow
+ *  THREAD_NUMBER. */
+#define OT_ATTR_LOCK_ID ((OTF2_AttributeRef)6)
+#define OT_ATTR_LOCK_IMPLEMENTATION ((OTF2_AttributeRef)7)
+#define OT_ATTR_LOCK_HINT ((OTF2_AttributeRef)8)
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.

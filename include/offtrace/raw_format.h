@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 5u
+#define OFFTRACE_RAW_VERSION 6u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -53,7 +53,15 @@
     X(OMP_CHUNK, 10)        /* a chunk handed to the thread; subkind = ompt_dispatch_t, src_addr = start, bytes = iterations */ \
     X(OMP_SYNC, 11)         /* host sync region begin/end; subkind = ompt_sync_region_t */ \
     X(OMP_SYNC_WAIT, 12)    /* the waiting part of a host sync region; subkind = ompt_sync_region_t */ \
-    X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */
+    X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */ \
+    /* mutual exclusion, cancellation, flush (issue 13; level all) */ \
+    X(OMP_MUTEX, 20)          /* acquire (BEGIN) / released (END) of a lock, critical, ordered; subkind = ompt_mutex_t */ \
+    X(OMP_MUTEX_ACQUIRED, 21) /* the acquire's wait is over; subkind = ompt_mutex_t */ \
+    X(OMP_NEST_LOCK, 22)      /* a nest lock set (BEGIN) / unset (END) by its owner */ \
+    X(OMP_LOCK_INIT, 23)      /* a lock initialised; subkind = ompt_mutex_t */ \
+    X(OMP_LOCK_DESTROY, 24)   /* a lock destroyed; subkind = ompt_mutex_t */ \
+    X(OMP_CANCEL, 25)         /* cancellation activated, detected or a task discarded; bytes = ompt_cancel_flag_t bits */ \
+    X(OMP_FLUSH, 26)          /* a flush */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -118,6 +126,21 @@ enum offtrace_raw_flag {
  *             (for a section: the section's code address), bytes = iterations;
  *             the chunk lasts until the thread's next chunk or the end of the
  *             worksharing construct around it.
+ *  - OMP_MUTEX, OMP_MUTEX_ACQUIRED, OMP_NEST_LOCK, OMP_LOCK_INIT,
+ *             OMP_LOCK_DESTROY, OMP_CANCEL, OMP_FLUSH (level all): one record
+ *             per callback, src_addr = the wait id (the lock's or critical's
+ *             address) and codeptr = the call site for every mutex kind.
+ *             OMP_MUTEX BEGIN is mutex_acquire (bytes = the hint, dst_addr =
+ *             the implementation), its END mutex_released (libomp reports an
+ *             omp_test_lock's release as kind lock); OMP_MUTEX_ACQUIRED ends
+ *             the wait (none follows a failed omp_test_lock, nor the inner
+ *             set of a nest lock by its owner, which OMP_NEST_LOCK BEGIN
+ *             follows instead, and whose unset is OMP_NEST_LOCK END, not a
+ *             release). So the wait (BEGIN to ACQUIRED) and the hold (ACQUIRED
+ *             to END) come from three records, paired at conversion per
+ *             thread and wait id. OMP_LOCK_INIT (bytes = hint, dst_addr =
+ *             implementation) and OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the
+ *             flags) and OMP_FLUSH are single BEGIN records: instants.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
