@@ -6,6 +6,10 @@
  *   bench_host_openmp_units parallel N   N empty parallel regions
  *   bench_host_openmp_units chunk N      one schedule(dynamic, 1) loop of N
  *                                        iterations with an empty body
+ *   bench_host_openmp_units lock N       N omp_set_lock/omp_unset_lock pairs
+ *                                        on one thread (uncontended)
+ *   bench_host_openmp_units critical N   N empty critical sections on one
+ *                                        thread (uncontended)
  * Prints "ns_per_unit X" (CLOCK_MONOTONIC around the N units).
  */
 #include <omp.h>
@@ -23,8 +27,9 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk"))) {
-        fprintf(stderr, "usage: %s parallel|chunk N\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "lock") &&
+                      strcmp(argv[1], "critical"))) {
+        fprintf(stderr, "usage: %s parallel|chunk|lock|critical N\n", argv[0]);
         return 2;
     }
     long n = atol(argv[2]);
@@ -36,6 +41,21 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++) {
 #pragma omp parallel
             sink += omp_get_thread_num(); /* not `+= 0`: clang drops that region */
+        }
+    } else if (!strcmp(argv[1], "lock")) { /* mutual exclusion (level all): one lock pair a unit */
+        omp_lock_t lock;
+        omp_init_lock(&lock);
+        start = now_ns();
+        for (long i = 0; i < n; i++) {
+            omp_set_lock(&lock);
+            sink += i & 1;
+            omp_unset_lock(&lock);
+        }
+        omp_destroy_lock(&lock);
+    } else if (!strcmp(argv[1], "critical")) {
+        for (long i = 0; i < n; i++) {
+#pragma omp critical
+            sink += i & 1;
         }
     } else {
 #pragma omp parallel for schedule(dynamic, 1)
