@@ -371,13 +371,20 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
 /* ---- mutual exclusion ----
  *
  * Level all: locks, nest locks, critical, ordered, lock init/destroy,
- * cancellation, flush; one record per callback (raw_format.h), no state
- * here: the wait (acquire to acquired) and the hold (acquired to released)
- * are paired at conversion per thread and wait id (host_mutex.c). The
- * collector takes none of these, so only host_openmp() decides. */
+ * cancellation, flush; one record per callback (raw_format.h), except that
+ * an acquired that follows its acquire at once (always, but for a nest
+ * lock's inner set and a failed test) completes the acquire's record in
+ * place: a lock pair is two records, not three. The wait (acquire to
+ * acquired) and the hold (acquired to released) are paired at conversion
+ * per thread and wait id (host_mutex.c). The collector takes none of
+ * these, so only host_openmp() decides. */
 
-static inline void put_mutex(uint8_t event, int endpoint, ompt_mutex_t kind, ompt_wait_id_t wait_id,
-                             const void *codeptr, uint64_t hint, uint64_t implementation)
+/* The thread's last acquire record, while it is the last record of its
+ * stream (a thread waiting for a lock records nothing else). */
+static OT_TLS offtrace_raw_record *acquire_slot;
+
+static inline offtrace_raw_record *put_mutex(uint8_t event, int endpoint, ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                             const void *codeptr, uint64_t hint, uint64_t implementation)
 {
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
@@ -392,19 +399,34 @@ static inline void put_mutex(uint8_t event, int endpoint, ompt_mutex_t kind, omp
         .event = event,
     };
     ot_stream_store(slot, &r);
+    return slot;
 }
 
 static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
                              const void *codeptr)
 {
     if (host_openmp())
-        put_mutex(OFFTRACE_RAW_OMP_MUTEX, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, hint, impl);
+        acquire_slot = put_mutex(OFFTRACE_RAW_OMP_MUTEX, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, hint, impl);
 }
 
+/* The acquire's record becomes COMPLETE (end_time = now) when it is still
+ * the stream's last record (its chunk is mapped and not written back, and
+ * nothing came between); a crash in between leaves it a valid BEGIN. Else
+ * an ACQUIRED record. */
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
-    if (host_openmp())
-        put_mutex(OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, 0, 0);
+    if (!host_openmp())
+        return;
+    offtrace_raw_record *slot = acquire_slot;
+    ot_stream *s = ot_stream_current;
+    acquire_slot = NULL;
+    if (slot && s && slot + 1 == s->next && slot->src_addr == wait_id && slot->event == OFFTRACE_RAW_OMP_MUTEX &&
+        slot->endpoint == OFFTRACE_RAW_BEGIN) {
+        slot->end_time = ot_clock_ticks();
+        __atomic_store_n(&slot->endpoint, (uint8_t)OFFTRACE_RAW_COMPLETE, __ATOMIC_RELEASE);
+        return;
+    }
+    put_mutex(OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, 0, 0);
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)

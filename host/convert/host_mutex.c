@@ -6,8 +6,10 @@
  *  - OMP_MUTEX BEGIN (mutex_acquire) opens `critical @f:l`, `lock @f:l`,
  *    `test lock @f:l`, `nest lock @f:l`, `ordered @f:l` (class HOST_MUTEX,
  *    role CRITICAL, ORDERED or ATOMIC by kind) and inside it its waiting
- *    part `… (waiting) @f:l` (HOST_MUTEX_WAIT); OMP_MUTEX_ACQUIRED closes the
- *    waiting part and writes ThreadAcquireLock; OMP_MUTEX END
+ *    part `… (waiting) @f:l` (HOST_MUTEX_WAIT); OMP_MUTEX_ACQUIRED (or the
+ *    end_time of an OMP_MUTEX COMPLETE record, which the recorder makes of
+ *    an acquire and its acquired) closes the waiting part and writes
+ *    ThreadAcquireLock; OMP_MUTEX END
  *    (mutex_released) writes ThreadReleaseLock and closes the region. The
  *    region is acquire to release, its waiting child the wait, the rest the
  *    hold.
@@ -110,12 +112,13 @@ static ot_mutex_locks *locks_build(converter *c)
         for (const offtrace_raw_record *r; !l->failed && (r = ot_raw_cursor_next(&cur));) {
             if (!names_a_lock(r))
                 continue;
-            if (r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED) {
+            int completed = r->event == OFFTRACE_RAW_OMP_MUTEX && r->endpoint == OFFTRACE_RAW_COMPLETE;
+            if (r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED || completed) {
                 if (grow((void **)&l->acquisitions, &acquisition_capacity, l->count, sizeof *l->acquisitions)) {
                     l->failed = 1;
                     break;
                 }
-                l->acquisitions[l->count++] = (acquisition){r->src_addr, r->time, thread};
+                l->acquisitions[l->count++] = (acquisition){r->src_addr, completed ? r->end_time : r->time, thread};
             }
             if (grow((void **)&l->wait_ids, &wait_id_capacity, l->wait_id_count, sizeof *l->wait_ids)) {
                 l->failed = 1;
@@ -302,15 +305,15 @@ static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_re
     }
 }
 
-/* mutex_acquired: the wait is over; the lock is this thread's. */
-static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
+/* mutex_acquired (\p ticks, \p t: its time): the wait is over; the lock is this thread's. */
+static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t ticks, uint64_t t)
 {
     if (ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, t, r) != 0)
         return;
     converter *c = ot_cv_pass_converter(p);
     const ot_mutex_locks *l = locks_of(c);
     held_lock h = {r->src_addr, lock_id(l, r->src_addr),
-                   acquisition_order(l, r->src_addr, r->time, ot_cv_pass_thread(p))};
+                   acquisition_order(l, r->src_addr, ticks, ot_cv_pass_thread(p))};
     if (grow((void **)&m->held, &m->held_capacity, m->held_count, sizeof *m->held) == 0)
         m->held[m->held_count++] = h;
     OTF2_EvtWriter_ThreadAcquireLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, h.lock_id, h.order);
@@ -388,12 +391,18 @@ void ot_host_mutex_record(thread_pass *p, const offtrace_raw_record *r, uint64_t
         return;
     switch (r->event) {
     case OFFTRACE_RAW_OMP_MUTEX:
-        if (r->endpoint == OFFTRACE_RAW_END)
+        if (r->endpoint == OFFTRACE_RAW_END) {
             on_released(p, m, r, t);
-        else
-            on_acquire(p, m, r, t);
+            break;
+        }
+        on_acquire(p, m, r, t);
+        if (r->endpoint == OFFTRACE_RAW_COMPLETE) { /* the acquire and its acquired in one record */
+            uint64_t end = ot_cv_to_ns(ot_cv_pass_converter(p), r->end_time);
+            m->test_pending = 0;
+            on_acquired(p, m, r, r->end_time, end < t ? t : end);
+        }
         break;
-    case OFFTRACE_RAW_OMP_MUTEX_ACQUIRED: on_acquired(p, m, r, t); break;
+    case OFFTRACE_RAW_OMP_MUTEX_ACQUIRED: on_acquired(p, m, r, r->time, t); break;
     case OFFTRACE_RAW_OMP_NEST_LOCK:
         if (r->endpoint == OFFTRACE_RAW_END) /* the owner's inner unset */
             ot_cv_pass_close(p, OFFTRACE_RAW_OMP_NEST_LOCK, r->src_addr, t, r);

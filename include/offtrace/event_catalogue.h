@@ -180,7 +180,8 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
     X(OMP_MASKED, RAW, OMP_MASKED, "masked", "codeptr; BEGIN/END", NONE)                                     \
     /* mutual exclusion, cancellation, flush (issue 13, level all) */                                        \
     X(OMP_MUTEX, RAW, OMP_MUTEX, "mutex_acquire (BEGIN), mutex_released (END)",                              \
-      "codeptr, subkind = ompt_mutex_t, src_addr = wait id, bytes = hint, dst_addr = implementation", NONE)    \
+      "codeptr, subkind = ompt_mutex_t, src_addr = wait id, bytes = hint, dst_addr = implementation; "         \
+      "COMPLETE (end_time = its mutex_acquired) when nothing came between", NONE)                              \
     X(OMP_MUTEX_ACQUIRED, RAW, OMP_MUTEX_ACQUIRED, "mutex_acquired",                                         \
       "codeptr, subkind = ompt_mutex_t, src_addr = wait id; BEGIN, ends its OMP_MUTEX's wait", NONE)          \
     X(OMP_NEST_LOCK, RAW, OMP_NEST_LOCK, "nest_lock", "codeptr, src_addr = wait id; BEGIN/END", NONE)        \

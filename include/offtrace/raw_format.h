@@ -136,9 +136,12 @@ enum offtrace_raw_flag {
  *             the wait (none follows a failed omp_test_lock, nor the inner
  *             set of a nest lock by its owner, which OMP_NEST_LOCK BEGIN
  *             follows instead, and whose unset is OMP_NEST_LOCK END, not a
- *             release). So the wait (BEGIN to ACQUIRED) and the hold (ACQUIRED
- *             to END) come from three records, paired at conversion per
- *             thread and wait id. OMP_LOCK_INIT (bytes = hint, dst_addr =
+ *             release). An acquired that comes while the acquire's record is
+ *             still the stream's last (the usual case: a waiting thread
+ *             records nothing) turns that record into COMPLETE, end_time =
+ *             the acquired, instead. So the wait (acquire to acquired) and
+ *             the hold (acquired to END) come from two records (three at
+ *             most), paired at conversion per thread and wait id. OMP_LOCK_INIT (bytes = hint, dst_addr =
  *             implementation) and OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the
  *             flags) and OMP_FLUSH are single BEGIN records: instants.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
