@@ -146,9 +146,13 @@ static ot_mutex_locks *locks_build(converter *c)
     return l;
 }
 
+/* What lock_id and acquisition_order see when the table could not be built
+ * (out of memory): every id and order 0, and no second attempt per record. */
+static ot_mutex_locks no_locks = {.failed = 1};
+
 void ot_mutex_locks_free(ot_mutex_locks *l)
 {
-    if (!l)
+    if (!l || l == &no_locks)
         return;
     free(l->acquisitions);
     free(l->wait_ids);
@@ -157,8 +161,8 @@ void ot_mutex_locks_free(ot_mutex_locks *l)
 
 static ot_mutex_locks *locks_of(converter *c)
 {
-    if (!c->mutex_locks)
-        c->mutex_locks = locks_build(c);
+    if (!c->mutex_locks && !(c->mutex_locks = locks_build(c)))
+        c->mutex_locks = &no_locks;
     return c->mutex_locks;
 }
 

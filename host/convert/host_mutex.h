@@ -64,7 +64,5 @@ int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef r
  *  above it are left and entered again at \p t (a lock released out of
  *  order). \return 0, or -1 when none is open (counted unmatched). */
 int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, const offtrace_raw_record *r);
-/** \brief Whether an item (\p event, \p id) is open on the thread. */
-int ot_cv_pass_is_open(const thread_pass *p, uint8_t event, uint64_t id);
 
 #endif

@@ -609,11 +609,6 @@ int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, con
     return 0;
 }
 
-int ot_cv_pass_is_open(const thread_pass *p, uint8_t event, uint64_t id)
-{
-    return find_open(p, event, id) != NULL;
-}
-
 /* Records the thread could not store: a measurement-system region over the
  * gap, so that a reader sees where the trace has a hole. */
 static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
