@@ -11,7 +11,11 @@
  * lock (succeeds) and, for i > 0, one on a lock thread 0 holds (fails);
  * every thread runs the ordered iterations of a `static, 1` loop over 4 *
  * threads iterations, and flushes once. Locks are initialised and
- * destroyed each round. Prints one line per round.
+ * destroyed each round. Then a target region (the host-offload device: its
+ * body runs on host threads through the same libomp) takes a critical
+ * section and a lock on each of its threads: the kernel's mutual exclusion,
+ * which is not the program's host OpenMP and must not appear on host
+ * threads. Prints one line per round and one for the target.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -76,5 +80,17 @@ int main(int argc, char **argv)
         omp_destroy_lock(&shared);
         printf("round %d: sum %ld, ordered %ld, levels %ld, tests %ld\n", round, sum, ordered_sum, levels, tests);
     }
+    long in_kernel = 0;
+#pragma omp target parallel num_threads(2) map(tofrom : in_kernel)
+    {
+        omp_lock_t kernel_lock;
+        omp_init_lock(&kernel_lock);
+        omp_set_lock(&kernel_lock);
+        omp_unset_lock(&kernel_lock);
+        omp_destroy_lock(&kernel_lock);
+#pragma omp critical
+        in_kernel++;
+    }
+    printf("target: %ld critical sections\n", in_kernel);
     return 0;
 }
