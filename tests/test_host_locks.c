@@ -234,6 +234,24 @@ Test(host_locks, lock_histogram_equals_the_runtimes, .timeout = 120)
     cr_expect_gt(m.cancels, 0);
 }
 
+/* Locks released in the order they were taken (set a, set b, unset a,
+ * unset b) cannot nest as regions: at a's release b's region is left and
+ * entered again, so the archive nests, every lock event still pairs, and
+ * b shows as two pieces (one more lock region per thread than acquires). */
+Test(host_locks, locks_released_out_of_order_still_nest, .timeout = 120)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "host-locks-interleaved");
+    record(dir, "all", "mutex_kinds", (char *[]){"1", "interleaved", NULL});
+    host_mutex_facts m;
+    host_openmp_facts h;
+    read_archive(dir, &m, &h);
+    structure_holds("mutex_kinds interleaved", &m);
+    cr_expect_eq(m.acquired[LOCK], m.released[LOCK]);
+    cr_expect_eq(m.regions[LOCK], m.acquired[LOCK] + 3, "3 threads, each b split once: %llu regions, %llu acquired",
+                 (unsigned long long)m.regions[LOCK], (unsigned long long)m.acquired[LOCK]);
+}
+
 /* Below level all nothing of this is recorded: at loops the archive holds
  * no mutex region and no lock event, and the host OpenMP of level loops
  * (the cancelled loop's chunks do not cover it, and without the cancel

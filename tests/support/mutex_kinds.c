@@ -4,7 +4,7 @@
  * (one under offtrace, one under the tests' counting tool) agree per thread
  * (tests/test_host_locks.c).
  *
- *   mutex_kinds [ROUNDS]      (default 3)
+ *   mutex_kinds [ROUNDS [interleaved]]      (default 3)
  *
  * Thread i, per round: 2 + i lock pairs on a shared lock, 1 + i critical
  * sections, a nest lock set 1 + i levels deep, an omp_test_lock on its own
@@ -16,10 +16,15 @@
  * section and a lock on each of its threads: the kernel's mutual exclusion,
  * which is not the program's host OpenMP and must not appear on host
  * threads. Prints one line per round and one for the target.
+ *
+ * With `interleaved`, each thread then also takes two locks and releases
+ * them in the order it took them (set a, set b, unset a, unset b), whose
+ * hold regions cannot nest.
  */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static omp_nest_lock_t nest;
 
@@ -79,6 +84,21 @@ int main(int argc, char **argv)
         omp_destroy_lock(&held);
         omp_destroy_lock(&shared);
         printf("round %d: sum %ld, ordered %ld, levels %ld, tests %ld\n", round, sum, ordered_sum, levels, tests);
+    }
+    if (argc > 2 && !strcmp(argv[2], "interleaved")) {
+        omp_lock_t a, b;
+        omp_init_lock(&a);
+        omp_init_lock(&b);
+#pragma omp parallel
+        {
+            omp_set_lock(&a);
+            omp_set_lock(&b);
+            omp_unset_lock(&a);
+            omp_unset_lock(&b);
+        }
+        omp_destroy_lock(&b);
+        omp_destroy_lock(&a);
+        printf("interleaved\n");
     }
     long in_kernel = 0;
 #pragma omp target parallel num_threads(2) map(tofrom : in_kernel)
