@@ -434,9 +434,27 @@ typedef struct def_strings {
     OTF2_StringRef host_address, host_address_desc, device_address, device_address_desc;
     OTF2_StringRef first_iteration, first_iteration_desc, iterations, iterations_desc, team_size, team_size_desc,
         thread_number, thread_number_desc;
+    OTF2_StringRef task_attr[7][2]; /* explicit tasks: name, description (task_attributes) */
     OTF2_StringRef role_key, device_key, role_names[OFFTRACE_LOC_ROLE_COUNT];
     OTF2_StringRef class_groups[OFFTRACE_CLASS_COUNT]; /**< OTF2_UNDEFINED_STRING: class unused */
 } def_strings;
+
+/* ---- explicit tasks' attributes (host_tasks.c) ---- */
+static const struct {
+    OTF2_AttributeRef ref;
+    const char *name, *description;
+} task_attributes[7] = {
+    {OT_ATTR_TASK_ID, "task id", "the task's id: (creating thread's index + 1) << 40 | that thread's counter"},
+    {OT_ATTR_TASK_FLAGS, "task flags", "ompt_task_flag_t bits: 4 explicit, 8 target, 16 taskwait, 0x08000000 "
+                                       "undeferred, 0x10000000 untied, 0x20000000 final, 0x40000000 mergeable"},
+    {OT_ATTR_PARENT_TASK, "parent task", "the id of the task that created it (0: an implicit task)"},
+    {OT_ATTR_TASK_END, "task end", "how the period ended (ompt_task_status_t): 1 complete, 2 yield, 3 cancel, "
+                                   "4 detach, 7 switch, 8 taskwait complete"},
+    {OT_ATTR_DEPEND_ADDRESS, "depend address", "the address of a depend clause's variable"},
+    {OT_ATTR_DEPEND_TYPE, "depend type", "ompt_dependence_type_t: 1 in, 2 out, 3 inout, 4 mutexinoutset, "
+                                         "5 source, 6 sink, 7 inoutset, 0x7f depobj"},
+    {OT_ATTR_PREDECESSOR_TASK, "predecessor task", "the id of a task this task waited for (a dependence edge)"},
+};
 
 static void intern_def_strings(ot_trace_writer *w, def_strings *d)
 {
@@ -471,6 +489,10 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->team_size_desc = ot_tw_string(w, "the number of threads the parallel region actually got");
     d->thread_number = ot_tw_string(w, "thread number");
     d->thread_number_desc = ot_tw_string(w, "the thread's number in its team (omp_get_thread_num)");
+    for (int i = 0; i < 7; i++) {
+        d->task_attr[i][0] = ot_tw_string(w, task_attributes[i].name);
+        d->task_attr[i][1] = ot_tw_string(w, task_attributes[i].description);
+    }
     d->role_key = ot_tw_string(w, OFFTRACE_LOCATION_ROLE_PROPERTY);
     d->device_key = ot_tw_string(w, OFFTRACE_LOCATION_DEVICE_PROPERTY);
     for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
@@ -499,6 +521,9 @@ static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_TEAM_SIZE, d->team_size, d->team_size_desc, OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_THREAD_NUMBER, d->thread_number, d->thread_number_desc,
                                         OTF2_TYPE_UINT64);
+    for (int i = 0; i < 7; i++)
+        OTF2_GlobalDefWriter_WriteAttribute(g, task_attributes[i].ref, d->task_attr[i][0], d->task_attr[i][1],
+                                            OTF2_TYPE_UINT64);
 }
 
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)

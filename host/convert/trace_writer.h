@@ -33,6 +33,20 @@ typedef struct ot_trace_writer ot_trace_writer;
 #define OT_ATTR_ITERATIONS ((OTF2_AttributeRef)3)
 #define OT_ATTR_TEAM_SIZE ((OTF2_AttributeRef)4)
 #define OT_ATTR_THREAD_NUMBER ((OTF2_AttributeRef)5)
+/** Attributes of explicit tasks (host_tasks.c, all OTF2_TYPE_UINT64): on
+ *  the Enter of a task's period and of its creation: its id, its
+ *  ompt_task_flag_t bits and its parent's id (0: an implicit task); on the
+ *  Leave of a period: how it ended (ompt_task_status_t); on a depend item:
+ *  the task, the variable's address and the ompt_dependence_type_t; on a
+ *  dependence edge: the task and its predecessor's id. (OTF2 wants
+ *  attribute references dense and in order: a new attribute takes 13.) */
+#define OT_ATTR_TASK_ID ((OTF2_AttributeRef)6)
+#define OT_ATTR_TASK_FLAGS ((OTF2_AttributeRef)7)
+#define OT_ATTR_PARENT_TASK ((OTF2_AttributeRef)8)
+#define OT_ATTR_TASK_END ((OTF2_AttributeRef)9)
+#define OT_ATTR_DEPEND_ADDRESS ((OTF2_AttributeRef)10)
+#define OT_ATTR_DEPEND_TYPE ((OTF2_AttributeRef)11)
+#define OT_ATTR_PREDECESSOR_TASK ((OTF2_AttributeRef)12)
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.
