@@ -231,3 +231,27 @@ Test(host_tasks, loops_records_no_task, .timeout = 120)
         cr_expect_eq(o.parallel, i < 2 ? 1 : 0, "at %s", levels[i]);
     }
 }
+
+/* Tasks a kernel creates are the kernel's (the device collector's device
+ * threads, or nowhere with --host-only), never the program's: the device
+ * tasks example's tasks all run inside target regions; the nowait
+ * example's target tasks are the program's. */
+Test(host_tasks, kernel_tasks_are_not_the_programs, .timeout = 120)
+{
+    const char *programs[] = {"example_device_tasks", "example_nowait"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *program = programs[i / 2];
+        task_counts want, got;
+        host_tasks_facts h;
+        runtime_counts("OMP_NUM_THREADS=2", program, NULL, &want);
+        char dir[4096];
+        scratch_path(dir, sizeof dir, "host-tasks-kernel");
+        record(dir, "OMP_NUM_THREADS=2", "all", i % 2 ? "--host-only" : NULL, program, NULL);
+        archive_counts(dir, &got, &h);
+        tasks_hold_together(program, &got, &h);
+        SAME(creates);
+        SAME(target);
+        SAME(completes);
+        SAME(depend_items);
+    }
+}
