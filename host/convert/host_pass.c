@@ -560,12 +560,17 @@ OTF2_AttributeList *ot_hp_attributes(thread_pass *p)
 void ot_hp_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
 {
     open_item *o = push(p);
-    if (!o)
-        return;
+    if (!o || region == NO_REGION) { /* the attributes were for its Enter */
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        if (!o)
+            return;
+    }
     o->event = event;
     o->id = id;
     o->device = -1;
     o->region = region;
+    if (region == NO_REGION)
+        return;
     OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
     ot_tw_cover(p->c->tw, t);
 }
@@ -581,6 +586,10 @@ void ot_hp_close_innermost(thread_pass *p, uint64_t t)
     if (!p->depth)
         return;
     const open_item *o = &p->open[--p->depth];
+    if (o->region == NO_REGION) {
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        return;
+    }
     OTF2_EvtWriter_Leave(p->w, p->attributes, t, o->region);
     ot_tw_cover(p->c->tw, t);
 }
