@@ -110,7 +110,8 @@ static void archive_counts(const char *dir, task_counts *c, host_tasks_facts *h)
                  got.field, want.field)
 
 /* What holds of every archive: each task created (but a taskwait's) completes
- * exactly once, every period is left, everything named was created. */
+ * exactly once, every period is left, everything named was created, and
+ * OTF2's task events count the same creations and completions. */
 static void tasks_hold_together(const char *program, const task_counts *got, const host_tasks_facts *h)
 {
     cr_expect_eq(h->not_completed_once + h->periods_of_unknown + h->edges_of_unknown, 0, "%s: %s", program,
@@ -119,6 +120,12 @@ static void tasks_hold_together(const char *program, const task_counts *got, con
                  got->period_ends);
     cr_expect_eq(got->completes, got->creates - got->taskwait);
     cr_expect_geq(got->periods, got->creates - got->taskwait, "%s: a task never ran", program);
+    /* OTF2's task events say the same */
+    cr_expect_eq(h->otf2_creates, got->creates, "%s: %llu ThreadTaskCreate for %llu tasks", program,
+                 (unsigned long long)h->otf2_creates, got->creates);
+    cr_expect_eq(h->otf2_completes, got->completes, "%s: %llu ThreadTaskComplete for %llu completions", program,
+                 (unsigned long long)h->otf2_completes, got->completes);
+    cr_expect_geq(h->otf2_switches_to_explicit, got->periods, "%s: fewer ThreadTaskSwitch than periods", program);
 }
 
 /* One thread: the schedule is the same in every run, so everything equals
@@ -225,7 +232,8 @@ Test(host_tasks, loops_records_no_task, .timeout = 120)
         scratch_path(dir, sizeof dir, "host-tasks-loops");
         record(dir, "OMP_NUM_THREADS=2", levels[i], NULL, "example_task_tree", args);
         archive_counts(dir, &got, &h);
-        cr_expect_eq(got.creates + got.periods + got.depend_items + got.edges, 0, "tasks recorded at %s", levels[i]);
+        cr_expect_eq(got.creates + got.periods + got.depend_items + got.edges + h.otf2_creates, 0, "tasks recorded at %s",
+                     levels[i]);
         host_openmp_facts o;
         cr_assert_eq(host_openmp_check(dir, &o), 0);
         cr_expect_eq(o.parallel, i < 2 ? 1 : 0, "at %s", levels[i]);

@@ -557,6 +557,16 @@ OTF2_AttributeList *ot_hp_attributes(thread_pass *p)
     return p->attributes;
 }
 
+OTF2_EvtWriter *ot_hp_writer(thread_pass *p)
+{
+    return p->w;
+}
+
+uint32_t ot_hp_thread_index(const thread_pass *p)
+{
+    return p->s->header.thread_index;
+}
+
 void ot_hp_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
 {
     open_item *o = push(p);
@@ -718,8 +728,10 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     if (rc == 0)
         rc = p->failed;
     ot_raw_cursor_close(&cur);
-    if (rc == 0)
+    if (rc == 0) {
+        ot_host_tasks_end_thread(p, p->last_time);
         ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
+    }
     free(p->open);
     ot_es_free(p->spans);
     if (p->attributes)

@@ -21,11 +21,10 @@
  * predecessor a host task or a `target nowait` task on a hidden helper
  * thread.
  *
- * Not written: OTF2's ThreadTaskCreate/Switch/Complete. They need a
- * thread-team communicator per team (a Comm over a group of the team's
- * locations) and ThreadTeamBegin/End on each member, which the per-thread
- * pass cannot build before it has seen every thread's team; regions carry
- * the same facts meanwhile.
+ * OTF2's own task events go with them (ThreadTaskCreate at the creation,
+ * ThreadTaskSwitch at every switch, ThreadTaskComplete at the completion),
+ * in one thread team over all host threads (below), so that OTF2 readers
+ * that know tasks (Vampir) see them as tasks.
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
@@ -53,6 +52,11 @@ struct ot_host_task_table {
     size_t task_capacity, task_count;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
+    /* the thread team: host thread indices in rank order (as trace_writer.c
+     * ranks them: by location id), and whether the current pass began it */
+    uint64_t *ranks;
+    size_t rank_count;
+    int ranks_ready, team_open;
 };
 
 static size_t slot_of(uint64_t key, size_t capacity)
@@ -120,6 +124,7 @@ void ot_host_tasks_free(converter *c)
         return;
     free(c->tasks->tasks);
     free(c->tasks->sites);
+    free(c->tasks->ranks);
     free(c->tasks);
     c->tasks = NULL;
 }
@@ -175,6 +180,88 @@ static OTF2_RegionRef plain_region(converter *c, offtrace_event_class cls)
     return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
 }
 
+/* ---- OTF2's thread team and task events ----
+ * A task is named in OTF2 by (thread team, creating thread's rank in it,
+ * generation number): offtrace's id already is that pair, the creating
+ * thread's index (id >> 40, minus 1) and its own counter (the low 40 bits;
+ * the low 32 of it as generation). The team is one communicator over every
+ * host thread (trace_writer.c), begun on a thread's location at its first
+ * task event and ended at its last event. An implicit task is generation 0
+ * of the thread that runs it. */
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The host locations: every stream's thread, and the master thread's
+ * location when the converter added an empty one. */
+static int make_ranks(converter *c)
+{
+    struct ot_host_task_table *t = c->tasks;
+    t->ranks = malloc((c->rec.stream_count + 1) * sizeof *t->ranks);
+    if (!t->ranks)
+        return -ENOMEM;
+    int has_zero = 0;
+    for (size_t i = 0; i < c->rec.stream_count; i++) {
+        t->ranks[t->rank_count++] = c->rec.streams[i].header.thread_index;
+        has_zero |= c->rec.streams[i].header.thread_index == 0;
+    }
+    if (!has_zero && ot_tw_has_location(c->tw, 0))
+        t->ranks[t->rank_count++] = 0;
+    qsort(t->ranks, t->rank_count, sizeof *t->ranks, by_value);
+    t->ranks_ready = 1;
+    return 0;
+}
+
+/* The rank of thread \p index in the team; -1 when it has no location. */
+static int64_t rank_of(converter *c, uint64_t index)
+{
+    struct ot_host_task_table *t = c->tasks;
+    if (!t->ranks_ready && make_ranks(c) != 0)
+        return -1;
+    const uint64_t *at = bsearch(&index, t->ranks, t->rank_count, sizeof *t->ranks, by_value);
+    return at ? at - t->ranks : -1;
+}
+
+typedef enum task_event { TASK_CREATED, TASK_SWITCHED_TO, TASK_COMPLETED } task_event;
+
+/* One of OTF2's task events for task \p id (0: this thread's implicit task). */
+static void task_event_of(struct thread_pass *p, task_event what, uint64_t id, uint64_t t)
+{
+    converter *c = ot_hp_converter(p);
+    if (!c->tasks)
+        return;
+    int64_t rank = rank_of(c, id ? (id >> 40) - 1 : ot_hp_thread_index(p));
+    if (rank < 0)
+        return;
+    OTF2_EvtWriter *w = ot_hp_writer(p);
+    OTF2_CommRef team = ot_tw_thread_team(c->tw);
+    if (!c->tasks->team_open) {
+        OTF2_EvtWriter_ThreadTeamBegin(w, NULL, t, team);
+        c->tasks->team_open = 1;
+    }
+    uint32_t generation = (uint32_t)(id & 0xFFFFFFFFu);
+    if (what == TASK_CREATED)
+        OTF2_EvtWriter_ThreadTaskCreate(w, NULL, t, team, (uint32_t)rank, generation);
+    else if (what == TASK_SWITCHED_TO)
+        OTF2_EvtWriter_ThreadTaskSwitch(w, NULL, t, team, (uint32_t)rank, generation);
+    else
+        OTF2_EvtWriter_ThreadTaskComplete(w, NULL, t, team, (uint32_t)rank, generation);
+    ot_tw_cover(c->tw, t);
+}
+
+void ot_host_tasks_end_thread(struct thread_pass *p, uint64_t t)
+{
+    converter *c = ot_hp_converter(p);
+    if (!c->tasks || !c->tasks->team_open)
+        return;
+    OTF2_EvtWriter_ThreadTeamEnd(ot_hp_writer(p), NULL, t, ot_tw_thread_team(c->tw));
+    ot_tw_cover(c->tw, t);
+    c->tasks->team_open = 0;
+}
+
 /* ---- one thread's records ---- */
 
 static void add_task_attributes(OTF2_AttributeList *a, uint64_t id, uint64_t flags, uint64_t parent)
@@ -192,6 +279,7 @@ static void on_create(struct thread_pass *p, const offtrace_raw_record *r, uint6
         return;
     add_task_attributes(ot_hp_attributes(p), r->id, r->bytes, r->target_id);
     ot_hp_mark(p, s->create, t);
+    task_event_of(p, TASK_CREATED, r->id, t);
 }
 
 static int fulfils_only(uint8_t status)
@@ -210,9 +298,13 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
         OTF2_AttributeList_AddUint64(ot_hp_attributes(p), OT_ATTR_TASK_END, r->subkind);
         ot_hp_close_innermost(p, t);
     }
+    if (r->id && r->subkind == ompt_task_complete && find_task(c->tasks, r->id))
+        task_event_of(p, TASK_COMPLETED, r->id, t);
+    task_entry *task = find_task(c->tasks, r->target_id);
+    if (task || !r->target_id) /* OTF2: the thread runs this task now (its implicit one for 0) */
+        task_event_of(p, TASK_SWITCHED_TO, r->target_id, t);
     if (!r->target_id || ot_hp_where(p, OFFTRACE_RAW_OMP_TASK_SCHEDULE, r->target_id))
         return;
-    task_entry *task = find_task(c->tasks, r->target_id);
     if (!task) { /* created before the recording, or its creation was lost */
         c->unmatched++;
         return;

@@ -48,6 +48,13 @@ typedef struct ot_trace_writer ot_trace_writer;
 #define OT_ATTR_DEPEND_TYPE ((OTF2_AttributeRef)11)
 #define OT_ATTR_PREDECESSOR_TASK ((OTF2_AttributeRef)12)
 
+/** The OpenMP thread team of explicit tasks: a communicator over every host
+ *  thread (ranked by location id), defined only once asked for. */
+#define OT_THREAD_TEAM_COMM ((OTF2_CommRef)1)
+
+/** \brief The thread team's communicator; asking defines it in the archive. */
+OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
+
 /**
  * \brief Open `<dir>/traces.otf2` for writing.
  * \param max_locations  an upper bound of the locations to come (OTF2's

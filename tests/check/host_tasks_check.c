@@ -275,6 +275,33 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode e_task_create(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                       OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t))
+        s->f->otf2_creates++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_task_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                         OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t))
+        s->f->otf2_completes++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_task_switch(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                       OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t) && generation)
+        s->f->otf2_switches_to_explicit++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* Every created task but a taskwait's completes once; every period and
  * edge names created tasks; edges from host tasks to target tasks. */
 static void relate(state *s)
@@ -356,6 +383,9 @@ int host_tasks_check(const char *dir, host_tasks_facts *f)
     OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(ecb, e_task_create);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(ecb, e_task_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(ecb, e_task_switch);
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, &s);
     OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
     OTF2_GlobalEvtReaderCallbacks_Delete(ecb);

@@ -16,6 +16,9 @@ typedef struct host_tasks_facts {
     /* as the counter's TASK_COUNTS line names them */
     uint64_t creates, undeferred, final, untied, mergeable, target, taskwait, completes, periods, period_ends,
         periods_in_taskwait, depend_items, edges, edges_host_to_target;
+    /* OTF2's own task events: ThreadTaskCreate, ThreadTaskComplete, and the
+     * ThreadTaskSwitch events to an explicit task (generation number > 0) */
+    uint64_t otf2_creates, otf2_completes, otf2_switches_to_explicit;
     /* periods per host location that ran one, in location order */
     uint64_t thread_periods[TASK_CHECK_MAX_THREADS];
     unsigned threads;
