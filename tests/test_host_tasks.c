@@ -190,6 +190,9 @@ Test(host_tasks, tree_equals_the_runtimes_on_two_threads, .timeout = 120)
         sum += got.thread_periods[i];
     cr_expect_eq(sum, got.periods);
     cr_expect_leq(got.threads, 2);
+    /* the tree's tasks run in their parents' taskwaits, inside them in the archive */
+    cr_expect_gt(got.periods_in_taskwait, want.creates / 4, "%s: %llu periods inside a taskwait or taskgroup", program,
+                 got.periods_in_taskwait);
 }
 
 /* Host tasks and `target nowait depend`: the slow host task is still

@@ -301,7 +301,9 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
     if (r->id && r->subkind == ompt_task_complete && find_task(c->tasks, r->id))
         task_event_of(p, TASK_COMPLETED, r->id, t);
     task_entry *task = find_task(c->tasks, r->target_id);
-    if (task || !r->target_id) /* OTF2: the thread runs this task now (its implicit one for 0) */
+    /* OTF2: the thread runs this task now (0: its implicit one), but after a
+     * `taskwait depend`'s own task (next: none) the task that waited goes on */
+    if (task || (!r->target_id && r->subkind != ompt_taskwait_complete))
         task_event_of(p, TASK_SWITCHED_TO, r->target_id, t);
     if (!r->target_id || ot_hp_where(p, OFFTRACE_RAW_OMP_TASK_SCHEDULE, r->target_id))
         return;
