@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 5u
+#define OFFTRACE_RAW_VERSION 6u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -53,7 +53,11 @@
     X(OMP_CHUNK, 10)        /* a chunk handed to the thread; subkind = ompt_dispatch_t, src_addr = start, bytes = iterations */ \
     X(OMP_SYNC, 11)         /* host sync region begin/end; subkind = ompt_sync_region_t */ \
     X(OMP_SYNC_WAIT, 12)    /* the waiting part of a host sync region; subkind = ompt_sync_region_t */ \
-    X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */
+    X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */ \
+    X(OMP_TASK_CREATE, 14)  /* an explicit task created; id = task, target_id = parent, bytes = ompt flags */ \
+    X(OMP_TASK_SCHEDULE, 15) /* a task switch; id = prior task, target_id = next task, subkind = ompt_task_status_t */ \
+    X(OMP_TASK_DEPENDENCES, 16) /* one depend clause item; id = task, src_addr = variable, subkind = type */ \
+    X(OMP_TASK_DEPENDENCE, 17)  /* a resolved edge; id = the sink task, target_id = its predecessor */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -118,6 +122,23 @@ enum offtrace_raw_flag {
  *             (for a section: the section's code address), bytes = iterations;
  *             the chunk lasts until the thread's next chunk or the end of the
  *             worksharing construct around it.
+ *  - OMP_TASK_*: explicit tasks (level all), one BEGIN record per
+ *             callback, point events. A task's id (`id` of its
+ *             OMP_TASK_CREATE) is the creating thread's stream id (thread
+ *             index + 1 in bits 40 and up, the thread's own counter below),
+ *             made without synchronisation and kept in the task's
+ *             ompt_data_t; 0 names an implicit task. OMP_TASK_CREATE:
+ *             target_id = the parent (encountering) task, codeptr = the
+ *             creation site, bytes = ompt_task_flag_t bits (explicit,
+ *             undeferred, final, untied, mergeable, target, taskwait),
+ *             subkind 1 = it has dependences. OMP_TASK_SCHEDULE, on the
+ *             thread that switches: id = the prior task, subkind =
+ *             ompt_task_status_t (how its period ended), target_id = the
+ *             task that runs next. OMP_TASK_DEPENDENCES: one per depend
+ *             item, right after the creation: src_addr = the variable,
+ *             subkind = ompt_dependence_type_t, bytes = the item count.
+ *             OMP_TASK_DEPENDENCE: an edge the runtime resolved at the
+ *             sink's creation: id = sink, target_id = the source task.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
