@@ -318,15 +318,26 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         put_openmp(OFFTRACE_RAW_OMP_SYNC, endpoint, (uint8_t)kind, codeptr, 0, 0);
 }
 
+static void record_task_create(ompt_data_t *encountering_task, ompt_data_t *new_task, int flags,
+                               int has_dependences, const void *codeptr);
+static void record_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next);
+
+/* At level all, the program's own tasks are recorded too (explicit tasks,
+ * below); the collector's value is 0 for those, so the task's id goes
+ * there after the forward. */
 static void on_task_create(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *new_task,
                            int flags, int has_dependences, const void *codeptr)
 {
     ot_device_link_openmp.task_create(encountering_task, frame, new_task, flags, has_dependences, codeptr);
+    if (host_openmp_level >= OT_HOST_OPENMP_ALL && host_openmp())
+        record_task_create(encountering_task, new_task, flags, has_dependences, codeptr);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
     ot_device_link_openmp.task_schedule(prior, status, next);
+    if (host_openmp_level >= OT_HOST_OPENMP_ALL && host_openmp())
+        record_task_schedule(prior, status, next);
 }
 
 /* Host OpenMP only: the collector does not take these. */
@@ -366,6 +377,90 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
         iterations = 1;
     }
     put_openmp(OFFTRACE_RAW_OMP_CHUNK, ompt_scope_begin, (uint8_t)kind, site, iterations, start);
+}
+
+/* ---- explicit tasks (level all; issue 13, step 2) ----
+ *
+ * A task's id is made where it is created, without synchronisation: the
+ * creating thread's stream id (its index in the high bits, its own counter
+ * in the low ones, as AfterOMPT labels instances), kept in the task's
+ * ompt_data_t, where task_schedule and the dependence callbacks find it
+ * again on whatever thread runs or names the task. 0 is an implicit task
+ * (or one created in device work, whose value is the collector's). */
+
+static void record_task_create(ompt_data_t *encountering_task, ompt_data_t *new_task, int flags,
+                               int has_dependences, const void *codeptr)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp(); /* first: the id comes from the stream */
+    new_task->value = ot_stream_new_id();
+    offtrace_raw_record r = {
+        .time = now,
+        .id = new_task->value,
+        .target_id = encountering_task ? encountering_task->value : 0,
+        .codeptr = (uint64_t)(uintptr_t)codeptr,
+        .bytes = (uint32_t)flags,
+        .subkind = has_dependences ? 1 : 0,
+        .endpoint = OFFTRACE_RAW_BEGIN,
+        .event = OFFTRACE_RAW_OMP_TASK_CREATE,
+    };
+    ot_stream_store(slot, &r);
+}
+
+/* One record per switch on the thread that switches: the task it leaves
+ * (and why) and the task it runs, either possibly an implicit task (0). */
+static void record_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
+    offtrace_raw_record r = {
+        .time = now,
+        .id = prior ? prior->value : 0,
+        .target_id = next ? next->value : 0,
+        .subkind = (uint8_t)status,
+        .endpoint = OFFTRACE_RAW_BEGIN,
+        .event = OFFTRACE_RAW_OMP_TASK_SCHEDULE,
+    };
+    ot_stream_store(slot, &r);
+}
+
+/* A task's dependence clauses, one record per variable, right after its
+ * creation on the creating thread. */
+static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
+{
+    if (!host_openmp() || !task || !task->value)
+        return;
+    for (int i = 0; i < ndeps; i++) {
+        uint64_t now = ot_clock_ticks();
+        offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
+        offtrace_raw_record r = {
+            .time = now,
+            .id = task->value,
+            .bytes = (uint64_t)ndeps,
+            .src_addr = (uint64_t)(uintptr_t)deps[i].variable.ptr,
+            .subkind = (uint8_t)deps[i].dependence_type,
+            .endpoint = OFFTRACE_RAW_BEGIN,
+            .event = OFFTRACE_RAW_OMP_TASK_DEPENDENCES,
+        };
+        ot_stream_store(slot, &r);
+    }
+}
+
+/* A resolved edge: sink cannot start before src completes. */
+static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+    if (!host_openmp() || !sink || !sink->value)
+        return;
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
+    offtrace_raw_record r = {
+        .time = now,
+        .id = sink->value,
+        .target_id = src ? src->value : 0,
+        .endpoint = OFFTRACE_RAW_BEGIN,
+        .event = OFFTRACE_RAW_OMP_TASK_DEPENDENCE,
+    };
+    ot_stream_store(slot, &r);
 }
 
 /* ---- mutual exclusion ----
@@ -488,6 +583,10 @@ static void register_host_openmp(void)
     }
     if (host_openmp_level >= OT_HOST_OPENMP_LOOPS)
         REGISTER(ompt_callback_dispatch, on_dispatch);
+    if (host_openmp_level >= OT_HOST_OPENMP_ALL) {
+        REGISTER(ompt_callback_dependences, on_dependences);
+        REGISTER(ompt_callback_task_dependence, on_task_dependence);
+    }
     if (host_openmp_level >= OT_HOST_OPENMP_ALL) { /* mutual exclusion */
         REGISTER(ompt_callback_mutex_acquire, on_mutex_acquire);
         REGISTER(ompt_callback_mutex_acquired, on_mutex_acquired);

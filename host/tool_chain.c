@@ -103,6 +103,8 @@ static const char *kept_by_offtrace(ompt_callbacks_t event)
     case ompt_callback_sync_region_wait: return keep_host_openmp >= 1 ? "sync_region_wait" : NULL;
     case ompt_callback_masked: return keep_host_openmp >= 1 ? "masked" : NULL;
     case ompt_callback_dispatch: return keep_host_openmp >= 2 ? "dispatch" : NULL;
+    case ompt_callback_dependences: return keep_host_openmp >= 3 ? "dependences" : NULL;
+    case ompt_callback_task_dependence: return keep_host_openmp >= 3 ? "task_dependence" : NULL;
     /* mutual exclusion (level all) */
     case ompt_callback_mutex_acquire: return keep_host_openmp >= 3 ? "mutex_acquire" : NULL;
     case ompt_callback_mutex_acquired: return keep_host_openmp >= 3 ? "mutex_acquired" : NULL;

@@ -253,7 +253,7 @@ Test(host_openmp, bad_level_is_said_once_and_the_default_recorded, .timeout = 12
     cr_assert_not_null(line, "%s", r.err);
     cr_expect_null(strstr(line + 1, "OFFTRACE_HOST_OPENMP"), "said more than once: %s", r.err);
     cr_expect(strstr(r.err, "offtrace: OFFTRACE_HOST_OPENMP='chunks please' is not valid (accepted: off, regions, "
-                            "loops); recording at the default, loops\n"),
+                            "loops, all); recording at the default, loops\n"),
               "%s", r.err);
     cr_expect(strstr(r.out, "round 0: 20000 keys, bucket 0 holds"), "%s", r.out);
     cr_expect(strstr(r.err, "offtrace: host OpenMP      1 parallel region; on all threads 12 worksharing, "),

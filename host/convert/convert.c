@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "convert_internal.h"
+#include "host_tasks.h"
 #include "host_mutex.h"
 #include "progress.h"
 #include "offtrace/offtrace.h"
@@ -84,6 +85,10 @@ static int create_devices(converter *c)
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;
         for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
+            if (ot_host_tasks_note(c, r) != 0) {
+                ot_raw_cursor_close(&cur);
+                return -ENOMEM;
+            }
             int num = record_device(c, r);
             if (num < 0)
                 continue;
@@ -308,6 +313,7 @@ static void converter_free(converter *c)
     ot_device_regions_free(c->device_regions);
     ot_mutex_locks_free(c->mutex_locks);
     free(c->allocs);
+    ot_host_tasks_free(c);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
     free(c);

@@ -21,6 +21,7 @@
 #include "convert_internal.h"
 #include "external_sort.h"
 #include "host_mutex.h"
+#include "host_tasks.h"
 #include "openmp_naming.h"
 
 #define NO_REGION UINT32_MAX
@@ -560,6 +561,76 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
     }
 }
 
+/* ---- for host_tasks.c (host_tasks.h) ---- */
+
+converter *ot_hp_converter(thread_pass *p)
+{
+    return p->c;
+}
+
+OTF2_AttributeList *ot_hp_attributes(thread_pass *p)
+{
+    return p->attributes;
+}
+
+OTF2_EvtWriter *ot_hp_writer(thread_pass *p)
+{
+    return p->w;
+}
+
+uint32_t ot_hp_thread_index(const thread_pass *p)
+{
+    return p->s->header.thread_index;
+}
+
+void ot_hp_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
+{
+    open_item *o = push(p);
+    if (!o || region == NO_REGION) { /* the attributes were for its Enter */
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        if (!o)
+            return;
+    }
+    o->event = event;
+    o->id = id;
+    o->device = -1;
+    o->region = region;
+    if (region == NO_REGION)
+        return;
+    OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+    ot_tw_cover(p->c->tw, t);
+}
+
+int ot_hp_where(const thread_pass *p, uint8_t event, uint64_t id)
+{
+    const open_item *o = find_open(p, event, id);
+    return !o ? 0 : o == &p->open[p->depth - 1] ? 1 : 2;
+}
+
+void ot_hp_close_innermost(thread_pass *p, uint64_t t)
+{
+    if (!p->depth)
+        return;
+    const open_item *o = &p->open[--p->depth];
+    if (o->region == NO_REGION) {
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        return;
+    }
+    OTF2_EvtWriter_Leave(p->w, p->attributes, t, o->region);
+    ot_tw_cover(p->c->tw, t);
+}
+
+void ot_hp_mark(thread_pass *p, OTF2_RegionRef region, uint64_t t)
+{
+    if (region == NO_REGION) {
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        return;
+    }
+    OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+    OTF2_EvtWriter_Leave(p->w, NULL, t, region);
+    ot_tw_cover(p->c->tw, t);
+}
+
 /* ---- lent to host_mutex.c (mutual exclusion) ---- */
 
 converter *ot_cv_pass_converter(thread_pass *p) { return p->c; }
@@ -571,8 +642,11 @@ ot_mutex_thread **ot_cv_pass_mutex(thread_pass *p) { return &p->mutex; }
 int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
 {
     open_item *o = push(p);
-    if (!o)
-        return -1;
+    if (!o || region == NO_REGION) { /* the attributes were for its Enter */
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        if (!o)
+            return -1;
+    }
     o->event = event;
     o->id = id;
     o->device = -1;
@@ -706,6 +780,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_lost(p, r, t);
         else if (source >= OFFTRACE_SOURCE_OMP_PARALLEL && source <= OFFTRACE_SOURCE_OMP_MASKED)
             on_host_openmp(p, r, t, plain_region_class(source));
+        else if (source >= OFFTRACE_SOURCE_OMP_TASK_CREATE && source <= OFFTRACE_SOURCE_OMP_TASK_DEPENDENCE)
+            ot_host_tasks_convert(p, r, t);
         else if (source >= OFFTRACE_SOURCE_OMP_MUTEX && source <= OFFTRACE_SOURCE_OMP_FLUSH)
             ot_host_mutex_record(p, r, t);
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
@@ -726,8 +802,10 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     if (rc == 0)
         rc = p->failed;
     ot_raw_cursor_close(&cur);
-    if (rc == 0)
+    if (rc == 0) {
+        ot_host_tasks_end_thread(p, p->last_time);
         ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
+    }
     free(p->open);
     ot_es_free(p->spans);
     ot_host_mutex_thread_free(p->mutex);

@@ -60,6 +60,7 @@ struct ot_trace_writer {
     size_t location_id_capacity;
     uint64_t *comm_members;
     uint32_t comm_count;
+    int thread_team_used; /* ot_tw_thread_team was asked: the OpenMP thread team is defined */
     device_def *devices;
     size_t device_count;
     uint64_t first_time, last_time;
@@ -434,9 +435,28 @@ typedef struct def_strings {
     OTF2_StringRef host_address, host_address_desc, device_address, device_address_desc;
     OTF2_StringRef first_iteration, first_iteration_desc, iterations, iterations_desc, team_size, team_size_desc,
         thread_number, thread_number_desc;
+    OTF2_StringRef task_attr[7][2]; /* explicit tasks: name, description (task_attributes) */
+    OTF2_StringRef team_locations, team_group, team; /* the OpenMP thread team (write_thread_team) */
     OTF2_StringRef role_key, device_key, role_names[OFFTRACE_LOC_ROLE_COUNT];
     OTF2_StringRef class_groups[OFFTRACE_CLASS_COUNT]; /**< OTF2_UNDEFINED_STRING: class unused */
 } def_strings;
+
+/* ---- explicit tasks' attributes (host_tasks.c) ---- */
+static const struct {
+    OTF2_AttributeRef ref;
+    const char *name, *description;
+} task_attributes[7] = {
+    {OT_ATTR_TASK_ID, "task id", "the task's id: (creating thread's index + 1) << 40 | that thread's counter"},
+    {OT_ATTR_TASK_FLAGS, "task flags", "ompt_task_flag_t bits: 4 explicit, 8 target, 16 taskwait, 0x08000000 "
+                                       "undeferred, 0x10000000 untied, 0x20000000 final, 0x40000000 mergeable"},
+    {OT_ATTR_PARENT_TASK, "parent task", "the id of the task that created it (0: an implicit task)"},
+    {OT_ATTR_TASK_END, "task end", "how the period ended (ompt_task_status_t): 1 complete, 2 yield, 3 cancel, "
+                                   "4 detach, 7 switch, 8 taskwait complete"},
+    {OT_ATTR_DEPEND_ADDRESS, "depend address", "the address of a depend clause's variable"},
+    {OT_ATTR_DEPEND_TYPE, "depend type", "ompt_dependence_type_t: 1 in, 2 out, 3 inout, 4 mutexinoutset, "
+                                         "5 source, 6 sink, 7 inoutset, 0x7f depobj"},
+    {OT_ATTR_PREDECESSOR_TASK, "predecessor task", "the id of a task this task waited for (a dependence edge)"},
+};
 
 static void intern_def_strings(ot_trace_writer *w, def_strings *d)
 {
@@ -471,6 +491,15 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->team_size_desc = ot_tw_string(w, "the number of threads the parallel region actually got");
     d->thread_number = ot_tw_string(w, "thread number");
     d->thread_number_desc = ot_tw_string(w, "the thread's number in its team (omp_get_thread_num)");
+    for (int i = 0; i < 7; i++) {
+        d->task_attr[i][0] = ot_tw_string(w, task_attributes[i].name);
+        d->task_attr[i][1] = ot_tw_string(w, task_attributes[i].description);
+    }
+    if (w->thread_team_used) {
+        d->team_locations = ot_tw_string(w, "OpenMP thread team locations");
+        d->team_group = ot_tw_string(w, "OpenMP thread team group");
+        d->team = ot_tw_string(w, "OpenMP threads");
+    }
     d->role_key = ot_tw_string(w, OFFTRACE_LOCATION_ROLE_PROPERTY);
     d->device_key = ot_tw_string(w, OFFTRACE_LOCATION_DEVICE_PROPERTY);
     for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
@@ -499,6 +528,9 @@ static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_TEAM_SIZE, d->team_size, d->team_size_desc, OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_THREAD_NUMBER, d->thread_number, d->thread_number_desc,
                                         OTF2_TYPE_UINT64);
+    for (int i = 0; i < 7; i++)
+        OTF2_GlobalDefWriter_WriteAttribute(g, task_attributes[i].ref, d->task_attr[i][0], d->task_attr[i][1],
+                                            OTF2_TYPE_UINT64);
 }
 
 /* ---- mutual exclusion (issue 13): the lock attributes ---- */
@@ -653,6 +685,50 @@ static int write_rma(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_stri
     return 0;
 }
 
+/* ---- the OpenMP thread team of explicit tasks (host_tasks.c) ----
+ * One team over every host thread, ranked by location id, after the RMA
+ * groups and the class table's groups: the communicator OTF2's
+ * ThreadTaskCreate/Switch/Complete name a task in. */
+OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w)
+{
+    w->thread_team_used = 1;
+    return OT_THREAD_TEAM_COMM;
+}
+
+static int by_location_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int write_thread_team(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    if (!w->thread_team_used)
+        return 0;
+    OTF2_GroupRef next = 2;
+    for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++)
+        next += d->class_groups[c] != OTF2_UNDEFINED_STRING;
+    uint64_t *members = malloc((w->location_count ? w->location_count : 1) * 2 * sizeof *members);
+    if (!members)
+        return -ENOMEM;
+    uint64_t *ranks = members + (w->location_count ? w->location_count : 1);
+    uint32_t n = 0;
+    for (size_t i = 0; i < w->location_count; i++)
+        if (w->locations[i].role == OFFTRACE_LOC_HOST_THREAD)
+            members[n++] = w->locations[i].id;
+    qsort(members, n, sizeof *members, by_location_id);
+    for (uint32_t i = 0; i < n; i++)
+        ranks[i] = i;
+    OTF2_GlobalDefWriter_WriteGroup(g, next, d->team_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                    OTF2_GROUP_FLAG_NONE, n, members);
+    OTF2_GlobalDefWriter_WriteGroup(g, next + 1, d->team_group, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                    OTF2_GROUP_FLAG_NONE, n, ranks);
+    OTF2_GlobalDefWriter_WriteComm(g, OT_THREAD_TEAM_COMM, d->team, next + 1, OTF2_UNDEFINED_COMM,
+                                   OTF2_COMM_FLAG_NONE);
+    free(members);
+    return 0;
+}
+
 static void write_memory_metric(OTF2_GlobalDefWriter *g, const def_strings *d)
 {
     OTF2_GlobalDefWriter_WriteMetricMember(g, 0, d->metric_name, d->metric_desc, OTF2_METRIC_TYPE_OTHER,
@@ -702,6 +778,8 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     int rc = write_rma(w, g, d);
     if (rc == 0)
         rc = write_class_table(w, g, d);
+    if (rc == 0)
+        rc = write_thread_team(w, g, d);
     write_memory_metric(g, d);
     OTF2_Archive_CloseGlobalDefWriter(w->archive, g);
     OTF2_ErrorCode otf2_rc = OTF2_Archive_Close(w->archive);

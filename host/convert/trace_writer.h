@@ -33,6 +33,29 @@ typedef struct ot_trace_writer ot_trace_writer;
 #define OT_ATTR_ITERATIONS ((OTF2_AttributeRef)3)
 #define OT_ATTR_TEAM_SIZE ((OTF2_AttributeRef)4)
 #define OT_ATTR_THREAD_NUMBER ((OTF2_AttributeRef)5)
+/** Attributes of explicit tasks (host_tasks.c, all OTF2_TYPE_UINT64): on
+ *  the Enter of a task's period and of its creation: its id, its
+ *  ompt_task_flag_t bits and its parent's id (0: an implicit task); on the
+ *  Leave of a period: how it ended (ompt_task_status_t); on a depend item:
+ *  the task, the variable's address and the ompt_dependence_type_t; on a
+ *  dependence edge: the task and its predecessor's id. (OTF2 wants
+ *  attribute references dense and in order: the locks' take 13-15, a new
+ *  attribute 16.) */
+#define OT_ATTR_TASK_ID ((OTF2_AttributeRef)6)
+#define OT_ATTR_TASK_FLAGS ((OTF2_AttributeRef)7)
+#define OT_ATTR_PARENT_TASK ((OTF2_AttributeRef)8)
+#define OT_ATTR_TASK_END ((OTF2_AttributeRef)9)
+#define OT_ATTR_DEPEND_ADDRESS ((OTF2_AttributeRef)10)
+#define OT_ATTR_DEPEND_TYPE ((OTF2_AttributeRef)11)
+#define OT_ATTR_PREDECESSOR_TASK ((OTF2_AttributeRef)12)
+
+/** The OpenMP thread team of explicit tasks: a communicator over every host
+ *  thread (ranked by location id), defined only once asked for. */
+#define OT_THREAD_TEAM_COMM ((OTF2_CommRef)1)
+
+/** \brief The thread team's communicator; asking defines it in the archive. */
+OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
+
 /** Mutual exclusion (issue 13, level all): on the Enter of a lock, critical
  *  or ordered region (HOST_MUTEX), of a nest lock's inner set and of a lock
  *  init or destroy: the lock id its ThreadAcquireLock/ReleaseLock events
@@ -40,11 +63,11 @@ typedef struct ot_trace_writer ot_trace_writer;
  *  region and a lock init: the implementation the runtime reports
  *  (ompt_mutex_impl_t: 1 spin, 2 queuing, 3 speculative) and the hint of
  *  omp_init_lock_with_hint (omp_sync_hint_t bits), OTF2_TYPE_UINT64. OTF2
- *  wants attribute refs dense and defined in order: these follow
- *  THREAD_NUMBER. */
-#define OT_ATTR_LOCK_ID ((OTF2_AttributeRef)6)
-#define OT_ATTR_LOCK_IMPLEMENTATION ((OTF2_AttributeRef)7)
-#define OT_ATTR_LOCK_HINT ((OTF2_AttributeRef)8)
+ *  wants attribute refs dense and defined in order: these follow the
+ *  tasks' (written after them, trace_writer.c). */
+#define OT_ATTR_LOCK_ID ((OTF2_AttributeRef)13)
+#define OT_ATTR_LOCK_IMPLEMENTATION ((OTF2_AttributeRef)14)
+#define OT_ATTR_LOCK_HINT ((OTF2_AttributeRef)15)
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.

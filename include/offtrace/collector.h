@@ -184,8 +184,10 @@ typedef struct offtrace_collector_device_info {
  * Per-region state: the collector owns the `value` of the parallel_data of
  * parallel_begin (read again by implicit_task and parallel_end) and of the
  * new_task data of task_create (read again by task_schedule); the host
- * library neither reads nor writes them. Every other ompt_data_t is the
- * host's, read-only here.
+ * library neither reads nor writes them, but for one case: at
+ * OFFTRACE_HOST_OPENMP=all it stores its own id, after the forward, in the
+ * new_task data of a task created outside device work (where the
+ * collector stores 0). Every other ompt_data_t is the host's, read-only here.
  */
 typedef struct offtrace_collector_openmp {
     ompt_callback_parallel_begin_t parallel_begin;

@@ -178,6 +178,15 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
     X(OMP_SYNC_WAIT, RAW, OMP_SYNC_WAIT, "sync_region_wait",                                                 \
       "codeptr, subkind = ompt_sync_region_t; BEGIN/END, inside its OMP_SYNC", NONE)                          \
     X(OMP_MASKED, RAW, OMP_MASKED, "masked", "codeptr; BEGIN/END", NONE)                                     \
+    /* explicit tasks (issue 13, step 2) */                                                                  \
+    X(OMP_TASK_CREATE, RAW, OMP_TASK_CREATE, "task_create (level all)",                                      \
+      "id = task, target_id = parent, codeptr, bytes = flags, subkind 1 = has dependences; BEGIN", NONE)     \
+    X(OMP_TASK_SCHEDULE, RAW, OMP_TASK_SCHEDULE, "task_schedule (level all)",                                \
+      "id = prior task, target_id = next task, subkind = ompt_task_status_t; BEGIN", NONE)                   \
+    X(OMP_TASK_DEPENDENCES, RAW, OMP_TASK_DEPENDENCES, "dependences (level all)",                            \
+      "id = task, src_addr = variable, subkind = ompt_dependence_type_t, bytes = items; BEGIN", NONE)        \
+    X(OMP_TASK_DEPENDENCE, RAW, OMP_TASK_DEPENDENCE, "task_dependence (level all)",                          \
+      "id = sink task, target_id = source task; BEGIN", NONE)                                                 \
     /* mutual exclusion, cancellation, flush (issue 13, level all) */                                        \
     X(OMP_MUTEX, RAW, OMP_MUTEX, "mutex_acquire (BEGIN), mutex_released (END)",                              \
       "codeptr, subkind = ompt_mutex_t, src_addr = wait id, bytes = hint, dst_addr = implementation; "         \
@@ -356,6 +365,15 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
     X(HOST_SYNC_WAIT, OMP_SYNC_WAIT, "waiting", ENTER_LEAVE, CODE, OPENMP, HOST_THREAD,                            \
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     X(HOST_MASKED, OMP_MASKED, "masked", ENTER_LEAVE, MASTER, OPENMP, HOST_THREAD,                                 \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    /* explicit tasks (issue 13, step 2): a period of a task, its creation, its depend items and edges */           \
+    X(HOST_TASK, OMP_TASK_SCHEDULE, "task", ENTER_LEAVE, TASK, OPENMP, HOST_THREAD,                                \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_TASK_CREATE, OMP_TASK_CREATE, "task create", ENTER_LEAVE, TASK_CREATE, OPENMP, HOST_THREAD,             \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_TASK_DEPEND, OMP_TASK_DEPENDENCES, "depend", ENTER_LEAVE, ARTIFICIAL, OPENMP, HOST_THREAD,              \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_TASK_DEPENDENCE, OMP_TASK_DEPENDENCE, "after task", ENTER_LEAVE, ARTIFICIAL, OPENMP, HOST_THREAD,       \
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     /* mutual exclusion ... (issue 13, level all): a lock, critical or ordered from its acquire to its release (the  \
      * kind refines name and role), its waiting part inside it, a nest lock's inner sets; instants (lock init and    \

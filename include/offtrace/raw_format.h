@@ -54,6 +54,10 @@
     X(OMP_SYNC, 11)         /* host sync region begin/end; subkind = ompt_sync_region_t */ \
     X(OMP_SYNC_WAIT, 12)    /* the waiting part of a host sync region; subkind = ompt_sync_region_t */ \
     X(OMP_MASKED, 13)       /* host masked region begin/end (the thread that executes it) */ \
+    X(OMP_TASK_CREATE, 14)  /* an explicit task created; id = task, target_id = parent, bytes = ompt flags */ \
+    X(OMP_TASK_SCHEDULE, 15) /* a task switch; id = prior task, target_id = next task, subkind = ompt_task_status_t */ \
+    X(OMP_TASK_DEPENDENCES, 16) /* one depend clause item; id = task, src_addr = variable, subkind = type */ \
+    X(OMP_TASK_DEPENDENCE, 17)  /* a resolved edge; id = the sink task, target_id = its predecessor */ \
     /* mutual exclusion, cancellation, flush (issue 13; level all) */ \
     X(OMP_MUTEX, 20)          /* acquire (BEGIN) / released (END) of a lock, critical, ordered; subkind = ompt_mutex_t */ \
     X(OMP_MUTEX_ACQUIRED, 21) /* the acquire's wait is over; subkind = ompt_mutex_t */ \
@@ -126,6 +130,23 @@ enum offtrace_raw_flag {
  *             (for a section: the section's code address), bytes = iterations;
  *             the chunk lasts until the thread's next chunk or the end of the
  *             worksharing construct around it.
+ *  - OMP_TASK_*: explicit tasks (level all), one BEGIN record per
+ *             callback, point events. A task's id (`id` of its
+ *             OMP_TASK_CREATE) is the creating thread's stream id (thread
+ *             index + 1 in bits 40 and up, the thread's own counter below),
+ *             made without synchronisation and kept in the task's
+ *             ompt_data_t; 0 names an implicit task. OMP_TASK_CREATE:
+ *             target_id = the parent (encountering) task, codeptr = the
+ *             creation site, bytes = ompt_task_flag_t bits (explicit,
+ *             undeferred, final, untied, mergeable, target, taskwait),
+ *             subkind 1 = it has dependences. OMP_TASK_SCHEDULE, on the
+ *             thread that switches: id = the prior task, subkind =
+ *             ompt_task_status_t (how its period ended), target_id = the
+ *             task that runs next. OMP_TASK_DEPENDENCES: one per depend
+ *             item, right after the creation: src_addr = the variable,
+ *             subkind = ompt_dependence_type_t, bytes = the item count.
+ *             OMP_TASK_DEPENDENCE: an edge the runtime resolved at the
+ *             sink's creation: id = sink, target_id = the source task.
  *  - OMP_MUTEX, OMP_MUTEX_ACQUIRED, OMP_NEST_LOCK, OMP_LOCK_INIT,
  *             OMP_LOCK_DESTROY, OMP_CANCEL, OMP_FLUSH (level all): one record
  *             per callback, src_addr = the wait id (the lock's or critical's
@@ -141,9 +162,10 @@ enum offtrace_raw_flag {
  *             records nothing) turns that record into COMPLETE, end_time =
  *             the acquired, instead. So the wait (acquire to acquired) and
  *             the hold (acquired to END) come from two records (three at
- *             most), paired at conversion per thread and wait id. OMP_LOCK_INIT (bytes = hint, dst_addr =
- *             implementation) and OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the
- *             flags) and OMP_FLUSH are single BEGIN records: instants.
+ *             most), paired at conversion per thread and wait id.
+ *             OMP_LOCK_INIT (bytes = hint, dst_addr = implementation) and
+ *             OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the flags) and OMP_FLUSH
+ *             are single BEGIN records: instants.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =

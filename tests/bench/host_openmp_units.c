@@ -6,6 +6,9 @@
  *   bench_host_openmp_units parallel N   N empty parallel regions
  *   bench_host_openmp_units chunk N      one schedule(dynamic, 1) loop of N
  *                                        iterations with an empty body
+ *   bench_host_openmp_units task N       N explicit tasks with an empty body,
+ *                                        created by one thread of the team
+ *                                        (single) and run by any
  *   bench_host_openmp_units lock N       N omp_set_lock/omp_unset_lock pairs
  *                                        on one thread (uncontended)
  *   bench_host_openmp_units critical N   N empty critical sections on one
@@ -27,9 +30,9 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "lock") &&
-                      strcmp(argv[1], "critical"))) {
-        fprintf(stderr, "usage: %s parallel|chunk|lock|critical N\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "task") &&
+                      strcmp(argv[1], "lock") && strcmp(argv[1], "critical"))) {
+        fprintf(stderr, "usage: %s parallel|chunk|task|lock|critical N\n", argv[0]);
         return 2;
     }
     long n = atol(argv[2]);
@@ -41,6 +44,13 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++) {
 #pragma omp parallel
             sink += omp_get_thread_num(); /* not `+= 0`: clang drops that region */
+        }
+    } else if (!strcmp(argv[1], "task")) { /* explicit tasks: create + run */
+#pragma omp parallel
+#pragma omp single
+        for (long i = 0; i < n; i++) {
+#pragma omp task
+            __asm__ volatile("" ::: "memory"); /* an empty body the compiler keeps */
         }
     } else if (!strcmp(argv[1], "lock")) { /* mutual exclusion (level all): one lock pair a unit */
         omp_lock_t lock;

@@ -62,8 +62,9 @@ static void on_submit(ompt_scope_endpoint_t e, ompt_data_t *td, ompt_id_t *id, u
 
 #ifdef OT_BENCH_HOST_OPENMP
 /* Built a third time (libofftrace_bench_null_host_tool.so): also the host
- * OpenMP callbacks offtrace registers at OFFTRACE_HOST_OPENMP=loops, as
- * no-ops: the runtime's own cost of delivering them. */
+ * OpenMP callbacks offtrace registers at OFFTRACE_HOST_OPENMP=loops (and the
+ * task ones it registers at all), as no-ops: the runtime's own cost of
+ * delivering them. */
 static void no_parallel_begin(ompt_data_t *t, const ompt_frame_t *f, ompt_data_t *p, unsigned int r, int fl,
                               const void *ra)
 {
@@ -94,6 +95,23 @@ static void no_masked(ompt_scope_endpoint_t e, ompt_data_t *p, ompt_data_t *t, c
 static void no_dispatch(ompt_data_t *p, ompt_data_t *t, ompt_dispatch_t k, ompt_data_t i)
 {
     (void)p, (void)t, (void)k, (void)i;
+}
+/* explicit tasks: what offtrace registers at OFFTRACE_HOST_OPENMP=all */
+static void no_task_create(ompt_data_t *t, const ompt_frame_t *f, ompt_data_t *n, int fl, int d, const void *ra)
+{
+    (void)t, (void)f, (void)n, (void)fl, (void)d, (void)ra;
+}
+static void no_task_schedule(ompt_data_t *p, ompt_task_status_t s, ompt_data_t *n)
+{
+    (void)p, (void)s, (void)n;
+}
+static void no_dependences(ompt_data_t *t, const ompt_dependence_t *d, int n)
+{
+    (void)t, (void)d, (void)n;
+}
+static void no_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+    (void)src, (void)sink;
 }
 #endif
 
@@ -142,6 +160,10 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
     set(ompt_callback_sync_region_wait, (ompt_callback_t)no_sync);
     set(ompt_callback_masked, (ompt_callback_t)no_masked);
     set(ompt_callback_dispatch, (ompt_callback_t)no_dispatch);
+    set(ompt_callback_task_create, (ompt_callback_t)no_task_create);
+    set(ompt_callback_task_schedule, (ompt_callback_t)no_task_schedule);
+    set(ompt_callback_dependences, (ompt_callback_t)no_dependences);
+    set(ompt_callback_task_dependence, (ompt_callback_t)no_task_dependence);
 #endif
 #ifdef OT_BENCH_HOST_MUTEX
     set(ompt_callback_mutex_acquire, (ompt_callback_t)no_mutex_acquire);

@@ -29,6 +29,26 @@
  *   - targets: target_emi begins; targets_in_parallel: those met while the
  *     thread runs an implicit task of a host parallel region.
  *
+ * Explicit tasks (tasks created through task_create outside device work),
+ * one more line and one line per thread that ran a period of one:
+ *
+ *   TASK_COUNTS creates=N undeferred=N final=N untied=N mergeable=N target=N taskwait=N completes=N
+ *               periods=N period_ends=N periods_in_taskwait=N depend_items=N edges=N edges_host_to_target=N
+ *   TASK_THREAD periods=N
+ *
+ *   - creates: task_create; undeferred ... taskwait: those with the flag;
+ *   - completes: task_schedule with status complete of such a task;
+ *   - periods: task_schedule switching to such a task that is not waiting in
+ *     a sync region it began (a task that waits in a taskwait, taskgroup or
+ *     barrier and runs other tasks there meanwhile is still in that period);
+ *     period_ends: task_schedule switching away from a running such task
+ *     that is not waiting (fulfil events switch nothing);
+ *   - periods_in_taskwait: periods that begin while the thread's innermost
+ *     open sync region is a taskwait or taskgroup;
+ *   - depend_items: the items of dependences callbacks; edges: task_dependence;
+ *     edges_host_to_target: those from a task without the target flag to one
+ *     with it.
+ *
  * Device work: a thread is inside a kernel from the begin to the end of a
  * target construct it encountered, and a team worker while it runs the
  * implicit task of a parallel region begun inside a kernel (this tool marks
@@ -146,9 +166,13 @@ static void on_dispatch(ompt_data_t *parallel_data, ompt_data_t *task, ompt_disp
     add(&chunk_iterations, chunk ? chunk->iterations : 0);
 }
 
+static void track_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *task);
+
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                            ompt_data_t *task, const void *codeptr)
 {
+    if (!in_device_work())
+        track_sync(kind, endpoint, task);
     if (endpoint != ompt_scope_begin || kind == ompt_sync_region_reduction || in_device_work())
         return;
     add(&barriers, 1);
@@ -184,6 +208,108 @@ static void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int de
             add(&targets_in_parallel, 1);
     }
     target_depth++;
+}
+
+/* ---- explicit tasks ---- */
+
+/* A task's value: CREATED | RUNNING | flags (low 32 bits) | waiting count (bits 40-47). */
+#define TASK_CREATED (1ull << 62)
+#define TASK_RUNNING (1ull << 61)
+#define TASK_WAIT_ONE (1ull << 40)
+#define TASK_WAIT_MASK (0xFFull << 40)
+
+static unsigned long long task_creates, task_flag[5], task_completes, task_periods, task_period_ends,
+    task_periods_in_taskwait, depend_items, edges, edges_host_to_target;
+static const int task_flag_bits[5] = {ompt_task_undeferred, ompt_task_final, ompt_task_untied, ompt_task_mergeable,
+                                      ompt_task_target};
+static unsigned long long task_taskwait;
+static unsigned long long thread_periods[MAX_THREADS];
+static unsigned task_thread_count;
+static __thread unsigned long long *my_periods;
+static __thread uint8_t sync_kinds[MAX_NESTING]; /* this thread's open sync regions, innermost last */
+static __thread int sync_depth;
+
+static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
+                           int has_dependences, const void *codeptr)
+{
+    if (in_device_work()) {
+        new_task->value = 0;
+        return;
+    }
+    new_task->value = TASK_CREATED | (uint32_t)flags;
+    add(&task_creates, 1);
+    for (int i = 0; i < 5; i++)
+        if (flags & task_flag_bits[i])
+            add(&task_flag[i], 1);
+    if (flags & ompt_task_taskwait)
+        add(&task_taskwait, 1);
+}
+
+static int waiting(const ompt_data_t *t)
+{
+    return (t->value & TASK_WAIT_MASK) != 0;
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+    if (in_device_work() || status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
+        return;
+    if (prior && (prior->value & TASK_CREATED)) {
+        if (status == ompt_task_complete)
+            add(&task_completes, 1);
+        if ((prior->value & TASK_RUNNING) && !waiting(prior)) {
+            add(&task_period_ends, 1);
+            prior->value &= ~TASK_RUNNING;
+        }
+    }
+    if (next && (next->value & TASK_CREATED) && !waiting(next)) {
+        next->value |= TASK_RUNNING;
+        add(&task_periods, 1);
+        if (sync_depth > 0 && sync_depth <= MAX_NESTING &&
+            (sync_kinds[sync_depth - 1] == ompt_sync_region_taskwait ||
+             sync_kinds[sync_depth - 1] == ompt_sync_region_taskgroup))
+            add(&task_periods_in_taskwait, 1);
+        if (!my_periods) {
+            unsigned i = __atomic_fetch_add(&task_thread_count, 1, __ATOMIC_RELAXED);
+            static unsigned long long overflow;
+            my_periods = i < MAX_THREADS ? &thread_periods[i] : &overflow;
+        }
+        (*my_periods)++;
+    }
+}
+
+/* Which sync regions are open on the thread, and which tasks wait in one. */
+static void track_sync(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *task)
+{
+    if (kind == ompt_sync_region_reduction)
+        return;
+    if (endpoint == ompt_scope_begin) {
+        if (sync_depth < MAX_NESTING)
+            sync_kinds[sync_depth] = (uint8_t)kind;
+        sync_depth++;
+        if (task && (task->value & TASK_CREATED))
+            task->value += TASK_WAIT_ONE;
+        return;
+    }
+    if (sync_depth > 0)
+        sync_depth--;
+    if (task && (task->value & TASK_CREATED) && waiting(task))
+        task->value -= TASK_WAIT_ONE;
+}
+
+static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
+{
+    if (task && (task->value & TASK_CREATED))
+        add(&depend_items, (unsigned long long)ndeps);
+}
+
+static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+    if (!sink || !(sink->value & TASK_CREATED))
+        return;
+    add(&edges, 1);
+    if ((sink->value & ompt_task_target) && src && (src->value & TASK_CREATED) && !(src->value & ompt_task_target))
+        add(&edges_host_to_target, 1);
 }
 
 /* ---- mutual exclusion (issue 13, level all) ----
@@ -329,6 +455,10 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
     set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);
     set(ompt_callback_masked, (ompt_callback_t)on_masked);
     set(ompt_callback_target_emi, (ompt_callback_t)on_target);
+    set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+    set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+    set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
+    set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
     register_mutex(set);
     return 1;
 }
@@ -345,6 +475,16 @@ static void finalize(ompt_data_t *tool_data)
     for (unsigned i = 0; i < n; i++)
         fprintf(stderr, "HOST_THREAD implicit_tasks=%llu barriers=%llu\n", threads[i].implicit_tasks,
                 threads[i].barriers);
+    fprintf(stderr,
+            "TASK_COUNTS creates=%llu undeferred=%llu final=%llu untied=%llu mergeable=%llu target=%llu "
+            "taskwait=%llu completes=%llu periods=%llu period_ends=%llu periods_in_taskwait=%llu depend_items=%llu "
+            "edges=%llu edges_host_to_target=%llu\n",
+            task_creates, task_flag[0], task_flag[1], task_flag[2], task_flag[3], task_flag[4], task_taskwait,
+            task_completes, task_periods, task_period_ends, task_periods_in_taskwait, depend_items, edges,
+            edges_host_to_target);
+    n = task_thread_count < MAX_THREADS ? task_thread_count : MAX_THREADS;
+    for (unsigned i = 0; i < n; i++)
+        fprintf(stderr, "TASK_THREAD periods=%llu\n", thread_periods[i]);
     print_mutex_counts();
 }
 

@@ -1,0 +1,414 @@
+/*
+ * host_tasks_check.c - the tests' reading of explicit tasks in an archive.
+ * Regions are classified by the archive's class table (groups named
+ * "OFFTRACE::REGION_CLASS::HOST_TASK..."), task ids, flags, predecessors and
+ * how a period ended are read from the attributes named "task id", "task
+ * flags", "predecessor task" and "task end". Independent of offtrace's reader.
+ */
+#define _GNU_SOURCE
+#include "check/host_tasks_check.h"
+#include "string_table.h"
+
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LOCS 512
+#define MAX_DEPTH 512
+
+/* ompt_task_flag_t and ompt_task_status_t values (OpenMP 5.1, section 4.4.4.18 and 4.4.4.19) */
+#define FLAG_TARGET 0x8u
+#define FLAG_TASKWAIT 0x10u
+#define FLAG_UNDEFERRED 0x08000000u
+#define FLAG_UNTIED 0x10000000u
+#define FLAG_FINAL 0x20000000u
+#define FLAG_MERGEABLE 0x40000000u
+#define STATUS_COMPLETE 1u
+
+enum kind { K_OTHER, K_TASK, K_CREATE, K_DEPEND, K_EDGE, K_SYNC };
+
+typedef struct frame {
+    uint32_t region;
+    uint64_t task;
+} frame;
+
+typedef struct loc {
+    uint64_t id;
+    int host;
+    uint64_t last_time, periods;
+    frame stack[MAX_DEPTH];
+    size_t depth;
+} loc;
+
+typedef struct pair {
+    uint64_t a, b;
+} pair;
+
+typedef struct list {
+    pair *v;
+    size_t n;
+} list;
+
+typedef struct state {
+    host_tasks_facts *f;
+    check_string_table strings;
+    uint8_t *region_kind;
+    uint32_t *region_name;
+    size_t nregions;
+    OTF2_AttributeRef task_id, task_flags, task_end, predecessor;
+    int have_attrs[4];
+    loc *locs;
+    size_t nlocs;
+    list created;   /* id, flags */
+    list completed; /* id, 0 */
+    list periods;   /* id, 0 */
+    list edges;     /* sink, source */
+} state;
+
+static void problem(state *s, const char *fmt, ...)
+{
+    if (s->f->first_problem[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->f->first_problem, sizeof s->f->first_problem, fmt, ap);
+    va_end(ap);
+}
+
+static void append(list *l, uint64_t a, uint64_t b)
+{
+    if (l->n % 4096 == 0)
+        l->v = realloc(l->v, (l->n + 4096) * sizeof *l->v);
+    l->v[l->n++] = (pair){a, b};
+}
+
+static int by_first(const void *x, const void *y)
+{
+    const pair *a = x, *b = y;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+static const pair *lookup(const list *l, uint64_t key)
+{
+    pair k = {key, 0};
+    return bsearch(&k, l->v, l->n, sizeof *l->v, by_first);
+}
+
+static const char *str(const state *s, OTF2_StringRef r)
+{
+    return check_string_at(&s->strings, r);
+}
+
+static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
+{
+    state *s = u;
+    return check_string_put(&s->strings, self, text) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    state *s = u;
+    if (self >= s->nregions) {
+        size_t n = self + 1024;
+        s->region_kind = realloc(s->region_kind, n);
+        s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
+        memset(s->region_kind + s->nregions, K_OTHER, n - s->nregions);
+        s->nregions = n;
+    }
+    s->region_name[self] = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    static const struct { const char *name; enum kind kind; } classes[] = {
+        {"OFFTRACE::REGION_CLASS::HOST_TASK", K_TASK},
+        {"OFFTRACE::REGION_CLASS::HOST_TASK_CREATE", K_CREATE},
+        {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPEND", K_DEPEND},
+        {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPENDENCE", K_EDGE},
+        {"OFFTRACE::REGION_CLASS::HOST_SYNC", K_SYNC},
+    };
+    state *s = u;
+    if (type != OTF2_GROUP_TYPE_REGIONS)
+        return OTF2_CALLBACK_SUCCESS;
+    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+        if (strcmp(str(s, name), classes[c].name))
+            continue;
+        for (uint32_t i = 0; i < n; i++)
+            if (members[i] < s->nregions)
+                s->region_kind[members[i]] = (uint8_t)classes[c].kind;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    static const char *names[4] = {"task id", "task flags", "task end", "predecessor task"};
+    state *s = u;
+    OTF2_AttributeRef *refs[4] = {&s->task_id, &s->task_flags, &s->task_end, &s->predecessor};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(str(s, name), names[i])) {
+            *refs[i] = self;
+            s->have_attrs[i] = 1;
+        }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                      uint64_t events, OTF2_LocationGroupRef group)
+{
+    state *s = u;
+    if (s->nlocs < MAX_LOCS)
+        s->locs[s->nlocs++] = (loc){.id = self, .host = type == OTF2_LOCATION_TYPE_CPU_THREAD};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static loc *find(state *s, OTF2_LocationRef id, OTF2_TimeStamp t)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        if (s->locs[i].id == id) {
+            loc *l = &s->locs[i];
+            if (t < l->last_time)
+                s->f->time_reversals++;
+            l->last_time = t;
+            return l->host ? l : NULL;
+        }
+    return NULL;
+}
+
+static enum kind kind_of(const state *s, OTF2_RegionRef r)
+{
+    return r < s->nregions ? (enum kind)s->region_kind[r] : K_OTHER;
+}
+
+static uint64_t attribute(state *s, OTF2_AttributeList *a, int which, OTF2_AttributeRef ref, const char *what)
+{
+    uint64_t v = 0;
+    if (!s->have_attrs[which] || !a || OTF2_AttributeList_GetUint64(a, ref, &v) != OTF2_SUCCESS)
+        problem(s, "a task region without its %s", what);
+    return v;
+}
+
+/* Whether the innermost open sync region is a taskwait or a taskgroup. */
+static int innermost_sync_is_taskwait(const state *s, const loc *l)
+{
+    for (size_t i = l->depth; i-- > 0;) {
+        if (kind_of(s, l->stack[i].region) != K_SYNC)
+            continue;
+        const char *name = str(s, s->region_name[l->stack[i].region]);
+        return !strncmp(name, "taskwait", 8) || !strncmp(name, "taskgroup", 9);
+    }
+    return 0;
+}
+
+static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    state *s = u;
+    host_tasks_facts *f = s->f;
+    loc *l = find(s, id, t);
+    if (!l)
+        return OTF2_CALLBACK_SUCCESS;
+    if (l->depth == MAX_DEPTH) {
+        problem(s, "nesting deeper than %d", MAX_DEPTH);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    uint64_t task = 0, flags;
+    switch (kind_of(s, r)) {
+    case K_TASK:
+        task = attribute(s, a, 0, s->task_id, "task id");
+        f->periods++;
+        l->periods++;
+        f->periods_in_taskwait += innermost_sync_is_taskwait(s, l);
+        append(&s->periods, task, 0);
+        break;
+    case K_CREATE:
+        task = attribute(s, a, 0, s->task_id, "task id");
+        flags = attribute(s, a, 1, s->task_flags, "task flags");
+        f->creates++;
+        f->undeferred += !!(flags & FLAG_UNDEFERRED);
+        f->final += !!(flags & FLAG_FINAL);
+        f->untied += !!(flags & FLAG_UNTIED);
+        f->mergeable += !!(flags & FLAG_MERGEABLE);
+        f->target += !!(flags & FLAG_TARGET);
+        f->taskwait += !!(flags & FLAG_TASKWAIT);
+        append(&s->created, task, flags);
+        break;
+    case K_DEPEND: f->depend_items++; break;
+    case K_EDGE:
+        f->edges++;
+        append(&s->edges, attribute(s, a, 0, s->task_id, "task id"),
+               attribute(s, a, 3, s->predecessor, "predecessor task"));
+        break;
+    default: break;
+    }
+    l->stack[l->depth++] = (frame){r, task};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    state *s = u;
+    loc *l = find(s, id, t);
+    if (!l)
+        return OTF2_CALLBACK_SUCCESS;
+    if (!l->depth || l->stack[l->depth - 1].region != r) {
+        s->f->unmatched++;
+        problem(s, "a Leave of %s that is not the innermost open region", str(s, s->region_name[r]));
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    frame *fr = &l->stack[--l->depth];
+    if (kind_of(s, r) == K_TASK) {
+        s->f->period_ends++;
+        if (attribute(s, a, 2, s->task_end, "task end") == STATUS_COMPLETE) {
+            s->f->completes++;
+            append(&s->completed, fr->task, 0);
+        }
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_task_create(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                       OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t))
+        s->f->otf2_creates++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_task_complete(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                         OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t))
+        s->f->otf2_completes++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_task_switch(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                       OTF2_CommRef team, uint32_t creator, uint32_t generation)
+{
+    state *s = u;
+    if (find(s, id, t) && generation)
+        s->f->otf2_switches_to_explicit++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Every created task but a taskwait's completes once; every period and
+ * edge names created tasks; edges from host tasks to target tasks. */
+static void relate(state *s)
+{
+    host_tasks_facts *f = s->f;
+    qsort(s->created.v, s->created.n, sizeof *s->created.v, by_first);
+    qsort(s->completed.v, s->completed.n, sizeof *s->completed.v, by_first);
+    size_t j = 0;
+    for (size_t i = 0; i < s->created.n; i++) {
+        uint64_t id = s->created.v[i].a;
+        size_t times = 0;
+        while (j < s->completed.n && s->completed.v[j].a < id) {
+            f->not_completed_once++; /* completed, never created */
+            problem(s, "task %llu completed but never created", (unsigned long long)s->completed.v[j].a);
+            j++;
+        }
+        while (j < s->completed.n && s->completed.v[j].a == id)
+            times++, j++;
+        if (times != ((s->created.v[i].b & FLAG_TASKWAIT) ? 0u : 1u)) {
+            f->not_completed_once++;
+            problem(s, "task %llu completed %zu times", (unsigned long long)id, times);
+        }
+    }
+    f->not_completed_once += s->completed.n - j;
+    for (size_t i = 0; i < s->periods.n; i++)
+        if (!lookup(&s->created, s->periods.v[i].a)) {
+            f->periods_of_unknown++;
+            problem(s, "a period of task %llu, never created", (unsigned long long)s->periods.v[i].a);
+        }
+    for (size_t i = 0; i < s->edges.n; i++) {
+        const pair *sink = lookup(&s->created, s->edges.v[i].a), *source = lookup(&s->created, s->edges.v[i].b);
+        if (!sink || !source) {
+            f->edges_of_unknown++;
+            problem(s, "an edge %llu -> %llu naming a task never created", (unsigned long long)s->edges.v[i].b,
+                    (unsigned long long)s->edges.v[i].a);
+            continue;
+        }
+        f->edges_host_to_target += (sink->b & FLAG_TARGET) && !(source->b & FLAG_TARGET);
+    }
+}
+
+int host_tasks_check(const char *dir, host_tasks_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(path);
+    if (!rd)
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    state s = {.f = f, .locs = calloc(MAX_LOCS, sizeof(loc))};
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &s);
+    uint64_t n;
+    OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    for (size_t i = 0; i < s.nlocs; i++)
+        OTF2_Reader_SelectLocation(rd, s.locs[i].id);
+    OTF2_Reader_OpenDefFiles(rd);
+    OTF2_Reader_OpenEvtFiles(rd);
+    for (size_t i = 0; i < s.nlocs; i++) {
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, s.locs[i].id);
+        if (dr) {
+            uint64_t d;
+            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &d);
+            OTF2_Reader_CloseDefReader(rd, dr);
+        }
+        OTF2_Reader_GetEvtReader(rd, s.locs[i].id);
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
+    OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(ecb, e_task_create);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(ecb, e_task_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(ecb, e_task_switch);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, &s);
+    OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
+    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+    OTF2_Reader_CloseGlobalEvtReader(rd, ger);
+    OTF2_Reader_CloseEvtFiles(rd);
+    OTF2_Reader_Close(rd);
+    for (size_t i = 0; i < s.nlocs; i++) {
+        loc *l = &s.locs[i];
+        if (l->depth) {
+            f->unmatched += l->depth;
+            problem(&s, "location %llu ends with %zu regions open", (unsigned long long)l->id, l->depth);
+        }
+        if (l->host && l->periods && f->threads < TASK_CHECK_MAX_THREADS)
+            f->thread_periods[f->threads++] = l->periods;
+    }
+    relate(&s);
+    check_string_free(&s.strings);
+    free(s.region_kind);
+    free(s.region_name);
+    free(s.locs);
+    free(s.created.v);
+    free(s.completed.v);
+    free(s.periods.v);
+    free(s.edges.v);
+    return 0;
+}
