@@ -103,11 +103,11 @@ static void sync_text(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     size_t n, *rows = ot_report_omp_order(r, OT_RP_OMP_SYNC, &n), shown = shown_rows(o, n);
     fprintf(to, "\nHost OpenMP barriers and task waits by source line (wait over all threads)\n");
-    fprintf(to, "  %-52s %9s %9s\n", "region", "instances", "wait");
+    fprintf(to, "  %-60s %9s %9s\n", "region", "instances", "wait");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_omp_site *x = &r->omp_sites[rows[j]];
         char t[32];
-        fprintf(to, "  %-52s %9llu %9s\n", tail(x->name, 52), (unsigned long long)x->instances,
+        fprintf(to, "  %-60s %9llu %9s\n", tail(x->name, 60), (unsigned long long)x->instances,
                 ot_report_time(x->wait_ns, t, sizeof t));
     }
     if (!n)
