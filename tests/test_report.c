@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check/archive_check.h"
+#include "check/host_openmp_check.h"
 #include "check/json_check.h"
 #include "check/run.h"
 #include "check/runtime_counts.h"
@@ -890,5 +891,13 @@ Test(report, host_openmp_loop_counts_equal_the_runtimes)
                  thread_loops, loops);
     cr_assert_eq(trips, (long long)trip, "trip counts: %lld in the report, %llu by the runtime", trips, trip);
     cr_assert_eq(regions, (long long)parallel);
+    /* every loop instance of 2 threads has chunks: the threads' busy times are the archive's chunk times */
+    host_openmp_facts h;
+    cr_assert_eq(host_openmp_check(dir, &h), 0);
+    long long busy = 0;
+    for (size_t i = 0; element(omp, "loops", i); i++)
+        busy += number(element(omp, "loops", i), "busy_ns");
+    cr_assert_eq(busy, (long long)h.chunk_ns, "busy %lld ns in the report, %llu ns in chunks in the archive", busy,
+                 (unsigned long long)h.chunk_ns);
     free(json);
 }
