@@ -857,6 +857,14 @@ Test(report, bucket_sort_loop_imbalance_names_bucket_0)
     free(json);
 }
 
+static int by_pair(const void *a, const void *b)
+{
+    const long long *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 /* The loop instances and trip counts of the report against what the runtime
  * reports to the independent counting tool (tests/support/ompt_host_counter.c)
  * in another run of the same program. */
@@ -873,13 +881,22 @@ Test(report, host_openmp_loop_counts_equal_the_runtimes)
     unsigned long long parallel, tasks, loops, trip;
     cr_assert_eq(sscanf(line, "HOST_COUNTS parallel=%llu implicit_tasks=%llu loops=%llu loop_trip=%llu", &parallel,
                         &tasks, &loops, &trip), 4);
+    /* per loop site: (instances, trip counts summed), sorted, against the report's rows */
+    long long want[64][2], got[64][2];
+    size_t nwant = 0, ngot = 0;
+    for (const char *t = r.err; (t = strstr(t, "HOST_LOOP ")) && nwant < 64; t++) {
+        cr_assert_eq(sscanf(t, "HOST_LOOP instances=%lld trip=%lld", &want[nwant][0], &want[nwant][1]), 2);
+        nwant++;
+    }
     run_free(&r);
     char dir[4096];
     char *json = host_report("example_bucket_sort", two_threads, (char *[]){"20000", "3", NULL}, dir, sizeof dir);
     const char *omp = member(json, "host_openmp");
     long long thread_loops = 0, trips = 0, regions = 0;
-    for (size_t i = 0; element(omp, "loops", i); i++) {
+    for (size_t i = 0; element(omp, "loops", i) && ngot < 64; i++) {
         const char *l = element(omp, "loops", i);
+        got[ngot][0] = number(l, "instances");
+        got[ngot++][1] = number(l, "trip_total");
         thread_loops += number(l, "thread_instances");
         trips += number(l, "trip_total");
         cr_assert_eq(number(l, "instances"), 3, "every loop of the example runs once per round");
@@ -891,6 +908,13 @@ Test(report, host_openmp_loop_counts_equal_the_runtimes)
                  thread_loops, loops);
     cr_assert_eq(trips, (long long)trip, "trip counts: %lld in the report, %llu by the runtime", trips, trip);
     cr_assert_eq(regions, (long long)parallel);
+    cr_assert_eq(ngot, nwant, "%zu loop rows in the report, %zu loop sites by the runtime", ngot, nwant);
+    qsort(want, nwant, sizeof want[0], by_pair);
+    qsort(got, ngot, sizeof got[0], by_pair);
+    for (size_t i = 0; i < ngot; i++)
+        cr_expect(got[i][0] == want[i][0] && got[i][1] == want[i][1],
+                  "loop %zu: %lld instances, trip %lld in the report; %lld, %lld by the runtime", i, got[i][0],
+                  got[i][1], want[i][0], want[i][1]);
     /* every loop instance of 2 threads has chunks: the threads' busy times are the archive's chunk times */
     host_openmp_facts h;
     cr_assert_eq(host_openmp_check(dir, &h), 0);
