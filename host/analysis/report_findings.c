@@ -264,11 +264,12 @@ static int32_t main_barrier(const ot_report *r, int32_t p)
     return best;
 }
 
-static int imbalance_found_at(const finding_list *l, const ot_report *r, uint32_t line, const char *file)
+/* Whether a loop has the barrier's line: the barrier is that loop's own implicit one. */
+static int loop_at(const ot_report *r, uint32_t line, const char *file)
 {
-    for (size_t i = 0; i < l->count; i++)
-        if (l->items[i].kind == OT_RP_LOOP_IMBALANCE && r->omp_sites[l->items[i].omp_site].line == line &&
-            !strcmp(r->omp_sites[l->items[i].omp_site].file, file))
+    for (size_t i = 0; i < r->omp_site_count; i++)
+        if (r->omp_sites[i].kind == OT_RP_OMP_LOOP && r->omp_sites[i].line == line &&
+            !strcmp(r->omp_sites[i].file, file))
             return 1;
     return 0;
 }
@@ -281,8 +282,8 @@ static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
         (double)x->wait_ns < BARRIER_MIN_SHARE * (double)x->thread_ns)
         return 0;
     int32_t b = main_barrier(r, i);
-    if (b >= 0 && r->omp_sites[b].line && imbalance_found_at(l, r, r->omp_sites[b].line, r->omp_sites[b].file))
-        return 0; /* its loop's imbalance finding already says why */
+    if (b >= 0 && r->omp_sites[b].line && loop_at(r, r->omp_sites[b].line, r->omp_sites[b].file))
+        return 0; /* a loop's imbalance: finding 6 judges it, with the iteration ranges that say why */
     ot_rp_finding *f = add(l, OT_RP_BARRIER_WAIT, -1, -1);
     if (!f)
         return -ENOMEM;
@@ -364,7 +365,7 @@ int ot_report_find(ot_report *r)
         if (!rc)
             rc = device_idle(&l, r, site, fired);
     }
-    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++) /* loops first: barrier_wait looks at them */
+    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
         rc = loop_imbalance(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
         rc = barrier_wait(&l, r, (int32_t)i);
