@@ -308,7 +308,9 @@ static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
 static int host_serial(finding_list *l, const ot_report *r, const ot_rp_gap *g)
 {
     uint64_t host = g->serial_ns + g->wait_ns;
-    if (g->count < SERIAL_MIN_GAPS || g->idle_ns < SERIAL_MIN_NS ||
+    /* Without host OpenMP in the archive (not recorded, or a program without any) a parallel host phase
+     * cannot be told from a serial one, nor host work from the offload runtime's own time between targets. */
+    if (!r->summary.host_openmp_regions || g->count < SERIAL_MIN_GAPS || g->idle_ns < SERIAL_MIN_NS ||
         (double)g->idle_ns < SERIAL_MIN_SHARE * (double)g->gap_ns ||
         (double)host < SERIAL_MIN_SHARE * (double)g->gap_ns)
         return 0;
