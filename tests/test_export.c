@@ -372,3 +372,59 @@ Test(export, a_long_device_kind_is_named_whole)
     cr_assert_not_null(strstr(r.out, want), "device 0's name is cut: %.200s", strstr(r.out, "\"pid\":2"));
     run_free(&r);
 }
+
+/* Sum of the unsigned argument \p key over the slices of category \p cat (one event per line). */
+static unsigned long long sum_arg(const char *text, const char *cat, const char *key, size_t *slices)
+{
+    char want[64], arg[64];
+    snprintf(want, sizeof want, "\"cat\":\"%s\"", cat);
+    snprintf(arg, sizeof arg, "\"%s\":", key);
+    unsigned long long sum = 0;
+    *slices = 0;
+    for (const char *p = text; (p = strstr(p, want)); p++) {
+        const char *end = strchr(p, '\n'), *a = strstr(p, arg);
+        cr_assert(a && (!end || a < end), "a %s slice without \"%s\": %.200s", cat, key, p);
+        sum += strtoull(a + strlen(arg), NULL, 10);
+        (*slices)++;
+    }
+    return sum;
+}
+
+/* Host OpenMP (issue 13): a category per kind, and the attributes as args:
+ * the chunks of a 2-thread team cover each loop's iterations exactly once. */
+Test(export, host_openmp_kinds_have_categories_and_attribute_args)
+{
+    char dir[4096];
+    scratch_path(dir, sizeof dir, "example_bucket_sort");
+    cr_assert_eq(record_program(dir, NULL, (char *[]){"OMP_NUM_THREADS=2", NULL}, "example_bucket_sort",
+                                (char *[]){"20000", "2", NULL}, NULL), 0);
+    char out[4200];
+    snprintf(out, sizeof out, "%s.json", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", out, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export failed: %s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(out, NULL);
+    cr_assert_not_null(text);
+    const char *kinds[] = {"openmp.parallel", "openmp.implicit_task", "openmp.loop", "openmp.chunk",
+                           "openmp.barrier", "openmp.wait", "openmp.masked", "openmp.worksharing"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\"cat\":\"%s\"", kinds[i]);
+        cr_expect(strstr(text, want), "no %s slice", kinds[i]);
+    }
+    cr_expect_null(strstr(text, "\"cat\":\"host openmp\""), "a host OpenMP class kept the catalogue's category");
+    size_t loops, chunks, tasks, firsts;
+    unsigned long long trips = sum_arg(text, "openmp.loop", "iterations", &loops);
+    unsigned long long iterations = sum_arg(text, "openmp.chunk", "iterations", &chunks);
+    sum_arg(text, "openmp.chunk", "first iteration", &firsts);
+    unsigned long long team = sum_arg(text, "openmp.implicit_task", "team size", &tasks);
+    unsigned long long numbers = sum_arg(text, "openmp.implicit_task", "thread number", &tasks);
+    cr_assert_gt(chunks, 0);
+    cr_assert_eq(firsts, chunks);
+    cr_assert_eq(2 * iterations, trips, "chunks carry %llu iterations, the loops (on 2 threads each) %llu", iterations,
+                 trips);
+    cr_assert_eq(team, 2 * tasks, "every implicit task is of a team of 2");
+    cr_assert_eq(2 * numbers, tasks, "thread numbers 0 and 1, as many of each");
+    free(text);
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check/archive_check.h"
+#include "check/host_openmp_check.h"
 #include "check/json_check.h"
 #include "check/run.h"
 #include "check/runtime_counts.h"
@@ -747,5 +748,180 @@ Test(report, saxpy_and_device_tasks_get_the_findings_the_guide_names)
     json = report_json(dir);
     cr_assert_gt(count_findings(json, "round_trip"), 0, "device_tasks: no round trip");
     cr_assert_eq(count_findings(json, "repeated_upload"), 0, "device_tasks: a repeated upload");
+    free(json);
+}
+
+/* ---- host OpenMP (issue 13): tables and findings ---- */
+
+static char *const two_threads[] = {"OMP_NUM_THREADS=2", NULL};
+
+static char *host_report(const char *program, char *const env[], char *const args[], char *dir, size_t size)
+{
+    scratch_path(dir, (unsigned)size, program);
+    char *err = NULL;
+    int rc = record_program(dir, NULL, env, program, args, &err);
+    cr_assert_eq(rc, 0, "record %s failed: %s", program, err ? err : "");
+    free(err);
+    return report_json(dir);
+}
+
+/* The finding of \p kind whose site is examples/\p name's line marked \p marker. */
+static const char *expect_host_finding(const char *json, const char *kind, const char *name, const char *marker)
+{
+    long long line = marked_line(name, marker);
+    const char *f = finding(json, kind, line);
+    cr_assert_not_null(f, "no %s finding at %s:%lld", kind, name, line);
+    cr_assert_gt(number(f, "time_at_stake_ns"), 0);
+    return f;
+}
+
+/* The loop row of the host OpenMP tables at \p line. */
+static const char *host_loop(const char *json, long long line)
+{
+    const char *omp = member(json, "host_openmp");
+    cr_assert_not_null(omp, "no host_openmp member");
+    for (size_t i = 0; element(omp, "loops", i); i++)
+        if (number(element(omp, "loops", i), "line") == line)
+            return element(omp, "loops", i);
+    cr_assert_fail("no loop row at line %lld", line);
+    return NULL;
+}
+
+/* Every loop: its threads' busy times add up to its busy time, the busiest
+ * thread's is at most that, and no thread is busier than the loop lasted. */
+static void busy_times_add_up(const char *json)
+{
+    const char *omp = member(json, "host_openmp");
+    for (size_t i = 0; element(omp, "loops", i); i++) {
+        const char *l = element(omp, "loops", i);
+        long long sum = 0, n = (long long)length(l, "thread_busy_ns");
+        for (long long k = 0; k < n; k++)
+            sum += strtoll(element(l, "thread_busy_ns", (size_t)k), NULL, 10);
+        cr_assert_eq(sum, number(l, "busy_ns"), "loop at line %lld: threads' busy times do not add up",
+                     number(l, "line"));
+        cr_assert_leq(number(l, "busy_max_ns"), number(l, "busy_ns"));
+        cr_assert_geq(number(l, "busy_max_ns"), number(l, "busy_mean_ns"));
+        cr_assert_leq(number(l, "busy_max_ns"), number(l, "total_ns") + 1000, "a thread busier than its loop lasted");
+    }
+}
+
+Test(report, host_openmp_findings_fire_on_host_phases_at_their_lines)
+{
+    char dir[4096];
+    char *json = host_report("example_host_phases", two_threads, (char *[]){"skewed", "3", NULL}, dir, sizeof dir);
+    const char *f = expect_host_finding(json, "loop_imbalance", "host_phases.c", "finding: loop imbalance");
+    cr_assert(strstr(member(f, "message"), "the slowest range is iterations 0-"),
+              "the slow range is not the loop's first block: %.300s", member(f, "message"));
+    const char *loop = host_loop(json, marked_line("host_phases.c", "finding: loop imbalance"));
+    cr_assert_eq(number(element(loop, "slow_ranges", 0), "first"), 0, "the costly quarter starts the loop");
+    cr_assert_leq(number(element(loop, "slow_ranges", 0), "count"), 2000, "at most thread 0's static block");
+    cr_assert_geq(number(element(loop, "slow_ranges", 0), "count"), 1000, "at least the costly quarter");
+    expect_host_finding(json, "barrier_wait", "host_phases.c", "finding: barrier wait");
+    f = expect_host_finding(json, "host_serialises_offload", "host_phases.c", "finding: host serial (after)");
+    char before[64];
+    snprintf(before, sizeof before, "host_phases.c:%lld", marked_line("host_phases.c", "finding: host serial (before)"));
+    cr_assert(string_is(f, "other_site", before), "the serial phase does not end at %s", before);
+    cr_assert_eq(number(f, "count"), 3, "one gap per round");
+    busy_times_add_up(json);
+    free(json);
+}
+
+Test(report, no_host_openmp_findings_on_host_phases_balanced)
+{
+    char dir[4096];
+    char *json = host_report("example_host_phases", two_threads, (char *[]){"balanced", "3", NULL}, dir, sizeof dir);
+    for (size_t i = 0; element(json, "findings", i); i++) {
+        const char *f = element(json, "findings", i);
+        cr_assert(!string_is(f, "kind", "loop_imbalance") && !string_is(f, "kind", "barrier_wait") &&
+                      !string_is(f, "kind", "host_serialises_offload"),
+                  "a host OpenMP finding on the balanced run: %.400s", member(f, "message"));
+    }
+    busy_times_add_up(json);
+    free(json);
+}
+
+/* Four threads on bucket 0's thread: the sort loop is imbalanced, its slow range starts at bucket 0. */
+Test(report, bucket_sort_loop_imbalance_names_bucket_0)
+{
+    char dir[4096];
+    char *json = host_report("example_bucket_sort", (char *[]){"OMP_NUM_THREADS=4", NULL},
+                             (char *[]){"200000", "2", NULL}, dir, sizeof dir);
+    long long line = marked_line("bucket_sort.c", "schedule(dynamic, 1)");
+    const char *f = expect_host_finding(json, "loop_imbalance", "bucket_sort.c", "schedule(dynamic, 1)");
+    cr_assert(strstr(member(f, "message"), "the slowest range is iterations 0-"), "%.400s", member(f, "message"));
+    const char *loop = host_loop(json, line);
+    cr_assert_eq(number(loop, "trip_count"), 64, "one iteration per bucket");
+    cr_assert_eq(number(loop, "instances"), 2, "one per round");
+    cr_assert_eq(number(element(loop, "slow_ranges", 0), "first"), 0);
+    busy_times_add_up(json);
+    free(json);
+}
+
+static int by_pair(const void *a, const void *b)
+{
+    const long long *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The loop instances and trip counts of the report against what the runtime
+ * reports to the independent counting tool (tests/support/ompt_host_counter.c)
+ * in another run of the same program. */
+Test(report, host_openmp_loop_counts_equal_the_runtimes)
+{
+    char prog[4096], tool[4200];
+    snprintf(prog, sizeof prog, "%s/example_bucket_sort", OFFTRACE_BIN_DIR);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-host-counter.so", OFFTRACE_LIB_DIR);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){prog, "20000", "3", NULL}, (char *[]){tool, "OMP_NUM_THREADS=2", NULL}, NULL,
+                             &r), 0);
+    const char *line = strstr(r.err, "HOST_COUNTS ");
+    cr_assert_not_null(line, "the counting tool wrote nothing: %s", r.err);
+    unsigned long long parallel, tasks, loops, trip;
+    cr_assert_eq(sscanf(line, "HOST_COUNTS parallel=%llu implicit_tasks=%llu loops=%llu loop_trip=%llu", &parallel,
+                        &tasks, &loops, &trip), 4);
+    /* per loop site: (instances, trip counts summed), sorted, against the report's rows */
+    long long want[64][2], got[64][2];
+    size_t nwant = 0, ngot = 0;
+    for (const char *t = r.err; (t = strstr(t, "HOST_LOOP ")) && nwant < 64; t++) {
+        cr_assert_eq(sscanf(t, "HOST_LOOP instances=%lld trip=%lld", &want[nwant][0], &want[nwant][1]), 2);
+        nwant++;
+    }
+    run_free(&r);
+    char dir[4096];
+    char *json = host_report("example_bucket_sort", two_threads, (char *[]){"20000", "3", NULL}, dir, sizeof dir);
+    const char *omp = member(json, "host_openmp");
+    long long thread_loops = 0, trips = 0, regions = 0;
+    for (size_t i = 0; element(omp, "loops", i) && ngot < 64; i++) {
+        const char *l = element(omp, "loops", i);
+        got[ngot][0] = number(l, "instances");
+        got[ngot++][1] = number(l, "trip_total");
+        thread_loops += number(l, "thread_instances");
+        trips += number(l, "trip_total");
+        cr_assert_eq(number(l, "instances"), 3, "every loop of the example runs once per round");
+        cr_assert_eq(number(l, "thread_instances"), 2 * number(l, "instances"), "two threads each");
+    }
+    for (size_t i = 0; element(omp, "parallel_regions", i); i++)
+        regions += number(element(omp, "parallel_regions", i), "instances");
+    cr_assert_eq(thread_loops, (long long)loops, "loops on threads: %lld in the report, %llu by the runtime",
+                 thread_loops, loops);
+    cr_assert_eq(trips, (long long)trip, "trip counts: %lld in the report, %llu by the runtime", trips, trip);
+    cr_assert_eq(regions, (long long)parallel);
+    cr_assert_eq(ngot, nwant, "%zu loop rows in the report, %zu loop sites by the runtime", ngot, nwant);
+    qsort(want, nwant, sizeof want[0], by_pair);
+    qsort(got, ngot, sizeof got[0], by_pair);
+    for (size_t i = 0; i < ngot; i++)
+        cr_expect(got[i][0] == want[i][0] && got[i][1] == want[i][1],
+                  "loop %zu: %lld instances, trip %lld in the report; %lld, %lld by the runtime", i, got[i][0],
+                  got[i][1], want[i][0], want[i][1]);
+    /* every loop instance of 2 threads has chunks: the threads' busy times are the archive's chunk times */
+    host_openmp_facts h;
+    cr_assert_eq(host_openmp_check(dir, &h), 0);
+    long long busy = 0;
+    for (size_t i = 0; element(omp, "loops", i); i++)
+        busy += number(element(omp, "loops", i), "busy_ns");
+    cr_assert_eq(busy, (long long)h.chunk_ns, "busy %lld ns in the report, %llu ns in chunks in the archive", busy,
+                 (unsigned long long)h.chunk_ns);
     free(json);
 }

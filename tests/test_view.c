@@ -474,3 +474,30 @@ Test(view, durations_and_ticks_read_well)
     ot_view_format_tick(0, 5, 100, buf, sizeof buf);
     cr_assert_str_eq(buf, "0");
 }
+
+/* Host OpenMP (issue 13): its kinds have legend entries of their own, and a
+ * chunk tells its iterations in the picture's tooltip and the page's bars. */
+Test(view, host_openmp_kinds_have_colours_and_chunks_their_iterations)
+{
+    char dir[4096], svg[4200], html[4200];
+    shared_archive(dir, sizeof dir, "bucket-sort", "example_bucket_sort", (char *[]){"20000", "1", NULL});
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    snprintf(html, sizeof html, "%s.html", dir);
+    size_t length;
+    char *text = view_output(svg, &length, dir, "-o", svg, NULL);
+    expect_well_formed(text, length, svg);
+    const char *legend[] = {"host parallel region / implicit task", "host loop / worksharing",
+                            "host loop chunk / section", "host barrier / taskwait",
+                            "waiting in a host barrier / taskwait", "host masked"};
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++)
+        cr_expect(strstr(text, legend[i]), "no legend entry '%s'", legend[i]);
+    cr_expect(strstr(text, "&#10;iterations 0-"), "no chunk tooltip starting at iteration 0");
+    cr_expect(strstr(text, "&#10;20000 iterations"), "no loop tooltip with its trip count");
+    free(text);
+    text = view_output(html, NULL, dir, "-o", html, NULL);
+    cr_expect(strstr(text, "waiting in a host barrier / taskwait"), "the page's classes lack host OpenMP");
+    /* a chunk bar: [row, level, a, b, start, dur, region, bytes, id, parent, iterations, first iteration] */
+    cr_expect(strstr(text, ",1,0]"), "no bar of the dynamic loop's chunk of bucket 0 (1 iteration from 0)");
+    cr_expect(strstr(text, ",64,-1]"), "no bar of the dynamic loop with its 64 iterations");
+    free(text);
+}

@@ -78,9 +78,31 @@ static int64_t rel(const exporter *e, uint64_t t)
     return (int64_t)(t - e->origin);
 }
 
-/* The export column of the catalogue: a region's "cat". */
+/* Host OpenMP (issue 13): one "cat" per kind, so that a viewer can filter
+ * loops, chunks or waiting apart; the OMPT kind (region role) splits the
+ * worksharing and sync classes. NULL for the other classes. Classes added
+ * later (explicit tasks, locks) keep their catalogue column until they get
+ * a line here. */
+static const char *host_openmp_category(const ot_tr_region *r)
+{
+    switch (r->cls) {
+    case OFFTRACE_CLASS_HOST_PARALLEL: return "openmp.parallel";
+    case OFFTRACE_CLASS_HOST_IMPLICIT_TASK: return "openmp.implicit_task";
+    case OFFTRACE_CLASS_HOST_WORK: return r->role == OTF2_REGION_ROLE_LOOP ? "openmp.loop" : "openmp.worksharing";
+    case OFFTRACE_CLASS_HOST_CHUNK: return r->role == OTF2_REGION_ROLE_SECTION ? "openmp.section" : "openmp.chunk";
+    case OFFTRACE_CLASS_HOST_SYNC: return r->role == OTF2_REGION_ROLE_TASK_WAIT ? "openmp.taskwait" : "openmp.barrier";
+    case OFFTRACE_CLASS_HOST_SYNC_WAIT: return "openmp.wait";
+    case OFFTRACE_CLASS_HOST_MASKED: return "openmp.masked";
+    default: return NULL;
+    }
+}
+
+/* The export column of the catalogue: a region's "cat" (host OpenMP refined above). */
 static const char *category(const ot_tr_region *r)
 {
+    const char *omp = host_openmp_category(r);
+    if (omp)
+        return omp;
     const offtrace_class_info *c = offtrace_class((offtrace_event_class)r->cls);
     return c ? c->export_category : "other";
 }
@@ -169,6 +191,18 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         OT_JW_LIT(w, "\",\"device address\":\"");
         ot_jw_hex(w, span->last.device_address);
         OT_JW_LIT(w, "\"");
+        any = 1;
+    }
+    /* host OpenMP: a chunk's iterations, a loop's trip count, an implicit task's team */
+    static const char *const attribute_keys[OT_TR_ATTRS] = {
+        [OT_TR_ATTR_FIRST_ITERATION] = "\"first iteration\":", [OT_TR_ATTR_ITERATIONS] = "\"iterations\":",
+        [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":"};
+    for (int k = 0; span->attrs && k < OT_TR_ATTRS; k++) {
+        if (!(span->attrs >> k & 1))
+            continue;
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        ot_jw_raw(w, attribute_keys[k], strlen(attribute_keys[k]));
+        ot_jw_u64(w, span->attr[k]);
         any = 1;
     }
     if (span->unfinished) {

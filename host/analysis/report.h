@@ -111,18 +111,93 @@ typedef struct ot_rp_xsite {
     uint64_t count, bytes, ns, min_bytes, max_bytes;
 } ot_rp_xsite;
 
+/* ---- host OpenMP (issue 13; report_openmp.c collects, docs/report.md "Host OpenMP") ---- */
+
+/** What a host OpenMP site is. Explicit tasks and mutual exclusion (issue 13,
+ *  later steps) add their kinds here, their statistics to ot_rp_omp_site's
+ *  block of their own and their collection to report_openmp.c's class switch. */
+typedef enum ot_rp_omp_kind {
+    OT_RP_OMP_PARALLEL,  /**< a parallel region (its encountering thread's `parallel @f:l`) */
+    OT_RP_OMP_LOOP,      /**< a worksharing loop (role LOOP: loop, distribute, taskloop) */
+    OT_RP_OMP_SYNC,      /**< a barrier, implicit barrier, taskwait or taskgroup, with its waiting part */
+    OT_RP_OMP_KINDS
+} ot_rp_omp_kind;
+
+/** A loop's iteration space is kept as this many bins of time and iterations
+ *  (exact per iteration for loops of at most this many iterations). */
+#define OT_RP_LOOP_BINS 256
+/** The slowest iteration ranges kept per loop. */
+#define OT_RP_SLOW_RANGES 3
+
+/** An iteration range of a loop: its first logical iteration and size, and over all instances the
+ *  iterations run in it and their time (ns / executed: time per iteration). */
+typedef struct ot_rp_range {
+    uint64_t first, count, executed, ns;
+} ot_rp_range;
+
+/** A host OpenMP site: one source line of one kind. */
+typedef struct ot_rp_omp_site {
+    char *name;                  /**< region name, "loop (dynamic) @bucket_sort.c:84" */
+    char *site;                  /**< "bucket_sort.c:84" (the name when it has no site) */
+    char *file;
+    uint32_t line;
+    ot_rp_omp_kind kind;
+    uint64_t instances;          /**< team executions (a loop's or barrier's threads together are one) */
+    uint64_t thread_instances;   /**< regions on threads (a loop of a team of 4 run once: 4) */
+    uint32_t threads;            /**< the largest team seen */
+    uint64_t wall_ns;            /**< sum over instances of first thread in .. last thread out */
+    uint64_t wait_ns;            /**< parallel: its team's threads waiting in barriers and taskwaits within
+                                      it; sync: waiting in it (clipped to the end of its parallel region) */
+    /* parallel */
+    uint64_t thread_ns;          /**< team size x wall time, summed over instances */
+    /* loop */
+    char schedule[16];           /**< "static", "dynamic", "guided", "" (from the OMPT work kind) */
+    uint64_t trip;               /**< trip count of its first instance */
+    uint64_t trip_total;         /**< trip counts summed over instances */
+    int trip_varies;             /**< instances had different trip counts */
+    uint64_t chunks, chunk_iterations;
+    uint64_t busy_ns;            /**< all threads' busy time (in chunks, or in the loop less waiting) */
+    uint64_t busy_max_ns;        /**< sum over instances of the busiest thread's busy time */
+    uint64_t busy_mean_ns;       /**< sum over instances of the mean busy time of its team */
+    uint64_t *thread_busy_ns;    /**< by thread number: busy time summed over instances */
+    uint32_t thread_busy_count;
+    uint64_t *bin_ns, *bin_iterations; /**< OT_RP_LOOP_BINS each (loops with chunks), else NULL */
+    uint64_t bin_trip;           /**< the trip count the bins divide */
+    ot_rp_range slow[OT_RP_SLOW_RANGES]; /**< slowest ranges by time beyond the loop's mean per iteration */
+    uint32_t slow_count;
+    /* sync */
+    int32_t parallel_site;       /**< the parallel site it ran in (the last seen), -1 none */
+    /* explicit tasks, locks and critical sections (issue 13, later steps): their statistics here */
+} ot_rp_omp_site;
+
+/** Device idle between two target regions of one host thread while that
+ *  thread ran serially or waited (finding "host serialises the offload"). */
+typedef struct ot_rp_gap {
+    int32_t from_site, to_site;  /**< the target construct sites before and after (r->sites) */
+    int device;
+    uint64_t count;              /**< gaps */
+    uint64_t gap_ns, idle_ns;    /**< host time between them; the device's idle part of it */
+    uint64_t serial_ns;          /**< the thread outside every parallel region */
+    uint64_t wait_ns;            /**< the thread waiting in a barrier, taskwait or taskgroup */
+    int32_t wait_site;           /**< omp site of the sync region it waited in longest, -1 */
+} ot_rp_gap;
+
 typedef enum ot_rp_finding_kind {
     OT_RP_REPEATED_UPLOAD,
     OT_RP_ROUND_TRIP,
     OT_RP_TINY_TRANSFERS,
     OT_RP_SHORT_KERNELS,
     OT_RP_DEVICE_IDLE,
+    OT_RP_LOOP_IMBALANCE,       /**< host OpenMP: threads of a loop busy for very different times */
+    OT_RP_BARRIER_WAIT,         /**< host OpenMP: a parallel region's threads mostly wait */
+    OT_RP_HOST_SERIAL,          /**< host OpenMP: the device idles while the host runs serially or waits */
     OT_RP_FINDING_KINDS
 } ot_rp_finding_kind;
 
 typedef struct ot_rp_finding {
     ot_rp_finding_kind kind;
-    int32_t site, other_site;    /**< other_site: partner of a round trip, else -1 */
+    int32_t site, other_site;    /**< other_site: partner of a round trip, else -1; site -1: see omp_site */
+    int32_t omp_site;            /**< the host OpenMP site of a host OpenMP finding (r->omp_sites), else -1 */
     int device;                  /**< -1 unknown */
     uint64_t count;              /**< occurrences (copies, launches, ...) */
     uint64_t bytes_at_stake, ns_at_stake;
@@ -139,6 +214,8 @@ typedef struct ot_rp_summary {
     uint64_t unmatched_completions; /**< completions without their put/get */
     uint64_t transfers_without_address;
     uint64_t history_evictions;     /**< ranges the bounded history forgot */
+    uint64_t host_openmp_regions;   /**< host OpenMP region instances read (0: no host OpenMP tables) */
+    uint64_t omp_instances_dropped; /**< loop instances finished early for want of room (report_openmp.c) */
     char partial[160];              /**< OFFTRACE::PARTIAL when not "no" */
 } ot_rp_summary;
 
@@ -150,6 +227,8 @@ typedef struct ot_report {
     ot_rp_kernel *kernels;   size_t kernel_count, kernel_cap;
     ot_rp_xsite *xsites;     size_t xsite_count, xsite_cap;
     ot_rp_finding *findings; size_t finding_count;
+    ot_rp_omp_site *omp_sites; size_t omp_site_count, omp_site_cap;
+    ot_rp_gap *gaps;         size_t gap_count, gap_cap;
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */
@@ -234,6 +313,23 @@ int ot_report_kernel_outlier(const ot_rp_kernel *k, uint64_t *others_mean);
  * \return malloc'd array of r's row count (caller frees), NULL if empty.
  */
 size_t *ot_report_order(const ot_report *r, char which, ot_rp_sort sort, size_t *count);
+
+/** \brief Row order of the host OpenMP sites of \p kind with instances, by total time (wall_ns; wait_ns for
+ *  barriers), ties by site.
+ *  \return malloc'd array (caller frees), NULL if none. */
+size_t *ot_report_omp_order(const ot_report *r, ot_rp_omp_kind kind, size_t *count);
+
+/** \brief The host OpenMP tables (report_openmp_print.c), only for an archive with host OpenMP:
+ *  text (parallel regions, loops with their slowest ranges, barriers, gaps between targets) and the
+ *  "host_openmp" member of the JSON object (followed by a comma). */
+void ot_report_print_omp_text(const ot_report *r, const ot_rp_options *o, FILE *to);
+void ot_report_print_omp_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief The JSON id of a host OpenMP kind: "parallel", "loop", "sync". */
+const char *ot_report_omp_kind_id(ot_rp_omp_kind k);
+
+/** \brief A loop's imbalance: busiest thread over mean, summed over instances (1.0: none; 0 if no time). */
+double ot_report_loop_imbalance(const ot_rp_omp_site *s);
 
 /** \brief The JSON id of a kind: "target", "enter_data", "exit_data", "update", "api", "outside". */
 const char *ot_report_kind_id(ot_rp_kind k);

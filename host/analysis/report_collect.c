@@ -175,6 +175,8 @@ static void instance_begin(rp_state *s, rp_thread *t, const ot_tr_span *span)
     ot_rp_site *row = &s->r->sites[site];
     row->count++;
     s->r->summary.constructs[row->kind]++;
+    if (span->region->construct == OT_TR_CONSTRUCT_TARGET)
+        rp_omp_target_begin(s, (int32_t)(t - s->threads), site, span->begin);
 }
 
 /* Start-up candidates: the earliest entered instance of each device, and
@@ -240,6 +242,8 @@ static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
         x->max_ns = ns;
     x->busy_ns += f->busy_ns < ns ? f->busy_ns : ns;
     rp_streak_instance_end(t, f, ns > f->kernel_ns ? ns - f->kernel_ns : 0);
+    if (f->region->construct == OT_TR_CONSTRUCT_TARGET)
+        rp_omp_target_end(s, (int32_t)(t - s->threads), f->site, f->device, time);
     if (--t->instances == 0 && --s->threads_inside == 0)
         s->r->summary.inside_ns += time - s->inside_since;
 }
@@ -256,16 +260,27 @@ static int is_alloc_op(const ot_tr_region *region)
     return region->klass == OT_TR_DATA_OP && (region->op == OT_TR_OP_ALLOC || region->op == OT_TR_OP_DELETE);
 }
 
+/* A kernel or transfer keeps its device busy (the host OpenMP gaps between targets). */
+static int is_device_activity(const ot_tr_location *loc, const ot_tr_region *region)
+{
+    return (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
+           (loc->klass == OT_TR_RDMA && region->klass == OT_TR_TRANSFER);
+}
+
 static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     rp_state *s = user;
     const ot_tr_region *region = span->region;
     ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
+    if (is_device_activity(loc, region))
+        rp_omp_device_activity(s, loc->device, span->begin, 1);
     if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
         return rp_kernel_enter(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
     if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
         return 0;
+    if (region->klass == OT_TR_HOST_OPENMP)
+        return rp_omp_enter(s, slot, loc, span);
     if (is_instance(region))
         instance_begin(s, &s->threads[slot], span);
     else if (region->klass == OT_TR_TARGET_DATA)
@@ -280,11 +295,15 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_span *x = span->data;
     if (span->unfinished)
         return 0;
+    if (is_device_activity(loc, span->region))
+        rp_omp_device_activity(s, loc->device, span->end, 0);
     if (x->kind == RP_SPAN_KERNEL)
         return rp_kernel_leave(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
     if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
         return 0;
+    if (x->kind == RP_SPAN_OMP)
+        return rp_omp_leave(s, slot, loc, span);
     rp_thread *t = &s->threads[slot];
     if (x->kind == RP_SPAN_INSTANCE)
         instance_end(s, t, &x->instance, span->end);
@@ -348,7 +367,7 @@ static int setup_locations(rp_state *s, const ot_tr_archive *a)
         if (s->slot_of_location[i] >= 0)
             s->threads[s->slot_of_location[i]].loc = ot_tr_location_at(a, i);
     s->r->summary.host_threads = s->thread_count;
-    return 0;
+    return rp_omp_begin(s);
 }
 
 static int on_begin(void *user, const ot_tr_archive *a)
@@ -394,6 +413,7 @@ static void wrap_up(rp_state *s)
     for (size_t i = 0; i < s->thread_count; i++)
         rp_streak_close(s, &s->threads[i]);
     s->r->summary.history_evictions = rp_history_evictions(s->history);
+    rp_omp_wrap_up(s);
     startup_settle(s);
     compact_devices(s);
 }
@@ -408,6 +428,7 @@ static void state_free(rp_state *s)
     rp_index_free(&s->kernel_rows);
     rp_index_free(&s->xsite_rows);
     rp_history_free(s->history);
+    rp_omp_free(s);
 }
 
 int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)

@@ -20,6 +20,14 @@
 #define IDLE_MIN_SHARE 0.50         /* of the host's time in the site */
 #define IDLE_MIN_NS 1000000ull      /* 1 ms */
 #define IDLE_MIN_INSTANCES 3        /* a one-off (the final free) is not a pattern */
+/* host OpenMP (issue 13) */
+#define IMBALANCE_MIN_RATIO 1.6     /* busiest thread over the mean: over 3/8 of the team's loop time lost */
+#define IMBALANCE_MIN_NS 1000000ull /* 1 ms beyond the mean, over all instances */
+#define BARRIER_MIN_SHARE 0.40      /* of the team's thread time spent waiting (one of 2 threads working: 0.5) */
+#define BARRIER_MIN_NS 1000000ull   /* 1 ms of waiting over all threads */
+#define SERIAL_MIN_GAPS 3           /* gaps between the same two targets before it is a pattern */
+#define SERIAL_MIN_NS 1000000ull    /* 1 ms of device idle time */
+#define SERIAL_MIN_SHARE 0.50       /* of the gap: the device idle, and the host serial or waiting */
 
 typedef struct finding_list {
     ot_rp_finding *items;
@@ -37,7 +45,7 @@ static ot_rp_finding *add(finding_list *l, ot_rp_finding_kind kind, int32_t site
         l->cap = n;
     }
     ot_rp_finding *f = &l->items[l->count++];
-    *f = (ot_rp_finding){.kind = kind, .site = site, .other_site = -1, .device = device};
+    *f = (ot_rp_finding){.kind = kind, .site = site, .other_site = -1, .omp_site = -1, .device = device};
     return f;
 }
 
@@ -197,6 +205,141 @@ static int device_idle(finding_list *l, const ot_report *r, int32_t i, int short
     return 0;
 }
 
+/* ---- host OpenMP (issue 13) ---- */
+
+static const char *range_text(const ot_rp_range *g, char *buf, size_t size)
+{
+    if (g->count == 1)
+        snprintf(buf, size, "iteration %llu", (unsigned long long)g->first);
+    else
+        snprintf(buf, size, "iterations %llu-%llu", (unsigned long long)g->first,
+                 (unsigned long long)(g->first + g->count - 1));
+    return buf;
+}
+
+/* 6. The threads of a loop are busy for very different times. */
+static int loop_imbalance(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_omp_site *x = &r->omp_sites[i];
+    double ratio = ot_report_loop_imbalance(x);
+    uint64_t stake = x->busy_max_ns > x->busy_mean_ns ? x->busy_max_ns - x->busy_mean_ns : 0;
+    if (x->kind != OT_RP_OMP_LOOP || x->threads < 2 || ratio < IMBALANCE_MIN_RATIO || stake < IMBALANCE_MIN_NS)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_LOOP_IMBALANCE, -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->omp_site = i;
+    f->count = x->instances;
+    f->ns_at_stake = stake;
+    char mx[32], mn[32], slow[256] = "", rg[64], per[32], avg[32];
+    if (x->slow_count) {
+        const ot_rp_range *g = &x->slow[0];
+        uint64_t all_ns = 0, all_it = 0;
+        for (int b = 0; b < OT_RP_LOOP_BINS; b++)
+            all_ns += x->bin_ns[b], all_it += x->bin_iterations[b];
+        snprintf(slow, sizeof slow, "; the slowest range is %s (%llu of %llu), %s per iteration against %s on "
+                 "average",
+                 range_text(g, rg, sizeof rg), (unsigned long long)g->count, (unsigned long long)x->bin_trip,
+                 ot_report_time(g->ns / g->executed, per, sizeof per),
+                 ot_report_time(all_it ? all_ns / all_it : 0, avg, sizeof avg));
+    }
+    snprintf(f->message, sizeof f->message,
+             "the loop at %s (%s%sschedule, %llu instances, %u threads) keeps its threads unequally busy: the "
+             "busiest thread works %.1fx the mean (%s against %s over all instances)%s. Give the slow iterations "
+             "to more threads: a dynamic or guided schedule with small chunks, the costly iterations first, or "
+             "split their work.",
+             x->site, x->schedule, x->schedule[0] ? " " : "", (unsigned long long)x->instances, x->threads, ratio,
+             ot_report_time(x->busy_max_ns, mx, sizeof mx), ot_report_time(x->busy_mean_ns, mn, sizeof mn), slow);
+    return 0;
+}
+
+/* The sync site of parallel site \p p where its threads waited longest, -1. */
+static int32_t main_barrier(const ot_report *r, int32_t p)
+{
+    int32_t best = -1;
+    for (size_t i = 0; i < r->omp_site_count; i++)
+        if (r->omp_sites[i].kind == OT_RP_OMP_SYNC && r->omp_sites[i].parallel_site == p &&
+            (best < 0 || r->omp_sites[i].wait_ns > r->omp_sites[best].wait_ns))
+            best = (int32_t)i;
+    return best;
+}
+
+/* Whether a loop has the barrier's line: the barrier is that loop's own implicit one. */
+static int loop_at(const ot_report *r, uint32_t line, const char *file)
+{
+    for (size_t i = 0; i < r->omp_site_count; i++)
+        if (r->omp_sites[i].kind == OT_RP_OMP_LOOP && r->omp_sites[i].line == line &&
+            !strcmp(r->omp_sites[i].file, file))
+            return 1;
+    return 0;
+}
+
+/* 7. The threads of a parallel region mostly wait in its barriers. */
+static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_omp_site *x = &r->omp_sites[i];
+    if (x->kind != OT_RP_OMP_PARALLEL || x->threads < 2 || x->wait_ns < BARRIER_MIN_NS ||
+        (double)x->wait_ns < BARRIER_MIN_SHARE * (double)x->thread_ns)
+        return 0;
+    int32_t b = main_barrier(r, i);
+    if (b >= 0 && r->omp_sites[b].line && loop_at(r, r->omp_sites[b].line, r->omp_sites[b].file))
+        return 0; /* a loop's imbalance: finding 6 judges it, with the iteration ranges that say why */
+    ot_rp_finding *f = add(l, OT_RP_BARRIER_WAIT, -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->omp_site = i;
+    f->count = x->instances;
+    f->ns_at_stake = x->wait_ns;
+    char w[32], tt[32], most[320] = "", bw[32];
+    if (b >= 0)
+        snprintf(most, sizeof most, "; most of it in %s (%s)", r->omp_sites[b].name,
+                 ot_report_time(r->omp_sites[b].wait_ns, bw, sizeof bw));
+    snprintf(f->message, sizeof f->message,
+             "the threads of the parallel region at %s (%llu instances, %u threads) spend %.0f%% of their time "
+             "waiting in barriers: %s of %s%s. The work before the barrier is done by fewer threads than wait "
+             "for it: share it (a worksharing loop, tasks), or let the others go on (`nowait`) where the "
+             "barrier is not needed.",
+             x->site, (unsigned long long)x->instances, x->threads, 100.0 * (double)x->wait_ns / (double)x->thread_ns,
+             ot_report_time(x->wait_ns, w, sizeof w), ot_report_time(x->thread_ns, tt, sizeof tt), most);
+    return 0;
+}
+
+/* 8. The device idles between two target regions while their host thread runs serially or waits. */
+static int host_serial(finding_list *l, const ot_report *r, const ot_rp_gap *g)
+{
+    uint64_t host = g->serial_ns + g->wait_ns;
+    /* Without host OpenMP in the archive (not recorded, or a program without any) a parallel host phase
+     * cannot be told from a serial one, nor host work from the offload runtime's own time between targets. */
+    if (!r->summary.host_openmp_regions || g->count < SERIAL_MIN_GAPS || g->idle_ns < SERIAL_MIN_NS ||
+        (double)g->idle_ns < SERIAL_MIN_SHARE * (double)g->gap_ns ||
+        (double)host < SERIAL_MIN_SHARE * (double)g->gap_ns)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_HOST_SERIAL, g->from_site, g->device);
+    if (!f)
+        return -ENOMEM;
+    f->other_site = g->to_site;
+    f->omp_site = g->wait_site;
+    f->count = g->count;
+    f->ns_at_stake = g->idle_ns < host ? g->idle_ns : host;
+    char dev[32], idle[32], gap[32], ser[32], wt[32], what[400];
+    int waits = g->wait_ns > g->serial_ns;
+    if (waits && g->wait_site >= 0)
+        snprintf(what, sizeof what, "waited %s, most of it in %s: let the device work meanwhile (`target "
+                 "nowait` before the barrier) or shorten the work the barrier waits for",
+                 ot_report_time(g->wait_ns, wt, sizeof wt), r->omp_sites[g->wait_site].name);
+    else
+        snprintf(what, sizeof what, "ran serially, outside every parallel region, for %s%s: parallelise that "
+                 "phase, or overlap it with the device (`target nowait` and `taskwait`, or move it into a target "
+                 "region)",
+                 ot_report_time(g->serial_ns, ser, sizeof ser), g->wait_ns ? " (and waited in barriers)" : "");
+    snprintf(f->message, sizeof f->message,
+             "between the target at %s and the next target at %s, %s sat idle %s of %s in %llu gaps while the host thread %s.",
+             r->sites[g->from_site].site, r->sites[g->to_site].site, device_text(g->device, dev, sizeof dev),
+             ot_report_time(g->idle_ns, idle, sizeof idle), ot_report_time(g->gap_ns, gap, sizeof gap),
+             (unsigned long long)g->count, what);
+    return 0;
+}
+
 static int by_stake(const void *pa, const void *pb)
 {
     const ot_rp_finding *a = pa, *b = pb;
@@ -224,6 +367,12 @@ int ot_report_find(ot_report *r)
         if (!rc)
             rc = device_idle(&l, r, site, fired);
     }
+    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
+        rc = loop_imbalance(&l, r, (int32_t)i);
+    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
+        rc = barrier_wait(&l, r, (int32_t)i);
+    for (size_t i = 0; i < r->gap_count && rc == 0; i++)
+        rc = host_serial(&l, r, &r->gaps[i]);
     if (rc) {
         free(l.items);
         return rc;

@@ -138,7 +138,11 @@ static void biggest_finding(const ot_report *r, FILE *out)
 {
     if (!r->finding_count) {
         fprintf(out, "No findings: no repeated uploads, round trips, batchable tiny transfers, kernels "
-                 "shorter than their launch, or idle devices the host waited for.");
+                 "shorter than their launch, %s",
+                 r->summary.host_openmp_regions ? "idle devices the host waited for, imbalanced host loops, "
+                                                  "barrier-bound parallel regions, or host phases that keep the "
+                                                  "device idle."
+                                                : "or idle devices the host waited for.");
         return;
     }
     const ot_rp_finding *f = &r->findings[0];

@@ -196,13 +196,22 @@ static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
     fputs("  \"findings\": [", to);
     for (size_t i = 0; i < shown; i++) {
         const ot_rp_finding *f = &r->findings[i];
-        const ot_rp_site *s = &r->sites[f->site];
         fputs(i ? ",\n    {" : "\n    {", to);
         field(to, "kind", ot_report_finding_id(f->kind), 1);
-        field(to, "site", s->site, 1);
-        field(to, "file", s->file, 1);
-        number(to, "line", s->line, 1);
-        field(to, "construct", ot_report_kind_id(s->kind), 1);
+        if (f->site >= 0) {
+            const ot_rp_site *s = &r->sites[f->site];
+            field(to, "site", s->site, 1);
+            field(to, "file", s->file, 1);
+            number(to, "line", s->line, 1);
+            field(to, "construct", ot_report_kind_id(s->kind), 1);
+        } else { /* a host OpenMP finding: its loop or parallel region */
+            const ot_rp_omp_site *s = &r->omp_sites[f->omp_site];
+            field(to, "site", s->site, 1);
+            field(to, "file", s->file, 1);
+            number(to, "line", s->line, 1);
+            field(to, "construct", ot_report_omp_kind_id(s->kind), 1);
+        }
+        field(to, "host_openmp_site", f->omp_site >= 0 ? r->omp_sites[f->omp_site].name : "", 1);
         field(to, "other_site", f->other_site >= 0 ? r->sites[f->other_site].site : "", 1);
         fprintf(to, "\"device\": %d, ", f->device);
         number(to, "count", f->count, 1);
@@ -225,6 +234,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     table(r, o, to, "constructs", 's', construct, 1);
     table(r, o, to, "kernels", 'k', kernel, 1);
     table(r, o, to, "transfer_sites", 'x', xsite, 1);
+    ot_report_print_omp_json(r, o, to);
     findings(r, o, to);
     fputs("}\n", to);
 }

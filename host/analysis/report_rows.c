@@ -92,14 +92,17 @@ const char *ot_report_kind_id(ot_rp_kind k)
 const char *ot_report_finding_title(ot_rp_finding_kind k)
 {
     static const char *titles[OT_RP_FINDING_KINDS] = {"repeated upload", "round trip", "tiny transfers",
-                                                      "kernels shorter than their launch", "device idle"};
+                                                      "kernels shorter than their launch", "device idle",
+                                                      "load imbalance in a loop", "barrier wait dominates",
+                                                      "host work serialises the offload"};
     return k < OT_RP_FINDING_KINDS ? titles[k] : "?";
 }
 
 const char *ot_report_finding_id(ot_rp_finding_kind k)
 {
     static const char *ids[OT_RP_FINDING_KINDS] = {"repeated_upload", "round_trip", "tiny_transfers",
-                                                   "short_kernels", "device_idle"};
+                                                   "short_kernels", "device_idle", "loop_imbalance",
+                                                   "barrier_wait", "host_serialises_offload"};
     return k < OT_RP_FINDING_KINDS ? ids[k] : "?";
 }
 
@@ -157,6 +160,17 @@ void ot_report_free(ot_report *r)
         free(r->kernels[i].name);
         free(r->kernels[i].short_name);
     }
+    for (size_t i = 0; i < r->omp_site_count; i++) {
+        ot_rp_omp_site *x = &r->omp_sites[i];
+        free(x->name);
+        free(x->site);
+        free(x->file);
+        free(x->thread_busy_ns);
+        free(x->bin_ns);
+        free(x->bin_iterations);
+    }
+    free(r->omp_sites);
+    free(r->gaps);
     free(r->sites);
     free(r->kernels);
     free(r->xsites);
@@ -165,4 +179,42 @@ void ot_report_free(ot_report *r)
     free(r->archive);
     free(r->creator);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- host OpenMP rows ---- */
+
+static const ot_report *omp_order_report; /* qsort has no context argument */
+
+static int by_omp_time(const void *pa, const void *pb)
+{
+    const ot_rp_omp_site *a = &omp_order_report->omp_sites[*(const size_t *)pa];
+    const ot_rp_omp_site *b = &omp_order_report->omp_sites[*(const size_t *)pb];
+    uint64_t ta = a->kind == OT_RP_OMP_SYNC ? a->wait_ns : a->wall_ns;
+    uint64_t tb = b->kind == OT_RP_OMP_SYNC ? b->wait_ns : b->wall_ns;
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    return strcmp(a->site, b->site);
+}
+
+size_t *ot_report_omp_order(const ot_report *r, ot_rp_omp_kind kind, size_t *count)
+{
+    *count = 0;
+    size_t *rows = malloc((r->omp_site_count ? r->omp_site_count : 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    for (size_t i = 0; i < r->omp_site_count; i++)
+        if (r->omp_sites[i].kind == kind && r->omp_sites[i].instances)
+            rows[(*count)++] = i;
+    if (!*count) {
+        free(rows);
+        return NULL;
+    }
+    omp_order_report = r;
+    qsort(rows, *count, sizeof *rows, by_omp_time);
+    return rows;
+}
+
+double ot_report_loop_imbalance(const ot_rp_omp_site *s)
+{
+    return s->busy_mean_ns ? (double)s->busy_max_ns / (double)s->busy_mean_ns : 0.0;
 }

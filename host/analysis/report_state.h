@@ -68,12 +68,26 @@ typedef struct rp_open_kernel {
     uint64_t serial;
 } rp_open_kernel;
 
+/** An open host OpenMP region (report_openmp.c): what its Leave needs. */
+typedef struct rp_omp_span {
+    int32_t site;              /* its omp site, -1 none */
+    void *team;                /* parallel: the team it forked; implicit task: the team it belongs to */
+    uint64_t team_serial;
+    void *loop;                /* work (loop): its loop instance */
+    uint64_t loop_serial;
+    uint64_t wait_ns;          /* work: waiting inside it */
+    uint32_t saved_number, saved_size; /* implicit task: the thread's enclosing team, restored at its end */
+    void *saved_team;
+    uint64_t saved_team_serial;
+} rp_omp_span;
+
 /** What the report keeps with an open region instance (the reader's scratch for it). */
 typedef struct rp_span {
-    enum { RP_SPAN_OTHER, RP_SPAN_INSTANCE, RP_SPAN_KERNEL } kind;
+    enum { RP_SPAN_OTHER, RP_SPAN_INSTANCE, RP_SPAN_KERNEL, RP_SPAN_OMP } kind;
     union {
         rp_frame instance;
         rp_open_kernel kernel;
+        rp_omp_span omp;
     };
 } rp_span;
 
@@ -101,6 +115,7 @@ typedef struct rp_state {
     int threads_inside;        /* host threads with a construct open */
     uint64_t inside_since;
     int failed;                /* out of memory: the read stops */
+    struct rp_omp *omp;        /* host OpenMP (report_openmp.c) */
 } rp_state;
 
 /* report_collect.c */
@@ -135,5 +150,20 @@ int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, const ot_tr_tra
 void rp_streak_close(rp_state *s, rp_thread *t);
 /** \brief An instance that took part in \p t's streak ended, after \p non_kernel_ns outside kernels. */
 void rp_streak_instance_end(rp_thread *t, const rp_frame *f, uint64_t non_kernel_ns);
+
+/* report_openmp.c: host OpenMP (issue 13) */
+/** \brief Set up after the locations are known. \return 0 or -ENOMEM. */
+int rp_omp_begin(rp_state *s);
+/** \brief A host OpenMP region (reader class HOST_OPENMP) enters / leaves on host thread \p slot. */
+int rp_omp_enter(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_tr_span *span);
+int rp_omp_leave(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_tr_span *span);
+/** \brief A kernel or transfer of \p device starts (\p starts 1) or ends (0) at \p t. */
+void rp_omp_device_activity(rp_state *s, int device, uint64_t t, int starts);
+/** \brief A `target` instance of \p site begins / ends on host thread \p slot (device: the one it used). */
+void rp_omp_target_begin(rp_state *s, int32_t slot, int32_t site, uint64_t t);
+void rp_omp_target_end(rp_state *s, int32_t slot, int32_t site, int device, uint64_t t);
+/** \brief Finish what is open, derive the slow ranges; free the pass's state. */
+void rp_omp_wrap_up(rp_state *s);
+void rp_omp_free(rp_state *s);
 
 #endif

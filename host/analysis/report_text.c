@@ -288,6 +288,7 @@ void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     constructs(r, o, to);
     kernels(r, o, to);
     transfer_sites(r, o, to);
+    ot_report_print_omp_text(r, o, to);
     findings(r, o, to);
     notes(r, to);
 }

@@ -72,6 +72,8 @@ struct ot_tr_archive {
     size_t location_property_count;
     int other_catalogue;         /* an offtrace archive without this catalogue's class table */
     uint32_t host_address_attr, device_address_attr;
+    uint32_t span_attr[OT_TR_ATTRS]; /* OTF2 attribute of each ot_tr_attribute, NO_ATTRIBUTE if undefined */
+    int span_attrs;                  /* the archive defines one of them */
     uint64_t first_time, duration, realtime, resolution;
     size_t accelerator_groups;
     char *creator;
@@ -258,6 +260,14 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         a->host_address_attr = self;
     else if (!strcmp(string_of(a, name), "device address"))
         a->device_address_attr = self;
+    static const char *const span_attribute_names[OT_TR_ATTRS] = {
+        [OT_TR_ATTR_FIRST_ITERATION] = "first iteration", [OT_TR_ATTR_ITERATIONS] = "iterations",
+        [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number"};
+    for (int k = 0; k < OT_TR_ATTRS; k++)
+        if (!strcmp(string_of(a, name), span_attribute_names[k])) {
+            a->span_attr[k] = self;
+            a->span_attrs = 1;
+        }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -521,8 +531,20 @@ static void attach(ot_tr_span *s, const ot_tr_transfer *x)
     s->last.data = NULL;
 }
 
+/* The span attributes an Enter carries (only an archive that defines them looks). */
+static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_span *s)
+{
+    s->attrs = 0;
+    if (!al || !a->span_attrs || OTF2_AttributeList_GetNumberOfElements(al) == 0)
+        return;
+    for (int k = 0; k < OT_TR_ATTRS; k++)
+        if (a->span_attr[k] != NO_ATTRIBUTE && OTF2_AttributeList_GetUint64(al, a->span_attr[k], &s->attr[k]) ==
+                                                   OTF2_SUCCESS)
+            s->attrs |= 1u << k;
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
-                               const ot_tr_region *region)
+                               const ot_tr_region *region, OTF2_AttributeList *al)
 {
     if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
         l->too_deep++;
@@ -541,6 +563,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->unfinished = 0;
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
+    read_span_attributes(a, al, s);
     s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;
     /* The put/get this transfer region shows came first (same time, another location). */
     if (l->waiting && region->klass == OT_TR_TRANSFER && l->waiting_transfer.issued == t) {
@@ -577,7 +600,7 @@ static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane
 }
 
 static OTF2_CallbackCode region_event(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_RegionRef r,
-                                      int is_enter)
+                                      int is_enter, OTF2_AttributeList *al)
 {
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
@@ -586,19 +609,19 @@ static OTF2_CallbackCode region_event(ot_tr_archive *a, OTF2_LocationRef l, OTF2
         return bad_reference(a, "region", r);
     note_time(a, t);
     lane *ln = &a->lanes[loc->index];
-    return is_enter ? enter(a, loc, ln, t, &a->regions[r]) : leave(a, loc, ln, t, &a->regions[r]);
+    return is_enter ? enter(a, loc, ln, t, &a->regions[r], al) : leave(a, loc, ln, t, &a->regions[r]);
 }
 
 static OTF2_CallbackCode ev_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
                                   OTF2_RegionRef r)
 {
-    return region_event(u, l, t, r, 1);
+    return region_event(u, l, t, r, 1, al);
 }
 
 static OTF2_CallbackCode ev_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
                                   OTF2_RegionRef r)
 {
-    return region_event(u, l, t, r, 0);
+    return region_event(u, l, t, r, 0, NULL);
 }
 
 static void read_addresses(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_transfer *x)
@@ -745,13 +768,13 @@ static int open_event_readers(ot_tr_archive *a)
 static OTF2_CallbackCode local_enter(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
                                      OTF2_AttributeList *al, OTF2_RegionRef r)
 {
-    return region_event(u, l, t, r, 1);
+    return region_event(u, l, t, r, 1, al);
 }
 
 static OTF2_CallbackCode local_leave(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
                                      OTF2_AttributeList *al, OTF2_RegionRef r)
 {
-    return region_event(u, l, t, r, 0);
+    return region_event(u, l, t, r, 0, NULL);
 }
 
 static OTF2_CallbackCode local_put(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al,
@@ -984,6 +1007,8 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     if (!a)
         return fail(err, err_size, -ENOMEM, "offtrace: out of memory");
     a->host_address_attr = a->device_address_attr = NO_ATTRIBUTE;
+    for (int k = 0; k < OT_TR_ATTRS; k++)
+        a->span_attr[k] = NO_ATTRIBUTE;
     a->visitor = *v;
     a->user = user;
     otf2_first_error[0] = '\0';

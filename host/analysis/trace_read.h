@@ -143,6 +143,15 @@ typedef struct ot_tr_transfer {
                                writes them), or NULL */
 } ot_tr_transfer;
 
+/** The attributes offtrace writes on region Enters that a span carries (ot_tr_span.attr), by name. */
+enum ot_tr_attribute {
+    OT_TR_ATTR_FIRST_ITERATION, /**< "first iteration": a host loop chunk's first logical iteration */
+    OT_TR_ATTR_ITERATIONS,      /**< "iterations": a chunk's iteration count, a worksharing construct's count */
+    OT_TR_ATTR_TEAM_SIZE,       /**< "team size": an implicit task's actual team size */
+    OT_TR_ATTR_THREAD_NUMBER,   /**< "thread number": an implicit task's thread number in its team */
+    OT_TR_ATTRS
+};
+
 /** A region instance on one location: Enter .. Leave. */
 typedef struct ot_tr_span {
     const ot_tr_region *region;
@@ -156,6 +165,9 @@ typedef struct ot_tr_span {
      *  begin: their number, summed bytes, and the last one (valid when transfers > 0). */
     uint64_t transfers, bytes;
     ot_tr_transfer last;
+    /** The ot_tr_attribute values its Enter carried: attr[k] is valid when bit 1u << k of `attrs` is set. */
+    uint32_t attrs;
+    uint64_t attr[OT_TR_ATTRS];
     void *data;           /**< ot_tr_visitor.span_data bytes kept from `enter` to `leave` (not zeroed: `enter`
                                writes them), or NULL */
 } ot_tr_span;

@@ -98,7 +98,9 @@ int ot_view_put_region(ot_view *v, ot_view_row *row, int level, uint64_t a, uint
         cb = b;
     }
     ot_view_bar bar = {.a = ca, .b = cb, .start = p->start, .dur = p->dur, .bytes = p->bytes,
-                       .serial = p->serial, .region = p->region, .parent = p->parent, .cat = (uint8_t)cat};
+                       .serial = p->serial, .region = p->region, .parent = p->parent, .cat = (uint8_t)cat,
+                       .has_iterations = p->has_iterations, .iterations = p->iterations,
+                       .first_iteration = p->first_iteration};
     return add_bar(l, &bar);
 }
 

@@ -147,6 +147,11 @@ static int draw(build *b, const ot_tr_location *loc, int level, const ot_tr_span
     const ot_tr_span *parent = span->depth ? ot_tr_open_span(b->archive, loc, span->depth - 1) : NULL;
     ot_view_piece p = {.start = span->begin, .dur = dur, .bytes = span->bytes, .serial = span->serial,
                        .region = span->region->id, .parent = parent ? (int32_t)parent->region->id : -1};
+    if (span->attrs >> OT_TR_ATTR_ITERATIONS & 1) { /* host OpenMP: a loop's trip count, a chunk's iterations */
+        p.has_iterations = span->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1 ? 2 : 1;
+        p.iterations = span->attr[OT_TR_ATTR_ITERATIONS];
+        p.first_iteration = span->attr[OT_TR_ATTR_FIRST_ITERATION];
+    }
     int rc = b->sink->piece(b->sink->user, b->row_of[loc->index], level, from, to, &p);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }

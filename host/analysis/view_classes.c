@@ -26,6 +26,15 @@ static const struct {
     [OT_VC_DEV_LOOP] = {"#2a9d8f", "device loop / distribute / single"},
     [OT_VC_DEV_SYNC] = {"#ff9da7", "device barrier / taskwait"},
     [OT_VC_DEV_TASK] = {"#c85a9e", "device explicit task"},
+    /* host OpenMP (issue 13): the team pale, loops and their chunks in two
+     * blues apart from the target construct's, barriers rose with their
+     * waiting part a strong red (where threads lose time), masked lilac */
+    [OT_VC_HOST_PARALLEL] = {"#d4e4f1", "host parallel region / implicit task"},
+    [OT_VC_HOST_LOOP] = {"#76b7d6", "host loop / worksharing"},
+    [OT_VC_HOST_CHUNK] = {"#1f5f8b", "host loop chunk / section"},
+    [OT_VC_HOST_SYNC] = {"#f4c6cc", "host barrier / taskwait"},
+    [OT_VC_HOST_WAIT] = {"#c0392b", "waiting in a host barrier / taskwait"},
+    [OT_VC_HOST_MASKED] = {"#b6a2d4", "host masked"},
     [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost"},
     [OT_VC_OTHER] = {"#bab0ac", "other"},
 };
@@ -47,7 +56,27 @@ static const uint8_t view_columns[OFFTRACE_CLASS_COUNT] = {
 #undef VIEW_COLUMN
 };
 
+/* Host OpenMP (issue 13): each kind its own colour; classes added later
+ * (explicit tasks, locks) keep the catalogue's view column until they get a
+ * line here. */
+static int host_openmp_category(const ot_tr_region *r)
+{
+    switch (r->cls) {
+    case OFFTRACE_CLASS_HOST_PARALLEL:
+    case OFFTRACE_CLASS_HOST_IMPLICIT_TASK: return OT_VC_HOST_PARALLEL;
+    case OFFTRACE_CLASS_HOST_WORK: return OT_VC_HOST_LOOP;
+    case OFFTRACE_CLASS_HOST_CHUNK: return OT_VC_HOST_CHUNK;
+    case OFFTRACE_CLASS_HOST_SYNC: return OT_VC_HOST_SYNC;
+    case OFFTRACE_CLASS_HOST_SYNC_WAIT: return OT_VC_HOST_WAIT;
+    case OFFTRACE_CLASS_HOST_MASKED: return OT_VC_HOST_MASKED;
+    default: return -1;
+    }
+}
+
 ot_view_cat ot_view_category(const ot_tr_region *r)
 {
+    int omp = host_openmp_category(r);
+    if (omp >= 0)
+        return (ot_view_cat)omp;
     return r->cls > 0 && r->cls < OFFTRACE_CLASS_COUNT ? (ot_view_cat)view_columns[r->cls] : OT_VC_OTHER;
 }

@@ -39,6 +39,12 @@ typedef enum ot_view_cat {
     OT_VC_DEV_LOOP,        /* device loop, distribute, single, sections */
     OT_VC_DEV_SYNC,        /* device barrier, taskwait, taskgroup */
     OT_VC_DEV_TASK,        /* device explicit task */
+    OT_VC_HOST_PARALLEL,   /* host OpenMP parallel region, implicit task */
+    OT_VC_HOST_LOOP,       /* host OpenMP loop, other worksharing */
+    OT_VC_HOST_CHUNK,      /* host OpenMP loop chunk, section */
+    OT_VC_HOST_SYNC,       /* host OpenMP barrier, taskwait, taskgroup */
+    OT_VC_HOST_WAIT,       /* the waiting part of one */
+    OT_VC_HOST_MASKED,     /* host OpenMP masked */
     OT_VC_MEASUREMENT,     /* offtrace's own marks (records lost) */
     OT_VC_OTHER,
     OT_VC_COUNT
@@ -54,6 +60,8 @@ typedef struct ot_view_bar {
     uint32_t region;        /**< index into ot_view.region_names */
     int32_t parent;         /**< region of the enclosing instance, -1 if none */
     uint8_t cat;            /**< ot_view_cat */
+    uint8_t has_iterations; /**< host OpenMP: 1 a loop's trip count, 2 also a chunk's first iteration */
+    uint64_t iterations, first_iteration;
 } ot_view_bar;
 
 /** One pixel column of one sub-row: what smaller-than-a-pixel regions did there. */
@@ -163,6 +171,8 @@ typedef struct ot_view_piece {
     uint64_t start, dur, bytes, serial;
     uint32_t region;
     int32_t parent;         /**< region id of the enclosing instance on its location, -1 if none */
+    uint8_t has_iterations; /**< host OpenMP: 1 a worksharing construct's count, 2 a chunk's (and its first) */
+    uint64_t iterations, first_iteration;
 } ot_view_piece;
 
 /** \brief Draw [a, b] of a region on a sub-row: a bar if a pixel wide or

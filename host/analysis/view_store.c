@@ -47,8 +47,19 @@ static int keep_piece(void *user, size_t row, int level, uint64_t a, uint64_t b,
                 return -ENOMEM;
             l->whole = whole;
         }
+        if (l->iterations) {
+            ot_view_iterations *its = realloc(l->iterations, cap * sizeof *its);
+            if (!its)
+                return -ENOMEM;
+            l->iterations = its;
+        }
         l->cap = cap;
     }
+    if (p->has_iterations && !l->iterations && !(l->iterations = calloc(l->cap, sizeof *l->iterations)))
+        return -ENOMEM;
+    if (l->iterations)
+        l->iterations[l->n] = (ot_view_iterations){.iterations = p->iterations, .first = p->first_iteration,
+                                                   .has = p->has_iterations};
     l->at[l->n] = (ot_view_item){.a = a, .b = b, .bytes = p->bytes, .serial = p->serial, .region = p->region,
                                  .parent = p->parent};
     if (last)
@@ -123,10 +134,11 @@ static int keep_sample(void *user, size_t row, uint64_t time, uint64_t bytes)
 
 /* ---- order ---- */
 
-/* A piece with its whole instance, to sort the last level's two arrays as one. */
+/* A piece with its whole instance and iterations, to sort a level's arrays as one. */
 typedef struct piece_whole {
     ot_view_item item;
     ot_view_whole whole;
+    ot_view_iterations iterations;
 } piece_whole;
 
 static int by_a(const void *pa, const void *pb)
@@ -137,7 +149,7 @@ static int by_a(const void *pa, const void *pb)
 
 static int sort_items(ot_view_items *it)
 {
-    if (!it->whole) {
+    if (!it->whole && !it->iterations) {
         qsort(it->at, it->n, sizeof *it->at, by_a);
         return 0;
     }
@@ -145,11 +157,15 @@ static int sort_items(ot_view_items *it)
     if (!both)
         return -ENOMEM;
     for (size_t i = 0; i < it->n; i++)
-        both[i] = (piece_whole){.item = it->at[i], .whole = it->whole[i]};
+        both[i] = (piece_whole){.item = it->at[i], .whole = it->whole ? it->whole[i] : (ot_view_whole){0},
+                                .iterations = it->iterations ? it->iterations[i] : (ot_view_iterations){0}};
     qsort(both, it->n, sizeof *both, by_a); /* the item comes first */
     for (size_t i = 0; i < it->n; i++) {
         it->at[i] = both[i].item;
-        it->whole[i] = both[i].whole;
+        if (it->whole)
+            it->whole[i] = both[i].whole;
+        if (it->iterations)
+            it->iterations[i] = both[i].iterations;
     }
     free(both);
     return 0;
@@ -282,6 +298,7 @@ void ot_view_trace_free(ot_view_trace *t)
         for (size_t i = 0; i < t->frame->nrows * OT_VIEW_MAX_DEPTH; i++) {
             free(t->items[i].at);
             free(t->items[i].whole);
+            free(t->items[i].iterations);
         }
     free(t->items);
     for (size_t i = 0; i < t->nflows; i++)

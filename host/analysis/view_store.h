@@ -3,7 +3,8 @@
  * \brief The archive as the zoomable page needs it, in memory (view_store.c
  *        builds it in one read; view_tiles.c buckets it tile by tile;
  *        view_json.c and view_page.c write it). Unlike the picture's
- *        ot_view, this grows with the events: a piece is 56 bytes.
+ *        ot_view, this grows with the events: a piece is 56 bytes (80 on a level where host
+ *        OpenMP loops or chunks carry their iterations).
  */
 #ifndef OT_ANALYSIS_VIEW_STORE_H
 #define OT_ANALYSIS_VIEW_STORE_H
@@ -27,10 +28,18 @@ typedef struct ot_view_whole {
     uint64_t start, dur;
 } ot_view_whole;
 
+/** A host OpenMP loop's or chunk's iterations (ot_view_piece.has_iterations, iterations, first_iteration). */
+typedef struct ot_view_iterations {
+    uint64_t iterations, first;
+    uint8_t has;
+} ot_view_iterations;
+
 /** The pieces of one level of one row; disjoint, sorted by a (hence by b). */
 typedef struct ot_view_items {
     ot_view_item *at;
     ot_view_whole *whole;       /**< the last level's: one per piece; NULL above it */
+    ot_view_iterations *iterations; /**< one per piece once a piece of the level has iterations (host
+                                         OpenMP), else NULL: other rows pay nothing */
     size_t n, cap;
 } ot_view_items;
 

@@ -36,6 +36,12 @@ static void bar(const ot_view *v, const ot_view_row *r, int level, const ot_view
         ot_view_format_bytes(b->bytes, bytes, sizeof bytes);
         fprintf(f, "&#10;%s", bytes);
     }
+    if (b->has_iterations == 2 && b->iterations) /* a host loop chunk: which iterations, how fast */
+        fprintf(f, "&#10;iterations %llu-%llu (%llu), %.0f ns per iteration", (unsigned long long)b->first_iteration,
+                (unsigned long long)(b->first_iteration + b->iterations - 1), (unsigned long long)b->iterations,
+                (double)b->dur / (double)b->iterations);
+    else if (b->has_iterations)
+        fprintf(f, "&#10;%llu iterations", (unsigned long long)b->iterations);
     fputs("\"/>\n", f);
 }
 

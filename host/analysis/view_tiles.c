@@ -109,6 +109,11 @@ static int fill(const ot_view_trace *t, ot_view *v)
                 ot_view_piece piece = {.start = it->whole ? it->whole[i].start : p->a,
                                        .dur = it->whole ? it->whole[i].dur : p->b - p->a, .bytes = p->bytes,
                                        .serial = p->serial, .region = p->region, .parent = p->parent};
+                if (it->iterations) {
+                    piece.has_iterations = it->iterations[i].has;
+                    piece.iterations = it->iterations[i].iterations;
+                    piece.first_iteration = it->iterations[i].first;
+                }
                 if (ot_view_put_region(v, &v->rows[r], l, p->a, p->b, &piece))
                     return -ENOMEM;
             }
@@ -139,9 +144,13 @@ static void write_bars(const ot_view *v, FILE *f, ot_view_tile_facts *facts)
             for (size_t i = 0; i < v->rows[r].level[l].nbars; i++) {
                 const ot_view_bar *b = &v->rows[r].level[l].bars[i];
                 fprintf(f, "%s[%zu,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu64
-                           ",%" PRIu64 ",%" PRId32 "]",
+                           ",%" PRIu64 ",%" PRId32,
                         sep, r, l, rel(v, b->a), rel(v, b->b), rel(v, b->start), b->dur, b->region, b->bytes,
                         b->serial, b->parent);
+                if (b->has_iterations) /* host OpenMP: [..., iterations, first iteration or -1] */
+                    fprintf(f, ",%" PRIu64 ",%" PRId64, b->iterations,
+                            b->has_iterations == 2 ? (int64_t)b->first_iteration : (int64_t)-1);
+                fputc(']', f);
                 sep = ",";
                 facts->content = 1;
             }

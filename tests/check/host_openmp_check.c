@@ -29,6 +29,7 @@ typedef struct loop_instance {
 
 typedef struct frame {
     uint32_t region;
+    uint64_t enter;
     uint64_t trip, chunk_sum;
     int has_chunks, implicit_task;
 } frame;
@@ -191,7 +192,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     OTF2_RegionRole role = s->region_role[r];
     frame *parent = l->depth ? &l->stack[l->depth - 1] : NULL;
     frame *fr = &l->stack[l->depth++];
-    *fr = (frame){.region = r};
+    *fr = (frame){.region = r, .enter = t};
     uint64_t v = 0;
     switch (k) {
     case K_PARALLEL: f->parallel++; break;
@@ -286,6 +287,8 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     frame *fr = &l->stack[--l->depth];
     if (kind_of(s, r) == K_WORK && s->region_role[r] == OTF2_REGION_ROLE_LOOP)
         add_instance(s, l, fr);
+    if (kind_of(s, r) == K_CHUNK && s->region_role[r] == OTF2_REGION_ROLE_CODE)
+        s->f->chunk_ns += t - fr->enter;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -24,6 +24,8 @@ typedef struct host_openmp_facts {
      * whose chunks' iterations summed over the threads differ from the trip
      * count */
     uint64_t loop_instances_with_chunks, loop_instances_miscovered;
+    /* time in loop chunks (not sections), summed over all threads (ns) */
+    uint64_t chunk_ns;
     /* structure; each must be 0 */
     uint64_t chunks_outside_loop;   /* a chunk whose enclosing region is not a loop */
     uint64_t waits_outside_sync;    /* a waiting part not directly inside its sync region */

@@ -15,6 +15,13 @@
  *
  *   HOST_THREAD implicit_tasks=N barriers=N
  *
+ * and one line per loop site (codeptr), for `offtrace report`'s loop table:
+ *
+ *   HOST_LOOP instances=N trip=N
+ *
+ * (instances: the loop's work begins on the thread numbered 0 in its team,
+ * one per team execution; trip: their counts summed).
+ *
  * What is counted, at the begin of each event:
  *   - parallel: parallel_begin without the league flag (a host `teams` is no
  *     parallel region); implicit_tasks: implicit_task begin without the
@@ -141,6 +148,41 @@ static int is_loop(ompt_work_t kind)
            kind == ompt_work_taskloop;
 }
 
+/* ---- per loop site (report's loop table) ---- */
+
+#define MAX_LOOP_SITES 256
+
+static struct {
+    const void *codeptr;         /* NULL: free */
+    unsigned long long instances, trip;
+} loop_sites[MAX_LOOP_SITES];
+
+static void count_loop_site(const void *codeptr, uint64_t count)
+{
+    for (unsigned i = 0; i < MAX_LOOP_SITES; i++) {
+        const void *seen = __atomic_load_n(&loop_sites[i].codeptr, __ATOMIC_ACQUIRE);
+        if (!seen) {
+            const void *none = NULL;
+            if (!__atomic_compare_exchange_n(&loop_sites[i].codeptr, &none, codeptr, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE))
+                seen = none; /* another thread took the slot meanwhile */
+            else
+                seen = codeptr;
+        }
+        if (seen == codeptr) {
+            add(&loop_sites[i].instances, 1);
+            add(&loop_sites[i].trip, count);
+            return;
+        }
+    }
+}
+
+static void print_loop_sites(void)
+{
+    for (unsigned i = 0; i < MAX_LOOP_SITES && loop_sites[i].codeptr; i++)
+        fprintf(stderr, "HOST_LOOP instances=%llu trip=%llu\n", loop_sites[i].instances, loop_sites[i].trip);
+}
+
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                     ompt_data_t *task, uint64_t count, const void *codeptr)
 {
@@ -148,8 +190,10 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
         return;
     if (is_loop(kind)) {
         add(&loops, 1);
-        if (nesting > 0 && nesting <= MAX_NESTING && team_number[nesting - 1] == 0)
+        if (nesting > 0 && nesting <= MAX_NESTING && team_number[nesting - 1] == 0) {
             add(&loop_trip, count);
+            count_loop_site(codeptr, count);
+        }
     } else if (kind == ompt_work_sections) {
         add(&sections, 1);
     } else if (kind == ompt_work_single_executor || kind == ompt_work_single_other) {
@@ -485,6 +529,7 @@ static void finalize(ompt_data_t *tool_data)
     n = task_thread_count < MAX_THREADS ? task_thread_count : MAX_THREADS;
     for (unsigned i = 0; i < n; i++)
         fprintf(stderr, "TASK_THREAD periods=%llu\n", thread_periods[i]);
+    print_loop_sites();
     print_mutex_counts();
 }
 

@@ -777,6 +777,14 @@
             /* a data op on a host thread: its device is where its transfers go */
             put('note', transferNote(b[7], b[5], arrows.length ? arrows[0][1] : b[0]));
         }
+        if (b.length > 11) {   /* host OpenMP: a loop's trip count; a chunk's iterations and time per iteration */
+            if (b[11] >= 0) {
+                put('iterations', b[11] + ' \u2013 ' + (b[11] + b[10] - 1) + ' (' + b[10] + ', logical)');
+                put('per iteration', fmtDur(b[5] / Math.max(1, b[10])));
+            } else {
+                put('iterations', String(b[10]));
+            }
+        }
         if (r.cat === CAT_TARGET) {   /* a target construct: the kernels it launched */
             var seenK = {};
             tileBars().forEach(function (k) {
