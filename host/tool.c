@@ -463,6 +463,105 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
     ot_stream_store(slot, &r);
 }
 
+/* ---- mutual exclusion ----
+ *
+ * Level all: locks, nest locks, critical, ordered, lock init/destroy,
+ * cancellation, flush; one record per callback (raw_format.h), except that
+ * an acquired that follows its acquire at once (always, but for a nest
+ * lock's inner set and a failed test) completes the acquire's record in
+ * place: a lock pair is two records, not three. The wait (acquire to
+ * acquired) and the hold (acquired to released) are paired at conversion
+ * per thread and wait id (host_mutex.c). The collector takes none of
+ * these, so only host_openmp() decides. */
+
+/* The thread's last acquire record, while it is the last record of its
+ * stream (a thread waiting for a lock records nothing else). */
+static OT_TLS offtrace_raw_record *acquire_slot;
+
+static inline offtrace_raw_record *put_mutex(uint8_t event, int endpoint, ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                             const void *codeptr, uint64_t hint, uint64_t implementation)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
+    offtrace_raw_record r = {
+        .time = now,
+        .codeptr = (uint64_t)(uintptr_t)codeptr,
+        .bytes = hint,
+        .src_addr = wait_id,
+        .dst_addr = implementation,
+        .subkind = (uint8_t)kind,
+        .endpoint = (uint8_t)endpoint,
+        .event = event,
+    };
+    ot_stream_store(slot, &r);
+    return slot;
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                             const void *codeptr)
+{
+    if (host_openmp())
+        acquire_slot = put_mutex(OFFTRACE_RAW_OMP_MUTEX, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, hint, impl);
+}
+
+/* The acquire's record becomes COMPLETE (end_time = now) when it is still
+ * the stream's last record (its chunk is mapped and not written back, and
+ * nothing came between); a crash in between leaves it a valid BEGIN. Else
+ * an ACQUIRED record. */
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (!host_openmp())
+        return;
+    offtrace_raw_record *slot = acquire_slot;
+    ot_stream *s = ot_stream_current;
+    acquire_slot = NULL;
+    if (slot && s && slot + 1 == s->next && slot->src_addr == wait_id && slot->event == OFFTRACE_RAW_OMP_MUTEX &&
+        slot->endpoint == OFFTRACE_RAW_BEGIN) {
+        slot->end_time = ot_clock_ticks();
+        __atomic_store_n(&slot->endpoint, (uint8_t)OFFTRACE_RAW_COMPLETE, __ATOMIC_RELEASE);
+        return;
+    }
+    put_mutex(OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, 0, 0);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (host_openmp())
+        put_mutex(OFFTRACE_RAW_OMP_MUTEX, OFFTRACE_RAW_END, kind, wait_id, codeptr, 0, 0);
+}
+
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (host_openmp())
+        put_mutex(OFFTRACE_RAW_OMP_NEST_LOCK, endpoint == ompt_scope_begin ? OFFTRACE_RAW_BEGIN : OFFTRACE_RAW_END,
+                  ompt_mutex_nest_lock, wait_id, codeptr, 0, 0);
+}
+
+static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                         const void *codeptr)
+{
+    if (host_openmp())
+        put_mutex(OFFTRACE_RAW_OMP_LOCK_INIT, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, hint, impl);
+}
+
+static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (host_openmp())
+        put_mutex(OFFTRACE_RAW_OMP_LOCK_DESTROY, OFFTRACE_RAW_BEGIN, kind, wait_id, codeptr, 0, 0);
+}
+
+static void on_cancel(ompt_data_t *task, int flags, const void *codeptr)
+{
+    if (host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_CANCEL, ompt_scope_begin, 0, codeptr, (uint64_t)(unsigned)flags, 0);
+}
+
+static void on_flush(ompt_data_t *thread, const void *codeptr)
+{
+    if (host_openmp())
+        put_openmp(OFFTRACE_RAW_OMP_FLUSH, ompt_scope_begin, 0, codeptr, 0, 0);
+}
+
 /* Once: at initialisation when the level records host OpenMP, else from the
  * first device that needs them. The chained tool was refused these events
  * already (tool_chain.c), so nothing of its is replaced. */
@@ -487,6 +586,16 @@ static void register_host_openmp(void)
     if (host_openmp_level >= OT_HOST_OPENMP_ALL) {
         REGISTER(ompt_callback_dependences, on_dependences);
         REGISTER(ompt_callback_task_dependence, on_task_dependence);
+    }
+    if (host_openmp_level >= OT_HOST_OPENMP_ALL) { /* mutual exclusion */
+        REGISTER(ompt_callback_mutex_acquire, on_mutex_acquire);
+        REGISTER(ompt_callback_mutex_acquired, on_mutex_acquired);
+        REGISTER(ompt_callback_mutex_released, on_mutex_released);
+        REGISTER(ompt_callback_nest_lock, on_nest_lock);
+        REGISTER(ompt_callback_lock_init, on_lock_init);
+        REGISTER(ompt_callback_lock_destroy, on_lock_destroy);
+        REGISTER(ompt_callback_cancel, on_cancel);
+        REGISTER(ompt_callback_flush, on_flush);
     }
 }
 

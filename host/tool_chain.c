@@ -105,6 +105,15 @@ static const char *kept_by_offtrace(ompt_callbacks_t event)
     case ompt_callback_dispatch: return keep_host_openmp >= 2 ? "dispatch" : NULL;
     case ompt_callback_dependences: return keep_host_openmp >= 3 ? "dependences" : NULL;
     case ompt_callback_task_dependence: return keep_host_openmp >= 3 ? "task_dependence" : NULL;
+    /* mutual exclusion (level all) */
+    case ompt_callback_mutex_acquire: return keep_host_openmp >= 3 ? "mutex_acquire" : NULL;
+    case ompt_callback_mutex_acquired: return keep_host_openmp >= 3 ? "mutex_acquired" : NULL;
+    case ompt_callback_mutex_released: return keep_host_openmp >= 3 ? "mutex_released" : NULL;
+    case ompt_callback_nest_lock: return keep_host_openmp >= 3 ? "nest_lock" : NULL;
+    case ompt_callback_lock_init: return keep_host_openmp >= 3 ? "lock_init" : NULL;
+    case ompt_callback_lock_destroy: return keep_host_openmp >= 3 ? "lock_destroy" : NULL;
+    case ompt_callback_cancel: return keep_host_openmp >= 3 ? "cancel" : NULL;
+    case ompt_callback_flush: return keep_host_openmp >= 3 ? "flush" : NULL;
     default: break;
     }
     if (!ot_device_link_present() && !keep_host_openmp) /* no device collector, or one that was refused */

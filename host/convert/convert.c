@@ -13,6 +13,7 @@
 
 #include "convert_internal.h"
 #include "host_tasks.h"
+#include "host_mutex.h"
 #include "progress.h"
 #include "offtrace/offtrace.h"
 
@@ -310,6 +311,7 @@ static void converter_free(converter *c)
     }
     ot_target_spans_free(c->spans);
     ot_device_regions_free(c->device_regions);
+    ot_mutex_locks_free(c->mutex_locks);
     free(c->allocs);
     ot_host_tasks_free(c);
     ot_symbolizer_close(c->sym);

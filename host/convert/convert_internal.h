@@ -69,6 +69,7 @@ typedef struct converter {
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */
     uint64_t device_records_outside_target; /**< their location already past their target region's end */
     struct ot_host_task_table *tasks; /**< explicit tasks by id (host_tasks.c); NULL: none */
+    struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
 } converter;
 
 /** \brief Host ticks to host ns. */

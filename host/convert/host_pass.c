@@ -20,6 +20,7 @@
 
 #include "convert_internal.h"
 #include "external_sort.h"
+#include "host_mutex.h"
 #include "host_tasks.h"
 #include "openmp_naming.h"
 
@@ -58,6 +59,7 @@ typedef struct thread_pass {
     const span_pair *next_span;
     uint64_t last_time;
     uint64_t marked_lost; /* records lost in gaps that LOST records mark */
+    ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -503,8 +505,22 @@ static void close_open_chunk(thread_pass *p, uint64_t t, const offtrace_raw_reco
         close_item(p, &p->open[--p->depth], t, r);
 }
 
+/* libomp reports no end of a cancelled dynamic loop: the thread left it
+ * when it reached the barrier after it. */
+static void end_cancelled_work(thread_pass *p, uint64_t t, const offtrace_raw_record *r)
+{
+    close_open_chunk(p, t, r);
+    if (p->depth && p->open[p->depth - 1].event == OFFTRACE_RAW_OMP_WORK)
+        close_item(p, &p->open[--p->depth], t, r);
+}
+
 static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
 {
+    if (r->event == OFFTRACE_RAW_OMP_WORK && r->endpoint == OFFTRACE_RAW_END)
+        ot_host_mutex_work_ended(p->mutex);
+    else if (r->event == OFFTRACE_RAW_OMP_SYNC && r->endpoint == OFFTRACE_RAW_BEGIN &&
+             ot_host_mutex_take_cancelled_work(p->mutex))
+        end_cancelled_work(p, t, r);
     if (r->event == OFFTRACE_RAW_OMP_CHUNK || (r->event == OFFTRACE_RAW_OMP_WORK && r->endpoint == OFFTRACE_RAW_END))
         close_open_chunk(p, t, r);
     if (r->endpoint == OFFTRACE_RAW_END) {
@@ -615,6 +631,58 @@ void ot_hp_mark(thread_pass *p, OTF2_RegionRef region, uint64_t t)
     ot_tw_cover(p->c->tw, t);
 }
 
+/* ---- lent to host_mutex.c (mutual exclusion) ---- */
+
+converter *ot_cv_pass_converter(thread_pass *p) { return p->c; }
+OTF2_EvtWriter *ot_cv_pass_writer(thread_pass *p) { return p->w; }
+OTF2_AttributeList *ot_cv_pass_attributes(thread_pass *p) { return p->attributes; }
+uint32_t ot_cv_pass_thread(const thread_pass *p) { return p->s->header.thread_index; }
+ot_mutex_thread **ot_cv_pass_mutex(thread_pass *p) { return &p->mutex; }
+
+int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
+{
+    open_item *o = push(p);
+    if (!o || region == NO_REGION) { /* the attributes were for its Enter */
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
+        if (!o)
+            return -1;
+    }
+    o->event = event;
+    o->id = id;
+    o->device = -1;
+    o->region = region;
+    if (region != NO_REGION) {
+        OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+        ot_tw_cover(p->c->tw, t);
+    }
+    return 0;
+}
+
+int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, const offtrace_raw_record *r)
+{
+    size_t i = p->depth;
+    while (i-- > 0)
+        if (p->open[i].event == event && p->open[i].id == id)
+            break;
+    if (i == (size_t)-1) {
+        p->c->unmatched++;
+        return -1;
+    }
+    for (size_t j = p->depth; j-- > i + 1;) { /* out of order: leave what is above, enter it again after */
+        leave(p, t, p->open[j].region);
+        leave(p, t, p->open[j].outer);
+    }
+    open_item closed = p->open[i];
+    memmove(&p->open[i], &p->open[i + 1], (p->depth - i - 1) * sizeof *p->open);
+    p->depth--;
+    close_item(p, &closed, t, r);
+    for (size_t j = i; j < p->depth; j++) {
+        enter(p, t, p->open[j].outer);
+        enter(p, t, p->open[j].region);
+    }
+    return 0;
+}
+
 /* Records the thread could not store: a measurement-system region over the
  * gap, so that a reader sees where the trace has a hole. */
 static void mark_lost(thread_pass *p, uint64_t from, uint64_t to, unsigned cause)
@@ -699,6 +767,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
         p->last_time = t;
+        if (p->mutex)
+            ot_host_mutex_settle(p, r);
         offtrace_source source = offtrace_raw_source(r->event);
         if (source == OFFTRACE_SOURCE_TARGET)
             on_target(p, r, t);
@@ -712,11 +782,15 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_host_openmp(p, r, t, plain_region_class(source));
         else if (source >= OFFTRACE_SOURCE_OMP_TASK_CREATE && source <= OFFTRACE_SOURCE_OMP_TASK_DEPENDENCE)
             ot_host_tasks_convert(p, r, t);
+        else if (source >= OFFTRACE_SOURCE_OMP_MUTEX && source <= OFFTRACE_SOURCE_OMP_FLUSH)
+            ot_host_mutex_record(p, r, t);
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
             p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
             on_plain_region(p, r, t, plain_region_class(source));
         }
     }
+    if (rc == 0)
+        ot_host_mutex_settle(p, NULL);
     /* Losses up to the end were never followed by a LOST record. */
     if (rc == 0 && s->header.lost_records > p->marked_lost) {
         while (p->depth)
@@ -734,6 +808,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     free(p->open);
     ot_es_free(p->spans);
+    ot_host_mutex_thread_free(p->mutex);
     if (p->attributes)
         OTF2_AttributeList_Delete(p->attributes);
     free(p);

@@ -533,6 +533,32 @@ static void write_attributes(OTF2_GlobalDefWriter *g, const def_strings *d)
                                             OTF2_TYPE_UINT64);
 }
 
+/* ---- mutual exclusion (issue 13): the lock attributes ---- */
+
+typedef struct mutex_strings {
+    OTF2_StringRef lock_id, lock_id_desc, implementation, implementation_desc, hint, hint_desc;
+} mutex_strings;
+
+static void intern_mutex_strings(ot_trace_writer *w, mutex_strings *m)
+{
+    m->lock_id = ot_tw_string(w, "lock id");
+    m->lock_id_desc = ot_tw_string(w, "the lock of the OTF2 ThreadAcquireLock/ReleaseLock events (one per wait id: a "
+                                      "lock's or critical's address)");
+    m->implementation = ot_tw_string(w, "lock implementation");
+    m->implementation_desc = ot_tw_string(w, "ompt_mutex_impl_t the runtime reports: 1 spin, 2 queuing, "
+                                             "3 speculative (0: none)");
+    m->hint = ot_tw_string(w, "lock hint");
+    m->hint_desc = ot_tw_string(w, "omp_sync_hint_t bits the lock was initialised with");
+}
+
+static void write_mutex_attributes(OTF2_GlobalDefWriter *g, const mutex_strings *m)
+{
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_LOCK_ID, m->lock_id, m->lock_id_desc, OTF2_TYPE_UINT32);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_LOCK_IMPLEMENTATION, m->implementation, m->implementation_desc,
+                                        OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_LOCK_HINT, m->hint, m->hint_desc, OTF2_TYPE_UINT64);
+}
+
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
 {
     OTF2_GlobalDefWriter_WriteParadigm(g, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, d->paradigm,
@@ -729,6 +755,8 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     }
     close_event_writers(w, event_counts);
     intern_def_strings(w, d);
+    mutex_strings mutex;
+    intern_mutex_strings(w, &mutex);
     char version[16];
     snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
     OTF2_Archive_SetProperty(w->archive, OFFTRACE_CATALOGUE_PROPERTY, version, true);
@@ -742,6 +770,7 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
         OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, w->strings.by_id[i]);
     write_paradigm(g, d);
     write_attributes(g, d);
+    write_mutex_attributes(g, &mutex);
     write_system_tree(w, g, d);
     write_locations(w, g, d, event_counts);
     write_location_properties(w, g, d);

@@ -39,7 +39,8 @@ typedef struct ot_trace_writer ot_trace_writer;
  *  Leave of a period: how it ended (ompt_task_status_t); on a depend item:
  *  the task, the variable's address and the ompt_dependence_type_t; on a
  *  dependence edge: the task and its predecessor's id. (OTF2 wants
- *  attribute references dense and in order: a new attribute takes 13.) */
+ *  attribute references dense and in order: the locks' take 13-15, a new
+ *  attribute 16.) */
 #define OT_ATTR_TASK_ID ((OTF2_AttributeRef)6)
 #define OT_ATTR_TASK_FLAGS ((OTF2_AttributeRef)7)
 #define OT_ATTR_PARENT_TASK ((OTF2_AttributeRef)8)
@@ -54,6 +55,19 @@ typedef struct ot_trace_writer ot_trace_writer;
 
 /** \brief The thread team's communicator; asking defines it in the archive. */
 OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
+
+/** Mutual exclusion (issue 13, level all): on the Enter of a lock, critical
+ *  or ordered region (HOST_MUTEX), of a nest lock's inner set and of a lock
+ *  init or destroy: the lock id its ThreadAcquireLock/ReleaseLock events
+ *  carry (OTF2_TYPE_UINT32, one per wait id); on the Enter of a HOST_MUTEX
+ *  region and a lock init: the implementation the runtime reports
+ *  (ompt_mutex_impl_t: 1 spin, 2 queuing, 3 speculative) and the hint of
+ *  omp_init_lock_with_hint (omp_sync_hint_t bits), OTF2_TYPE_UINT64. OTF2
+ *  wants attribute refs dense and defined in order: these follow the
+ *  tasks' (written after them, trace_writer.c). */
+#define OT_ATTR_LOCK_ID ((OTF2_AttributeRef)13)
+#define OT_ATTR_LOCK_IMPLEMENTATION ((OTF2_AttributeRef)14)
+#define OT_ATTR_LOCK_HINT ((OTF2_AttributeRef)15)
 
 /**
  * \brief Open `<dir>/traces.otf2` for writing.

@@ -187,6 +187,20 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
       "id = task, src_addr = variable, subkind = ompt_dependence_type_t, bytes = items; BEGIN", NONE)        \
     X(OMP_TASK_DEPENDENCE, RAW, OMP_TASK_DEPENDENCE, "task_dependence (level all)",                          \
       "id = sink task, target_id = source task; BEGIN", NONE)                                                 \
+    /* mutual exclusion, cancellation, flush (issue 13, level all) */                                        \
+    X(OMP_MUTEX, RAW, OMP_MUTEX, "mutex_acquire (BEGIN), mutex_released (END)",                              \
+      "codeptr, subkind = ompt_mutex_t, src_addr = wait id, bytes = hint, dst_addr = implementation; "         \
+      "COMPLETE (end_time = its mutex_acquired) when nothing came between", NONE)                              \
+    X(OMP_MUTEX_ACQUIRED, RAW, OMP_MUTEX_ACQUIRED, "mutex_acquired",                                         \
+      "codeptr, subkind = ompt_mutex_t, src_addr = wait id; BEGIN, ends its OMP_MUTEX's wait", NONE)          \
+    X(OMP_NEST_LOCK, RAW, OMP_NEST_LOCK, "nest_lock", "codeptr, src_addr = wait id; BEGIN/END", NONE)        \
+    X(OMP_LOCK_INIT, RAW, OMP_LOCK_INIT, "lock_init",                                                        \
+      "codeptr, subkind = ompt_mutex_t, src_addr = wait id, bytes = hint, dst_addr = implementation; BEGIN", \
+      NONE)                                                                                                    \
+    X(OMP_LOCK_DESTROY, RAW, OMP_LOCK_DESTROY, "lock_destroy",                                               \
+      "codeptr, subkind = ompt_mutex_t, src_addr = wait id; BEGIN", NONE)                                     \
+    X(OMP_CANCEL, RAW, OMP_CANCEL, "cancel", "codeptr, bytes = ompt_cancel_flag_t bits; BEGIN", NONE)        \
+    X(OMP_FLUSH, RAW, OMP_FLUSH, "flush", "codeptr; BEGIN", NONE)                                            \
     X(DEVICE_PARALLEL, DEVICE, PARALLEL, "parallel_begin, parallel_end (host-offload collector)",            \
       "thread, codeptr, value = team size, subkind 1 = league; BEGIN/END", DEVICE_FILE)                       \
     X(DEVICE_IMPLICIT_TASK, DEVICE, IMPLICIT_TASK, "implicit_task (host-offload collector)",                \
@@ -271,8 +285,8 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
  *    ("target" -> "target @cg.c:23"; "parallel" -> "teams @..." for a league).
  *  - form: ENTER_LEAVE (a region), RMA_PUT, RMA_GET, RMA_COMPLETE, METRIC.
  *  - role, paradigm: OTF2 region role and paradigm (event_catalogue_otf2.h);
- *    DEVICE_WORK, DEVICE_SYNC and the HOST_ work, chunk, sync and wait
- *    classes refine the role by their subkind (LOOP,
+ *    DEVICE_WORK, DEVICE_SYNC and the HOST_ work, chunk, sync, wait and
+ *    mutex classes refine the role by their subkind (LOOP, ORDERED,
  *    SINGLE, IMPLICIT_BARRIER, ...), the column holds the default.
  *  - location: the OFFTRACE_LOCATION_ROLES role it is written on.
  *  - reader: trace_read.h's class (OT_TR_<reader>); construct
@@ -360,6 +374,23 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
     X(HOST_TASK_DEPEND, OMP_TASK_DEPENDENCES, "depend", ENTER_LEAVE, ARTIFICIAL, OPENMP, HOST_THREAD,              \
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     X(HOST_TASK_DEPENDENCE, OMP_TASK_DEPENDENCE, "after task", ENTER_LEAVE, ARTIFICIAL, OPENMP, HOST_THREAD,       \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    /* mutual exclusion ... (issue 13, level all): a lock, critical or ordered from its acquire to its release (the  \
+     * kind refines name and role), its waiting part inside it, a nest lock's inner sets; instants (lock init and    \
+     * destroy, cancellation, flush) are zero-length regions */                                                      \
+    X(HOST_MUTEX, OMP_MUTEX, "critical", ENTER_LEAVE, CRITICAL, OPENMP, HOST_THREAD,                               \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_MUTEX_WAIT, OMP_MUTEX_ACQUIRED, "waiting", ENTER_LEAVE, CODE, OPENMP, HOST_THREAD,                      \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_NEST_LOCK_NESTED, OMP_NEST_LOCK, "nest lock (nested)", ENTER_LEAVE, CRITICAL, OPENMP, HOST_THREAD,      \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_LOCK_INIT, OMP_LOCK_INIT, "omp_init_lock", ENTER_LEAVE, WRAPPER, OPENMP, HOST_THREAD,                   \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_LOCK_DESTROY, OMP_LOCK_DESTROY, "omp_destroy_lock", ENTER_LEAVE, WRAPPER, OPENMP, HOST_THREAD,          \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_CANCEL, OMP_CANCEL, "cancel", ENTER_LEAVE, CODE, OPENMP, HOST_THREAD,                                   \
+      HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    X(HOST_FLUSH, OMP_FLUSH, "flush", ENTER_LEAVE, FLUSH, OPENMP, HOST_THREAD,                                     \
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
     X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \

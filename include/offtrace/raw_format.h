@@ -57,7 +57,15 @@
     X(OMP_TASK_CREATE, 14)  /* an explicit task created; id = task, target_id = parent, bytes = ompt flags */ \
     X(OMP_TASK_SCHEDULE, 15) /* a task switch; id = prior task, target_id = next task, subkind = ompt_task_status_t */ \
     X(OMP_TASK_DEPENDENCES, 16) /* one depend clause item; id = task, src_addr = variable, subkind = type */ \
-    X(OMP_TASK_DEPENDENCE, 17)  /* a resolved edge; id = the sink task, target_id = its predecessor */
+    X(OMP_TASK_DEPENDENCE, 17)  /* a resolved edge; id = the sink task, target_id = its predecessor */ \
+    /* mutual exclusion, cancellation, flush (issue 13; level all) */ \
+    X(OMP_MUTEX, 20)          /* acquire (BEGIN) / released (END) of a lock, critical, ordered; subkind = ompt_mutex_t */ \
+    X(OMP_MUTEX_ACQUIRED, 21) /* the acquire's wait is over; subkind = ompt_mutex_t */ \
+    X(OMP_NEST_LOCK, 22)      /* a nest lock set (BEGIN) / unset (END) by its owner */ \
+    X(OMP_LOCK_INIT, 23)      /* a lock initialised; subkind = ompt_mutex_t */ \
+    X(OMP_LOCK_DESTROY, 24)   /* a lock destroyed; subkind = ompt_mutex_t */ \
+    X(OMP_CANCEL, 25)         /* cancellation activated, detected or a task discarded; bytes = ompt_cancel_flag_t bits */ \
+    X(OMP_FLUSH, 26)          /* a flush */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -139,6 +147,25 @@ enum offtrace_raw_flag {
  *             subkind = ompt_dependence_type_t, bytes = the item count.
  *             OMP_TASK_DEPENDENCE: an edge the runtime resolved at the
  *             sink's creation: id = sink, target_id = the source task.
+ *  - OMP_MUTEX, OMP_MUTEX_ACQUIRED, OMP_NEST_LOCK, OMP_LOCK_INIT,
+ *             OMP_LOCK_DESTROY, OMP_CANCEL, OMP_FLUSH (level all): one record
+ *             per callback, src_addr = the wait id (the lock's or critical's
+ *             address) and codeptr = the call site for every mutex kind.
+ *             OMP_MUTEX BEGIN is mutex_acquire (bytes = the hint, dst_addr =
+ *             the implementation), its END mutex_released (libomp reports an
+ *             omp_test_lock's release as kind lock); OMP_MUTEX_ACQUIRED ends
+ *             the wait (none follows a failed omp_test_lock, nor the inner
+ *             set of a nest lock by its owner, which OMP_NEST_LOCK BEGIN
+ *             follows instead, and whose unset is OMP_NEST_LOCK END, not a
+ *             release). An acquired that comes while the acquire's record is
+ *             still the stream's last (the usual case: a waiting thread
+ *             records nothing) turns that record into COMPLETE, end_time =
+ *             the acquired, instead. So the wait (acquire to acquired) and
+ *             the hold (acquired to END) come from two records (three at
+ *             most), paired at conversion per thread and wait id.
+ *             OMP_LOCK_INIT (bytes = hint, dst_addr = implementation) and
+ *             OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the flags) and OMP_FLUSH
+ *             are single BEGIN records: instants.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =

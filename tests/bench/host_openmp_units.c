@@ -9,6 +9,10 @@
  *   bench_host_openmp_units task N       N explicit tasks with an empty body,
  *                                        created by one thread of the team
  *                                        (single) and run by any
+ *   bench_host_openmp_units lock N       N omp_set_lock/omp_unset_lock pairs
+ *                                        on one thread (uncontended)
+ *   bench_host_openmp_units critical N   N empty critical sections on one
+ *                                        thread (uncontended)
  * Prints "ns_per_unit X" (CLOCK_MONOTONIC around the N units).
  */
 #include <omp.h>
@@ -26,8 +30,9 @@ static double now_ns(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "task"))) {
-        fprintf(stderr, "usage: %s parallel|chunk|task N\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "task") &&
+                      strcmp(argv[1], "lock") && strcmp(argv[1], "critical"))) {
+        fprintf(stderr, "usage: %s parallel|chunk|task|lock|critical N\n", argv[0]);
         return 2;
     }
     long n = atol(argv[2]);
@@ -46,6 +51,21 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++) {
 #pragma omp task
             __asm__ volatile("" ::: "memory"); /* an empty body the compiler keeps */
+        }
+    } else if (!strcmp(argv[1], "lock")) { /* mutual exclusion (level all): one lock pair a unit */
+        omp_lock_t lock;
+        omp_init_lock(&lock);
+        start = now_ns();
+        for (long i = 0; i < n; i++) {
+            omp_set_lock(&lock);
+            sink += i & 1;
+            omp_unset_lock(&lock);
+        }
+        omp_destroy_lock(&lock);
+    } else if (!strcmp(argv[1], "critical")) {
+        for (long i = 0; i < n; i++) {
+#pragma omp critical
+            sink += i & 1;
         }
     } else {
 #pragma omp parallel for schedule(dynamic, 1)

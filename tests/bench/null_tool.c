@@ -115,6 +115,31 @@ static void no_task_dependence(ompt_data_t *src, ompt_data_t *sink)
 }
 #endif
 
+#ifdef OT_BENCH_HOST_MUTEX
+/* Built a fourth time (libofftrace_bench_null_mutex_tool.so): also the
+ * mutual exclusion callbacks offtrace registers at OFFTRACE_HOST_OPENMP=all. */
+static void no_mutex_acquire(ompt_mutex_t k, unsigned int h, unsigned int i, ompt_wait_id_t w, const void *ra)
+{
+    (void)k, (void)h, (void)i, (void)w, (void)ra;
+}
+static void no_mutex(ompt_mutex_t k, ompt_wait_id_t w, const void *ra)
+{
+    (void)k, (void)w, (void)ra;
+}
+static void no_nest_lock(ompt_scope_endpoint_t e, ompt_wait_id_t w, const void *ra)
+{
+    (void)e, (void)w, (void)ra;
+}
+static void no_cancel(ompt_data_t *t, int f, const void *ra)
+{
+    (void)t, (void)f, (void)ra;
+}
+static void no_flush(ompt_data_t *t, const void *ra)
+{
+    (void)t, (void)ra;
+}
+#endif
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *data)
 {
     (void)initial_device, (void)data;
@@ -139,6 +164,16 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
     set(ompt_callback_task_schedule, (ompt_callback_t)no_task_schedule);
     set(ompt_callback_dependences, (ompt_callback_t)no_dependences);
     set(ompt_callback_task_dependence, (ompt_callback_t)no_task_dependence);
+#endif
+#ifdef OT_BENCH_HOST_MUTEX
+    set(ompt_callback_mutex_acquire, (ompt_callback_t)no_mutex_acquire);
+    set(ompt_callback_mutex_acquired, (ompt_callback_t)no_mutex);
+    set(ompt_callback_mutex_released, (ompt_callback_t)no_mutex);
+    set(ompt_callback_nest_lock, (ompt_callback_t)no_nest_lock);
+    set(ompt_callback_lock_init, (ompt_callback_t)no_mutex_acquire);
+    set(ompt_callback_lock_destroy, (ompt_callback_t)no_mutex);
+    set(ompt_callback_cancel, (ompt_callback_t)no_cancel);
+    set(ompt_callback_flush, (ompt_callback_t)no_flush);
 #endif
     return 1;
 }

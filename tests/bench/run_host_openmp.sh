@@ -11,7 +11,11 @@
 # Then explicit tasks (create + run of an empty task), on 1 and 2 threads:
 # no tool, the do-nothing tool, offtrace at loops (tasks not recorded) and
 # at all (recorded).
-#   usage: tests/bench/run_host_openmp.sh [BUILD_DIR] [REGIONS] [CHUNKS] [ROUNDS] [THREADS] [TASKS]
+# Mutual exclusion (level all): a lock pair (omp_set_lock/omp_unset_lock) and
+# an empty critical section on one thread, uncontended, for: no tool, a
+# do-nothing tool registering the same callbacks as offtrace at all, and
+# offtrace at loops and all (LOCKS units; 0 leaves them out).
+#   usage: tests/bench/run_host_openmp.sh [BUILD_DIR] [REGIONS] [CHUNKS] [ROUNDS] [THREADS] [TASKS] [LOCKS]
 set -eu
 BUILD=${1:-build}
 REGIONS=${2:-20000}
@@ -19,9 +23,11 @@ CHUNKS=${3:-200000}
 ROUNDS=${4:-7}
 THREADS=${5:-2}
 TASKS=${6:-200000}
+LOCKS=${7:-200000}
 BIN="$BUILD/bin/bench_host_openmp_units"
 NULL_TOOL="$(realpath "$BUILD/lib/libofftrace_bench_null_host_tool.so")"
 OFFTRACE_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
+NULL_MUTEX_TOOL="$(realpath "$BUILD/lib/libofftrace_bench_null_mutex_tool.so")"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -41,6 +47,16 @@ while [ $i -lt "$ROUNDS" ]; do
         run $unit $count null OMP_TOOL_LIBRARIES="$NULL_TOOL"
         for level in off regions loops; do
             run $unit $count $level OMP_TOOL_LIBRARIES="$OFFTRACE_LIB" OFFTRACE_OUTPUT="$TMP/trace" \
+                OFFTRACE_VERBOSE=0 OFFTRACE_HOST_OPENMP=$level
+        done
+    done
+    # ---- mutual exclusion (level all) ----
+    for unit in lock critical; do
+        [ "$LOCKS" -gt 0 ] || break
+        run $unit "$LOCKS" none OMP_TOOL=disabled
+        run $unit "$LOCKS" null OMP_TOOL_LIBRARIES="$NULL_MUTEX_TOOL"
+        for level in loops all; do
+            run $unit "$LOCKS" $level OMP_TOOL_LIBRARIES="$OFFTRACE_LIB" OFFTRACE_OUTPUT="$TMP/trace" \
                 OFFTRACE_VERBOSE=0 OFFTRACE_HOST_OPENMP=$level
         done
     done
@@ -92,3 +108,18 @@ for threads in 1 2; do
     done
     echo "$line |"
 done
+# ---- mutual exclusion (level all) ----
+if [ "$LOCKS" -gt 0 ]; then
+    echo
+    echo "| unit (1 thread, uncontended) | no tool | do-nothing tool (all's callbacks) | offtrace loops | offtrace all |"
+    echo "|---|---|---|---|---|"
+    for unit in lock critical; do
+        none=$(median $unit.none)
+        line="| $unit | $none ns"
+        for name in null loops all; do
+            v=$(median $unit.$name)
+            line="$line | $v ns ($(echo "$v $none" | awk '{printf "%.2f", $1 / $2}'))"
+        done
+        echo "$line |"
+    done
+fi

@@ -386,7 +386,8 @@ static void check_region_classes(state *s)
         if (!s->region_name[r] || c == OFFTRACE_CLASS_NONE)
             continue;
         int refined = c == OFFTRACE_CLASS_DEVICE_WORK || c == OFFTRACE_CLASS_DEVICE_SYNC || c == OFFTRACE_CLASS_HOST_WORK ||
-                      c == OFFTRACE_CLASS_HOST_CHUNK || c == OFFTRACE_CLASS_HOST_SYNC || c == OFFTRACE_CLASS_HOST_SYNC_WAIT;
+                      c == OFFTRACE_CLASS_HOST_CHUNK || c == OFFTRACE_CLASS_HOST_SYNC || c == OFFTRACE_CLASS_HOST_SYNC_WAIT ||
+                      c == OFFTRACE_CLASS_HOST_MUTEX;
         if (s->region_paradigm[r] != offtrace_class_paradigm(c) ||
             (!refined && s->region_role[r] != offtrace_class_role(c))) {
             s->f->bad_groups++;

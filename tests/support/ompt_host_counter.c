@@ -356,6 +356,138 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
         add(&edges_host_to_target, 1);
 }
 
+/* ---- mutual exclusion (issue 13, level all) ----
+ *
+ * One more line at finalisation,
+ *
+ *   HOST_MUTEX acquire=K1,K2,...,K7 acquired=K1,...,K7 released=K1,...,K7 nest_begin=N nest_end=N
+ *              lock_init=N lock_destroy=N cancel=N cancel_loop=N flush=N
+ *
+ * (on one line; Kn: the count of ompt_mutex_t kind n, lock, test_lock,
+ * nest_lock, test_nest_lock, critical, atomic, ordered), and one line per
+ * thread that acquired anything,
+ *
+ *   HOST_MUTEX_THREAD acquire=K1,...,K7
+ *
+ * cancel counts every cancel callback, cancel_loop those of a loop that
+ * activate or detect the cancellation. Device work is left out as above. */
+
+#define MUTEX_KINDS 7
+
+typedef struct mutex_counts {
+    unsigned long long acquire[MUTEX_KINDS + 1];
+} mutex_counts;
+
+static unsigned long long mutex_acquire[MUTEX_KINDS + 1], mutex_acquired[MUTEX_KINDS + 1],
+    mutex_released[MUTEX_KINDS + 1], nest_begin, nest_end, lock_inits, lock_destroys, cancels, cancel_loops,
+    flushes;
+static mutex_counts mutex_threads[MAX_THREADS];
+static unsigned mutex_thread_count;
+static __thread mutex_counts *my_mutex;
+
+static unsigned mutex_kind(ompt_mutex_t kind)
+{
+    return kind >= 1 && kind <= MUTEX_KINDS ? (unsigned)kind : 0;
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                             const void *codeptr)
+{
+    if (in_device_work())
+        return;
+    add(&mutex_acquire[mutex_kind(kind)], 1);
+    if (!my_mutex) {
+        unsigned i = __atomic_fetch_add(&mutex_thread_count, 1, __ATOMIC_RELAXED);
+        static mutex_counts overflow;
+        my_mutex = i < MAX_THREADS ? &mutex_threads[i] : &overflow;
+    }
+    my_mutex->acquire[mutex_kind(kind)]++;
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (!in_device_work())
+        add(&mutex_acquired[mutex_kind(kind)], 1);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (!in_device_work())
+        add(&mutex_released[mutex_kind(kind)], 1);
+}
+
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (!in_device_work())
+        add(endpoint == ompt_scope_begin ? &nest_begin : &nest_end, 1);
+}
+
+static void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                         const void *codeptr)
+{
+    if (!in_device_work())
+        add(&lock_inits, 1);
+}
+
+static void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    if (!in_device_work())
+        add(&lock_destroys, 1);
+}
+
+static void on_cancel(ompt_data_t *task, int flags, const void *codeptr)
+{
+    if (in_device_work())
+        return;
+    add(&cancels, 1);
+    if ((flags & ompt_cancel_loop) && (flags & (ompt_cancel_activated | ompt_cancel_detected)))
+        add(&cancel_loops, 1);
+}
+
+static void on_flush(ompt_data_t *thread, const void *codeptr)
+{
+    if (!in_device_work())
+        add(&flushes, 1);
+}
+
+static void print_kinds(const char *name, const unsigned long long *k)
+{
+    fprintf(stderr, " %s=", name);
+    for (unsigned i = 1; i <= MUTEX_KINDS; i++)
+        fprintf(stderr, "%llu%s", k[i], i < MUTEX_KINDS ? "," : "");
+}
+
+static void print_mutex_counts(void)
+{
+    fprintf(stderr, "HOST_MUTEX");
+    print_kinds("acquire", mutex_acquire);
+    print_kinds("acquired", mutex_acquired);
+    print_kinds("released", mutex_released);
+    fprintf(stderr, " nest_begin=%llu nest_end=%llu lock_init=%llu lock_destroy=%llu cancel=%llu cancel_loop=%llu "
+                    "flush=%llu\n",
+            nest_begin, nest_end, lock_inits, lock_destroys, cancels, cancel_loops, flushes);
+    unsigned n = mutex_thread_count < MAX_THREADS ? mutex_thread_count : MAX_THREADS;
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(stderr, "HOST_MUTEX_THREAD");
+        print_kinds("acquire", mutex_threads[i].acquire);
+        fprintf(stderr, "\n");
+    }
+}
+
+static void register_mutex(ompt_set_callback_t set)
+{
+    set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
+    set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+    set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+    set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
+    set(ompt_callback_lock_init, (ompt_callback_t)on_lock_init);
+    set(ompt_callback_lock_destroy, (ompt_callback_t)on_lock_destroy);
+    set(ompt_callback_cancel, (ompt_callback_t)on_cancel);
+    set(ompt_callback_flush, (ompt_callback_t)on_flush);
+}
+
+/* ---- end of mutual exclusion ---- */
+
 static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *tool_data)
 {
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
@@ -371,6 +503,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
     set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
     set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
     set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
+    register_mutex(set);
     return 1;
 }
 
@@ -397,6 +530,7 @@ static void finalize(ompt_data_t *tool_data)
     for (unsigned i = 0; i < n; i++)
         fprintf(stderr, "TASK_THREAD periods=%llu\n", thread_periods[i]);
     print_loop_sites();
+    print_mutex_counts();
 }
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)

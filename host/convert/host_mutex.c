@@ -1,0 +1,449 @@
+/**
+ * \file host_mutex.c
+ * \brief Mutual exclusion on a host thread (issue 13, level all).
+ *
+ * What a thread's records become:
+ *  - OMP_MUTEX BEGIN (mutex_acquire) opens `critical @f:l`, `lock @f:l`,
+ *    `test lock @f:l`, `nest lock @f:l`, `ordered @f:l` (class HOST_MUTEX,
+ *    role CRITICAL, ORDERED or ATOMIC by kind) and inside it its waiting
+ *    part `… (waiting) @f:l` (HOST_MUTEX_WAIT); OMP_MUTEX_ACQUIRED (or the
+ *    end_time of an OMP_MUTEX COMPLETE record, which the recorder makes of
+ *    an acquire and its acquired) closes the waiting part and writes
+ *    ThreadAcquireLock; OMP_MUTEX END
+ *    (mutex_released) writes ThreadReleaseLock and closes the region. The
+ *    region is acquire to release, its waiting child the wait, the rest the
+ *    hold.
+ *  - A nest lock set by its owner: mutex_acquire then nest_lock begin (no
+ *    acquired): the region is `nest lock (nested) @f:l`
+ *    (HOST_NEST_LOCK_NESTED) with its (empty) waiting part; its unset
+ *    (nest_lock end) closes it. No lock event: ownership does not change.
+ *  - An omp_test_lock that fails is followed by no acquired: its region and
+ *    waiting part are closed where they began (zero length) when the
+ *    thread's next record is anything else.
+ *  - lock init/destroy, cancel and flush are instants: zero-length regions
+ *    (`omp_init_lock @f:l`, `omp_destroy_nest_lock @f:l`, `cancel loop
+ *    (activated) @f:l`, `flush @f:l`), which every reader, `view`, `export`
+ *    and `report` show without code of their own.
+ *
+ * OTF2's lock events want one lock id per lock and, per lock, the order of
+ * its acquisitions over all threads. The conversion goes thread by thread,
+ * so the first mutex record met reads every host stream's acquired records
+ * once (ot_mutex_locks): a lock's acquisitions in time order are its
+ * acquisition order (the clock is the same on every thread, and an
+ * acquired is read while the lock is held, so two acquisitions of one lock
+ * cannot swap), and lock ids are the wait ids' ranks.
+ */
+#define _GNU_SOURCE
+#include <omp-tools.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_internal.h"
+#include "host_mutex.h"
+
+#define NO_REGION UINT32_MAX
+
+/* ---- lock ids and acquisition orders, over all threads ---- */
+
+typedef struct acquisition {
+    uint64_t wait_id, time;
+    uint32_t thread;
+} acquisition;
+
+struct ot_mutex_locks {
+    acquisition *acquisitions; /* by wait id, time, thread */
+    size_t count;
+    uint64_t *wait_ids; /* every wait id any mutex record names, sorted, unique: its index + 1 is its lock id */
+    size_t wait_id_count;
+    int failed;
+};
+
+static int by_acquisition(const void *a, const void *b)
+{
+    const acquisition *x = a, *y = b;
+    if (x->wait_id != y->wait_id)
+        return x->wait_id < y->wait_id ? -1 : 1;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int names_a_lock(const offtrace_raw_record *r)
+{
+    return r->event == OFFTRACE_RAW_OMP_MUTEX || r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED ||
+           r->event == OFFTRACE_RAW_OMP_NEST_LOCK || r->event == OFFTRACE_RAW_OMP_LOCK_INIT ||
+           r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY;
+}
+
+static int grow(void **items, size_t *capacity, size_t used, size_t size)
+{
+    if (used < *capacity)
+        return 0;
+    size_t grown = *capacity ? *capacity * 2 : 256;
+    void *more = realloc(*items, grown * size);
+    if (!more)
+        return -ENOMEM;
+    *items = more;
+    *capacity = grown;
+    return 0;
+}
+
+static ot_mutex_locks *locks_build(converter *c)
+{
+    ot_mutex_locks *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    size_t acquisition_capacity = 0, wait_id_capacity = 0;
+    for (size_t s = 0; s < c->rec.stream_count && !l->failed; s++) {
+        ot_raw_cursor cur;
+        if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0) {
+            l->failed = 1;
+            break;
+        }
+        uint32_t thread = c->rec.streams[s].header.thread_index;
+        for (const offtrace_raw_record *r; !l->failed && (r = ot_raw_cursor_next(&cur));) {
+            if (!names_a_lock(r))
+                continue;
+            int completed = r->event == OFFTRACE_RAW_OMP_MUTEX && r->endpoint == OFFTRACE_RAW_COMPLETE;
+            if (r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED || completed) {
+                if (grow((void **)&l->acquisitions, &acquisition_capacity, l->count, sizeof *l->acquisitions)) {
+                    l->failed = 1;
+                    break;
+                }
+                l->acquisitions[l->count++] = (acquisition){r->src_addr, completed ? r->end_time : r->time, thread};
+            }
+            if (grow((void **)&l->wait_ids, &wait_id_capacity, l->wait_id_count, sizeof *l->wait_ids)) {
+                l->failed = 1;
+                break;
+            }
+            l->wait_ids[l->wait_id_count++] = r->src_addr;
+            if (l->wait_id_count == wait_id_capacity) { /* keep them unique as they come, to bound the memory */
+                qsort(l->wait_ids, l->wait_id_count, sizeof *l->wait_ids, by_value);
+                size_t unique = 0;
+                for (size_t i = 0; i < l->wait_id_count; i++)
+                    if (!unique || l->wait_ids[unique - 1] != l->wait_ids[i])
+                        l->wait_ids[unique++] = l->wait_ids[i];
+                l->wait_id_count = unique;
+            }
+        }
+        ot_raw_cursor_close(&cur);
+    }
+    qsort(l->acquisitions, l->count, sizeof *l->acquisitions, by_acquisition);
+    qsort(l->wait_ids, l->wait_id_count, sizeof *l->wait_ids, by_value);
+    size_t unique = 0;
+    for (size_t i = 0; i < l->wait_id_count; i++)
+        if (!unique || l->wait_ids[unique - 1] != l->wait_ids[i])
+            l->wait_ids[unique++] = l->wait_ids[i];
+    l->wait_id_count = unique;
+    return l;
+}
+
+/* What lock_id and acquisition_order see when the table could not be built
+ * (out of memory): every id and order 0, and no second attempt per record. */
+static ot_mutex_locks no_locks = {.failed = 1};
+
+void ot_mutex_locks_free(ot_mutex_locks *l)
+{
+    if (!l || l == &no_locks)
+        return;
+    free(l->acquisitions);
+    free(l->wait_ids);
+    free(l);
+}
+
+static ot_mutex_locks *locks_of(converter *c)
+{
+    if (!c->mutex_locks && !(c->mutex_locks = locks_build(c)))
+        c->mutex_locks = &no_locks;
+    return c->mutex_locks;
+}
+
+/* The lock id of a wait id: its rank among all wait ids, from 1; 0 if unknown. */
+static uint32_t lock_id(const ot_mutex_locks *l, uint64_t wait_id)
+{
+    if (!l)
+        return 0;
+    size_t lo = 0, hi = l->wait_id_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->wait_ids[mid] < wait_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->wait_id_count && l->wait_ids[lo] == wait_id ? (uint32_t)(lo + 1) : 0;
+}
+
+static size_t first_at_least(const ot_mutex_locks *l, const acquisition *key)
+{
+    size_t lo = 0, hi = l->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_acquisition(&l->acquisitions[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The acquisition's place among its lock's acquisitions, from 1 (0 if unknown). */
+static uint32_t acquisition_order(const ot_mutex_locks *l, uint64_t wait_id, uint64_t time, uint32_t thread)
+{
+    if (!l)
+        return 0;
+    acquisition key = {wait_id, time, thread}, first = {wait_id, 0, 0};
+    size_t at = first_at_least(l, &key);
+    if (at == l->count || by_acquisition(&l->acquisitions[at], &key) != 0)
+        return 0;
+    return (uint32_t)(at - first_at_least(l, &first) + 1);
+}
+
+/* ---- one thread ---- */
+
+typedef struct held_lock {
+    uint64_t wait_id;
+    uint32_t lock_id, order;
+} held_lock;
+
+struct ot_mutex_thread {
+    held_lock *held; /* locks this thread acquired and has not released, in acquisition order */
+    size_t held_count, held_capacity;
+    /* an omp_test_lock / omp_test_nest_lock whose outcome the next record tells */
+    int test_pending;
+    uint64_t test_wait_id, test_time;
+    int cancelled_work;
+};
+
+static ot_mutex_thread *thread_state(thread_pass *p)
+{
+    ot_mutex_thread **m = ot_cv_pass_mutex(p);
+    if (!*m)
+        *m = calloc(1, sizeof **m);
+    return *m;
+}
+
+void ot_host_mutex_thread_free(ot_mutex_thread *m)
+{
+    if (!m)
+        return;
+    free(m->held);
+    free(m);
+}
+
+static const held_lock *find_held(const ot_mutex_thread *m, uint64_t wait_id)
+{
+    for (size_t i = m->held_count; i-- > 0;)
+        if (m->held[i].wait_id == wait_id)
+            return &m->held[i];
+    return NULL;
+}
+
+static int is_nest_kind(uint8_t kind) { return kind == ompt_mutex_nest_lock || kind == ompt_mutex_test_nest_lock; }
+static int is_test_kind(uint8_t kind) { return kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock; }
+
+static const char *mutex_name(uint8_t kind, OTF2_RegionRole *role)
+{
+    *role = OTF2_REGION_ROLE_CRITICAL;
+    switch (kind) {
+    case ompt_mutex_lock: return "lock";
+    case ompt_mutex_test_lock: return "test lock";
+    case ompt_mutex_nest_lock: return "nest lock";
+    case ompt_mutex_test_nest_lock: return "test nest lock";
+    case ompt_mutex_critical: return "critical";
+    case ompt_mutex_atomic: *role = OTF2_REGION_ROLE_ATOMIC; return "atomic";
+    case ompt_mutex_ordered: *role = OTF2_REGION_ROLE_ORDERED; return "ordered";
+    default: return "mutex (unknown kind)";
+    }
+}
+
+/* "<stem> @<site>" as region of class \p cls with \p role (no site: the stem alone). */
+static OTF2_RegionRef sited(converter *c, offtrace_event_class cls, OTF2_RegionRole role, const char *stem,
+                            uint64_t codeptr)
+{
+    if (!codeptr)
+        return ot_tw_region_with_role(c->tw, cls, role, stem, NULL, 0, 0);
+    ot_srcloc loc;
+    char label[512], name[640];
+    if (ot_symbolizer_lookup(c->sym, codeptr, &loc) != 0)
+        memset(&loc, 0, sizeof loc);
+    ot_srcloc_format(&loc, codeptr, label, sizeof label);
+    snprintf(name, sizeof name, "%s @%s", stem, label);
+    return ot_tw_region_with_role(c->tw, cls, role, name, loc.file, loc.line, loc.line);
+}
+
+/* mutex_acquire: the region and its waiting part. */
+static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
+{
+    converter *c = ot_cv_pass_converter(p);
+    OTF2_RegionRole role;
+    const char *name = mutex_name(r->subkind, &role);
+    int nested = is_nest_kind(r->subkind) && find_held(m, r->src_addr);
+    char stem[128];
+    OTF2_RegionRef region = nested ? sited(c, OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED, OTF2_REGION_ROLE_CRITICAL,
+                                           offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name, r->codeptr)
+                                   : sited(c, OFFTRACE_CLASS_HOST_MUTEX, role, name, r->codeptr);
+    snprintf(stem, sizeof stem, "%s (waiting)", nested ? offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name : name);
+    OTF2_RegionRef waiting = sited(c, OFFTRACE_CLASS_HOST_MUTEX_WAIT, OTF2_REGION_ROLE_CODE, stem, r->codeptr);
+    OTF2_AttributeList *a = ot_cv_pass_attributes(p);
+    OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
+    if (!nested) {
+        OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
+        OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
+    }
+    if (ot_cv_pass_open(p, nested ? OFFTRACE_RAW_OMP_NEST_LOCK : OFFTRACE_RAW_OMP_MUTEX, r->src_addr, region, t) ||
+        ot_cv_pass_open(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, waiting, t))
+        return;
+    if (is_test_kind(r->subkind)) {
+        m->test_pending = 1;
+        m->test_wait_id = r->src_addr;
+        m->test_time = t;
+    }
+}
+
+/* mutex_acquired (\p ticks, \p t: its time): the wait is over; the lock is this thread's. */
+static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t ticks, uint64_t t)
+{
+    if (ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, t, r) != 0)
+        return;
+    converter *c = ot_cv_pass_converter(p);
+    const ot_mutex_locks *l = locks_of(c);
+    held_lock h = {r->src_addr, lock_id(l, r->src_addr),
+                   acquisition_order(l, r->src_addr, ticks, ot_cv_pass_thread(p))};
+    if (grow((void **)&m->held, &m->held_capacity, m->held_count, sizeof *m->held) == 0)
+        m->held[m->held_count++] = h;
+    OTF2_EvtWriter_ThreadAcquireLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, h.lock_id, h.order);
+}
+
+/* mutex_released: the lock is given up. */
+static void on_released(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
+{
+    for (size_t i = m->held_count; i-- > 0;)
+        if (m->held[i].wait_id == r->src_addr) {
+            OTF2_EvtWriter_ThreadReleaseLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, m->held[i].lock_id,
+                                             m->held[i].order);
+            memmove(&m->held[i], &m->held[i + 1], (m->held_count - i - 1) * sizeof *m->held);
+            m->held_count--;
+            break;
+        }
+    ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX, r->src_addr, t, r);
+}
+
+/* Zero-length regions: lock init/destroy, cancel, flush. */
+static const char *cancel_construct(uint64_t flags)
+{
+    return flags & ompt_cancel_parallel ? "parallel"
+           : flags & ompt_cancel_sections ? "sections"
+           : flags & ompt_cancel_loop ? "loop"
+           : flags & ompt_cancel_taskgroup ? "taskgroup"
+                                            : "construct";
+}
+
+static const char *cancel_state(uint64_t flags)
+{
+    return flags & ompt_cancel_activated ? "activated"
+           : flags & ompt_cancel_detected ? "detected"
+           : flags & ompt_cancel_discarded_task ? "task discarded"
+                                                 : "unknown";
+}
+
+static void on_instant(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
+{
+    converter *c = ot_cv_pass_converter(p);
+    OTF2_AttributeList *a = ot_cv_pass_attributes(p);
+    char stem[128];
+    offtrace_event_class cls;
+    OTF2_RegionRole role = OTF2_REGION_ROLE_WRAPPER;
+    if (r->event == OFFTRACE_RAW_OMP_LOCK_INIT || r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY) {
+        int init = r->event == OFFTRACE_RAW_OMP_LOCK_INIT;
+        cls = init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY;
+        snprintf(stem, sizeof stem, "omp_%s_%slock", init ? "init" : "destroy", is_nest_kind(r->subkind) ? "nest_" : "");
+        OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
+        if (init) {
+            OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
+            OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
+        }
+    } else if (r->event == OFFTRACE_RAW_OMP_CANCEL) {
+        cls = OFFTRACE_CLASS_HOST_CANCEL;
+        role = OTF2_REGION_ROLE_CODE;
+        snprintf(stem, sizeof stem, "cancel %s (%s)", cancel_construct(r->bytes), cancel_state(r->bytes));
+        if ((r->bytes & (ompt_cancel_loop | ompt_cancel_sections)) &&
+            (r->bytes & (ompt_cancel_activated | ompt_cancel_detected)))
+            m->cancelled_work = 1;
+    } else {
+        cls = OFFTRACE_CLASS_HOST_FLUSH;
+        role = OTF2_REGION_ROLE_FLUSH;
+        snprintf(stem, sizeof stem, "%s", offtrace_class(cls)->name);
+    }
+    OTF2_RegionRef region = sited(c, cls, role, stem, r->codeptr);
+    if (ot_cv_pass_open(p, r->event, 0, region, t) == 0)
+        ot_cv_pass_close(p, r->event, 0, t, r);
+}
+
+void ot_host_mutex_record(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    ot_mutex_thread *m = thread_state(p);
+    if (!m)
+        return;
+    switch (r->event) {
+    case OFFTRACE_RAW_OMP_MUTEX:
+        if (r->endpoint == OFFTRACE_RAW_END) {
+            on_released(p, m, r, t);
+            break;
+        }
+        on_acquire(p, m, r, t);
+        if (r->endpoint == OFFTRACE_RAW_COMPLETE) { /* the acquire and its acquired in one record */
+            uint64_t end = ot_cv_to_ns(ot_cv_pass_converter(p), r->end_time);
+            m->test_pending = 0;
+            on_acquired(p, m, r, r->end_time, end < t ? t : end);
+        }
+        break;
+    case OFFTRACE_RAW_OMP_MUTEX_ACQUIRED: on_acquired(p, m, r, r->time, t); break;
+    case OFFTRACE_RAW_OMP_NEST_LOCK:
+        if (r->endpoint == OFFTRACE_RAW_END) /* the owner's inner unset */
+            ot_cv_pass_close(p, OFFTRACE_RAW_OMP_NEST_LOCK, r->src_addr, t, r);
+        else /* the owner's inner set: its (empty) wait is over */
+            ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, t, r);
+        break;
+    default: on_instant(p, m, r, t); break;
+    }
+}
+
+void ot_host_mutex_settle(thread_pass *p, const offtrace_raw_record *next)
+{
+    ot_mutex_thread *m = *ot_cv_pass_mutex(p);
+    if (!m || !m->test_pending)
+        return;
+    m->test_pending = 0;
+    if (next && next->src_addr == m->test_wait_id &&
+        ((next->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED) ||
+         (next->event == OFFTRACE_RAW_OMP_NEST_LOCK && next->endpoint == OFFTRACE_RAW_BEGIN)))
+        return; /* it succeeded */
+    /* it failed: nothing was held, and nothing happened in between; it is
+     * over, not unfinished */
+    static const offtrace_raw_record over;
+    if (ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, m->test_wait_id, m->test_time, &over) == 0)
+        ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX, m->test_wait_id, m->test_time, &over);
+}
+
+void ot_host_mutex_work_ended(ot_mutex_thread *m)
+{
+    if (m)
+        m->cancelled_work = 0;
+}
+
+int ot_host_mutex_take_cancelled_work(ot_mutex_thread *m)
+{
+    if (!m || !m->cancelled_work)
+        return 0;
+    m->cancelled_work = 0;
+    return 1;
+}
