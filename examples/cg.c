@@ -9,18 +9,9 @@
  * find their data already present on the device.  Only the reduction
  * scalars travel between host and device inside the loop.
  *
- * Usage: example_cg [grid_n [iterations [host]]]   (defaults: 32 50)
- * The system has grid_n*grid_n unknowns.  The iteration count is fixed (no
- * early exit), so the number of kernels and transfers is deterministic.
- *
- * With the third argument `host`, every iteration also has a host phase
- * between its kernels: the residual comes back (`target update from`) and a
- * host `parallel for` computes its largest entry (the max-norm a solver
- * would check for convergence), printed at the end.  It measures what
- * recording the host's OpenMP costs in an offload program whose host is busy
- * between kernels; without the argument the program does exactly what it did
- * before (other tests count its kernels and transfers).
- */
+ * Usage: example_cg [grid_n [iterations [host]]]   (defaults: 32 50; `host`:
+ * a host phase per iteration, see main).  grid_n*grid_n unknowns, a fixed
+ * iteration count: the number of kernels and transfers is deterministic. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -62,8 +53,7 @@ static void xpay(int n, const double *x, double beta, double *y) {
 }
 
 int main(int argc, char **argv) {
-  int n = argc > 1 ? atoi(argv[1]) : 32;
-  int iters = argc > 2 ? atoi(argv[2]) : 50;
+  int n = argc > 1 ? atoi(argv[1]) : 32, iters = argc > 2 ? atoi(argv[2]) : 50;
   int host_phase = argc > 3 && strcmp(argv[3], "host") == 0;
   if (n < 2 || iters < 1 || (argc > 3 && !host_phase) || argc > 4) {
     fprintf(stderr, "usage: %s [grid_n>=2 [iterations>=1 [host]]]\n", argv[0]);
@@ -127,7 +117,13 @@ int main(int argc, char **argv) {
       xpay(rows, r, beta, p);
       rr = rr_new;
       if (host_phase) {
-        /* The host phase: the residual's max-norm, computed on the host. */
+        /* The host phase (third argument `host`): the residual comes back and
+         * a host `parallel for` computes its largest entry, the max-norm a
+         * solver would check for convergence. It measures what recording the
+         * host's OpenMP costs in an offload program whose host works between
+         * kernels (tests/bench/run_host_openmp_programs.sh); without the
+         * argument the program does what it always did (tests count its
+         * kernels, transfers and source lines). */
 #pragma omp target update from(r[0 : rows])
         double m = 0.0;
 #pragma omp parallel for reduction(max : m)
