@@ -4,7 +4,9 @@
  * (OFFTRACE_KEEP_RAW, so the raw records stay to be converted again): the
  * peak resident memory of `offtrace convert` on the longer one is within a
  * few MiB of the shorter one's, and the longer one's archive is valid and
- * complete.
+ * complete. The same for a lock-heavy program at OFFTRACE_HOST_OPENMP=all
+ * (every lock acquisition numbered among its lock's acquisitions): 20,000
+ * and 500,000 histogram items, about 20,000 and 500,000 acquisitions.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -28,6 +30,16 @@ TestSuite(conversion_memory, .timeout = 180);
  * events (the old converter grew by 86 MB); the converter's buffers do not
  * depend on them. */
 #define MAX_GROWTH_KB (8 * 1024)
+
+static void record_locks(const char *dir, const char *items)
+{
+    char *env[] = {"OFFTRACE_MEMORY_BUDGET=256K", "OFFTRACE_KEEP_RAW=1", "OFFTRACE_HOST_OPENMP=all",
+                   "OMP_NUM_THREADS=2", NULL};
+    char *args[] = {(char *)items, "1", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_lock_histogram", args, &err), 0, "record failed:\n%s", err);
+    free(err);
+}
 
 static void record_many(const char *dir, const char *regions)
 {
@@ -93,6 +105,27 @@ Test(conversion_memory, peak_memory_does_not_grow_with_the_trace)
     cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
                  "the conversion's memory grows with the trace: %ld KiB for %s target regions, %ld KiB for %s",
                  short_kb, SHORT_RUN, long_kb, LONG_RUN);
+    remove_recording(shorter);
+    remove_recording(longer);
+}
+
+Test(conversion_memory, lock_orders_do_not_grow_with_the_acquisitions)
+{
+    char shorter[512], longer[512];
+    scratch_path(shorter, sizeof shorter, "locks-short");
+    scratch_path(longer, sizeof longer, "locks-long");
+    record_locks(shorter, "20000");
+    record_locks(longer, "500000");
+    long short_kb = convert_peak_kb(shorter), long_kb = convert_peak_kb(longer);
+    char *message = NULL;
+    cr_assert_eq(otf2_print_check(longer, &message), 0, "otf2-print rejects %s: %s", longer, message);
+    free(message);
+    cr_log_info("offtrace convert peak RSS: %ld KiB for 20000 items, %ld KiB for 500000", short_kb, long_kb);
+    /* The in-memory table took about 24 bytes per acquisition, doubled while
+     * it grew: 480,000 more acquisitions were 20 MB more (the scratch
+     * files and OTF2 buffers of the longer one add about 3 MB). */
+    cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
+                 "lock orders grow with the trace: %ld KiB for 20000 items, %ld KiB for 500000", short_kb, long_kb);
     remove_recording(shorter);
     remove_recording(longer);
 }

@@ -2,7 +2,7 @@
 # Per-unit cost of the program's own host OpenMP (issue 13): an empty
 # parallel region and a schedule(dynamic, 1) chunk, each timed in one run
 # for: no tool, a do-nothing OMPT tool registering the same host callbacks,
-# and offtrace at OFFTRACE_HOST_OPENMP=off, regions and loops.
+# and offtrace at OFFTRACE_HOST_OPENMP=off, regions, loops and all.
 # Configurations are interleaved round by round; the median of the rounds is
 # reported, and its ratio to no tool. offtrace's runs include writing the raw
 # records (the archive is written at exit, outside the timed part).
@@ -45,7 +45,7 @@ while [ $i -lt "$ROUNDS" ]; do
         count=$REGIONS; [ $unit = chunk ] && count=$CHUNKS
         run $unit $count none OMP_TOOL=disabled
         run $unit $count null OMP_TOOL_LIBRARIES="$NULL_TOOL"
-        for level in off regions loops; do
+        for level in off regions loops all; do
             run $unit $count $level OMP_TOOL_LIBRARIES="$OFFTRACE_LIB" OFFTRACE_OUTPUT="$TMP/trace" \
                 OFFTRACE_VERBOSE=0 OFFTRACE_HOST_OPENMP=$level
         done
@@ -64,12 +64,12 @@ while [ $i -lt "$ROUNDS" ]; do
 done
 
 median() { sort -n "$TMP/$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-echo "| unit ($THREADS threads) | no tool | do-nothing tool | offtrace off | offtrace regions | offtrace loops |"
-echo "|---|---|---|---|---|---|"
+echo "| unit ($THREADS threads) | no tool | do-nothing tool | offtrace off | offtrace regions | offtrace loops | offtrace all |"
+echo "|---|---|---|---|---|---|---|"
 for unit in parallel chunk; do
     none=$(median $unit.none)
     line="| $unit | $none ns"
-    for name in null off regions loops; do
+    for name in null off regions loops all; do
         v=$(median $unit.$name)
         line="$line | $v ns ($(echo "$v $none" | awk '{printf "%.2f", $1 / $2}'))"
     done
