@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "check/host_tasks_check.h"
+#include "otf2_time_order.h"
 #include "string_table.h"
 
 #include <otf2/otf2.h>
@@ -343,55 +344,44 @@ static void relate(state *s)
     }
 }
 
+static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+}
+
+static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
+{
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(cb, e_task_create);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, e_task_complete);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, e_task_switch);
+}
+
+static size_t location_count(void *user)
+{
+    return ((state *)user)->nlocs;
+}
+
+static uint64_t location_id(void *user, size_t i)
+{
+    return ((state *)user)->locs[i].id;
+}
+
 int host_tasks_check(const char *dir, host_tasks_facts *f)
 {
     memset(f, 0, sizeof *f);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/traces.otf2", dir);
-    OTF2_Reader *rd = OTF2_Reader_Open(path);
-    if (!rd)
-        return -1;
-    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     state s = {.f = f, .locs = calloc(MAX_LOCS, sizeof(loc))};
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
-    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &s);
-    uint64_t n;
-    OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
-    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    for (size_t i = 0; i < s.nlocs; i++)
-        OTF2_Reader_SelectLocation(rd, s.locs[i].id);
-    OTF2_Reader_OpenDefFiles(rd);
-    OTF2_Reader_OpenEvtFiles(rd);
-    for (size_t i = 0; i < s.nlocs; i++) {
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, s.locs[i].id);
-        if (dr) {
-            uint64_t d;
-            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &d);
-            OTF2_Reader_CloseDefReader(rd, dr);
-        }
-        OTF2_Reader_GetEvtReader(rd, s.locs[i].id);
+    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
+                                  .location_count = location_count, .location_id = location_id, .user = &s};
+    if (otf2_read_in_time_order(dir, &how)) {
+        free(s.locs);
+        return -1;
     }
-    OTF2_Reader_CloseDefFiles(rd);
-    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
-    OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(ecb, e_task_create);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(ecb, e_task_complete);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(ecb, e_task_switch);
-    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, &s);
-    OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
-    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
-    OTF2_Reader_CloseGlobalEvtReader(rd, ger);
-    OTF2_Reader_CloseEvtFiles(rd);
-    OTF2_Reader_Close(rd);
     for (size_t i = 0; i < s.nlocs; i++) {
         loc *l = &s.locs[i];
         if (l->depth) {
