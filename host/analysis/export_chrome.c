@@ -193,10 +193,13 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         OT_JW_LIT(w, "\"");
         any = 1;
     }
-    /* host OpenMP: a chunk's iterations, a loop's trip count, an implicit task's team */
+    /* host OpenMP: a chunk's iterations, a loop's trip count, an implicit task's team, an explicit task's id,
+     * flags and parent (on its creation and periods) */
     static const char *const attribute_keys[OT_TR_ATTRS] = {
         [OT_TR_ATTR_FIRST_ITERATION] = "\"first iteration\":", [OT_TR_ATTR_ITERATIONS] = "\"iterations\":",
-        [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":"};
+        [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":",
+        [OT_TR_ATTR_TASK_ID] = "\"task id\":", [OT_TR_ATTR_TASK_FLAGS] = "\"task flags\":",
+        [OT_TR_ATTR_PARENT_TASK] = "\"parent task\":"};
     for (int k = 0; span->attrs && k < OT_TR_ATTRS; k++) {
         if (!(span->attrs >> k & 1))
             continue;

@@ -262,7 +262,9 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         a->device_address_attr = self;
     static const char *const span_attribute_names[OT_TR_ATTRS] = {
         [OT_TR_ATTR_FIRST_ITERATION] = "first iteration", [OT_TR_ATTR_ITERATIONS] = "iterations",
-        [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number"};
+        [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number",
+        [OT_TR_ATTR_TASK_ID] = "task id", [OT_TR_ATTR_TASK_FLAGS] = "task flags",
+        [OT_TR_ATTR_PARENT_TASK] = "parent task"};
     for (int k = 0; k < OT_TR_ATTRS; k++)
         if (!strcmp(string_of(a, name), span_attribute_names[k])) {
             a->span_attr[k] = self;
