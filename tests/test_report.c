@@ -1011,8 +1011,10 @@ static char *const all_two_threads[] = {"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPEN
  * names the creation line; the task counts and flags equal the runtime's. */
 Test(report, fine_tasks_fire_on_task_tree_at_its_creation_line)
 {
-    char dir[4096];
-    char *json = host_report("example_task_tree", all_two_threads, NULL, dir, sizeof dir);
+    char dir[4096], *err = NULL;
+    scratch_path(dir, sizeof dir, "example_task_tree-all");
+    cr_assert_eq(record_program(dir, NULL, all_two_threads, "example_task_tree", NULL, &err), 0, "%s", err);
+    char *json = report_json(dir);
     const char *f = expect_host_finding(json, "fine_tasks", "task_tree.c", "task shared(left)");
     cr_assert(strstr(member(f, "message"), "coarser"), "no cutoff suggested: %.400s", member(f, "message"));
     cr_assert_geq(number(f, "count"), 1000, "the tree of 200000 elements by 64 makes thousands of tasks");
@@ -1033,6 +1035,11 @@ Test(report, fine_tasks_fire_on_task_tree_at_its_creation_line)
         cr_expect_eq(table_sum(json, "tasks", flags[k], NULL), (long long)counter_value(tasks, flags[k], 0),
                      "%s tasks: %lld in the report; the runtime: %s", flags[k],
                      table_sum(json, "tasks", flags[k], NULL), tasks);
+    char said[128];
+    snprintf(said, sizeof said, "offtrace: host tasks       %llu explicit tasks; 0 lock acquisitions",
+             counter_value(tasks, "creates", 0));
+    cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    free(err);
     free(json);
 }
 
@@ -1058,10 +1065,12 @@ Test(report, no_fine_tasks_with_a_coarse_cutoff)
  * equal the runtime's. */
 Test(report, lock_contention_fires_on_lock_histogram_at_its_lock_line)
 {
-    char dir[4096];
+    char dir[4096], *err = NULL;
     char *const env[] = {"OMP_NUM_THREADS=3", "OMP_CANCELLATION=true", "OFFTRACE_HOST_OPENMP=all", NULL};
     char *const args[] = {"50000", "2", NULL};
-    char *json = host_report("example_lock_histogram", env, args, dir, sizeof dir);
+    scratch_path(dir, sizeof dir, "example_lock_histogram-all");
+    cr_assert_eq(record_program(dir, NULL, env, "example_lock_histogram", args, &err), 0, "%s", err);
+    char *json = report_json(dir);
     long long line = source_line("lock_histogram.c", "omp_set_lock(&bins_lock)");
     const char *f = finding(json, "lock_contention", line);
     cr_assert_not_null(f, "no lock contention finding at lock_histogram.c:%lld", line);
@@ -1089,5 +1098,12 @@ Test(report, lock_contention_fires_on_lock_histogram_at_its_lock_line)
                      table_sum(json, "locks", "acquisitions", "nest lock (nested)"),
                  (long long)(counter_value(mutex, "acquire", 2) + counter_value(mutex, "acquire", 3)),
                  "nest lock sets; the runtime: %s", mutex);
+    unsigned long long acquires = 0;
+    for (int k = 0; k < 7; k++)
+        acquires += counter_value(mutex, "acquire", k);
+    char said[128];
+    snprintf(said, sizeof said, "explicit tasks; %llu lock acquisitions", acquires);
+    cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    free(err);
     free(json);
 }
