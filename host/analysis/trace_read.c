@@ -254,6 +254,10 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
                                        OTF2_StringRef description, OTF2_Type type)
 {
     ot_tr_archive *a = u;
+    if (type == OTF2_TYPE_UINT32 && !strcmp(string_of(a, name), "lock id")) {
+        a->span_attr[OT_TR_ATTR_LOCK_ID] = self;
+        a->span_attrs = 1;
+    }
     if (type != OTF2_TYPE_UINT64)
         return OTF2_CALLBACK_SUCCESS;
     if (!strcmp(string_of(a, name), "host address"))
@@ -264,7 +268,8 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         [OT_TR_ATTR_FIRST_ITERATION] = "first iteration", [OT_TR_ATTR_ITERATIONS] = "iterations",
         [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number",
         [OT_TR_ATTR_TASK_ID] = "task id", [OT_TR_ATTR_TASK_FLAGS] = "task flags",
-        [OT_TR_ATTR_PARENT_TASK] = "parent task"};
+        [OT_TR_ATTR_PARENT_TASK] = "parent task", [OT_TR_ATTR_PREDECESSOR_TASK] = "predecessor task",
+        [OT_TR_ATTR_LOCK_ID] = "(a uint32: above)"};
     for (int k = 0; k < OT_TR_ATTRS; k++)
         if (!strcmp(string_of(a, name), span_attribute_names[k])) {
             a->span_attr[k] = self;
@@ -539,10 +544,17 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
     s->attrs = 0;
     if (!al || !a->span_attrs || OTF2_AttributeList_GetNumberOfElements(al) == 0)
         return;
-    for (int k = 0; k < OT_TR_ATTRS; k++)
-        if (a->span_attr[k] != NO_ATTRIBUTE && OTF2_AttributeList_GetUint64(al, a->span_attr[k], &s->attr[k]) ==
-                                                   OTF2_SUCCESS)
+    for (int k = 0; k < OT_TR_ATTRS; k++) {
+        if (a->span_attr[k] == NO_ATTRIBUTE)
+            continue;
+        uint32_t u32;
+        if (k == OT_TR_ATTR_LOCK_ID) {
+            if (OTF2_AttributeList_GetUint32(al, a->span_attr[k], &u32) == OTF2_SUCCESS)
+                s->attr[k] = u32, s->attrs |= 1u << k;
+        } else if (OTF2_AttributeList_GetUint64(al, a->span_attr[k], &s->attr[k]) == OTF2_SUCCESS) {
             s->attrs |= 1u << k;
+        }
+    }
 }
 
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,

@@ -152,6 +152,8 @@ enum ot_tr_attribute {
     OT_TR_ATTR_TASK_ID,         /**< "task id": an explicit task's id (its creation and periods) */
     OT_TR_ATTR_TASK_FLAGS,      /**< "task flags": its ompt_task_flag_t bits */
     OT_TR_ATTR_PARENT_TASK,     /**< "parent task": the id of the task that created it (0: implicit) */
+    OT_TR_ATTR_PREDECESSOR_TASK, /**< "predecessor task": a dependence edge's task waited for */
+    OT_TR_ATTR_LOCK_ID,         /**< "lock id": a lock, critical or ordered region's lock (an OTF2 uint32) */
     OT_TR_ATTRS
 };
 
