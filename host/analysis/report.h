@@ -334,7 +334,8 @@ size_t *ot_report_order(const ot_report *r, char which, ot_rp_sort sort, size_t 
 size_t *ot_report_omp_order(const ot_report *r, ot_rp_omp_kind kind, size_t *count);
 
 /** \brief The host OpenMP tables (report_openmp_print.c), only for an archive with host OpenMP:
- *  text (parallel regions, loops with their slowest ranges, barriers, gaps between targets) and the
+ *  text (parallel regions, loops with their slowest ranges, barriers, explicit tasks and locks at level all,
+ *  gaps between targets) and the
  *  "host_openmp" member of the JSON object (followed by a comma). */
 void ot_report_print_omp_text(const ot_report *r, const ot_rp_options *o, FILE *to);
 void ot_report_print_omp_json(const ot_report *r, const ot_rp_options *o, FILE *to);
