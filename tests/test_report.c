@@ -987,11 +987,11 @@ static int count_findings_of(const char *json, const char *kind)
     return n;
 }
 
-/* The first line of examples/\p name holding \p text (a statement: no pragma). */
-static long long source_line(const char *name, const char *text)
+/* The first line of \p dir/\p name holding \p text (a statement: no pragma). */
+static long long source_line_in(const char *dir, const char *name, const char *text)
 {
     char path[4096], line[512];
-    snprintf(path, sizeof path, "%s/%s", OFFTRACE_EXAMPLES_DIR, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "cannot read %s", path);
     long long n = 0, found = -1;
@@ -1003,6 +1003,11 @@ static long long source_line(const char *name, const char *text)
     fclose(f);
     cr_assert_gt(found, 0, "no %s in %s", text, name);
     return found;
+}
+
+static long long source_line(const char *name, const char *text)
+{
+    return source_line_in(OFFTRACE_EXAMPLES_DIR, name, text);
 }
 
 static char *const all_two_threads[] = {"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", NULL};
@@ -1105,5 +1110,30 @@ Test(report, lock_contention_fires_on_lock_histogram_at_its_lock_line)
     snprintf(said, sizeof said, "explicit tasks; %llu lock acquisitions", acquires);
     cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
     free(err);
+    free(json);
+}
+
+/* Finding 8 when the host waits for a lock: between the two targets of each round the encountering
+ * thread waits about 3 ms for a lock its team mate holds (tests/support/lock_between_targets.c). */
+Test(report, a_lock_wait_between_targets_serialises_the_offload)
+{
+    char dir[4096], *err = NULL;
+    scratch_path(dir, sizeof dir, "lock_between_targets");
+    cr_assert_eq(record_program(dir, NULL, (char *[]){"OFFTRACE_HOST_OPENMP=all", NULL}, "lock_between_targets",
+                                (char *[]){"4", "3000", NULL}, &err), 0, "%s", err);
+    free(err);
+    char *json = report_json(dir);
+    const char *f = NULL;
+    for (size_t i = 0; element(json, "findings", i) && !f; i++)
+        if (string_is(element(json, "findings", i), "kind", "host_serialises_offload"))
+            f = element(json, "findings", i);
+    cr_assert_not_null(f, "no host_serialises_offload finding");
+    char lock_site[64];
+    snprintf(lock_site, sizeof lock_site, "lock @lock_between_targets.c:%lld",
+             source_line_in(OFFTRACE_SUPPORT_DIR, "lock_between_targets.c", "the wait between the two targets"));
+    cr_assert(string_is(f, "host_openmp_site", lock_site), "the finding does not name %s: %.400s", lock_site,
+              member(f, "message"));
+    cr_assert_eq(number(f, "count"), 4, "one gap per round");
+    cr_assert_geq(number(f, "time_at_stake_ns"), 4 * 2000000ll, "about 3 ms of waiting per round");
     free(json);
 }
