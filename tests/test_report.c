@@ -1010,6 +1010,17 @@ static long long source_line(const char *name, const char *text)
     return source_line_in(OFFTRACE_EXAMPLES_DIR, name, text);
 }
 
+/* The text report of \p dir has the table \p title and fits 100 columns. */
+static void text_has_table(const char *dir, const char *title)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_assert_eq(exit_status(&r), 0, "report %s: %s", dir, r.err);
+    cr_assert(strstr(r.out, title), "no table \"%s\" in the text report", title);
+    fits_100_columns(r.out);
+    run_free(&r);
+}
+
 static char *const all_two_threads[] = {"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", NULL};
 
 /* The tree's default cutoff (64 elements) makes tasks of a few dozen additions: the fine-task finding
@@ -1044,6 +1055,7 @@ Test(report, fine_tasks_fire_on_task_tree_at_its_creation_line)
     snprintf(said, sizeof said, "offtrace: host tasks       %llu explicit tasks; 0 lock acquisitions",
              counter_value(tasks, "creates", 0));
     cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    text_has_table(dir, "Host OpenMP explicit tasks by creation site");
     free(err);
     free(json);
 }
@@ -1109,6 +1121,7 @@ Test(report, lock_contention_fires_on_lock_histogram_at_its_lock_line)
     char said[128];
     snprintf(said, sizeof said, "explicit tasks; %llu lock acquisitions", acquires);
     cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    text_has_table(dir, "Host OpenMP locks and critical sections by source line");
     free(err);
     free(json);
 }

@@ -141,19 +141,22 @@ static void tasks_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     size_t n, *rows = ot_report_omp_order(r, OT_RP_OMP_TASK, &n), shown = shown_rows(o, n);
     if (!n)
         return;
-    fprintf(to, "\nHost OpenMP explicit tasks by creation site (run = in its periods, less the tasks and waits "
-            "nested in them;\n  delay = creation to first period)\n");
-    fprintf(to, "  %-24s %9s %9s %9s %7s %9s  %s\n", "site", "tasks", "run", "mean run", "periods", "mean delay",
+    fprintf(to, "\nHost OpenMP explicit tasks by creation site (run = its periods less the tasks and waits in\n"
+            "  them; periods per task; delay = creation to first period)\n");
+    fprintf(to, "  %-24s %9s %9s %9s %7s %10s  %s\n", "site", "tasks", "run", "mean run", "periods", "mean delay",
             "flags");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_omp_site *x = &r->omp_sites[rows[j]];
         char t[3][32], flags[128];
         flags_text(x, flags, sizeof flags);
-        fprintf(to, "  %-24s %9llu %9s %9s %7.2f %9s  %s\n", tail(x->site, 24), (unsigned long long)x->instances,
+        int wide = strlen(flags) > 21; /* the flags of a site with several: on a line of their own */
+        fprintf(to, "  %-24s %9llu %9s %9s %7.2f %10s  %s\n", tail(x->site, 24), (unsigned long long)x->instances,
                 ot_report_time(x->run_ns, t[0], 32),
                 ot_report_time(x->instances ? x->run_ns / x->instances : 0, t[1], 32),
                 x->instances ? (double)x->periods / (double)x->instances : 0.0,
-                x->started ? ot_report_time(x->delay_ns / x->started, t[2], 32) : "-", flags);
+                x->started ? ot_report_time(x->delay_ns / x->started, t[2], 32) : "-", wide ? "" : flags);
+        if (wide)
+            fprintf(to, "      flags: %s\n", flags);
     }
     if (shown < n)
         fprintf(to, "  ... %zu more\n", n - shown);
@@ -165,13 +168,14 @@ static void mutex_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     size_t n, *rows = ot_report_omp_order(r, OT_RP_OMP_MUTEX, &n), shown = shown_rows(o, n);
     if (!n)
         return;
-    fprintf(to, "\nHost OpenMP locks and critical sections by source line (contention = wait / (wait + hold))\n");
-    fprintf(to, "  %-24s %-18s %9s %9s %9s %9s %9s %6s %7s\n", "site", "kind", "acquired", "hold", "mean hold",
-            "wait", "mean wait", "cont.", "waiters");
+    fprintf(to, "\nHost OpenMP locks and critical sections by source line (mean: per acquisition; cont. = wait /\n"
+            "  (wait + hold); max = most threads waiting at once)\n");
+    fprintf(to, "  %-22s %-18s %8s %8s %8s %8s %8s %5s %4s\n", "site", "kind", "acquired", "hold", "mean", "wait",
+            "mean", "cont.", "max");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_omp_site *x = &r->omp_sites[rows[j]];
         char t[4][32];
-        fprintf(to, "  %-24s %-18s %9llu %9s %9s %9s %9s %5.0f%% %7u\n", tail(x->site, 24), x->mutex,
+        fprintf(to, "  %-22s %-18s %8llu %8s %8s %8s %8s %4.0f%% %4u\n", tail(x->site, 22), x->mutex,
                 (unsigned long long)x->instances, ot_report_time(x->hold_ns, t[0], 32),
                 ot_report_time(x->instances ? x->hold_ns / x->instances : 0, t[1], 32),
                 ot_report_time(x->wait_ns, t[2], 32),
