@@ -544,15 +544,22 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
     s->attrs = 0;
     if (!al || !a->span_attrs || OTF2_AttributeList_GetNumberOfElements(al) == 0)
         return;
-    for (int k = 0; k < OT_TR_ATTRS; k++) {
-        if (a->span_attr[k] == NO_ATTRIBUTE)
+    /* one pass over the list (each GetUint64 would scan it again) */
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue value;
+        if (OTF2_AttributeList_GetAttributeByIndex(al, i, &ref, &type, &value) != OTF2_SUCCESS)
             continue;
-        uint32_t u32;
-        if (k == OT_TR_ATTR_LOCK_ID) {
-            if (OTF2_AttributeList_GetUint32(al, a->span_attr[k], &u32) == OTF2_SUCCESS)
-                s->attr[k] = u32, s->attrs |= 1u << k;
-        } else if (OTF2_AttributeList_GetUint64(al, a->span_attr[k], &s->attr[k]) == OTF2_SUCCESS) {
-            s->attrs |= 1u << k;
+        for (int k = 0; k < OT_TR_ATTRS; k++) {
+            if (a->span_attr[k] != ref)
+                continue;
+            if (k == OT_TR_ATTR_LOCK_ID ? type == OTF2_TYPE_UINT32 : type == OTF2_TYPE_UINT64) {
+                s->attr[k] = k == OT_TR_ATTR_LOCK_ID ? value.uint32 : value.uint64;
+                s->attrs |= 1u << k;
+            }
+            break;
         }
     }
 }
