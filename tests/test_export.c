@@ -428,3 +428,68 @@ Test(export, host_openmp_kinds_have_categories_and_attribute_args)
     cr_assert_eq(2 * numbers, tasks, "thread numbers 0 and 1, as many of each");
     free(text);
 }
+
+/* `offtrace export` of \p program recorded at level all, read whole (one event per line). */
+static char *export_at_all(const char *program, char *const env[], char *const args[])
+{
+    char dir[4096], out[4200];
+    scratch_path(dir, sizeof dir, program);
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, program, args, &err), 0, "record %s: %s", program, err);
+    free(err);
+    snprintf(out, sizeof out, "%s.json", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", out, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export failed: %s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(out, NULL);
+    cr_assert_not_null(text);
+    return text;
+}
+
+static void expect_category(const char *text, const char *cat)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\"cat\":\"%s\"", cat);
+    cr_expect(strstr(text, want), "no %s slice", cat);
+}
+
+/* Level all (issue 13): explicit tasks and their creations carry id, flags and parent, one creation per
+ * task; locks, critical sections and ordered regions their lock id, the waiting part its own category. */
+Test(export, host_tasks_and_locks_have_categories_and_args)
+{
+    char *text = export_at_all("example_task_tree", (char *[]){"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", NULL},
+                               NULL);
+    expect_category(text, "openmp.task");
+    expect_category(text, "openmp.task_create");
+    expect_category(text, "openmp.task_depend");
+    size_t periods, creates, n;
+    sum_arg(text, "openmp.task", "task id", &periods);
+    sum_arg(text, "openmp.task", "task flags", &n);
+    cr_assert_eq(n, periods);
+    sum_arg(text, "openmp.task", "parent task", &n);
+    cr_assert_eq(n, periods);
+    unsigned long long created_ids = sum_arg(text, "openmp.task_create", "task id", &creates);
+    sum_arg(text, "openmp.task_create", "task flags", &n);
+    cr_assert_eq(n, creates);
+    cr_assert_gt(creates, 8000, "the tree of 200000 elements by 64 makes thousands of tasks");
+    cr_assert_geq(periods, creates - 1, "every task but the taskwait depend's runs");
+    cr_assert_gt(created_ids, 0);
+    free(text);
+
+    text = export_at_all("example_lock_histogram",
+                         (char *[]){"OMP_NUM_THREADS=3", "OMP_CANCELLATION=true", "OFFTRACE_HOST_OPENMP=all", NULL},
+                         (char *[]){"2000", "1", NULL});
+    const char *kinds[] = {"openmp.lock", "openmp.critical", "openmp.ordered", "openmp.lock_wait"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        expect_category(text, kinds[i]);
+    size_t locks, waits, ordered, critical;
+    sum_arg(text, "openmp.lock", "lock id", &locks);
+    sum_arg(text, "openmp.ordered", "lock id", &ordered);
+    sum_arg(text, "openmp.critical", "lock id", &critical);
+    sum_arg(text, "openmp.lock_wait", "site", &waits);
+    cr_assert_geq(locks, 2000, "one lock region per item at least");
+    cr_assert_eq(ordered, 32, "one ordered region per bin");
+    cr_assert_eq(critical, 3, "one critical section per thread");
+    free(text);
+}

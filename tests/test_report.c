@@ -925,3 +925,233 @@ Test(report, host_openmp_loop_counts_equal_the_runtimes)
                  (unsigned long long)h.chunk_ns);
     free(json);
 }
+
+/* ---- host OpenMP at level all (issue 13): explicit tasks, locks and critical sections ---- */
+
+/* What the counting tool (tests/support/ompt_host_counter.c) says of one run of \p program: its
+ * TASK_COUNTS and HOST_MUTEX lines, as the text after their name. */
+static void host_counter_lines(const char *program, char *const env[], char *const args[], char *tasks,
+                               char *mutex, size_t size)
+{
+    char prog[4096], tool[4200];
+    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
+    snprintf(tool, sizeof tool, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-host-counter.so", OFFTRACE_LIB_DIR);
+    char *argv[8] = {prog}, *envp[8] = {tool};
+    for (int i = 0; args && args[i] && i < 6; i++)
+        argv[i + 1] = args[i];
+    for (int i = 0; env && env[i] && i < 6; i++)
+        envp[i + 1] = env[i];
+    run_result r;
+    cr_assert_eq(run_command(argv, envp, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s under the counter: %s", program, r.err);
+    const char *t = strstr(r.err, "TASK_COUNTS "), *m = strstr(r.err, "HOST_MUTEX ");
+    cr_assert(t && m, "the counting tool wrote no task or mutex counts: %s", r.err);
+    snprintf(tasks, size, "%.*s", (int)strcspn(t, "\n"), t);
+    snprintf(mutex, size, "%.*s", (int)strcspn(m, "\n"), m);
+    run_free(&r);
+}
+
+/* The value of `key=` in a counter line; for a list (`acquire=K1,K2,...`) its element \p index. */
+static unsigned long long counter_value(const char *line, const char *key, int index)
+{
+    char k[64];
+    snprintf(k, sizeof k, " %s=", key);
+    const char *p = strstr(line, k);
+    cr_assert_not_null(p, "no %s in %s", key, line);
+    p += strlen(k);
+    for (int i = 0; i < index; i++) {
+        p = strchr(p, ',');
+        cr_assert_not_null(p, "%s has no element %d: %s", key, index, line);
+        p++;
+    }
+    return strtoull(p, NULL, 10);
+}
+
+/* Sum of \p key over the host_openmp \p table rows (of mutex kind \p kind when not NULL). */
+static long long table_sum(const char *json, const char *table, const char *key, const char *kind)
+{
+    const char *omp = member(json, "host_openmp");
+    cr_assert_not_null(omp, "no host_openmp member");
+    long long sum = 0;
+    for (size_t i = 0; element(omp, table, i); i++)
+        if (!kind || string_is(element(omp, table, i), "kind", kind))
+            sum += number(element(omp, table, i), key);
+    return sum;
+}
+
+static int count_findings_of(const char *json, const char *kind)
+{
+    int n = 0;
+    for (size_t i = 0; element(json, "findings", i); i++)
+        n += string_is(element(json, "findings", i), "kind", kind);
+    return n;
+}
+
+/* The first line of \p dir/\p name holding \p text (a statement: no pragma). */
+static long long source_line_in(const char *dir, const char *name, const char *text)
+{
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot read %s", path);
+    long long n = 0, found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, text))
+            found = n;
+    }
+    fclose(f);
+    cr_assert_gt(found, 0, "no %s in %s", text, name);
+    return found;
+}
+
+static long long source_line(const char *name, const char *text)
+{
+    return source_line_in(OFFTRACE_EXAMPLES_DIR, name, text);
+}
+
+/* The text report of \p dir has the table \p title and fits 100 columns. */
+static void text_has_table(const char *dir, const char *title)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_assert_eq(exit_status(&r), 0, "report %s: %s", dir, r.err);
+    cr_assert(strstr(r.out, title), "no table \"%s\" in the text report", title);
+    fits_100_columns(r.out);
+    run_free(&r);
+}
+
+static char *const all_two_threads[] = {"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", NULL};
+
+/* The tree's default cutoff (64 elements) makes tasks of a few dozen additions: the fine-task finding
+ * names the creation line; the task counts and flags equal the runtime's. 2,000,000 elements (32767
+ * tasks per line), so that a preemption of a few ms on a loaded machine moves the mean run time by a
+ * few ns per task, not by microseconds. */
+Test(report, fine_tasks_fire_on_task_tree_at_its_creation_line)
+{
+    char dir[4096], *err = NULL;
+    scratch_path(dir, sizeof dir, "example_task_tree-all");
+    char *const tree[] = {"2000000", "64", NULL};
+    cr_assert_eq(record_program(dir, NULL, all_two_threads, "example_task_tree", tree, &err), 0, "%s", err);
+    char *json = report_json(dir);
+    const char *f = expect_host_finding(json, "fine_tasks", "task_tree.c", "task shared(left)");
+    cr_assert(strstr(member(f, "message"), "coarser"), "no cutoff suggested: %.400s", member(f, "message"));
+    cr_assert_geq(number(f, "count"), 30000, "the tree of 2000000 elements by 64 makes 32767 tasks per line");
+    const char *omp = member(json, "host_openmp");
+    for (size_t i = 0; element(omp, "tasks", i); i++) {
+        const char *t = element(omp, "tasks", i);
+        cr_assert_geq(number(t, "periods"), number(t, "tasks") - number(t, "taskwait"), "a task of line %lld never ran",
+                      number(t, "line"));
+        cr_assert_leq(number(t, "started"), number(t, "tasks"));
+        cr_assert_leq(number(t, "run_ns"), number(t, "total_ns"));
+    }
+    char tasks[1024], mutex[1024];
+    host_counter_lines("example_task_tree", two_threads, tree, tasks, mutex, sizeof tasks);
+    cr_assert_eq(table_sum(json, "tasks", "tasks", NULL), (long long)counter_value(tasks, "creates", 0),
+                 "tasks created: %lld in the report; the runtime: %s", table_sum(json, "tasks", "tasks", NULL), tasks);
+    static const char *const flags[] = {"undeferred", "final", "untied", "mergeable", "target", "taskwait"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        cr_expect_eq(table_sum(json, "tasks", flags[k], NULL), (long long)counter_value(tasks, flags[k], 0),
+                     "%s tasks: %lld in the report; the runtime: %s", flags[k],
+                     table_sum(json, "tasks", flags[k], NULL), tasks);
+    char said[128];
+    snprintf(said, sizeof said, "offtrace: host tasks       %llu explicit tasks; 0 lock acquisitions",
+             counter_value(tasks, "creates", 0));
+    cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    text_has_table(dir, "Host OpenMP explicit tasks by creation site");
+    free(err);
+    free(json);
+}
+
+/* The same tree cut off at 16384 elements: tasks of thousands of additions, no fine-task finding. */
+Test(report, no_fine_tasks_with_a_coarse_cutoff)
+{
+    char dir[4096];
+    char *json = host_report("example_task_tree", all_two_threads, (char *[]){"4000000", "16384", NULL}, dir,
+                             sizeof dir);
+    long long line = marked_line("task_tree.c", "task shared(left)");
+    const char *omp = member(json, "host_openmp");
+    const char *row = NULL;
+    for (size_t i = 0; element(omp, "tasks", i); i++)
+        if (number(element(omp, "tasks", i), "line") == line)
+            row = element(omp, "tasks", i);
+    cr_assert_not_null(row, "no task row at task_tree.c:%lld", line);
+    cr_assert_geq(number(row, "tasks"), 100, "too few tasks for the finding to judge: the test proves nothing");
+    cr_assert_eq(count_findings_of(json, "fine_tasks"), 0, "a fine-task finding with a coarse cutoff");
+    free(json);
+}
+
+/* One lock for every item of the histogram: lock contention at its set line; acquisitions per kind
+ * equal the runtime's. */
+Test(report, lock_contention_fires_on_lock_histogram_at_its_lock_line)
+{
+    char dir[4096], *err = NULL;
+    char *const env[] = {"OMP_NUM_THREADS=3", "OMP_CANCELLATION=true", "OFFTRACE_HOST_OPENMP=all", NULL};
+    char *const args[] = {"50000", "2", NULL};
+    scratch_path(dir, sizeof dir, "example_lock_histogram-all");
+    cr_assert_eq(record_program(dir, NULL, env, "example_lock_histogram", args, &err), 0, "%s", err);
+    char *json = report_json(dir);
+    long long line = source_line("lock_histogram.c", "omp_set_lock(&bins_lock)");
+    const char *f = finding(json, "lock_contention", line);
+    cr_assert_not_null(f, "no lock contention finding at lock_histogram.c:%lld", line);
+    cr_assert_gt(number(f, "time_at_stake_ns"), 0);
+    cr_assert_eq(number(f, "count"), 100000, "one acquisition per item and round");
+    const char *omp = member(json, "host_openmp");
+    for (size_t i = 0; element(omp, "locks", i); i++) {
+        const char *l = element(omp, "locks", i);
+        cr_assert_eq(number(l, "hold_ns") + number(l, "wait_ns"), number(l, "total_ns"),
+                     "hold and wait are not the time acquire to release at line %lld", number(l, "line"));
+    }
+    char tasks[1024], mutex[1024];
+    host_counter_lines("example_lock_histogram", (char *[]){"OMP_NUM_THREADS=3", "OMP_CANCELLATION=true", NULL}, args,
+                       tasks, mutex, sizeof mutex);
+    /* ompt_mutex_t: 1 lock, 2 test lock, 3 nest lock, 4 test nest lock, 5 critical, 6 atomic, 7 ordered */
+    static const struct { const char *kind; int index; } kinds[] = {
+        {"lock", 0}, {"test lock", 1}, {"critical", 4}, {"ordered", 6}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        cr_expect_eq(table_sum(json, "locks", "acquisitions", kinds[k].kind),
+                     (long long)counter_value(mutex, "acquire", kinds[k].index),
+                     "%s acquisitions: %lld in the report; the runtime: %s", kinds[k].kind,
+                     table_sum(json, "locks", "acquisitions", kinds[k].kind), mutex);
+    /* a nest lock's sets: the first by its owner ("nest lock") and the inner ones ("nest lock (nested)") */
+    cr_expect_eq(table_sum(json, "locks", "acquisitions", "nest lock") +
+                     table_sum(json, "locks", "acquisitions", "nest lock (nested)"),
+                 (long long)(counter_value(mutex, "acquire", 2) + counter_value(mutex, "acquire", 3)),
+                 "nest lock sets; the runtime: %s", mutex);
+    unsigned long long acquires = 0;
+    for (int k = 0; k < 7; k++)
+        acquires += counter_value(mutex, "acquire", k);
+    char said[128];
+    snprintf(said, sizeof said, "explicit tasks; %llu lock acquisitions", acquires);
+    cr_assert(strstr(err, said), "record's summary does not say \"%s\": %s", said, err);
+    text_has_table(dir, "Host OpenMP locks and critical sections by source line");
+    free(err);
+    free(json);
+}
+
+/* Finding 8 when the host waits for a lock: between the two targets of each round the encountering
+ * thread waits about 20 ms for a lock its team mate holds (tests/support/lock_between_targets.c);
+ * long enough that its wait in the barrier before (for the team mate to start, a few ms on a loaded
+ * machine) stays the smaller one. */
+Test(report, a_lock_wait_between_targets_serialises_the_offload)
+{
+    char dir[4096], *err = NULL;
+    scratch_path(dir, sizeof dir, "lock_between_targets");
+    cr_assert_eq(record_program(dir, NULL, (char *[]){"OFFTRACE_HOST_OPENMP=all", NULL}, "lock_between_targets",
+                                (char *[]){"4", "20000", NULL}, &err), 0, "%s", err);
+    free(err);
+    char *json = report_json(dir);
+    const char *f = NULL;
+    for (size_t i = 0; element(json, "findings", i) && !f; i++)
+        if (string_is(element(json, "findings", i), "kind", "host_serialises_offload"))
+            f = element(json, "findings", i);
+    cr_assert_not_null(f, "no host_serialises_offload finding");
+    char lock_site[64];
+    snprintf(lock_site, sizeof lock_site, "lock @lock_between_targets.c:%lld",
+             source_line_in(OFFTRACE_SUPPORT_DIR, "lock_between_targets.c", "the wait between the two targets"));
+    cr_assert(string_is(f, "host_openmp_site", lock_site), "the finding does not name %s: %.400s", lock_site,
+              member(f, "message"));
+    cr_assert_eq(number(f, "count"), 4, "one gap per round");
+    cr_assert_geq(number(f, "time_at_stake_ns"), 4 * 15000000ll, "about 20 ms of waiting per round");
+    free(json);
+}

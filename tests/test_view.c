@@ -501,3 +501,39 @@ Test(view, host_openmp_kinds_have_colours_and_chunks_their_iterations)
     cr_expect(strstr(text, ",64,-1]"), "no bar of the dynamic loop with its 64 iterations");
     free(text);
 }
+
+/* Level all (issue 13): tasks and locks have legend entries of their own, a task its id and flags in the
+ * picture's tooltip and the page's bars. */
+Test(view, host_tasks_and_locks_have_colours_and_tasks_their_ids)
+{
+    char dir[4096], svg[4200], html[4200], *err = NULL;
+    scratch_path(dir, sizeof dir, "view-task-tree-all");
+    cr_assert_eq(record_program(dir, NULL, (char *[]){"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", NULL},
+                                "example_task_tree", (char *[]){"20000", "64", NULL}, &err), 0, "%s", err);
+    free(err);
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    snprintf(html, sizeof html, "%s.html", dir);
+    size_t length;
+    char *text = view_output(svg, &length, dir, "-o", svg, NULL);
+    expect_well_formed(text, length, svg);
+    cr_expect(strstr(text, "host explicit task"), "no legend entry for tasks");
+    cr_expect(strstr(text, "&#10;task 1099511"), "no task tooltip with the task's id (thread 0's first is 2^40 + n)");
+    free(text);
+    text = view_output(html, NULL, dir, "-o", html, NULL);
+    cr_expect(strstr(text, "host explicit task"), "the page's classes lack tasks");
+    cr_expect(strstr(text, ",4,3]"), "no bar of an explicit task: [..., id, flags 4 (explicit), 3]");
+    free(text);
+
+    scratch_path(dir, sizeof dir, "view-lock-histogram-all");
+    cr_assert_eq(record_program(dir, NULL,
+                                (char *[]){"OMP_NUM_THREADS=3", "OMP_CANCELLATION=true", "OFFTRACE_HOST_OPENMP=all",
+                                           NULL},
+                                "example_lock_histogram", (char *[]){"2000", "1", NULL}, &err), 0, "%s", err);
+    free(err);
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    text = view_output(svg, &length, dir, "-o", svg, NULL);
+    expect_well_formed(text, length, svg);
+    cr_expect(strstr(text, "host lock / critical / ordered held"), "no legend entry for locks");
+    cr_expect(strstr(text, "waiting for a host lock / critical"), "no legend entry for the waiting for a lock");
+    free(text);
+}

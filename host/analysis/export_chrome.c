@@ -79,10 +79,9 @@ static int64_t rel(const exporter *e, uint64_t t)
 }
 
 /* Host OpenMP (issue 13): one "cat" per kind, so that a viewer can filter
- * loops, chunks or waiting apart; the OMPT kind (region role) splits the
- * worksharing and sync classes. NULL for the other classes. Classes added
- * later (explicit tasks, locks) keep their catalogue column until they get
- * a line here. */
+ * loops, chunks, tasks, locks or waiting apart; the OMPT kind (region role)
+ * splits the worksharing, sync and mutex classes. NULL for the other
+ * classes (lock init/destroy, cancel and flush keep the catalogue's). */
 static const char *host_openmp_category(const ot_tr_region *r)
 {
     switch (r->cls) {
@@ -93,6 +92,16 @@ static const char *host_openmp_category(const ot_tr_region *r)
     case OFFTRACE_CLASS_HOST_SYNC: return r->role == OTF2_REGION_ROLE_TASK_WAIT ? "openmp.taskwait" : "openmp.barrier";
     case OFFTRACE_CLASS_HOST_SYNC_WAIT: return "openmp.wait";
     case OFFTRACE_CLASS_HOST_MASKED: return "openmp.masked";
+    case OFFTRACE_CLASS_HOST_TASK: return "openmp.task";
+    case OFFTRACE_CLASS_HOST_TASK_CREATE: return "openmp.task_create";
+    case OFFTRACE_CLASS_HOST_TASK_DEPEND:
+    case OFFTRACE_CLASS_HOST_TASK_DEPENDENCE: return "openmp.task_depend";
+    case OFFTRACE_CLASS_HOST_MUTEX:
+    case OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED:
+        return r->role == OTF2_REGION_ROLE_ORDERED    ? "openmp.ordered"
+               : !strncmp(r->name, "critical", 8) ? "openmp.critical"
+                                                      : "openmp.lock";
+    case OFFTRACE_CLASS_HOST_MUTEX_WAIT: return "openmp.lock_wait";
     default: return NULL;
     }
 }
@@ -193,10 +202,14 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         OT_JW_LIT(w, "\"");
         any = 1;
     }
-    /* host OpenMP: a chunk's iterations, a loop's trip count, an implicit task's team */
+    /* host OpenMP: a chunk's iterations, a loop's trip count, an implicit task's team, an explicit task's id,
+     * flags and parent (on its creation and periods), an edge's predecessor, a lock's id */
     static const char *const attribute_keys[OT_TR_ATTRS] = {
         [OT_TR_ATTR_FIRST_ITERATION] = "\"first iteration\":", [OT_TR_ATTR_ITERATIONS] = "\"iterations\":",
-        [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":"};
+        [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":",
+        [OT_TR_ATTR_TASK_ID] = "\"task id\":", [OT_TR_ATTR_TASK_FLAGS] = "\"task flags\":",
+        [OT_TR_ATTR_PARENT_TASK] = "\"parent task\":", [OT_TR_ATTR_PREDECESSOR_TASK] = "\"predecessor task\":",
+        [OT_TR_ATTR_LOCK_ID] = "\"lock id\":"};
     for (int k = 0; span->attrs && k < OT_TR_ATTRS; k++) {
         if (!(span->attrs >> k & 1))
             continue;

@@ -120,6 +120,8 @@ typedef enum ot_rp_omp_kind {
     OT_RP_OMP_PARALLEL,  /**< a parallel region (its encountering thread's `parallel @f:l`) */
     OT_RP_OMP_LOOP,      /**< a worksharing loop (role LOOP: loop, distribute, taskloop) */
     OT_RP_OMP_SYNC,      /**< a barrier, implicit barrier, taskwait or taskgroup, with its waiting part */
+    OT_RP_OMP_TASK,      /**< explicit tasks by creation site (`task create @f:l` and the periods `task @f:l`) */
+    OT_RP_OMP_MUTEX,     /**< a critical section, lock, test lock, nest lock or ordered site, with its waiting part */
     OT_RP_OMP_KINDS
 } ot_rp_omp_kind;
 
@@ -167,7 +169,17 @@ typedef struct ot_rp_omp_site {
     uint32_t slow_count;
     /* sync */
     int32_t parallel_site;       /**< the parallel site it ran in (the last seen), -1 none */
-    /* explicit tasks, locks and critical sections (issue 13, later steps): their statistics here */
+    /* task (instances: tasks created there; wall_ns: run_ns) */
+    uint64_t undeferred, final, untied, mergeable, target; /**< tasks created with that flag */
+    uint64_t taskwait;           /**< the task of a `taskwait depend` (created, never run) */
+    uint64_t periods;            /**< periods of execution (switch to .. switch away) */
+    uint64_t run_ns;             /**< time in its periods less the tasks and task waits nested in them */
+    uint64_t started;            /**< tasks whose creation and first period were both seen */
+    uint64_t delay_ns;           /**< of those: creation to first period, summed (scheduling delay) */
+    /* mutex (instances: acquisitions; wait_ns: in its waiting parts; wall_ns: acquire to release) */
+    char mutex[24];              /**< "critical", "lock", "test lock", "nest lock", "nest lock (nested)", "ordered" */
+    uint64_t hold_ns;            /**< acquired to released, summed */
+    uint32_t waiters, max_waiters; /**< threads in its waiting part now (while reading), at most */
 } ot_rp_omp_site;
 
 /** Device idle between two target regions of one host thread while that
@@ -178,8 +190,8 @@ typedef struct ot_rp_gap {
     uint64_t count;              /**< gaps */
     uint64_t gap_ns, idle_ns;    /**< host time between them; the device's idle part of it */
     uint64_t serial_ns;          /**< the thread outside every parallel region */
-    uint64_t wait_ns;            /**< the thread waiting in a barrier, taskwait or taskgroup */
-    int32_t wait_site;           /**< omp site of the sync region it waited in longest, -1 */
+    uint64_t wait_ns;            /**< the thread waiting in a barrier, taskwait, taskgroup, lock or critical */
+    int32_t wait_site;           /**< omp site of the sync or mutex region it waited in longest, -1 */
 } ot_rp_gap;
 
 typedef enum ot_rp_finding_kind {
@@ -191,6 +203,8 @@ typedef enum ot_rp_finding_kind {
     OT_RP_LOOP_IMBALANCE,       /**< host OpenMP: threads of a loop busy for very different times */
     OT_RP_BARRIER_WAIT,         /**< host OpenMP: a parallel region's threads mostly wait */
     OT_RP_HOST_SERIAL,          /**< host OpenMP: the device idles while the host runs serially or waits */
+    OT_RP_FINE_TASKS,           /**< host OpenMP: a creation site's tasks run for less than they cost */
+    OT_RP_LOCK_CONTENTION,      /**< host OpenMP: the threads of a lock or critical site wait more than they hold */
     OT_RP_FINDING_KINDS
 } ot_rp_finding_kind;
 
@@ -320,12 +334,13 @@ size_t *ot_report_order(const ot_report *r, char which, ot_rp_sort sort, size_t 
 size_t *ot_report_omp_order(const ot_report *r, ot_rp_omp_kind kind, size_t *count);
 
 /** \brief The host OpenMP tables (report_openmp_print.c), only for an archive with host OpenMP:
- *  text (parallel regions, loops with their slowest ranges, barriers, gaps between targets) and the
+ *  text (parallel regions, loops with their slowest ranges, barriers, explicit tasks and locks at level all,
+ *  gaps between targets) and the
  *  "host_openmp" member of the JSON object (followed by a comma). */
 void ot_report_print_omp_text(const ot_report *r, const ot_rp_options *o, FILE *to);
 void ot_report_print_omp_json(const ot_report *r, const ot_rp_options *o, FILE *to);
 
-/** \brief The JSON id of a host OpenMP kind: "parallel", "loop", "sync". */
+/** \brief The JSON id of a host OpenMP kind: "parallel", "loop", "sync", "task", "mutex". */
 const char *ot_report_omp_kind_id(ot_rp_omp_kind k);
 
 /** \brief A loop's imbalance: busiest thread over mean, summed over instances (1.0: none; 0 if no time). */

@@ -28,6 +28,13 @@
 #define SERIAL_MIN_GAPS 3           /* gaps between the same two targets before it is a pattern */
 #define SERIAL_MIN_NS 1000000ull    /* 1 ms of device idle time */
 #define SERIAL_MIN_SHARE 0.50       /* of the gap: the device idle, and the host serial or waiting */
+#define FINE_TASK_MAX_NS 1000ull    /* mean run time per task: about 3x the runtime's own cost per task */
+#define FINE_TASK_COST_NS 300ull    /* the runtime's cost per task, create + run (docs/performance.md) */
+#define FINE_TASK_MIN 100           /* tasks of one site before it is a pattern */
+#define FINE_TASK_GOAL_NS 10000ull  /* the run time per task a coarser cutoff should reach */
+#define LOCK_MIN_SHARE 0.50         /* of wait + hold: the threads wait more than they hold */
+#define LOCK_MIN_NS 1000000ull      /* 1 ms of waiting over all threads */
+#define LOCK_MIN_ACQUISITIONS 10    /* a handful of acquisitions is not a pattern */
 
 typedef struct finding_list {
     ot_rp_finding *items;
@@ -323,7 +330,11 @@ static int host_serial(finding_list *l, const ot_report *r, const ot_rp_gap *g)
     f->ns_at_stake = g->idle_ns < host ? g->idle_ns : host;
     char dev[32], idle[32], gap[32], ser[32], wt[32], what[400];
     int waits = g->wait_ns > g->serial_ns;
-    if (waits && g->wait_site >= 0)
+    if (waits && g->wait_site >= 0 && r->omp_sites[g->wait_site].kind == OT_RP_OMP_MUTEX)
+        snprintf(what, sizeof what, "waited %s, most of it for %s: shorten what the lock's holders do under it, "
+                 "or let the device work meanwhile (`target nowait` before taking the lock)",
+                 ot_report_time(g->wait_ns, wt, sizeof wt), r->omp_sites[g->wait_site].name);
+    else if (waits && g->wait_site >= 0)
         snprintf(what, sizeof what, "waited %s, most of it in %s: let the device work meanwhile (`target "
                  "nowait` before the barrier) or shorten the work the barrier waits for",
                  ot_report_time(g->wait_ns, wt, sizeof wt), r->omp_sites[g->wait_site].name);
@@ -337,6 +348,67 @@ static int host_serial(finding_list *l, const ot_report *r, const ot_rp_gap *g)
              r->sites[g->from_site].site, r->sites[g->to_site].site, device_text(g->device, dev, sizeof dev),
              ot_report_time(g->idle_ns, idle, sizeof idle), ot_report_time(g->gap_ns, gap, sizeof gap),
              (unsigned long long)g->count, what);
+    return 0;
+}
+
+/* 9. The tasks of a creation site run for less time than the runtime spends on each. */
+static int fine_tasks(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_omp_site *x = &r->omp_sites[i];
+    if (x->kind != OT_RP_OMP_TASK || x->instances < FINE_TASK_MIN || x->target == x->instances)
+        return 0;
+    uint64_t mean = x->run_ns / x->instances;
+    if (mean >= FINE_TASK_MAX_NS)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_FINE_TASKS, -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->omp_site = i;
+    f->count = x->instances;
+    f->ns_at_stake = x->instances * FINE_TASK_COST_NS;
+    uint64_t factor = mean ? (FINE_TASK_GOAL_NS + mean - 1) / mean : FINE_TASK_GOAL_NS;
+    char m[32], st[32], goal[32], dl[80] = "";
+    if (x->started) {
+        char d[32];
+        snprintf(dl, sizeof dl, " Each waited %s from its creation to its start on average.",
+                 ot_report_time(x->delay_ns / x->started, d, sizeof d));
+    }
+    snprintf(f->message, sizeof f->message,
+             "the %llu tasks created at %s run %s each on average, less than the about %s the runtime spends "
+             "creating and scheduling one (more when traced): they cost more than they do.%s Make each task about "
+             "%llux coarser (a recursion cutoff or taskloop grainsize %llux larger, or `if`/`final` below a size) "
+             "so that it runs about %s.",
+             (unsigned long long)x->instances, x->site, ot_report_time(mean, m, sizeof m),
+             ot_report_time(FINE_TASK_COST_NS, st, sizeof st), dl, (unsigned long long)factor,
+             (unsigned long long)factor, ot_report_time(FINE_TASK_GOAL_NS, goal, sizeof goal));
+    return 0;
+}
+
+/* 10. The threads of a lock or critical site wait for it more than they hold it. */
+static int lock_contention(finding_list *l, const ot_report *r, int32_t i)
+{
+    const ot_rp_omp_site *x = &r->omp_sites[i];
+    if (x->kind != OT_RP_OMP_MUTEX || x->instances < LOCK_MIN_ACQUISITIONS || x->wait_ns < LOCK_MIN_NS ||
+        (double)x->wait_ns <= LOCK_MIN_SHARE * (double)(x->wait_ns + x->hold_ns))
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_LOCK_CONTENTION, -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->omp_site = i;
+    f->count = x->instances;
+    f->ns_at_stake = x->wait_ns;
+    char w[32], h[32], mw[32], mh[32], most[64] = "";
+    if (x->max_waiters > 1)
+        snprintf(most, sizeof most, ", up to %u threads waiting at once", x->max_waiters);
+    snprintf(f->message, sizeof f->message,
+             "the threads wait for the %s at %s more than they hold it: %s waiting against %s held over %llu "
+             "acquisitions (%.0f%% of their time there waiting; %s against %s per acquisition%s). Hold it for "
+             "less (compute outside, update inside), split it (one lock per bin or per thread, combined at the "
+             "end), or use a reduction or atomics instead.",
+             x->mutex, x->site, ot_report_time(x->wait_ns, w, sizeof w), ot_report_time(x->hold_ns, h, sizeof h),
+             (unsigned long long)x->instances, 100.0 * (double)x->wait_ns / (double)(x->wait_ns + x->hold_ns),
+             ot_report_time(x->wait_ns / x->instances, mw, sizeof mw),
+             ot_report_time(x->hold_ns / x->instances, mh, sizeof mh), most);
     return 0;
 }
 
@@ -373,6 +445,10 @@ int ot_report_find(ot_report *r)
         rc = barrier_wait(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->gap_count && rc == 0; i++)
         rc = host_serial(&l, r, &r->gaps[i]);
+    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
+        rc = fine_tasks(&l, r, (int32_t)i);
+    for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
+        rc = lock_contention(&l, r, (int32_t)i);
     if (rc) {
         free(l.items);
         return rc;

@@ -137,12 +137,17 @@ static void where_the_time_went(const ot_report *r, FILE *out)
 static void biggest_finding(const ot_report *r, FILE *out)
 {
     if (!r->finding_count) {
+        int tasks_or_locks = 0; /* recorded at level all */
+        for (size_t i = 0; i < r->omp_site_count; i++)
+            tasks_or_locks |= r->omp_sites[i].kind == OT_RP_OMP_TASK || r->omp_sites[i].kind == OT_RP_OMP_MUTEX;
         fprintf(out, "No findings: no repeated uploads, round trips, batchable tiny transfers, kernels "
                  "shorter than their launch, %s",
-                 r->summary.host_openmp_regions ? "idle devices the host waited for, imbalanced host loops, "
-                                                  "barrier-bound parallel regions, or host phases that keep the "
-                                                  "device idle."
-                                                : "or idle devices the host waited for.");
+                 !r->summary.host_openmp_regions ? "or idle devices the host waited for."
+                 : tasks_or_locks ? "idle devices the host waited for, imbalanced host loops, barrier-bound "
+                                    "parallel regions, host phases that keep the device idle, tasks finer than "
+                                    "their overhead, or contended locks."
+                                  : "idle devices the host waited for, imbalanced host loops, "
+                                    "barrier-bound parallel regions, or host phases that keep the device idle.");
         return;
     }
     const ot_rp_finding *f = &r->findings[0];

@@ -27,12 +27,23 @@
  * any thread of the instance had chunks, else its time in the loop less
  * the waiting inside it.
  *
- * Explicit tasks and mutual exclusion (issue 13, later steps) plug in at
- * the class switches of rp_omp_enter and rp_omp_leave (one case each, with
- * their statistics in ot_rp_omp_site's block for them).
+ * Explicit tasks (level all). One row per creation site: the `task create
+ * @f:l` point and the periods `task @f:l` share it. A task's run time is
+ * its periods' time less the task periods and waiting parts nested in them
+ * (a task that waits in a taskwait runs other tasks there: their time is
+ * theirs). The scheduling delay is creation to first period: the tasks
+ * created and not yet started are kept by id (a hash table, removed at the
+ * first period), so that memory grows with the tasks pending at once, not
+ * with all tasks.
+ *
+ * Mutual exclusion (level all). One row per critical, lock or ordered site:
+ * acquisitions, time acquire to release, its waiting part (wait) and the
+ * rest (hold), the most threads in its waiting part at once. A thread's
+ * waiting for a lock counts as waiting between target regions (wait_at).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +97,14 @@ typedef struct omp_thread {
     int device;
     uint64_t target_end, serial_mark, wait_mark, busy_mark;
     gap_wait gap_waits[GAP_WAIT_SITES];
+    int lock_waiting;      /* in a mutex's waiting part */
+    uint64_t lock_wait_begin, lock_waited_ns;
 } omp_thread;
+
+typedef struct pending_task { /* created, no period seen yet */
+    uint64_t id;           /* 0: free slot */
+    uint64_t created;
+} pending_task;
 
 typedef struct omp_device {
     uint32_t active;
@@ -103,6 +121,8 @@ struct rp_omp {
     int32_t *site_of_region;
     size_t region_count;
     uint64_t next_serial;
+    pending_task *pending; /* open addressing, linear probing, at most half full */
+    size_t pending_cap, pending_count;
 };
 
 /* ---- rows ---- */
@@ -162,7 +182,8 @@ static uint64_t serial_at(const omp_thread *th, uint64_t t)
 
 static uint64_t wait_at(const omp_thread *th, uint64_t t)
 {
-    return th->waited_ns + (th->waiting && t > th->wait_begin ? t - th->wait_begin : 0);
+    return th->waited_ns + (th->waiting && t > th->wait_begin ? t - th->wait_begin : 0) + th->lock_waited_ns +
+           (th->lock_waiting && t > th->lock_wait_begin ? t - th->lock_wait_begin : 0);
 }
 
 static uint64_t busy_at(const struct rp_omp *o, int device, uint64_t t)
@@ -402,6 +423,167 @@ static rp_omp_span *open_omp_span(const rp_state *s, const ot_tr_location *loc, 
     return x->kind == RP_SPAN_OMP ? &x->omp : NULL;
 }
 
+/* ---- explicit tasks: the row of a creation site, the tasks not yet started ---- */
+
+/* The row of the tasks created at \p region's site: `task create @f:l` and `task @f:l` share it. */
+static int32_t task_site_of(rp_state *s, const ot_tr_region *region)
+{
+    struct rp_omp *o = s->omp;
+    if (region->id < o->region_count && o->site_of_region[region->id] >= 0)
+        return o->site_of_region[region->id];
+    ot_report *r = s->r;
+    const char *where = region->site[0] ? region->site : region->name;
+    for (size_t i = 0; i < r->omp_site_count; i++)
+        if (r->omp_sites[i].kind == OT_RP_OMP_TASK && !strcmp(r->omp_sites[i].site, where)) {
+            if (region->id < o->region_count)
+                o->site_of_region[region->id] = (int32_t)i;
+            return (int32_t)i;
+        }
+    int32_t i = omp_site_of(s, region, OT_RP_OMP_TASK);
+    if (i < 0)
+        return i;
+    ot_rp_omp_site *x = &r->omp_sites[i];
+    char *name = NULL;
+    if (asprintf(&name, "task @%s", x->site) < 0) {
+        s->failed = 1;
+        return -1;
+    }
+    free(x->name);
+    x->name = name;
+    return i;
+}
+
+static size_t pending_slot(const struct rp_omp *o, uint64_t id)
+{
+    uint64_t h = id * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & (o->pending_cap - 1);
+}
+
+static int pending_put(struct rp_omp *o, uint64_t id, uint64_t t)
+{
+    if (!id)
+        return 0;
+    if (2 * (o->pending_count + 1) > o->pending_cap) {
+        size_t cap = o->pending_cap ? 2 * o->pending_cap : 1024;
+        pending_task *old = o->pending, *p = calloc(cap, sizeof *p);
+        if (!p)
+            return -1;
+        size_t old_cap = o->pending_cap;
+        o->pending = p, o->pending_cap = cap, o->pending_count = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].id)
+                pending_put(o, old[i].id, old[i].created);
+        free(old);
+    }
+    size_t i = pending_slot(o, id);
+    while (o->pending[i].id && o->pending[i].id != id)
+        i = (i + 1) & (o->pending_cap - 1);
+    o->pending_count += !o->pending[i].id;
+    o->pending[i] = (pending_task){id, t};
+    return 0;
+}
+
+/* Remove task \p id (backward-shift deletion keeps every probe run whole); 0 if not pending. */
+static int pending_take(struct rp_omp *o, uint64_t id, uint64_t *created)
+{
+    if (!id || !o->pending_cap)
+        return 0;
+    size_t mask = o->pending_cap - 1, i = pending_slot(o, id);
+    while (o->pending[i].id != id) {
+        if (!o->pending[i].id)
+            return 0;
+        i = (i + 1) & mask;
+    }
+    *created = o->pending[i].created;
+    for (size_t j = (i + 1) & mask; o->pending[j].id; j = (j + 1) & mask) {
+        size_t home = pending_slot(o, o->pending[j].id);
+        if (((j - home) & mask) >= ((j - i) & mask)) { /* its home is at or before the hole */
+            o->pending[i] = o->pending[j];
+            i = j;
+        }
+    }
+    o->pending[i].id = 0;
+    o->pending_count--;
+    return 1;
+}
+
+static uint64_t attr_or(const ot_tr_span *span, int k, uint64_t otherwise)
+{
+    return span->attrs >> k & 1 ? span->attr[k] : otherwise;
+}
+
+/* ompt_task_flag_t bits (omp-tools.h) */
+#define TASK_TARGET 0x08u
+#define TASK_TASKWAIT 0x10u
+#define TASK_UNDEFERRED 0x08000000u
+#define TASK_UNTIED 0x10000000u
+#define TASK_FINAL 0x20000000u
+#define TASK_MERGEABLE 0x40000000u
+
+static void task_created(rp_state *s, int32_t site, const ot_tr_span *span)
+{
+    ot_rp_omp_site *x = &s->r->omp_sites[site];
+    uint64_t flags = attr_or(span, OT_TR_ATTR_TASK_FLAGS, 0);
+    x->instances++;
+    x->thread_instances++;
+    x->undeferred += !!(flags & TASK_UNDEFERRED);
+    x->final += !!(flags & TASK_FINAL);
+    x->untied += !!(flags & TASK_UNTIED);
+    x->mergeable += !!(flags & TASK_MERGEABLE);
+    x->target += !!(flags & TASK_TARGET);
+    x->taskwait += !!(flags & TASK_TASKWAIT);
+    if (pending_put(s->omp, attr_or(span, OT_TR_ATTR_TASK_ID, 0), span->begin) < 0)
+        s->failed = 1;
+}
+
+static void task_period_begins(rp_state *s, int32_t site, const ot_tr_span *span)
+{
+    ot_rp_omp_site *x = &s->r->omp_sites[site];
+    uint64_t created;
+    x->periods++;
+    if (pending_take(s->omp, attr_or(span, OT_TR_ATTR_TASK_ID, 0), &created)) {
+        x->started++;
+        x->delay_ns += span->begin > created ? span->begin - created : 0;
+    }
+}
+
+/* The time of a task period or a waiting part is not the run time of the
+ * task period or task wait it is nested in: hand it to that one. */
+static void nest_into_enclosing(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span, uint64_t ns)
+{
+    for (uint32_t depth = span->depth; depth-- > 0;) {
+        const ot_tr_span *up = ot_tr_open_span(s->archive, loc, depth);
+        int cls = up->region->cls;
+        if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+            return;
+        if (cls == OFFTRACE_CLASS_HOST_TASK || cls == OFFTRACE_CLASS_HOST_SYNC_WAIT) {
+            rp_omp_span *x = open_omp_span(s, loc, depth);
+            if (x)
+                x->inner_ns += ns;
+            return;
+        }
+    }
+}
+
+/* ---- mutual exclusion ---- */
+
+static int32_t mutex_site_of(rp_state *s, const ot_tr_region *region)
+{
+    int32_t i = omp_site_of(s, region, OT_RP_OMP_MUTEX);
+    if (i < 0)
+        return i;
+    ot_rp_omp_site *x = &s->r->omp_sites[i];
+    if (!x->mutex[0]) { /* "nest lock (nested) @f:l" -> "nest lock (nested)" */
+        const char *at = strstr(region->name, " @");
+        size_t n = at ? (size_t)(at - region->name) : strlen(region->name);
+        if (n >= sizeof x->mutex)
+            n = sizeof x->mutex - 1;
+        memcpy(x->mutex, region->name, n);
+        x->mutex[n] = 0;
+    }
+    return i;
+}
+
 static int is_loop(const ot_tr_region *region)
 {
     return region->role == OTF2_REGION_ROLE_LOOP;
@@ -473,8 +655,38 @@ int rp_omp_enter(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_
         th->wait_team_serial = th->team_serial;
         break;
     }
-    /* HOST_CHUNK: all at its Leave; HOST_MASKED: nothing. Explicit tasks and
-     * mutual exclusion (issue 13, later steps): one case each here. */
+    case OFFTRACE_CLASS_HOST_TASK_CREATE:
+        x->site = task_site_of(s, region);
+        if (x->site >= 0)
+            task_created(s, x->site, span);
+        break;
+    case OFFTRACE_CLASS_HOST_TASK:
+        x->site = task_site_of(s, region);
+        if (x->site >= 0)
+            task_period_begins(s, x->site, span);
+        break;
+    case OFFTRACE_CLASS_HOST_MUTEX:
+    case OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED:
+        x->site = mutex_site_of(s, region);
+        if (x->site >= 0) {
+            s->r->omp_sites[x->site].instances++;
+            s->r->omp_sites[x->site].thread_instances++;
+        }
+        break;
+    case OFFTRACE_CLASS_HOST_MUTEX_WAIT: {
+        rp_omp_span *up = span->depth ? open_omp_span(s, loc, span->depth - 1) : NULL;
+        x->site = up ? up->site : -1;
+        if (x->site >= 0) {
+            ot_rp_omp_site *row = &s->r->omp_sites[x->site];
+            if (++row->waiters > row->max_waiters)
+                row->max_waiters = row->waiters;
+        }
+        th->lock_waiting = 1;
+        th->lock_wait_begin = span->begin;
+        break;
+    }
+    /* HOST_CHUNK: all at its Leave; HOST_MASKED, depend items and edges, lock init/destroy, cancel, flush:
+     * nothing. */
     default:
         break;
     }
@@ -572,7 +784,41 @@ int rp_omp_leave(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_
             th->waited_ns += ns;
             th->waiting = 0;
         }
+        nest_into_enclosing(s, loc, span, ns);
         break;
+    case OFFTRACE_CLASS_HOST_TASK:
+        if (x->site >= 0) {
+            uint64_t run = ns > x->inner_ns ? ns - x->inner_ns : 0;
+            s->r->omp_sites[x->site].run_ns += run;
+            s->r->omp_sites[x->site].wall_ns += run;
+        }
+        nest_into_enclosing(s, loc, span, ns);
+        break;
+    case OFFTRACE_CLASS_HOST_MUTEX:
+    case OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED:
+        if (x->site >= 0) {
+            s->r->omp_sites[x->site].wall_ns += ns;
+            s->r->omp_sites[x->site].hold_ns += ns > x->wait_ns ? ns - x->wait_ns : 0;
+        }
+        break;
+    case OFFTRACE_CLASS_HOST_MUTEX_WAIT: {
+        rp_omp_span *up = span->depth ? open_omp_span(s, loc, span->depth - 1) : NULL;
+        if (up)
+            up->wait_ns += ns;
+        if (x->site >= 0) {
+            ot_rp_omp_site *row = &s->r->omp_sites[x->site];
+            row->wait_ns += ns;
+            if (row->waiters)
+                row->waiters--;
+        }
+        if (th->lock_waiting) {
+            th->lock_waited_ns += ns;
+            th->lock_waiting = 0;
+        }
+        gap_note_wait(th, x->site, ns);
+        nest_into_enclosing(s, loc, span, ns);
+        break;
+    }
     default:
         break;
     }
@@ -748,6 +994,7 @@ void rp_omp_free(rp_state *s)
     free(o->threads);
     free(o->devices);
     free(o->site_of_region);
+    free(o->pending);
     free(o);
     s->omp = NULL;
 }

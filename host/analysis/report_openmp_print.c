@@ -2,7 +2,8 @@
  * \file report_openmp_print.c
  * \brief The host OpenMP tables of `offtrace report` (docs/report.md, "Host
  *        OpenMP"), as text and as the "host_openmp" member of the JSON
- *        object. Shown only when the archive holds host OpenMP regions.
+ *        object. Shown only when the archive holds host OpenMP regions; the
+ *        task and lock tables only when it holds tasks or locks (level all).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,7 +14,7 @@
 
 const char *ot_report_omp_kind_id(ot_rp_omp_kind k)
 {
-    static const char *ids[OT_RP_OMP_KINDS] = {"parallel", "loop", "sync"};
+    static const char *ids[OT_RP_OMP_KINDS] = {"parallel", "loop", "sync", "task", "mutex"};
     return k < OT_RP_OMP_KINDS ? ids[k] : "?";
 }
 
@@ -117,6 +118,75 @@ static void sync_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     free(rows);
 }
 
+/* "undeferred 3, final 1" (none: "-") */
+static void flags_text(const ot_rp_omp_site *x, char *buf, size_t size)
+{
+    const struct { const char *name; uint64_t n; } f[] = {{"undeferred", x->undeferred}, {"final", x->final},
+                                                          {"untied", x->untied}, {"mergeable", x->mergeable},
+                                                          {"target", x->target},
+                                                          {"taskwait", x->taskwait}};
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && k < size; i++)
+        if (f[i].n) {
+            int n = snprintf(buf + k, size - k, "%s%s %llu", k ? ", " : "", f[i].name, (unsigned long long)f[i].n);
+            k += n > 0 ? (size_t)n : 0;
+        }
+    if (!buf[0])
+        snprintf(buf, size, "-");
+}
+
+static void tasks_text(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n, *rows = ot_report_omp_order(r, OT_RP_OMP_TASK, &n), shown = shown_rows(o, n);
+    if (!n)
+        return;
+    fprintf(to, "\nHost OpenMP explicit tasks by creation site (run = its periods less the tasks and waits in\n"
+            "  them; periods per task; delay = creation to first period)\n");
+    fprintf(to, "  %-24s %9s %9s %9s %7s %10s  %s\n", "site", "tasks", "run", "mean run", "periods", "mean delay",
+            "flags");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_omp_site *x = &r->omp_sites[rows[j]];
+        char t[3][32], flags[128];
+        flags_text(x, flags, sizeof flags);
+        int wide = strlen(flags) > 21; /* the flags of a site with several: on a line of their own */
+        fprintf(to, "  %-24s %9llu %9s %9s %7.2f %10s  %s\n", tail(x->site, 24), (unsigned long long)x->instances,
+                ot_report_time(x->run_ns, t[0], 32),
+                ot_report_time(x->instances ? x->run_ns / x->instances : 0, t[1], 32),
+                x->instances ? (double)x->periods / (double)x->instances : 0.0,
+                x->started ? ot_report_time(x->delay_ns / x->started, t[2], 32) : "-", wide ? "" : flags);
+        if (wide)
+            fprintf(to, "      flags: %s\n", flags);
+    }
+    if (shown < n)
+        fprintf(to, "  ... %zu more\n", n - shown);
+    free(rows);
+}
+
+static void mutex_text(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n, *rows = ot_report_omp_order(r, OT_RP_OMP_MUTEX, &n), shown = shown_rows(o, n);
+    if (!n)
+        return;
+    fprintf(to, "\nHost OpenMP locks and critical sections by source line (mean: per acquisition; cont. = wait /\n"
+            "  (wait + hold); max = most threads waiting at once)\n");
+    fprintf(to, "  %-22s %-18s %8s %8s %8s %8s %8s %5s %4s\n", "site", "kind", "acquired", "hold", "mean", "wait",
+            "mean", "cont.", "max");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_omp_site *x = &r->omp_sites[rows[j]];
+        char t[4][32];
+        fprintf(to, "  %-22s %-18s %8llu %8s %8s %8s %8s %4.0f%% %4u\n", tail(x->site, 22), x->mutex,
+                (unsigned long long)x->instances, ot_report_time(x->hold_ns, t[0], 32),
+                ot_report_time(x->instances ? x->hold_ns / x->instances : 0, t[1], 32),
+                ot_report_time(x->wait_ns, t[2], 32),
+                ot_report_time(x->instances ? x->wait_ns / x->instances : 0, t[3], 32),
+                share(x->wait_ns, x->wait_ns + x->hold_ns), x->max_waiters);
+    }
+    if (shown < n)
+        fprintf(to, "  ... %zu more\n", n - shown);
+    free(rows);
+}
+
 static void gaps_text(const ot_report *r, FILE *to)
 {
     if (!r->gap_count)
@@ -141,6 +211,8 @@ void ot_report_print_omp_text(const ot_report *r, const ot_rp_options *o, FILE *
     parallel_text(r, o, to);
     loops_text(r, o, to);
     sync_text(r, o, to);
+    tasks_text(r, o, to);
+    mutex_text(r, o, to);
     gaps_text(r, to);
 }
 
@@ -188,6 +260,28 @@ static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, ot_r
         if (kind == OT_RP_OMP_SYNC)
             fprintf(to, ", \"parallel_site\": \"%s\"",
                     x->parallel_site >= 0 ? r->omp_sites[x->parallel_site].site : "");
+        if (kind == OT_RP_OMP_TASK)
+            fprintf(to, ", \"tasks\": %llu, \"undeferred\": %llu, \"final\": %llu, \"untied\": %llu, "
+                    "\"mergeable\": %llu, \"target\": %llu, \"taskwait\": %llu, \"periods\": %llu, \"run_ns\": %llu, "
+                    "\"mean_run_ns\": %llu, \"started\": %llu, \"delay_ns\": %llu, \"mean_delay_ns\": %llu",
+                    (unsigned long long)x->instances, (unsigned long long)x->undeferred,
+                    (unsigned long long)x->final, (unsigned long long)x->untied, (unsigned long long)x->mergeable,
+                    (unsigned long long)x->target, (unsigned long long)x->taskwait, (unsigned long long)x->periods,
+                    (unsigned long long)x->run_ns,
+                    (unsigned long long)(x->instances ? x->run_ns / x->instances : 0),
+                    (unsigned long long)x->started, (unsigned long long)x->delay_ns,
+                    (unsigned long long)(x->started ? x->delay_ns / x->started : 0));
+        if (kind == OT_RP_OMP_MUTEX) {
+            fputs(", \"kind\": ", to);
+            json_string(to, x->mutex);
+            fprintf(to, ", \"acquisitions\": %llu, \"hold_ns\": %llu, \"mean_hold_ns\": %llu, "
+                    "\"mean_wait_ns\": %llu, \"contention\": %.4f, \"max_waiters\": %u",
+                    (unsigned long long)x->instances, (unsigned long long)x->hold_ns,
+                    (unsigned long long)(x->instances ? x->hold_ns / x->instances : 0),
+                    (unsigned long long)(x->instances ? x->wait_ns / x->instances : 0),
+                    x->wait_ns + x->hold_ns ? (double)x->wait_ns / (double)(x->wait_ns + x->hold_ns) : 0.0,
+                    x->max_waiters);
+        }
         if (kind != OT_RP_OMP_LOOP) {
             fputc('}', to);
             continue;
@@ -222,6 +316,10 @@ void ot_report_print_omp_json(const ot_report *r, const ot_rp_options *o, FILE *
     json_rows(r, o, to, OT_RP_OMP_LOOP, "loops");
     fputs(",\n    ", to);
     json_rows(r, o, to, OT_RP_OMP_SYNC, "barriers");
+    fputs(",\n    ", to);
+    json_rows(r, o, to, OT_RP_OMP_TASK, "tasks");
+    fputs(",\n    ", to);
+    json_rows(r, o, to, OT_RP_OMP_MUTEX, "locks");
     fputs(",\n    \"gaps\": [", to);
     for (size_t i = 0; i < r->gap_count; i++) {
         const ot_rp_gap *g = &r->gaps[i];

@@ -94,7 +94,8 @@ const char *ot_report_finding_title(ot_rp_finding_kind k)
     static const char *titles[OT_RP_FINDING_KINDS] = {"repeated upload", "round trip", "tiny transfers",
                                                       "kernels shorter than their launch", "device idle",
                                                       "load imbalance in a loop", "barrier wait dominates",
-                                                      "host work serialises the offload"};
+                                                      "host work serialises the offload",
+                                                      "tasks finer than their overhead", "lock contention"};
     return k < OT_RP_FINDING_KINDS ? titles[k] : "?";
 }
 
@@ -102,7 +103,8 @@ const char *ot_report_finding_id(ot_rp_finding_kind k)
 {
     static const char *ids[OT_RP_FINDING_KINDS] = {"repeated_upload", "round_trip", "tiny_transfers",
                                                    "short_kernels", "device_idle", "loop_imbalance",
-                                                   "barrier_wait", "host_serialises_offload"};
+                                                   "barrier_wait", "host_serialises_offload", "fine_tasks",
+                                                   "lock_contention"};
     return k < OT_RP_FINDING_KINDS ? ids[k] : "?";
 }
 
@@ -189,8 +191,8 @@ static int by_omp_time(const void *pa, const void *pb)
 {
     const ot_rp_omp_site *a = &omp_order_report->omp_sites[*(const size_t *)pa];
     const ot_rp_omp_site *b = &omp_order_report->omp_sites[*(const size_t *)pb];
-    uint64_t ta = a->kind == OT_RP_OMP_SYNC ? a->wait_ns : a->wall_ns;
-    uint64_t tb = b->kind == OT_RP_OMP_SYNC ? b->wait_ns : b->wall_ns;
+    uint64_t ta = a->kind == OT_RP_OMP_SYNC || a->kind == OT_RP_OMP_MUTEX ? a->wait_ns : a->wall_ns;
+    uint64_t tb = b->kind == OT_RP_OMP_SYNC || b->kind == OT_RP_OMP_MUTEX ? b->wait_ns : b->wall_ns;
     if (ta != tb)
         return ta > tb ? -1 : 1;
     return strcmp(a->site, b->site);

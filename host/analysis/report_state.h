@@ -75,7 +75,8 @@ typedef struct rp_omp_span {
     uint64_t team_serial;
     void *loop;                /* work (loop): its loop instance */
     uint64_t loop_serial;
-    uint64_t wait_ns;          /* work: waiting inside it */
+    uint64_t wait_ns;          /* work: waiting inside it; mutex: its waiting part */
+    uint64_t inner_ns;         /* task period, sync wait: task periods and waits nested in it */
     uint32_t saved_number, saved_size; /* implicit task: the thread's enclosing team, restored at its end */
     void *saved_team;
     uint64_t saved_team_serial;

@@ -254,6 +254,10 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
                                        OTF2_StringRef description, OTF2_Type type)
 {
     ot_tr_archive *a = u;
+    if (type == OTF2_TYPE_UINT32 && !strcmp(string_of(a, name), "lock id")) {
+        a->span_attr[OT_TR_ATTR_LOCK_ID] = self;
+        a->span_attrs = 1;
+    }
     if (type != OTF2_TYPE_UINT64)
         return OTF2_CALLBACK_SUCCESS;
     if (!strcmp(string_of(a, name), "host address"))
@@ -262,7 +266,10 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         a->device_address_attr = self;
     static const char *const span_attribute_names[OT_TR_ATTRS] = {
         [OT_TR_ATTR_FIRST_ITERATION] = "first iteration", [OT_TR_ATTR_ITERATIONS] = "iterations",
-        [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number"};
+        [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number",
+        [OT_TR_ATTR_TASK_ID] = "task id", [OT_TR_ATTR_TASK_FLAGS] = "task flags",
+        [OT_TR_ATTR_PARENT_TASK] = "parent task", [OT_TR_ATTR_PREDECESSOR_TASK] = "predecessor task",
+        [OT_TR_ATTR_LOCK_ID] = "(a uint32: above)"};
     for (int k = 0; k < OT_TR_ATTRS; k++)
         if (!strcmp(string_of(a, name), span_attribute_names[k])) {
             a->span_attr[k] = self;
@@ -537,10 +544,24 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
     s->attrs = 0;
     if (!al || !a->span_attrs || OTF2_AttributeList_GetNumberOfElements(al) == 0)
         return;
-    for (int k = 0; k < OT_TR_ATTRS; k++)
-        if (a->span_attr[k] != NO_ATTRIBUTE && OTF2_AttributeList_GetUint64(al, a->span_attr[k], &s->attr[k]) ==
-                                                   OTF2_SUCCESS)
-            s->attrs |= 1u << k;
+    /* one pass over the list (each GetUint64 would scan it again) */
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue value;
+        if (OTF2_AttributeList_GetAttributeByIndex(al, i, &ref, &type, &value) != OTF2_SUCCESS)
+            continue;
+        for (int k = 0; k < OT_TR_ATTRS; k++) {
+            if (a->span_attr[k] != ref)
+                continue;
+            if (k == OT_TR_ATTR_LOCK_ID ? type == OTF2_TYPE_UINT32 : type == OTF2_TYPE_UINT64) {
+                s->attr[k] = k == OT_TR_ATTR_LOCK_ID ? value.uint32 : value.uint64;
+                s->attrs |= 1u << k;
+            }
+            break;
+        }
+    }
 }
 
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,

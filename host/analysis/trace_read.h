@@ -149,6 +149,11 @@ enum ot_tr_attribute {
     OT_TR_ATTR_ITERATIONS,      /**< "iterations": a chunk's iteration count, a worksharing construct's count */
     OT_TR_ATTR_TEAM_SIZE,       /**< "team size": an implicit task's actual team size */
     OT_TR_ATTR_THREAD_NUMBER,   /**< "thread number": an implicit task's thread number in its team */
+    OT_TR_ATTR_TASK_ID,         /**< "task id": an explicit task's id (its creation and periods) */
+    OT_TR_ATTR_TASK_FLAGS,      /**< "task flags": its ompt_task_flag_t bits */
+    OT_TR_ATTR_PARENT_TASK,     /**< "parent task": the id of the task that created it (0: implicit) */
+    OT_TR_ATTR_PREDECESSOR_TASK, /**< "predecessor task": a dependence edge's task waited for */
+    OT_TR_ATTR_LOCK_ID,         /**< "lock id": a lock, critical or ordered region's lock (an OTF2 uint32) */
     OT_TR_ATTRS
 };
 

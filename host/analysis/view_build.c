@@ -151,6 +151,10 @@ static int draw(build *b, const ot_tr_location *loc, int level, const ot_tr_span
         p.has_iterations = span->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1 ? 2 : 1;
         p.iterations = span->attr[OT_TR_ATTR_ITERATIONS];
         p.first_iteration = span->attr[OT_TR_ATTR_FIRST_ITERATION];
+    } else if (span->attrs >> OT_TR_ATTR_TASK_ID & 1 && span->attrs >> OT_TR_ATTR_TASK_FLAGS & 1) {
+        p.has_iterations = 3; /* an explicit task's creation or period: its id and flags */
+        p.iterations = span->attr[OT_TR_ATTR_TASK_ID];
+        p.first_iteration = span->attr[OT_TR_ATTR_TASK_FLAGS];
     }
     int rc = b->sink->piece(b->sink->user, b->row_of[loc->index], level, from, to, &p);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;

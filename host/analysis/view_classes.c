@@ -35,6 +35,12 @@ static const struct {
     [OT_VC_HOST_SYNC] = {"#f4c6cc", "host barrier / taskwait"},
     [OT_VC_HOST_WAIT] = {"#c0392b", "waiting in a host barrier / taskwait"},
     [OT_VC_HOST_MASKED] = {"#b6a2d4", "host masked"},
+    /* explicit tasks olive (their points darker), locks sand with their
+     * waiting part a dark crimson (lost time, as the barrier's red) */
+    [OT_VC_HOST_TASK] = {"#a5ab3c", "host explicit task"},
+    [OT_VC_HOST_TASK_POINT] = {"#5c6116", "host task create / depend"},
+    [OT_VC_HOST_MUTEX] = {"#dcc18a", "host lock / critical / ordered held"},
+    [OT_VC_HOST_MUTEX_WAIT] = {"#7b1f3f", "waiting for a host lock / critical"},
     [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost"},
     [OT_VC_OTHER] = {"#bab0ac", "other"},
 };
@@ -56,9 +62,8 @@ static const uint8_t view_columns[OFFTRACE_CLASS_COUNT] = {
 #undef VIEW_COLUMN
 };
 
-/* Host OpenMP (issue 13): each kind its own colour; classes added later
- * (explicit tasks, locks) keep the catalogue's view column until they get a
- * line here. */
+/* Host OpenMP (issue 13): each kind its own colour; lock init/destroy,
+ * cancel and flush (instants) keep the catalogue's view column. */
 static int host_openmp_category(const ot_tr_region *r)
 {
     switch (r->cls) {
@@ -69,6 +74,13 @@ static int host_openmp_category(const ot_tr_region *r)
     case OFFTRACE_CLASS_HOST_SYNC: return OT_VC_HOST_SYNC;
     case OFFTRACE_CLASS_HOST_SYNC_WAIT: return OT_VC_HOST_WAIT;
     case OFFTRACE_CLASS_HOST_MASKED: return OT_VC_HOST_MASKED;
+    case OFFTRACE_CLASS_HOST_TASK: return OT_VC_HOST_TASK;
+    case OFFTRACE_CLASS_HOST_TASK_CREATE:
+    case OFFTRACE_CLASS_HOST_TASK_DEPEND:
+    case OFFTRACE_CLASS_HOST_TASK_DEPENDENCE: return OT_VC_HOST_TASK_POINT;
+    case OFFTRACE_CLASS_HOST_MUTEX:
+    case OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED: return OT_VC_HOST_MUTEX;
+    case OFFTRACE_CLASS_HOST_MUTEX_WAIT: return OT_VC_HOST_MUTEX_WAIT;
     default: return -1;
     }
 }

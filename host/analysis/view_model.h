@@ -45,6 +45,10 @@ typedef enum ot_view_cat {
     OT_VC_HOST_SYNC,       /* host OpenMP barrier, taskwait, taskgroup */
     OT_VC_HOST_WAIT,       /* the waiting part of one */
     OT_VC_HOST_MASKED,     /* host OpenMP masked */
+    OT_VC_HOST_TASK,       /* a period of a host explicit task */
+    OT_VC_HOST_TASK_POINT, /* a task's creation, depend item, dependence edge (points) */
+    OT_VC_HOST_MUTEX,      /* a lock, critical section, ordered held (acquire .. release) */
+    OT_VC_HOST_MUTEX_WAIT, /* the waiting part of one */
     OT_VC_MEASUREMENT,     /* offtrace's own marks (records lost) */
     OT_VC_OTHER,
     OT_VC_COUNT
@@ -60,7 +64,9 @@ typedef struct ot_view_bar {
     uint32_t region;        /**< index into ot_view.region_names */
     int32_t parent;         /**< region of the enclosing instance, -1 if none */
     uint8_t cat;            /**< ot_view_cat */
-    uint8_t has_iterations; /**< host OpenMP: 1 a loop's trip count, 2 also a chunk's first iteration */
+    uint8_t has_iterations; /**< host OpenMP: 1 a loop's trip count, 2 also a chunk's first iteration;
+                                 3 an explicit task's creation or period: iterations = its id, first_iteration =
+                                 its ompt_task_flag_t flags */
     uint64_t iterations, first_iteration;
 } ot_view_bar;
 
@@ -171,7 +177,8 @@ typedef struct ot_view_piece {
     uint64_t start, dur, bytes, serial;
     uint32_t region;
     int32_t parent;         /**< region id of the enclosing instance on its location, -1 if none */
-    uint8_t has_iterations; /**< host OpenMP: 1 a worksharing construct's count, 2 a chunk's (and its first) */
+    uint8_t has_iterations; /**< host OpenMP: 1 a worksharing construct's count, 2 a chunk's (and its first),
+                                 3 a task's id and flags (ot_view_bar) */
     uint64_t iterations, first_iteration;
 } ot_view_piece;
 

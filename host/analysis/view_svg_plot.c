@@ -36,7 +36,10 @@ static void bar(const ot_view *v, const ot_view_row *r, int level, const ot_view
         ot_view_format_bytes(b->bytes, bytes, sizeof bytes);
         fprintf(f, "&#10;%s", bytes);
     }
-    if (b->has_iterations == 2 && b->iterations) /* a host loop chunk: which iterations, how fast */
+    if (b->has_iterations == 3) /* a host task: which, how made */
+        fprintf(f, "&#10;task %llu, flags 0x%llx", (unsigned long long)b->iterations,
+                (unsigned long long)b->first_iteration);
+    else if (b->has_iterations == 2 && b->iterations) /* a host loop chunk: which iterations, how fast */
         fprintf(f, "&#10;iterations %llu-%llu (%llu), %.0f ns per iteration", (unsigned long long)b->first_iteration,
                 (unsigned long long)(b->first_iteration + b->iterations - 1), (unsigned long long)b->iterations,
                 (double)b->dur / (double)b->iterations);

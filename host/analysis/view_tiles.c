@@ -147,7 +147,9 @@ static void write_bars(const ot_view *v, FILE *f, ot_view_tile_facts *facts)
                            ",%" PRIu64 ",%" PRId32,
                         sep, r, l, rel(v, b->a), rel(v, b->b), rel(v, b->start), b->dur, b->region, b->bytes,
                         b->serial, b->parent);
-                if (b->has_iterations) /* host OpenMP: [..., iterations, first iteration or -1] */
+                if (b->has_iterations == 3) /* a host task: [..., task id, flags, 3] */
+                    fprintf(f, ",%" PRIu64 ",%" PRIu64 ",3", b->iterations, b->first_iteration);
+                else if (b->has_iterations) /* host OpenMP: [..., iterations, first iteration or -1] */
                     fprintf(f, ",%" PRIu64 ",%" PRId64, b->iterations,
                             b->has_iterations == 2 ? (int64_t)b->first_iteration : (int64_t)-1);
                 fputc(']', f);

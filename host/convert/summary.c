@@ -114,6 +114,8 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         s->host_work += r->cls == OFFTRACE_CLASS_HOST_WORK;
         s->host_chunks += r->cls == OFFTRACE_CLASS_HOST_CHUNK;
         s->host_sync += r->cls == OFFTRACE_CLASS_HOST_SYNC;
+        s->host_tasks += r->cls == OFFTRACE_CLASS_HOST_TASK_CREATE;
+        s->host_acquisitions += r->cls == OFFTRACE_CLASS_HOST_MUTEX || r->cls == OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED;
     }
     else if (r->klass == OT_TR_TARGET_DATA)
         s->constructs[OT_CONSTRUCT_DATA_REGION]++;
@@ -245,6 +247,11 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
                     "and section, %llu synchronization regions\n",
                 (unsigned long long)s->host_parallel, plural(s->host_parallel), (unsigned long long)s->host_work,
                 (unsigned long long)s->host_chunks, (unsigned long long)s->host_sync);
+    if (s->host_tasks + s->host_acquisitions) /* level all */
+        fprintf(to, "offtrace: host tasks       %llu explicit task%s; %llu lock acquisition%s (critical, lock, "
+                    "nest lock, ordered)\n",
+                (unsigned long long)s->host_tasks, plural(s->host_tasks), (unsigned long long)s->host_acquisitions,
+                plural(s->host_acquisitions));
     if (s->device_records || s->device_locations)
         fprintf(to, "offtrace: device detail    %llu events on %llu device thread%s%s%.0llu%s\n",
                 (unsigned long long)s->device_records, (unsigned long long)s->device_threads,

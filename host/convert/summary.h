@@ -18,6 +18,7 @@ typedef struct ot_summary {
     uint64_t constructs[OT_CONSTRUCT_KINDS]; /**< region instances per construct kind */
     uint64_t kernels;                          /**< region instances on kernel streams */
     uint64_t host_parallel, host_work, host_chunks, host_sync; /**< the program's own host OpenMP instances */
+    uint64_t host_tasks, host_acquisitions; /**< explicit tasks created; lock, critical, ordered acquires */
     uint64_t h2d_count, h2d_bytes;             /**< RmaPut */
     uint64_t d2h_count, d2h_bytes;             /**< RmaGet */
     uint64_t events, host_threads, devices, device_streams;

@@ -759,6 +759,15 @@
         return bytes ? 'on a host-offload device (the x86_64 plugin) a transfer is a memory copy on the host' : '';
     }
 
+    /* ompt_task_flag_t bits, as words */
+    function taskFlags(f) {
+        var names = [[0x08, 'target'], [0x10, 'taskwait'], [0x08000000, 'undeferred'], [0x10000000, 'untied'],
+                     [0x20000000, 'final'], [0x40000000, 'mergeable'], [0x80000000, 'merged']];
+        var words = names.filter(function (n) { return Math.floor(f / n[0]) % 2 === 1; })
+            .map(function (n) { return n[1]; });
+        return (words.length ? words.join(', ') : 'explicit') + ' (0x' + f.toString(16) + ')';
+    }
+
     function showBar(b) {
         var r = data.regions[b[6]] || {}, cls = data.classes[r.cat] || {};
         var put = panelStart(nameOf(b[6]));
@@ -777,7 +786,10 @@
             /* a data op on a host thread: its device is where its transfers go */
             put('note', transferNote(b[7], b[5], arrows.length ? arrows[0][1] : b[0]));
         }
-        if (b.length > 11) {   /* host OpenMP: a loop's trip count; a chunk's iterations and time per iteration */
+        if (b.length > 12) {   /* a host explicit task: [..., id, flags, 3] */
+            put('task id', String(b[10]));
+            put('task flags', taskFlags(b[11]));
+        } else if (b.length > 11) {   /* host OpenMP: a loop's trip count; a chunk's iterations and time per iteration */
             if (b[11] >= 0) {
                 put('iterations', b[11] + ' \u2013 ' + (b[11] + b[10] - 1) + ' (' + b[10] + ', logical)');
                 put('per iteration', fmtDur(b[5] / Math.max(1, b[10])));
