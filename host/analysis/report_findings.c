@@ -301,13 +301,23 @@ static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
     if (b >= 0)
         snprintf(most, sizeof most, "; most of it in %s (%s)", r->omp_sites[b].name,
                  ot_report_time(r->omp_sites[b].wait_ns, bw, sizeof bw));
+    /* A task wait that dominates is not work done by too few threads: the
+     * threads found no task ready to run there (too few tasks, or their
+     * creation and scheduling costs more than the tasks themselves). */
+    int in_task_wait = b >= 0 && (!strncmp(r->omp_sites[b].name, "taskwait", 8) ||
+                                  !strncmp(r->omp_sites[b].name, "taskgroup", 9));
+    const char *advice =
+        in_task_wait ? "The waiting threads found no task to run there (the tasks they ran are not counted): too few "
+                       "tasks are ready at once, or creating and scheduling them takes longer than running them; "
+                       "create more work per task, or more tasks before the wait."
+                     : "The work before the barrier is done by fewer threads than wait for it: share it (a "
+                       "worksharing loop, tasks), or let the others go on (`nowait`) where the barrier is not "
+                       "needed.";
     snprintf(f->message, sizeof f->message,
              "the threads of the parallel region at %s (%llu instances, %u threads) spend %.0f%% of their time "
-             "waiting in barriers: %s of %s%s. The work before the barrier is done by fewer threads than wait "
-             "for it: share it (a worksharing loop, tasks), or let the others go on (`nowait`) where the "
-             "barrier is not needed.",
+             "waiting in barriers: %s of %s%s. %s",
              x->site, (unsigned long long)x->instances, x->threads, 100.0 * (double)x->wait_ns / (double)x->thread_ns,
-             ot_report_time(x->wait_ns, w, sizeof w), ot_report_time(x->thread_ns, tt, sizeof tt), most);
+             ot_report_time(x->wait_ns, w, sizeof w), ot_report_time(x->thread_ns, tt, sizeof tt), most, advice);
     return 0;
 }
 
@@ -374,8 +384,9 @@ static int fine_tasks(finding_list *l, const ot_report *r, int32_t i)
                  ot_report_time(x->delay_ns / x->started, d, sizeof d));
     }
     snprintf(f->message, sizeof f->message,
-             "the %llu tasks created at %s run %s each on average, less than the about %s the runtime spends "
-             "creating and scheduling one (more when traced): they cost more than they do.%s Make each task about "
+             "the %llu tasks created at %s run %s each on average, within a few times the about %s the runtime "
+             "spends creating and scheduling one (more when traced): a large share of their time is overhead.%s "
+             "Make each task about "
              "%llux coarser (a recursion cutoff or taskloop grainsize %llux larger, or `if`/`final` below a size) "
              "so that it runs about %s.",
              (unsigned long long)x->instances, x->site, ot_report_time(mean, m, sizeof m),

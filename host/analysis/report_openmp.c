@@ -648,6 +648,14 @@ int rp_omp_enter(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_
         break;
     case OFFTRACE_CLASS_HOST_SYNC_WAIT: {
         rp_omp_span *up = span->depth ? open_omp_span(s, loc, span->depth - 1) : NULL;
+        /* A wait inside a task run inside another wait (a task tree's
+         * taskwaits): the outer one is taken up again when this one ends. */
+        x->saved_number = th->waiting;
+        if (th->waiting) {
+            x->saved_size = (uint32_t)th->wait_site;
+            x->saved_team = th->wait_team;
+            x->saved_team_serial = th->wait_team_serial;
+        }
         th->waiting = 1;
         th->wait_begin = span->begin;
         th->wait_site = up ? up->site : -1;
@@ -773,19 +781,29 @@ int rp_omp_leave(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_
             s->failed = 1;
         break;
     }
-    case OFFTRACE_CLASS_HOST_SYNC_WAIT:
+    case OFFTRACE_CLASS_HOST_SYNC_WAIT: {
+        /* Tasks the thread ran while it waited are work, not waiting. */
+        uint64_t own = ns > x->inner_ns ? ns - x->inner_ns : 0;
         if (th->waiting) {
             if (th->wait_site >= 0 || th->wait_team) /* not yet counted up to its team's end */
-                wait_add(s, th, ns);
+                wait_add(s, th, own);
             rp_omp_span *loop = enclosing_loop(s, loc, span->depth);
             if (loop)
-                loop->wait_ns += ns;
-            gap_note_wait(th, th->wait_site >= 0 ? th->wait_site : x->site, ns);
-            th->waited_ns += ns;
+                loop->wait_ns += own;
+            gap_note_wait(th, th->wait_site >= 0 ? th->wait_site : x->site, own);
+            th->waited_ns += own;
             th->waiting = 0;
+        }
+        if (x->saved_number) {
+            th->waiting = 1;
+            th->wait_begin = span->end;
+            th->wait_site = (int32_t)x->saved_size;
+            th->wait_team = x->saved_team;
+            th->wait_team_serial = x->saved_team_serial;
         }
         nest_into_enclosing(s, loc, span, ns);
         break;
+    }
     case OFFTRACE_CLASS_HOST_TASK:
         if (x->site >= 0) {
             uint64_t run = ns > x->inner_ns ? ns - x->inner_ns : 0;
