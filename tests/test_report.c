@@ -1045,6 +1045,16 @@ Test(report, fine_tasks_fire_on_task_tree_at_its_creation_line)
         cr_assert_leq(number(t, "started"), number(t, "tasks"));
         cr_assert_leq(number(t, "run_ns"), number(t, "total_ns"));
     }
+    /* The tasks a thread runs inside a taskwait are work, not waiting: the
+     * region's waiting and the tasks' run time together fit in its thread time. */
+    long long run = 0;
+    for (size_t i = 0; element(omp, "tasks", i); i++)
+        run += number(element(omp, "tasks", i), "run_ns");
+    const char *region = element(omp, "parallel_regions", 0);
+    cr_assert_not_null(region);
+    cr_assert_leq(number(region, "wait_ns") + run, number(region, "thread_ns"),
+                  "waiting %lld ns + tasks %lld ns > thread time %lld ns: task time counted as waiting",
+                  number(region, "wait_ns"), run, number(region, "thread_ns"));
     char tasks[1024], mutex[1024];
     host_counter_lines("example_task_tree", two_threads, tree, tasks, mutex, sizeof tasks);
     cr_assert_eq(table_sum(json, "tasks", "tasks", NULL), (long long)counter_value(tasks, "creates", 0),
