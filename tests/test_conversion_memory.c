@@ -6,7 +6,10 @@
  * few MiB of the shorter one's, and the longer one's archive is valid and
  * complete. The same for a lock-heavy program at OFFTRACE_HOST_OPENMP=all
  * (every lock acquisition numbered among its lock's acquisitions): 20,000
- * and 500,000 histogram items, about 20,000 and 500,000 acquisitions.
+ * and 500,000 histogram items, about 20,000 and 500,000 acquisitions. And
+ * for explicit tasks at that level (what each task's periods need of its
+ * creation): one and ten rounds of example_task_tree, about 20,000 and
+ * 200,000 tasks.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -38,6 +41,16 @@ static void record_locks(const char *dir, const char *items)
     char *args[] = {(char *)items, "1", NULL};
     char *err = NULL;
     cr_assert_eq(record_program(dir, NULL, env, "example_lock_histogram", args, &err), 0, "record failed:\n%s", err);
+    free(err);
+}
+
+static void record_tasks(const char *dir, const char *rounds)
+{
+    char *env[] = {"OFFTRACE_MEMORY_BUDGET=256K", "OFFTRACE_KEEP_RAW=1", "OFFTRACE_HOST_OPENMP=all",
+                   "OMP_NUM_THREADS=2", NULL};
+    char *args[] = {"10000", "1", (char *)rounds, NULL}; /* 10,000 elements, cutoff 1: 20,007 tasks a round */
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_task_tree", args, &err), 0, "record failed:\n%s", err);
     free(err);
 }
 
@@ -126,6 +139,28 @@ Test(conversion_memory, lock_orders_do_not_grow_with_the_acquisitions)
      * files and OTF2 buffers of the longer one add about 3 MB). */
     cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
                  "lock orders grow with the trace: %ld KiB for 20000 items, %ld KiB for 500000", short_kb, long_kb);
+    remove_recording(shorter);
+    remove_recording(longer);
+}
+
+Test(conversion_memory, tasks_do_not_grow_with_their_number)
+{
+    char shorter[512], longer[512];
+    scratch_path(shorter, sizeof shorter, "tasks-short");
+    scratch_path(longer, sizeof longer, "tasks-long");
+    record_tasks(shorter, "1");
+    record_tasks(longer, "10");
+    long short_kb = convert_peak_kb(shorter), long_kb = convert_peak_kb(longer);
+    char *message = NULL;
+    cr_assert_eq(otf2_print_check(longer, &message), 0, "otf2-print rejects %s: %s", longer, message);
+    free(message);
+    cr_log_info("offtrace convert peak RSS: %ld KiB for 1 round of tasks, %ld KiB for 10", short_kb, long_kb);
+    /* A table of every task took about 100 bytes per task, doubled while it
+     * grew: 180,000 more tasks were 17 MB more (the scratch files and OTF2
+     * buffers of the longer one add about 3 MB). */
+    cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
+                 "tasks grow with their number: %ld KiB for 1 round of 20,007 tasks, %ld KiB for 10", short_kb,
+                 long_kb);
     remove_recording(shorter);
     remove_recording(longer);
 }

@@ -85,7 +85,7 @@ static int create_devices(converter *c)
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;
         for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
-            if (ot_host_tasks_note(c, r) != 0) {
+            if (ot_host_tasks_note(c, r, c->rec.streams[s].header.thread_index) != 0) {
                 ot_raw_cursor_close(&cur);
                 return -ENOMEM;
             }

@@ -34,13 +34,44 @@
 #include <string.h>
 
 #include "convert_internal.h"
+#include "external_sort.h"
 #include "host_tasks.h"
+#include "spill_file.h"
 
-typedef struct task_entry {
-    uint64_t id, codeptr, parent;
-    uint32_t flags;
-    OTF2_RegionRef region; /* its `task @site`, found at its first period */
-} task_entry;
+/* What a period needs of its task's creation (site, flags, parent) is
+ * learned in bounded memory (docs/architecture.md, the conversion) rather
+ * than kept in a table of every task: the first pass puts every creation
+ * into an external sort by id, and every task switch's question (is the
+ * prior task known, what created the next one) into another by id; the two
+ * are joined front to back, and the answers go through a third sort by
+ * thread and time into a scratch file that the thread being converted reads
+ * front to back as its switches come (a thread's records are in time order
+ * in its stream). Only the creation sites and the thread team's ranks stay
+ * in memory. */
+
+typedef struct task_creation {
+    uint64_t id, seq, codeptr, parent; /* seq: the first pass's order, so that a repeated id keeps its first */
+    uint32_t flags, unused;
+} task_creation;
+
+enum { PRIOR_TASK, NEXT_TASK };
+
+typedef struct task_question {
+    uint64_t id, time, prior, next; /* about task id, asked by the switch (thread, time, prior, next) */
+    uint32_t thread, role;
+} task_question;
+
+typedef struct task_answer {
+    uint64_t time, prior, next, codeptr, parent;
+    uint32_t thread, role, flags, unused;
+} task_answer;
+
+typedef struct thread_start {
+    uint32_t thread;
+    uint64_t first; /* index of its first answer in the scratch file */
+} thread_start;
+
+#define ANSWER_WINDOW 1024u /* answers read at a time */
 
 typedef struct site_entry {
     uint64_t codeptr;
@@ -48,8 +79,20 @@ typedef struct site_entry {
 } site_entry;
 
 struct ot_host_task_table {
-    task_entry *tasks; /* open addressing by id; id 0 = empty */
-    size_t task_capacity, task_count;
+    ot_external_sort *creations, *questions; /* filled by the first pass */
+    uint64_t creation_count;
+    int built, failed;
+    ot_spill_file *answers; /* task_answer, by thread, time, prior, next, role */
+    uint64_t answer_count;
+    thread_start *starts; /* one per thread with answers, by thread */
+    size_t start_count;
+    /* the thread being read: window of answers[window_first, window_first + window_len) */
+    task_answer window[ANSWER_WINDOW];
+    uint64_t window_first, position, thread_end;
+    uint64_t last_time, last_prior, last_next; /* the last question asked */
+    size_t window_len;
+    uint32_t window_thread;
+    int window_valid;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
     /* the thread team: host thread indices in rank order (as trace_writer.c
@@ -67,66 +110,261 @@ static size_t slot_of(uint64_t key, size_t capacity)
     return (size_t)key & (capacity - 1);
 }
 
-static task_entry *find_task(const struct ot_host_task_table *t, uint64_t id)
+static int cmp_u64(uint64_t x, uint64_t y)
 {
-    if (!t || !t->task_capacity || !id)
+    return (x > y) - (x < y);
+}
+
+static int by_id_then_seq(const void *a, const void *b)
+{
+    const task_creation *x = a, *y = b;
+    return x->id != y->id ? cmp_u64(x->id, y->id) : cmp_u64(x->seq, y->seq);
+}
+
+static int by_asked_id(const void *a, const void *b)
+{
+    const task_question *x = a, *y = b;
+    return cmp_u64(x->id, y->id);
+}
+
+/* Answers in the order a thread's pass asks: thread, time, prior, next, role. */
+static int answer_vs(const task_answer *x, uint32_t thread, uint64_t time, uint64_t prior, uint64_t next)
+{
+    if (x->thread != thread)
+        return x->thread < thread ? -1 : 1;
+    if (x->time != time)
+        return cmp_u64(x->time, time);
+    if (x->prior != prior)
+        return cmp_u64(x->prior, prior);
+    return cmp_u64(x->next, next);
+}
+
+static int by_asker(const void *a, const void *b)
+{
+    const task_answer *x = a, *y = b;
+    int cmp = answer_vs(x, y->thread, y->time, y->prior, y->next);
+    return cmp ? cmp : (x->role > y->role) - (x->role < y->role);
+}
+
+static struct ot_host_task_table *table_of(converter *c)
+{
+    if (c->tasks)
+        return c->tasks;
+    struct ot_host_task_table *t = calloc(1, sizeof *t);
+    if (!t)
         return NULL;
-    for (size_t i = slot_of(id, t->task_capacity);; i = (i + 1) & (t->task_capacity - 1)) {
-        if (t->tasks[i].id == id)
-            return &t->tasks[i];
-        if (!t->tasks[i].id)
+    t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq);
+    t->questions = ot_es_new(c->dir, sizeof(task_question), by_asked_id);
+    if (!t->creations || !t->questions) {
+        ot_es_free(t->creations);
+        ot_es_free(t->questions);
+        free(t);
+        return NULL;
+    }
+    return c->tasks = t;
+}
+
+static int ask(struct ot_host_task_table *t, uint64_t id, const offtrace_raw_record *r, uint32_t thread,
+               uint32_t role)
+{
+    if (!id)
+        return 0;
+    return ot_es_add(t->questions, &(task_question){id, r->time, r->id, r->target_id, thread, role});
+}
+
+int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
+{
+    int create = r->event == OFFTRACE_RAW_OMP_TASK_CREATE && r->id;
+    int schedule = r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE && (r->id || r->target_id);
+    if (!create && !schedule)
+        return 0;
+    struct ot_host_task_table *t = table_of(c);
+    if (!t)
+        return -ENOMEM;
+    if (t->built) /* too late: the answers are written */
+        return 0;
+    if (create) {
+        task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
+        int rc = ot_es_add(t->creations, &k);
+        t->creation_count += rc == 0;
+        return rc;
+    }
+    /* on_schedule asks of the prior task only whether it was created, and only at its completion */
+    int rc = r->subkind == ompt_task_complete ? ask(t, r->id, r, thread, PRIOR_TASK) : 0;
+    return rc ? rc : ask(t, r->target_id, r, thread, NEXT_TASK);
+}
+
+static int grow_starts(struct ot_host_task_table *t, size_t *capacity)
+{
+    if (t->start_count < *capacity)
+        return 0;
+    size_t more = *capacity ? *capacity * 2 : 16;
+    thread_start *starts = realloc(t->starts, more * sizeof *starts);
+    if (!starts)
+        return -ENOMEM;
+    t->starts = starts;
+    *capacity = more;
+    return 0;
+}
+
+/* Join the creations and the questions, both by id, into \p by_asker_sort. */
+static int join(struct ot_host_task_table *t, ot_external_sort *by_asker_sort)
+{
+    int rc = ot_es_finish(t->creations);
+    if (!rc)
+        rc = ot_es_finish(t->questions);
+    /* k: the first creation of its id (a repeated id is a damaged record: the first one counts) */
+    const task_creation *k = rc ? NULL : ot_es_next(t->creations);
+    const task_question *q;
+    while (!rc && (q = ot_es_next(t->questions))) {
+        while (k && k->id < q->id) {
+            uint64_t id = k->id;
+            while ((k = ot_es_next(t->creations)) && k->id == id)
+                ;
+        }
+        if (k && k->id == q->id)
+            rc = ot_es_add(by_asker_sort, &(task_answer){q->time, q->prior, q->next, k->codeptr, k->parent, q->thread,
+                                                        q->role, k->flags, 0});
+    }
+    if (!rc)
+        rc = ot_es_error(t->creations);
+    return rc ? rc : ot_es_error(t->questions);
+}
+
+/* The answers, by thread, into the scratch file, and where each thread's begin. */
+static int write_answers(struct ot_host_task_table *t, ot_external_sort *by_asker_sort, const char *dir)
+{
+    int rc = ot_es_finish(by_asker_sort);
+    if (!rc && !(t->answers = ot_spill_open(dir)))
+        rc = errno ? -errno : -ENOMEM;
+    size_t start_capacity = 0;
+    const task_answer *a;
+    while (!rc && (a = ot_es_next(by_asker_sort))) {
+        if ((!t->start_count || t->starts[t->start_count - 1].thread != a->thread) &&
+            !(rc = grow_starts(t, &start_capacity)))
+            t->starts[t->start_count++] = (thread_start){a->thread, t->answer_count};
+        if (!rc && !(rc = ot_spill_append(t->answers, a, sizeof *a)))
+            t->answer_count++;
+    }
+    return rc ? rc : ot_es_error(by_asker_sort);
+}
+
+static void build(converter *c, struct ot_host_task_table *t)
+{
+    t->built = 1;
+    ot_external_sort *by_asker_sort = ot_es_new(c->dir, sizeof(task_answer), by_asker);
+    int rc = by_asker_sort ? join(t, by_asker_sort) : -ENOMEM;
+    ot_es_free(t->creations);
+    ot_es_free(t->questions);
+    t->creations = t->questions = NULL;
+    if (!rc)
+        rc = write_answers(t, by_asker_sort, c->dir);
+    ot_es_free(by_asker_sort);
+    t->failed = rc != 0;
+}
+
+/* Read from \p thread's first answer again. */
+static int rewind_thread(struct ot_host_task_table *t, uint32_t thread)
+{
+    size_t lo = 0, hi = t->start_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->starts[mid].thread < thread)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    t->window_valid = 0;
+    if (lo == t->start_count || t->starts[lo].thread != thread)
+        return -ENOENT;
+    t->window_thread = thread;
+    t->position = t->starts[lo].first;
+    t->thread_end = lo + 1 < t->start_count ? t->starts[lo + 1].first : t->answer_count;
+    t->window_first = t->position;
+    t->window_len = 0;
+    t->window_valid = 1;
+    return 0;
+}
+
+/* The answer at \p index (of the thread read), or NULL past its last. */
+static const task_answer *answer_at(struct ot_host_task_table *t, uint64_t index)
+{
+    if (index >= t->thread_end)
+        return NULL;
+    if (index < t->window_first || index >= t->window_first + t->window_len) {
+        uint64_t left = t->thread_end - index;
+        size_t len = left < ANSWER_WINDOW ? (size_t)left : ANSWER_WINDOW;
+        if (ot_spill_read(t->answers, index * sizeof *t->window, t->window, len * sizeof *t->window) != 0) {
+            t->window_valid = 0;
             return NULL;
+        }
+        t->window_first = index;
+        t->window_len = len;
     }
+    return &t->window[index - t->window_first];
 }
 
-static int grow_tasks(struct ot_host_task_table *t)
-{
-    size_t capacity = t->task_capacity ? t->task_capacity * 2 : 1024;
-    task_entry *more = calloc(capacity, sizeof *more);
-    if (!more)
-        return -ENOMEM;
-    for (size_t j = 0; j < t->task_capacity; j++) {
-        if (!t->tasks[j].id)
-            continue;
-        size_t i = slot_of(t->tasks[j].id, capacity);
-        while (more[i].id)
-            i = (i + 1) & (capacity - 1);
-        more[i] = t->tasks[j];
-    }
-    free(t->tasks);
-    t->tasks = more;
-    t->task_capacity = capacity;
-    return 0;
-}
+typedef struct switch_facts {
+    int prior_known;          /* the prior task's creation was recorded */
+    const task_answer *next; /* the next task's creation, NULL if not recorded */
+    task_answer next_copy;
+} switch_facts;
 
-int ot_host_tasks_note(converter *c, const offtrace_raw_record *r)
+/* What the task switch \p r on \p thread needs of its tasks' creations.
+ * Asked in time order per thread, it reads on where the last question
+ * stopped; asked out of order or for another thread, it starts over at the
+ * thread's first answer. */
+static switch_facts facts_of(converter *c, const offtrace_raw_record *r, uint32_t thread)
 {
-    if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
-        return 0;
-    if (!c->tasks && !(c->tasks = calloc(1, sizeof *c->tasks)))
-        return -ENOMEM;
+    switch_facts f = {0};
     struct ot_host_task_table *t = c->tasks;
-    if (find_task(t, r->id)) /* ids are unique: a second one is a damaged record */
-        return 0;
-    if ((t->task_count + 1) * 2 > t->task_capacity && grow_tasks(t) != 0)
-        return -ENOMEM;
-    size_t i = slot_of(r->id, t->task_capacity);
-    while (t->tasks[i].id)
-        i = (i + 1) & (t->task_capacity - 1);
-    t->tasks[i] = (task_entry){r->id, r->codeptr, r->target_id, (uint32_t)r->bytes, UINT32_MAX};
-    t->task_count++;
-    return 0;
+    if (!t)
+        return f;
+    if (!t->built)
+        build(c, t);
+    if (t->failed)
+        return f;
+    int before_last = r->time != t->last_time ? r->time < t->last_time
+                      : r->id != t->last_prior ? r->id < t->last_prior
+                                               : r->target_id < t->last_next;
+    if ((!t->window_valid || t->window_thread != thread || before_last) && rewind_thread(t, thread) != 0)
+        return f;
+    t->last_time = r->time;
+    t->last_prior = r->id;
+    t->last_next = r->target_id;
+    const task_answer *a;
+    while ((a = answer_at(t, t->position)) && answer_vs(a, thread, r->time, r->id, r->target_id) < 0)
+        t->position++;
+    for (uint64_t i = t->position; (a = answer_at(t, i)) && answer_vs(a, thread, r->time, r->id, r->target_id) == 0;
+         i++) {
+        if (a->role == PRIOR_TASK)
+            f.prior_known = 1;
+        else {
+            f.next_copy = *a;
+            f.next = &f.next_copy;
+        }
+    }
+    return f;
 }
 
 void ot_host_tasks_free(converter *c)
 {
     if (!c->tasks)
         return;
-    free(c->tasks->tasks);
+    ot_es_free(c->tasks->creations);
+    ot_es_free(c->tasks->questions);
+    ot_spill_close(c->tasks->answers);
+    free(c->tasks->starts);
     free(c->tasks->sites);
     free(c->tasks->ranks);
     free(c->tasks);
     c->tasks = NULL;
+}
+
+/* Whether any task's creation was recorded (OTF2's task events need one). */
+static int has_tasks(const converter *c)
+{
+    return c->tasks && c->tasks->creation_count;
 }
 
 /* ---- regions by site: one symbolizer look-up per creation site ---- */
@@ -231,7 +469,7 @@ typedef enum task_event { TASK_CREATED, TASK_SWITCHED_TO, TASK_COMPLETED } task_
 static void task_event_of(struct thread_pass *p, task_event what, uint64_t id, uint64_t t)
 {
     converter *c = ot_hp_converter(p);
-    if (!c->tasks)
+    if (!has_tasks(c))
         return;
     int64_t rank = rank_of(c, id ? (id >> 40) - 1 : ot_hp_thread_index(p));
     if (rank < 0)
@@ -298,9 +536,10 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
         OTF2_AttributeList_AddUint64(ot_hp_attributes(p), OT_ATTR_TASK_END, r->subkind);
         ot_hp_close_innermost(p, t);
     }
-    if (r->id && r->subkind == ompt_task_complete && find_task(c->tasks, r->id))
+    switch_facts f = facts_of(c, r, ot_hp_thread_index(p));
+    if (r->id && r->subkind == ompt_task_complete && f.prior_known)
         task_event_of(p, TASK_COMPLETED, r->id, t);
-    task_entry *task = find_task(c->tasks, r->target_id);
+    const task_answer *task = f.next;
     /* OTF2: the thread runs this task now (0: its implicit one), but after a
      * `taskwait depend`'s own task (next: none) the task that waited goes on */
     if (task || (!r->target_id && r->subkind != ompt_taskwait_complete))
@@ -311,14 +550,11 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
         c->unmatched++;
         return;
     }
-    if (task->region == UINT32_MAX) {
-        site_entry *s = site(c, task->codeptr);
-        if (!s)
-            return;
-        task->region = s->task;
-    }
-    add_task_attributes(ot_hp_attributes(p), task->id, task->flags, task->parent);
-    ot_hp_open(p, OFFTRACE_RAW_OMP_TASK_SCHEDULE, task->id, task->region, t);
+    site_entry *s = site(c, task->codeptr);
+    if (!s)
+        return;
+    add_task_attributes(ot_hp_attributes(p), r->target_id, task->flags, task->parent);
+    ot_hp_open(p, OFFTRACE_RAW_OMP_TASK_SCHEDULE, r->target_id, s->task, t);
 }
 
 void ot_host_tasks_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t)

@@ -6,8 +6,10 @@
  *
  * A task runs on any thread of its team, so the creation site, flags and
  * parent of a task are gathered first, over every thread's stream
- * (ot_host_tasks_note, from the converter's first pass), and looked up by
- * the task's id when a thread's pass meets one of its periods.
+ * (ot_host_tasks_note, from the converter's first pass), joined with the
+ * task switches that name the task in bounded memory (external sorts and a
+ * scratch file read front to back), and read when a thread's pass meets one
+ * of its periods.
  */
 #ifndef OT_CONVERT_HOST_TASKS_H
 #define OT_CONVERT_HOST_TASKS_H
@@ -21,9 +23,10 @@
 struct converter;
 struct thread_pass;
 
-/** \brief Remember a task's creation (any other record is ignored).
- *  \return 0, or -ENOMEM. */
-int ot_host_tasks_note(struct converter *c, const offtrace_raw_record *r);
+/** \brief Remember a task's creation, or what a task switch of host thread
+ *  \p thread will ask of its tasks' creations (any other record is ignored).
+ *  \return 0, or a negative errno. */
+int ot_host_tasks_note(struct converter *c, const offtrace_raw_record *r, uint32_t thread);
 
 /** \brief Write one OMP_TASK_* record of a host thread's pass at time \p t. */
 void ot_host_tasks_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
