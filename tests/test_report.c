@@ -1165,3 +1165,47 @@ Test(report, a_lock_wait_between_targets_serialises_the_offload)
     cr_assert_geq(number(f, "time_at_stake_ns"), 4 * 15000000ll, "about 20 ms of waiting per round");
     free(json);
 }
+
+/* The string member \p key of \p obj, copied (escapes left as they are). */
+static void string_member(const char *obj, const char *key, char *out, size_t size)
+{
+    const char *v = member(obj, key);
+    cr_assert(v && *v == '"', "no string member %s", key);
+    size_t n = 0;
+    for (v++; *v && *v != '"' && n + 1 < size; v++)
+        out[n++] = *v == '\\' && v[1] ? *++v : *v;
+    out[n] = 0;
+}
+
+/* libomp's hidden helper team (the first `target nowait` starts it; its
+ * threads idle in their barrier between target tasks) is the runtime's: the
+ * tables show it, no finding names it. The program's own region, whose
+ * threads wait for a kernel held back by a slow host task (in its taskwait
+ * or its single's barrier, as the tasks fall), gets the barrier finding
+ * naming one of those, not the lineless barrier that ends both teams'
+ * regions. */
+Test(report, the_runtimes_helper_team_gets_no_finding)
+{
+    char dir[4096], text[1200];
+    char *json = host_report("example_host_target_tasks", all_two_threads, (char *[]){"3", "20000", NULL}, dir,
+                             sizeof dir);
+    const char *omp = member(json, "host_openmp");
+    int helper_team = 0;
+    for (size_t i = 0; element(omp, "parallel_regions", i); i++) {
+        string_member(element(omp, "parallel_regions", i), "site", text, sizeof text);
+        helper_team |= !strncmp(text, "libomp", 6);
+    }
+    cr_assert(helper_team, "no parallel region of libomp's helper team in the tables");
+    for (size_t i = 0; element(json, "findings", i); i++) {
+        string_member(element(json, "findings", i), "site", text, sizeof text);
+        cr_assert(strncmp(text, "libomp", 6), "a finding names libomp's helper team");
+    }
+    const char *f = expect_host_finding(json, "barrier_wait", "host_target_tasks.c", "omp parallel num_threads(2)");
+    string_member(f, "message", text, sizeof text);
+    const char *most = strstr(text, "most of it in ");
+    cr_assert(most, "the barrier finding names no barrier: %s", text);
+    const char *line = strstr(most, " @host_target_tasks.c:"), *end = strstr(most, "). ");
+    cr_assert(line && end && line < end, "the barrier finding names a barrier without a line of the program: %s",
+              text);
+    free(json);
+}

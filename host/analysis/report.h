@@ -138,6 +138,9 @@ typedef struct ot_rp_range {
 } ot_rp_range;
 
 /** A host OpenMP site: one source line of one kind. */
+/** A sync site that ended the regions of several parallel sites (it has no source line of its own). */
+#define OT_RP_SHARED_SITE (-2)
+
 typedef struct ot_rp_omp_site {
     char *name;                  /**< region name, "loop (dynamic) @bucket_sort.c:84" */
     char *site;                  /**< "bucket_sort.c:84" (the name when it has no site) */
@@ -168,7 +171,7 @@ typedef struct ot_rp_omp_site {
     ot_rp_range slow[OT_RP_SLOW_RANGES]; /**< slowest ranges by time beyond the loop's mean per iteration */
     uint32_t slow_count;
     /* sync */
-    int32_t parallel_site;       /**< the parallel site it ran in (the last seen), -1 none */
+    int32_t parallel_site;       /**< the parallel site it ran in, -1 none, OT_RP_SHARED_SITE several */
     /* task (instances: tasks created there; wall_ns: run_ns) */
     uint64_t undeferred, final, untied, mergeable, target; /**< tasks created with that flag */
     uint64_t taskwait;           /**< the task of a `taskwait depend` (created, never run) */
@@ -215,7 +218,7 @@ typedef struct ot_rp_finding {
     int device;                  /**< -1 unknown */
     uint64_t count;              /**< occurrences (copies, launches, ...) */
     uint64_t bytes_at_stake, ns_at_stake;
-    char message[640];           /**< one paragraph, no line breaks */
+    char message[1024];          /**< one paragraph, no line breaks */
 } ot_rp_finding;
 
 /** Whole-run numbers. */

@@ -281,6 +281,23 @@ static int loop_at(const ot_report *r, uint32_t line, const char *file)
     return 0;
 }
 
+/* Whether a host OpenMP site is the runtime's own code, not the program's:
+ * libomp's hidden helper team (started by the first `target nowait`, its
+ * threads idle in their barrier between target tasks) has its parallel
+ * region there. A user's region the runtime reports with a return address
+ * inside itself (a nested parallel at -O1) would have no line to name
+ * either: the tables show both, findings neither. */
+static int in_openmp_runtime(const ot_rp_omp_site *x)
+{
+    static const char *const runtimes[] = {"libomp.so", "libiomp5.so", "libgomp.so"};
+    if (x->line)
+        return 0;
+    for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes; i++)
+        if (!strncmp(x->site, runtimes[i], strlen(runtimes[i])))
+            return 1;
+    return 0;
+}
+
 /* 7. The threads of a parallel region mostly wait in its barriers. */
 static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
 {
@@ -307,9 +324,11 @@ static int barrier_wait(finding_list *l, const ot_report *r, int32_t i)
     int in_task_wait = b >= 0 && (!strncmp(r->omp_sites[b].name, "taskwait", 8) ||
                                   !strncmp(r->omp_sites[b].name, "taskgroup", 9));
     const char *advice =
-        in_task_wait ? "The waiting threads found no task to run there (the tasks they ran are not counted): too few "
-                       "tasks are ready at once, or creating and scheduling them takes longer than running them; "
-                       "create more work per task, or more tasks before the wait."
+        in_task_wait ? "The waiting threads found no task ready to run there (the tasks they ran are not "
+                       "counted): what they waited for ran elsewhere (a long task, a `target nowait` on the "
+                       "runtime's helper threads) or was held back by dependences, or creating and scheduling the "
+                       "tasks took longer than running them; start that work earlier, or give the waiting threads "
+                       "other tasks, with more work per task."
                      : "The work before the barrier is done by fewer threads than wait for it: share it (a "
                        "worksharing loop, tasks), or let the others go on (`nowait`) where the barrier is not "
                        "needed.";
@@ -451,9 +470,11 @@ int ot_report_find(ot_report *r)
             rc = device_idle(&l, r, site, fired);
     }
     for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
-        rc = loop_imbalance(&l, r, (int32_t)i);
+        if (!in_openmp_runtime(&r->omp_sites[i]))
+            rc = loop_imbalance(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
-        rc = barrier_wait(&l, r, (int32_t)i);
+        if (!in_openmp_runtime(&r->omp_sites[i]))
+            rc = barrier_wait(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->gap_count && rc == 0; i++)
         rc = host_serial(&l, r, &r->gaps[i]);
     for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)

@@ -643,8 +643,12 @@ int rp_omp_enter(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_
         ot_rp_omp_site *row = &s->r->omp_sites[x->site];
         row->thread_instances++;
         row->instances += !th->team || th->number == 0;
-        if (team_alive(th->team, th->team_serial) && th->team->site >= 0)
-            row->parallel_site = th->team->site;
+        /* A barrier without a source line of its own (a parallel region's
+         * end whose codeptr the runtime did not give) is one site for every
+         * region it ends: it belongs to none of them alone. */
+        if (team_alive(th->team, th->team_serial) && th->team->site >= 0 && row->parallel_site != OT_RP_SHARED_SITE)
+            row->parallel_site = row->parallel_site >= 0 && row->parallel_site != th->team->site ? OT_RP_SHARED_SITE
+                                                                                                 : th->team->site;
         break;
     case OFFTRACE_CLASS_HOST_SYNC_WAIT: {
         rp_omp_span *up = span->depth ? open_omp_span(s, loc, span->depth - 1) : NULL;
