@@ -17,7 +17,7 @@
  * | OFFTRACE_KEEP_RAW      | as OFFTRACE_ENABLE: keep `<dir>/raw` after conversion | off |
  * | OFFTRACE_BACKGROUND_WRITEBACK | as OFFTRACE_ENABLE: a helper thread writes records to disk past half the budget | on |
  * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | a tenth of the free space, >= 64M |
- * | OFFTRACE_HOST_OPENMP   | off, regions, loops (the program's own host OpenMP) | loops |
+ * | OFFTRACE_HOST_OPENMP   | off, regions, loops, all (the program's own host OpenMP: docs/host-openmp.md) | loops |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:
