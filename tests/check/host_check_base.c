@@ -11,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int host_check_begin(host_check_base *b, const host_check_class *classes, size_t class_count,
-                     char *first_problem, size_t first_problem_size, size_t location_facts_size)
-{
-    *b = (host_check_base){.classes = classes, .class_count = class_count, .first_problem = first_problem,
-                           .first_problem_size = first_problem_size, .location_facts_size = location_facts_size};
-    b->locations = calloc(HOST_CHECK_MAX_LOCATIONS, sizeof *b->locations);
-    b->location_facts = calloc(HOST_CHECK_MAX_LOCATIONS, location_facts_size);
-    if (b->locations && b->location_facts)
-        return 0;
-    host_check_end(b);
-    return -1;
-}
-
 void host_check_end(host_check_base *b)
 {
     check_string_free(&b->strings);
@@ -104,11 +91,12 @@ static OTF2_CallbackCode define_group(void *user, OTF2_GroupRef self, OTF2_Strin
     host_check_base *b = user;
     if (type != OTF2_GROUP_TYPE_REGIONS)
         return OTF2_CALLBACK_SUCCESS;
-    for (size_t c = 0; c < b->class_count; c++)
-        if (!strcmp(host_check_string(b, name), b->classes[c].group))
+    const host_check_reading *how = b->reading;
+    for (size_t c = 0; c < how->class_count; c++)
+        if (!strcmp(host_check_string(b, name), how->classes[c].group))
             for (uint32_t i = 0; i < n; i++)
                 if (members[i] < b->region_count)
-                    b->region_kind[members[i]] = b->classes[c].kind;
+                    b->region_kind[members[i]] = how->classes[c].kind;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -140,12 +128,18 @@ void host_check_definitions(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, define_location);
 }
 
-int host_check_read(host_check_base *b, const char *dir, void (*definitions)(OTF2_GlobalDefReaderCallbacks *),
-                    void (*events)(OTF2_GlobalEvtReaderCallbacks *))
+int host_check_read(host_check_base *b, const char *dir, const host_check_reading *how, char *first_problem,
+                    size_t first_problem_size)
 {
-    otf2_time_ordered_read how = {.definitions = definitions, .events = events,
-                                  .location_count = location_count, .location_id = location_id, .user = b};
-    return otf2_read_in_time_order(dir, &how);
+    *b = (host_check_base){.reading = how, .first_problem = first_problem, .first_problem_size = first_problem_size};
+    b->locations = calloc(HOST_CHECK_MAX_LOCATIONS, sizeof *b->locations);
+    b->location_facts = calloc(HOST_CHECK_MAX_LOCATIONS, how->location_facts_size);
+    otf2_time_ordered_read order = {.definitions = how->definitions, .events = how->events,
+                                    .location_count = location_count, .location_id = location_id, .user = b};
+    if (b->locations && b->location_facts && otf2_read_in_time_order(dir, &order) == 0)
+        return 0;
+    host_check_end(b);
+    return -1;
 }
 
 uint8_t host_check_kind(const host_check_base *b, OTF2_RegionRef r)
@@ -165,7 +159,7 @@ const char *host_check_region_name(const host_check_base *b, OTF2_RegionRef r)
 
 void *host_check_facts_at(const host_check_base *b, size_t i)
 {
-    return (char *)b->location_facts + i * b->location_facts_size;
+    return (char *)b->location_facts + i * b->reading->location_facts_size;
 }
 
 void *host_check_find(host_check_base *b, OTF2_LocationRef id, OTF2_TimeStamp t)
@@ -179,6 +173,14 @@ void *host_check_find(host_check_base *b, OTF2_LocationRef id, OTF2_TimeStamp t)
             return l->host ? host_check_facts_at(b, i) : NULL;
         }
     return NULL;
+}
+
+int host_check_has_room(host_check_base *b, size_t depth, size_t max_depth)
+{
+    if (depth < max_depth)
+        return 1;
+    host_check_problem(b, "nesting deeper than %zu", max_depth);
+    return 0;
 }
 
 int host_check_leaves_innermost(host_check_base *b, size_t depth, OTF2_RegionRef innermost, OTF2_RegionRef r)

@@ -40,14 +40,21 @@ typedef struct host_check_location {
     uint64_t last_time; /**< its latest event, for the time-order check */
 } host_check_location;
 
-/** What every checker reads the same way; the checker's state begins with it. */
-typedef struct host_check_base {
-    /* given by the checker (host_check_begin) */
+/** What a checker reads: its classes, what it keeps per location, its callbacks. */
+typedef struct host_check_reading {
     const host_check_class *classes;
     size_t class_count;
+    size_t location_facts_size; /**< the checker's own facts per location */
+    void (*definitions)(OTF2_GlobalDefReaderCallbacks *callbacks); /**< host_check_definitions, then its own */
+    void (*events)(OTF2_GlobalEvtReaderCallbacks *callbacks);
+} host_check_reading;
+
+/** What every checker reads the same way; the checker's state begins with it. */
+typedef struct host_check_base {
+    /* given by the checker (host_check_read) */
+    const host_check_reading *reading;
     char *first_problem;         /**< the checker's facts' first_problem, kept once set */
     size_t first_problem_size;
-    size_t location_facts_size;  /**< the checker's own facts per location */
     /* learned from the definitions */
     check_string_table strings;
     uint8_t *region_kind;        /**< by region ref: the checker's kind, 0 where no class names it */
@@ -62,14 +69,6 @@ typedef struct host_check_base {
 } host_check_base;
 
 /**
- * \brief Start a reading: the checker's classes (kept, not copied), where
- *        its first problem goes, and the size of what it keeps per location.
- * \return 0, or -1 out of memory (nothing is left to free).
- */
-int host_check_begin(host_check_base *b, const host_check_class *classes, size_t class_count,
-                     char *first_problem, size_t first_problem_size, size_t location_facts_size);
-
-/**
  * \brief Set the base's definition callbacks: strings, regions, groups,
  *        locations. A checker's own definitions function calls this first,
  *        then sets what it reads besides (or replaces one, see
@@ -78,14 +77,16 @@ int host_check_begin(host_check_base *b, const host_check_class *classes, size_t
 void host_check_definitions(OTF2_GlobalDefReaderCallbacks *callbacks);
 
 /**
- * \brief Read DIR/traces.otf2 in time order (otf2_time_order.h): the
- *        definitions \p definitions sets (host_check_definitions and the
- *        checker's), then the events \p events sets, following the
- *        locations the definitions named. Every callback gets \p b as user data.
- * \return 0, or -1 when the archive cannot be opened or read.
+ * \brief Read DIR/traces.otf2 in time order (otf2_time_order.h) as \p how
+ *        says (kept, not copied): the definitions, then the events of the
+ *        locations the definitions named, every callback with \p b as user
+ *        data; the first problem goes to \p first_problem.
+ * \return 0 (host_check_end frees what was kept), or -1 when the archive
+ *         cannot be opened or read or memory runs out (nothing is left to
+ *         free; time_reversals still counts what was read).
  */
-int host_check_read(host_check_base *b, const char *dir, void (*definitions)(OTF2_GlobalDefReaderCallbacks *),
-                    void (*events)(OTF2_GlobalEvtReaderCallbacks *));
+int host_check_read(host_check_base *b, const char *dir, const host_check_reading *how, char *first_problem,
+                    size_t first_problem_size);
 
 /** \brief Free what the reading kept (the checker's facts are not touched). */
 void host_check_end(host_check_base *b);
@@ -121,6 +122,13 @@ void *host_check_find(host_check_base *b, OTF2_LocationRef id, OTF2_TimeStamp t)
 
 /** \brief The checker's facts of the \p i-th location (i < location_count). */
 void *host_check_facts_at(const host_check_base *b, size_t i);
+
+/**
+ * \brief Whether an Enter finds room for one more open region (\p depth
+ *        open of at most \p max_depth); when not, record the problem: the
+ *        checker stops reading.
+ */
+int host_check_has_room(host_check_base *b, size_t depth, size_t max_depth);
 
 /**
  * \brief Whether a Leave of region \p r closes the innermost open region

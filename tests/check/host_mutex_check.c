@@ -101,10 +101,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (l->depth == MAX_DEPTH) {
-        host_check_problem(base, "nesting deeper than %d", MAX_DEPTH);
+    if (!host_check_has_room(base, l->depth, MAX_DEPTH))
         return OTF2_CALLBACK_INTERRUPT;
-    }
     const open_region *parent = l->depth ? &l->stack[l->depth - 1] : NULL;
     enum kind pk = parent ? host_check_kind(base, parent->region) : K_OTHER;
     switch (host_check_kind(base, r)) {
@@ -247,15 +245,14 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
 }
 
+static const host_check_reading reading = {classes, sizeof classes / sizeof classes[0], sizeof(loc),
+                                           set_definitions, set_events};
+
 int host_mutex_check(const char *dir, host_mutex_facts *f)
 {
     memset(f, 0, sizeof *f);
     state s = {.f = f};
-    if (host_check_begin(&s.base, classes, sizeof classes / sizeof classes[0], f->first_problem,
-                         sizeof f->first_problem, sizeof(loc)))
-        return -1;
-    if (host_check_read(&s.base, dir, set_definitions, set_events)) {
-        host_check_end(&s.base);
+    if (host_check_read(&s.base, dir, &reading, f->first_problem, sizeof f->first_problem)) {
         free(s.region_mutex_kind);
         free(s.last_order);
         return -1;

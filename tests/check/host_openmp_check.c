@@ -96,10 +96,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (l->depth == MAX_DEPTH) {
-        host_check_problem(base, "nesting deeper than %d", MAX_DEPTH);
+    if (!host_check_has_room(base, l->depth, MAX_DEPTH))
         return OTF2_CALLBACK_INTERRUPT;
-    }
     enum kind k = host_check_kind(base, r);
     OTF2_RegionRole role = host_check_role(base, r);
     frame *parent = l->depth ? &l->stack[l->depth - 1] : NULL;
@@ -251,17 +249,16 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
 }
 
+static const host_check_reading reading = {classes, sizeof classes / sizeof classes[0], sizeof(loc),
+                                           set_definitions, set_events};
+
 int host_openmp_check(const char *dir, host_openmp_facts *f)
 {
     memset(f, 0, sizeof *f);
     state s = {.f = f};
-    if (host_check_begin(&s.base, classes, sizeof classes / sizeof classes[0], f->first_problem,
-                         sizeof f->first_problem, sizeof(loc)))
-        return -1;
-    int rc = host_check_read(&s.base, dir, set_definitions, set_events);
+    int rc = host_check_read(&s.base, dir, &reading, f->first_problem, sizeof f->first_problem);
     f->time_reversals = s.base.time_reversals;
     if (rc) {
-        host_check_end(&s.base);
         free(s.instances);
         return -1;
     }

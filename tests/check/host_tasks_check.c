@@ -129,10 +129,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (l->depth == MAX_DEPTH) {
-        host_check_problem(base, "nesting deeper than %d", MAX_DEPTH);
+    if (!host_check_has_room(base, l->depth, MAX_DEPTH))
         return OTF2_CALLBACK_INTERRUPT;
-    }
     uint64_t task = 0, flags;
     switch (host_check_kind(base, r)) {
     case K_TASK:
@@ -282,17 +280,16 @@ static void free_lists(state *s)
     free(s->edges.v);
 }
 
+static const host_check_reading reading = {classes, sizeof classes / sizeof classes[0], sizeof(loc),
+                                           set_definitions, set_events};
+
 int host_tasks_check(const char *dir, host_tasks_facts *f)
 {
     memset(f, 0, sizeof *f);
     state s = {.f = f};
-    if (host_check_begin(&s.base, classes, sizeof classes / sizeof classes[0], f->first_problem,
-                         sizeof f->first_problem, sizeof(loc)))
-        return -1;
-    int rc = host_check_read(&s.base, dir, set_definitions, set_events);
+    int rc = host_check_read(&s.base, dir, &reading, f->first_problem, sizeof f->first_problem);
     f->time_reversals = s.base.time_reversals;
     if (rc) {
-        host_check_end(&s.base);
         free_lists(&s);
         return -1;
     }
