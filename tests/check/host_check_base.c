@@ -2,7 +2,6 @@
  * \file host_check_base.c
  * \brief What the host OpenMP archive checkers share (host_check_base.h).
  */
-#define _GNU_SOURCE
 #include "host_check_base.h"
 #include "otf2_time_order.h"
 
