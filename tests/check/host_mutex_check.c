@@ -5,21 +5,17 @@
  * ("critical @...", "nest lock @..."), the role of loops and barriers by
  * OTF2's region role. Independent of offtrace's reader (host/analysis).
  */
-#define _GNU_SOURCE
 #include "check/host_mutex_check.h"
-#include "otf2_time_order.h"
-#include "string_table.h"
+#include "host_check_base.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LOCS 512
 #define MAX_DEPTH 256
 #define MAX_HELD 64
 
+/* 0 (K_OTHER): a region of no class the checker reads (host_check_base.h) */
 enum kind { K_OTHER, K_MUTEX, K_WAIT, K_NESTED, K_INIT, K_DESTROY, K_CANCEL, K_FLUSH, K_WORK, K_CHUNK, K_SYNC };
 
 typedef struct open_region {
@@ -27,9 +23,8 @@ typedef struct open_region {
     uint64_t enter;
 } open_region;
 
+/* what the checker keeps per location (the base's location facts) */
 typedef struct loc {
-    uint64_t id;
-    int host;
     open_region stack[MAX_DEPTH];
     size_t depth;
     uint32_t held[MAX_HELD];
@@ -38,38 +33,13 @@ typedef struct loc {
 } loc;
 
 typedef struct state {
+    host_check_base base; /* first: the base's callbacks get the state */
     host_mutex_facts *f;
-    check_string_table strings;
-    uint8_t *region_kind, *region_mutex_kind;
-    OTF2_RegionRole *region_role;
-    uint32_t *region_name;
-    size_t nregions;
-    loc *locs;
-    size_t nlocs;
+    uint8_t *region_mutex_kind; /* by region ref: ompt_mutex_t of its name, 0 if none */
+    size_t region_count;
     uint32_t *last_order; /* by lock id */
     size_t nlocks;
 } state;
-
-static void problem(state *s, const char *fmt, ...)
-{
-    if (s->f->first_problem[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->f->first_problem, sizeof s->f->first_problem, fmt, ap);
-    va_end(ap);
-}
-
-static const char *str(const state *s, OTF2_StringRef r)
-{
-    return check_string_at(&s->strings, r);
-}
-
-static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
-{
-    state *s = u;
-    return check_string_put(&s->strings, self, text) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
 
 static int starts(const char *name, const char *stem)
 {
@@ -87,90 +57,55 @@ static uint8_t mutex_kind_of(const char *name)
     return 0;
 }
 
+static const host_check_class classes[] = {
+    {"OFFTRACE::REGION_CLASS::HOST_MUTEX", K_MUTEX},
+    {"OFFTRACE::REGION_CLASS::HOST_MUTEX_WAIT", K_WAIT},
+    {"OFFTRACE::REGION_CLASS::HOST_NEST_LOCK_NESTED", K_NESTED},
+    {"OFFTRACE::REGION_CLASS::HOST_LOCK_INIT", K_INIT},
+    {"OFFTRACE::REGION_CLASS::HOST_LOCK_DESTROY", K_DESTROY},
+    {"OFFTRACE::REGION_CLASS::HOST_CANCEL", K_CANCEL},
+    {"OFFTRACE::REGION_CLASS::HOST_FLUSH", K_FLUSH},
+    {"OFFTRACE::REGION_CLASS::HOST_WORK", K_WORK},
+    {"OFFTRACE::REGION_CLASS::HOST_CHUNK", K_CHUNK},
+    {"OFFTRACE::REGION_CLASS::HOST_SYNC", K_SYNC},
+};
+
+/* The base's region definition, plus the mutex kind of the region's name. */
 static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
                                     OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
     state *s = u;
-    if (self >= s->nregions) {
-        size_t n = self + 1024;
-        s->region_kind = realloc(s->region_kind, n);
-        s->region_mutex_kind = realloc(s->region_mutex_kind, n);
-        s->region_role = realloc(s->region_role, n * sizeof *s->region_role);
-        s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
-        memset(s->region_kind + s->nregions, K_OTHER, n - s->nregions);
-        memset(s->region_mutex_kind + s->nregions, 0, n - s->nregions);
-        s->nregions = n;
+    if (host_check_define_region(u, self, name, canonical, description, role, paradigm, flags, file, begin, end) !=
+        OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_ERROR;
+    if (self >= s->region_count) {
+        size_t n = (size_t)self + 1024;
+        uint8_t *grown = realloc(s->region_mutex_kind, n);
+        if (!grown)
+            return OTF2_CALLBACK_ERROR;
+        memset(grown + s->region_count, 0, n - s->region_count);
+        s->region_mutex_kind = grown;
+        s->region_count = n;
     }
-    s->region_role[self] = role;
-    s->region_name[self] = name;
-    s->region_mutex_kind[self] = mutex_kind_of(str(s, name));
+    s->region_mutex_kind[self] = mutex_kind_of(host_check_string(&s->base, name));
     return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    static const struct { const char *name; enum kind kind; } classes[] = {
-        {"OFFTRACE::REGION_CLASS::HOST_MUTEX", K_MUTEX},
-        {"OFFTRACE::REGION_CLASS::HOST_MUTEX_WAIT", K_WAIT},
-        {"OFFTRACE::REGION_CLASS::HOST_NEST_LOCK_NESTED", K_NESTED},
-        {"OFFTRACE::REGION_CLASS::HOST_LOCK_INIT", K_INIT},
-        {"OFFTRACE::REGION_CLASS::HOST_LOCK_DESTROY", K_DESTROY},
-        {"OFFTRACE::REGION_CLASS::HOST_CANCEL", K_CANCEL},
-        {"OFFTRACE::REGION_CLASS::HOST_FLUSH", K_FLUSH},
-        {"OFFTRACE::REGION_CLASS::HOST_WORK", K_WORK},
-        {"OFFTRACE::REGION_CLASS::HOST_CHUNK", K_CHUNK},
-        {"OFFTRACE::REGION_CLASS::HOST_SYNC", K_SYNC},
-    };
-    state *s = u;
-    if (type != OTF2_GROUP_TYPE_REGIONS)
-        return OTF2_CALLBACK_SUCCESS;
-    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++)
-        if (!strcmp(str(s, name), classes[c].name))
-            for (uint32_t i = 0; i < n; i++)
-                if (members[i] < s->nregions)
-                    s->region_kind[members[i]] = (uint8_t)classes[c].kind;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t events, OTF2_LocationGroupRef group)
-{
-    state *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = (loc){.id = self, .host = type == OTF2_LOCATION_TYPE_CPU_THREAD};
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static loc *find(state *s, OTF2_LocationRef id)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i].id == id)
-            return s->locs[i].host ? &s->locs[i] : NULL;
-    return NULL;
-}
-
-static enum kind kind_of(const state *s, uint32_t r)
-{
-    return r < s->nregions ? (enum kind)s->region_kind[r] : K_OTHER;
 }
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
     state *s = u;
+    host_check_base *base = &s->base;
     host_mutex_facts *f = s->f;
-    loc *l = find(s, id);
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (l->depth == MAX_DEPTH) {
-        problem(s, "nesting deeper than %d", MAX_DEPTH);
+    if (!host_check_has_room(base, l->depth, MAX_DEPTH))
         return OTF2_CALLBACK_INTERRUPT;
-    }
     const open_region *parent = l->depth ? &l->stack[l->depth - 1] : NULL;
-    enum kind pk = parent ? kind_of(s, parent->region) : K_OTHER;
-    switch (kind_of(s, r)) {
+    enum kind pk = parent ? host_check_kind(base, parent->region) : K_OTHER;
+    switch (host_check_kind(base, r)) {
     case K_MUTEX:
         f->regions[s->region_mutex_kind[r]]++;
         l->regions[s->region_mutex_kind[r]]++;
@@ -183,22 +118,24 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
         f->waits++;
         if (pk != K_MUTEX && pk != K_NESTED) {
             f->waits_outside_construct++;
-            problem(s, "a waiting part %s outside its construct", str(s, s->region_name[r]));
+            host_check_problem(base, "a waiting part %s outside its construct", host_check_region_name(base, r));
         }
         break;
     case K_INIT: f->lock_inits++; break;
     case K_DESTROY: f->lock_destroys++; break;
     case K_CANCEL:
         f->cancels++;
-        f->cancel_loops += strstr(str(s, s->region_name[r]), "cancel loop (activated)") ||
-                           strstr(str(s, s->region_name[r]), "cancel loop (detected)");
+        f->cancel_loops += strstr(host_check_region_name(base, r), "cancel loop (activated)") ||
+                           strstr(host_check_region_name(base, r), "cancel loop (detected)");
         break;
     case K_FLUSH: f->flushes++; break;
     case K_SYNC:
-        if ((s->region_role[r] == OTF2_REGION_ROLE_BARRIER || s->region_role[r] == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
-            (pk == K_CHUNK || (pk == K_WORK && s->region_role[parent->region] == OTF2_REGION_ROLE_LOOP))) {
+        if ((host_check_role(base, r) == OTF2_REGION_ROLE_BARRIER ||
+             host_check_role(base, r) == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+            (pk == K_CHUNK || (pk == K_WORK && host_check_role(base, parent->region) == OTF2_REGION_ROLE_LOOP))) {
             f->barriers_inside_loops++;
-            problem(s, "%s inside %s", str(s, s->region_name[r]), str(s, s->region_name[parent->region]));
+            host_check_problem(base, "%s inside %s", host_check_region_name(base, r),
+                               host_check_region_name(base, parent->region));
         }
         break;
     default: break;
@@ -211,19 +148,20 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
                                  OTF2_RegionRef r)
 {
     state *s = u;
-    loc *l = find(s, id);
+    host_check_base *base = &s->base;
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (!l->depth || l->stack[l->depth - 1].region != r) {
+    if (!host_check_leaves_innermost(base, l->depth, l->depth ? l->stack[l->depth - 1].region : 0, r)) {
         s->f->unmatched++;
-        problem(s, "a Leave of %s that is not the innermost open region", str(s, s->region_name[r]));
         return OTF2_CALLBACK_SUCCESS;
     }
     const open_region *o = &l->stack[--l->depth];
-    enum kind k = kind_of(s, r);
+    enum kind k = host_check_kind(base, r);
     if ((k == K_INIT || k == K_DESTROY || k == K_CANCEL || k == K_FLUSH) && o->enter != t) {
         s->f->zero_length_violations++;
-        problem(s, "%s lasts %llu ns", str(s, s->region_name[r]), (unsigned long long)(t - o->enter));
+        host_check_problem(base, "%s lasts %llu ns", host_check_region_name(base, r),
+                           (unsigned long long)(t - o->enter));
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -231,11 +169,12 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
 /* The kind of the mutex region a lock event belongs to: the innermost open region. */
 static uint8_t lock_event_kind(state *s, loc *l, const char *what)
 {
+    host_check_base *base = &s->base;
     uint32_t r = l->depth ? l->stack[l->depth - 1].region : UINT32_MAX;
-    if (!l->depth || kind_of(s, r) != K_MUTEX) {
+    if (!l->depth || host_check_kind(base, r) != K_MUTEX) {
         s->f->lock_events_outside++;
-        problem(s, "a %s outside a lock, critical or ordered region (in %s)", what,
-                l->depth ? str(s, s->region_name[r]) : "nothing");
+        host_check_problem(base, "a %s outside a lock, critical or ordered region (in %s)", what,
+                           l->depth ? host_check_region_name(base, r) : "nothing");
         return 0;
     }
     return s->region_mutex_kind[r];
@@ -245,14 +184,15 @@ static OTF2_CallbackCode e_acquire(OTF2_LocationRef id, OTF2_TimeStamp t, void *
                                    OTF2_Paradigm model, uint32_t lock, uint32_t order)
 {
     state *s = u;
-    loc *l = find(s, id);
+    host_check_base *base = &s->base;
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
     s->f->acquired[lock_event_kind(s, l, "ThreadAcquireLock")]++;
     for (size_t i = 0; i < l->nheld; i++)
         if (l->held[i] == lock) {
             s->f->unpaired_lock_events++;
-            problem(s, "lock %u acquired again while held", lock);
+            host_check_problem(base, "lock %u acquired again while held", lock);
         }
     if (l->nheld < MAX_HELD)
         l->held[l->nheld++] = lock;
@@ -266,7 +206,7 @@ static OTF2_CallbackCode e_acquire(OTF2_LocationRef id, OTF2_TimeStamp t, void *
         s->f->locks++;
     if (order != s->last_order[lock] + 1) {
         s->f->order_not_increasing++;
-        problem(s, "lock %u: acquisition %u after %u", lock, order, s->last_order[lock]);
+        host_check_problem(base, "lock %u: acquisition %u after %u", lock, order, s->last_order[lock]);
     }
     s->last_order[lock] = order;
     return OTF2_CALLBACK_SUCCESS;
@@ -276,7 +216,8 @@ static OTF2_CallbackCode e_release(OTF2_LocationRef id, OTF2_TimeStamp t, void *
                                    OTF2_Paradigm model, uint32_t lock, uint32_t order)
 {
     state *s = u;
-    loc *l = find(s, id);
+    host_check_base *base = &s->base;
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
     s->f->released[lock_event_kind(s, l, "ThreadReleaseLock")]++;
@@ -286,16 +227,14 @@ static OTF2_CallbackCode e_release(OTF2_LocationRef id, OTF2_TimeStamp t, void *
             return OTF2_CALLBACK_SUCCESS;
         }
     s->f->unpaired_lock_events++;
-    problem(s, "lock %u released but not held", lock);
+    host_check_problem(base, "lock %u released but not held", lock);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
 {
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    host_check_definitions(cb);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 }
 
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
@@ -306,47 +245,32 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
 }
 
-static size_t location_count(void *user)
-{
-    return ((state *)user)->nlocs;
-}
-
-static uint64_t location_id(void *user, size_t i)
-{
-    return ((state *)user)->locs[i].id;
-}
+static const host_check_reading reading = {classes, sizeof classes / sizeof classes[0], sizeof(loc),
+                                           set_definitions, set_events};
 
 int host_mutex_check(const char *dir, host_mutex_facts *f)
 {
     memset(f, 0, sizeof *f);
-    state s = {.f = f, .locs = calloc(MAX_LOCS, sizeof(loc))};
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = &s};
-    if (otf2_read_in_time_order(dir, &how)) {
-        free(s.locs);
+    state s = {.f = f};
+    if (host_check_read(&s.base, dir, &reading, f->first_problem, sizeof f->first_problem)) {
+        free(s.region_mutex_kind);
+        free(s.last_order);
         return -1;
     }
-    for (size_t i = 0; i < s.nlocs; i++) {
-        loc *l = &s.locs[i];
-        if (l->depth) {
-            f->unmatched += l->depth;
-            problem(&s, "location %llu ends with %zu regions open", (unsigned long long)l->id, l->depth);
-        }
+    for (size_t i = 0; i < s.base.location_count; i++) {
+        loc *l = host_check_facts_at(&s.base, i);
+        f->unmatched += host_check_left_open(&s.base, i, l->depth);
         f->held_at_end += l->nheld;
         uint64_t any = l->nested;
         for (int k = 0; k < MUTEX_CHECK_KINDS; k++)
             any += l->regions[k];
-        if (l->host && any && f->threads < MUTEX_CHECK_MAX_THREADS) {
+        if (s.base.locations[i].host && any && f->threads < MUTEX_CHECK_MAX_THREADS) {
             f->thread_nested[f->threads] = l->nested;
             memcpy(f->thread_regions[f->threads++], l->regions, sizeof l->regions);
         }
     }
-    check_string_free(&s.strings);
-    free(s.region_kind);
+    host_check_end(&s.base);
     free(s.region_mutex_kind);
-    free(s.region_role);
-    free(s.region_name);
-    free(s.locs);
     free(s.last_order);
     return 0;
 }

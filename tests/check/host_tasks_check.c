@@ -5,18 +5,13 @@
  * how a period ended are read from the attributes named "task id", "task
  * flags", "predecessor task" and "task end". Independent of offtrace's reader.
  */
-#define _GNU_SOURCE
 #include "check/host_tasks_check.h"
-#include "otf2_time_order.h"
-#include "string_table.h"
+#include "host_check_base.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LOCS 512
 #define MAX_DEPTH 512
 
 /* ompt_task_flag_t and ompt_task_status_t values (OpenMP 5.1, section 4.4.4.18 and 4.4.4.19) */
@@ -28,6 +23,7 @@
 #define FLAG_MERGEABLE 0x40000000u
 #define STATUS_COMPLETE 1u
 
+/* 0 (K_OTHER): a region of no class the checker reads (host_check_base.h) */
 enum kind { K_OTHER, K_TASK, K_CREATE, K_DEPEND, K_EDGE, K_SYNC };
 
 typedef struct frame {
@@ -35,10 +31,9 @@ typedef struct frame {
     uint64_t task;
 } frame;
 
+/* what the checker keeps per location (the base's location facts) */
 typedef struct loc {
-    uint64_t id;
-    int host;
-    uint64_t last_time, periods;
+    uint64_t periods;
     frame stack[MAX_DEPTH];
     size_t depth;
 } loc;
@@ -53,30 +48,15 @@ typedef struct list {
 } list;
 
 typedef struct state {
+    host_check_base base; /* first: the base's callbacks get the state */
     host_tasks_facts *f;
-    check_string_table strings;
-    uint8_t *region_kind;
-    uint32_t *region_name;
-    size_t nregions;
     OTF2_AttributeRef task_id, task_flags, task_end, predecessor;
     int have_attrs[4];
-    loc *locs;
-    size_t nlocs;
     list created;   /* id, flags */
     list completed; /* id, 0 */
     list periods;   /* id, 0 */
     list edges;     /* sink, source */
 } state;
-
-static void problem(state *s, const char *fmt, ...)
-{
-    if (s->f->first_problem[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->f->first_problem, sizeof s->f->first_problem, fmt, ap);
-    va_end(ap);
-}
 
 static void append(list *l, uint64_t a, uint64_t b)
 {
@@ -97,55 +77,13 @@ static const pair *lookup(const list *l, uint64_t key)
     return bsearch(&k, l->v, l->n, sizeof *l->v, by_first);
 }
 
-static const char *str(const state *s, OTF2_StringRef r)
-{
-    return check_string_at(&s->strings, r);
-}
-
-static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *text)
-{
-    state *s = u;
-    return check_string_put(&s->strings, self, text) ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    state *s = u;
-    if (self >= s->nregions) {
-        size_t n = self + 1024;
-        s->region_kind = realloc(s->region_kind, n);
-        s->region_name = realloc(s->region_name, n * sizeof *s->region_name);
-        memset(s->region_kind + s->nregions, K_OTHER, n - s->nregions);
-        s->nregions = n;
-    }
-    s->region_name[self] = name;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    static const struct { const char *name; enum kind kind; } classes[] = {
-        {"OFFTRACE::REGION_CLASS::HOST_TASK", K_TASK},
-        {"OFFTRACE::REGION_CLASS::HOST_TASK_CREATE", K_CREATE},
-        {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPEND", K_DEPEND},
-        {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPENDENCE", K_EDGE},
-        {"OFFTRACE::REGION_CLASS::HOST_SYNC", K_SYNC},
-    };
-    state *s = u;
-    if (type != OTF2_GROUP_TYPE_REGIONS)
-        return OTF2_CALLBACK_SUCCESS;
-    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
-        if (strcmp(str(s, name), classes[c].name))
-            continue;
-        for (uint32_t i = 0; i < n; i++)
-            if (members[i] < s->nregions)
-                s->region_kind[members[i]] = (uint8_t)classes[c].kind;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
+static const host_check_class classes[] = {
+    {"OFFTRACE::REGION_CLASS::HOST_TASK", K_TASK},
+    {"OFFTRACE::REGION_CLASS::HOST_TASK_CREATE", K_CREATE},
+    {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPEND", K_DEPEND},
+    {"OFFTRACE::REGION_CLASS::HOST_TASK_DEPENDENCE", K_EDGE},
+    {"OFFTRACE::REGION_CLASS::HOST_SYNC", K_SYNC},
+};
 
 static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
                                        OTF2_StringRef description, OTF2_Type type)
@@ -154,55 +92,29 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
     state *s = u;
     OTF2_AttributeRef *refs[4] = {&s->task_id, &s->task_flags, &s->task_end, &s->predecessor};
     for (int i = 0; i < 4; i++)
-        if (!strcmp(str(s, name), names[i])) {
+        if (!strcmp(host_check_string(&s->base, name), names[i])) {
             *refs[i] = self;
             s->have_attrs[i] = 1;
         }
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t events, OTF2_LocationGroupRef group)
-{
-    state *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = (loc){.id = self, .host = type == OTF2_LOCATION_TYPE_CPU_THREAD};
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static loc *find(state *s, OTF2_LocationRef id, OTF2_TimeStamp t)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i].id == id) {
-            loc *l = &s->locs[i];
-            if (t < l->last_time)
-                s->f->time_reversals++;
-            l->last_time = t;
-            return l->host ? l : NULL;
-        }
-    return NULL;
-}
-
-static enum kind kind_of(const state *s, OTF2_RegionRef r)
-{
-    return r < s->nregions ? (enum kind)s->region_kind[r] : K_OTHER;
-}
-
 static uint64_t attribute(state *s, OTF2_AttributeList *a, int which, OTF2_AttributeRef ref, const char *what)
 {
     uint64_t v = 0;
     if (!s->have_attrs[which] || !a || OTF2_AttributeList_GetUint64(a, ref, &v) != OTF2_SUCCESS)
-        problem(s, "a task region without its %s", what);
+        host_check_problem(&s->base, "a task region without its %s", what);
     return v;
 }
 
 /* Whether the innermost open sync region is a taskwait or a taskgroup. */
 static int innermost_sync_is_taskwait(const state *s, const loc *l)
 {
+    const host_check_base *base = &s->base;
     for (size_t i = l->depth; i-- > 0;) {
-        if (kind_of(s, l->stack[i].region) != K_SYNC)
+        if (host_check_kind(base, l->stack[i].region) != K_SYNC)
             continue;
-        const char *name = str(s, s->region_name[l->stack[i].region]);
+        const char *name = host_check_region_name(base, l->stack[i].region);
         return !strncmp(name, "taskwait", 8) || !strncmp(name, "taskgroup", 9);
     }
     return 0;
@@ -212,16 +124,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
                                  OTF2_RegionRef r)
 {
     state *s = u;
+    host_check_base *base = &s->base;
     host_tasks_facts *f = s->f;
-    loc *l = find(s, id, t);
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (l->depth == MAX_DEPTH) {
-        problem(s, "nesting deeper than %d", MAX_DEPTH);
+    if (!host_check_has_room(base, l->depth, MAX_DEPTH))
         return OTF2_CALLBACK_INTERRUPT;
-    }
     uint64_t task = 0, flags;
-    switch (kind_of(s, r)) {
+    switch (host_check_kind(base, r)) {
     case K_TASK:
         task = attribute(s, a, 0, s->task_id, "task id");
         f->periods++;
@@ -257,16 +168,16 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
                                  OTF2_RegionRef r)
 {
     state *s = u;
-    loc *l = find(s, id, t);
+    host_check_base *base = &s->base;
+    loc *l = host_check_find(base, id, t);
     if (!l)
         return OTF2_CALLBACK_SUCCESS;
-    if (!l->depth || l->stack[l->depth - 1].region != r) {
+    if (!host_check_leaves_innermost(base, l->depth, l->depth ? l->stack[l->depth - 1].region : 0, r)) {
         s->f->unmatched++;
-        problem(s, "a Leave of %s that is not the innermost open region", str(s, s->region_name[r]));
         return OTF2_CALLBACK_SUCCESS;
     }
     frame *fr = &l->stack[--l->depth];
-    if (kind_of(s, r) == K_TASK) {
+    if (host_check_kind(base, r) == K_TASK) {
         s->f->period_ends++;
         if (attribute(s, a, 2, s->task_end, "task end") == STATUS_COMPLETE) {
             s->f->completes++;
@@ -280,7 +191,7 @@ static OTF2_CallbackCode e_task_create(OTF2_LocationRef id, OTF2_TimeStamp t, vo
                                        OTF2_CommRef team, uint32_t creator, uint32_t generation)
 {
     state *s = u;
-    if (find(s, id, t))
+    if (host_check_find(&s->base, id, t))
         s->f->otf2_creates++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -289,7 +200,7 @@ static OTF2_CallbackCode e_task_complete(OTF2_LocationRef id, OTF2_TimeStamp t, 
                                          OTF2_CommRef team, uint32_t creator, uint32_t generation)
 {
     state *s = u;
-    if (find(s, id, t))
+    if (host_check_find(&s->base, id, t))
         s->f->otf2_completes++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -298,7 +209,7 @@ static OTF2_CallbackCode e_task_switch(OTF2_LocationRef id, OTF2_TimeStamp t, vo
                                        OTF2_CommRef team, uint32_t creator, uint32_t generation)
 {
     state *s = u;
-    if (find(s, id, t) && generation)
+    if (host_check_find(&s->base, id, t) && generation)
         s->f->otf2_switches_to_explicit++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -307,6 +218,7 @@ static OTF2_CallbackCode e_task_switch(OTF2_LocationRef id, OTF2_TimeStamp t, vo
  * edge names created tasks; edges from host tasks to target tasks. */
 static void relate(state *s)
 {
+    host_check_base *base = &s->base;
     host_tasks_facts *f = s->f;
     qsort(s->created.v, s->created.n, sizeof *s->created.v, by_first);
     qsort(s->completed.v, s->completed.n, sizeof *s->completed.v, by_first);
@@ -316,28 +228,29 @@ static void relate(state *s)
         size_t times = 0;
         while (j < s->completed.n && s->completed.v[j].a < id) {
             f->not_completed_once++; /* completed, never created */
-            problem(s, "task %llu completed but never created", (unsigned long long)s->completed.v[j].a);
+            host_check_problem(base, "task %llu completed but never created",
+                               (unsigned long long)s->completed.v[j].a);
             j++;
         }
         while (j < s->completed.n && s->completed.v[j].a == id)
             times++, j++;
         if (times != ((s->created.v[i].b & FLAG_TASKWAIT) ? 0u : 1u)) {
             f->not_completed_once++;
-            problem(s, "task %llu completed %zu times", (unsigned long long)id, times);
+            host_check_problem(base, "task %llu completed %zu times", (unsigned long long)id, times);
         }
     }
     f->not_completed_once += s->completed.n - j;
     for (size_t i = 0; i < s->periods.n; i++)
         if (!lookup(&s->created, s->periods.v[i].a)) {
             f->periods_of_unknown++;
-            problem(s, "a period of task %llu, never created", (unsigned long long)s->periods.v[i].a);
+            host_check_problem(base, "a period of task %llu, never created", (unsigned long long)s->periods.v[i].a);
         }
     for (size_t i = 0; i < s->edges.n; i++) {
         const pair *sink = lookup(&s->created, s->edges.v[i].a), *source = lookup(&s->created, s->edges.v[i].b);
         if (!sink || !source) {
             f->edges_of_unknown++;
-            problem(s, "an edge %llu -> %llu naming a task never created", (unsigned long long)s->edges.v[i].b,
-                    (unsigned long long)s->edges.v[i].a);
+            host_check_problem(base, "an edge %llu -> %llu naming a task never created",
+                               (unsigned long long)s->edges.v[i].b, (unsigned long long)s->edges.v[i].a);
             continue;
         }
         f->edges_host_to_target += (sink->b & FLAG_TARGET) && !(source->b & FLAG_TARGET);
@@ -346,11 +259,8 @@ static void relate(state *s)
 
 static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
 {
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    host_check_definitions(cb);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 }
 
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
@@ -362,43 +272,35 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, e_task_switch);
 }
 
-static size_t location_count(void *user)
+static void free_lists(state *s)
 {
-    return ((state *)user)->nlocs;
+    free(s->created.v);
+    free(s->completed.v);
+    free(s->periods.v);
+    free(s->edges.v);
 }
 
-static uint64_t location_id(void *user, size_t i)
-{
-    return ((state *)user)->locs[i].id;
-}
+static const host_check_reading reading = {classes, sizeof classes / sizeof classes[0], sizeof(loc),
+                                           set_definitions, set_events};
 
 int host_tasks_check(const char *dir, host_tasks_facts *f)
 {
     memset(f, 0, sizeof *f);
-    state s = {.f = f, .locs = calloc(MAX_LOCS, sizeof(loc))};
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = &s};
-    if (otf2_read_in_time_order(dir, &how)) {
-        free(s.locs);
+    state s = {.f = f};
+    int rc = host_check_read(&s.base, dir, &reading, f->first_problem, sizeof f->first_problem);
+    f->time_reversals = s.base.time_reversals;
+    if (rc) {
+        free_lists(&s);
         return -1;
     }
-    for (size_t i = 0; i < s.nlocs; i++) {
-        loc *l = &s.locs[i];
-        if (l->depth) {
-            f->unmatched += l->depth;
-            problem(&s, "location %llu ends with %zu regions open", (unsigned long long)l->id, l->depth);
-        }
-        if (l->host && l->periods && f->threads < TASK_CHECK_MAX_THREADS)
+    for (size_t i = 0; i < s.base.location_count; i++) {
+        loc *l = host_check_facts_at(&s.base, i);
+        f->unmatched += host_check_left_open(&s.base, i, l->depth);
+        if (s.base.locations[i].host && l->periods && f->threads < TASK_CHECK_MAX_THREADS)
             f->thread_periods[f->threads++] = l->periods;
     }
     relate(&s);
-    check_string_free(&s.strings);
-    free(s.region_kind);
-    free(s.region_name);
-    free(s.locs);
-    free(s.created.v);
-    free(s.completed.v);
-    free(s.periods.v);
-    free(s.edges.v);
+    host_check_end(&s.base);
+    free_lists(&s);
     return 0;
 }

@@ -3,7 +3,8 @@
  * \brief Test-side: read an archive's global definitions, then every
  *        location's events merged in time order, with OTF2's own global
  *        reader, for checkers that follow the whole run at once
- *        (host_openmp_check.c, host_tasks_check.c, host_mutex_check.c).
+ *        (host_openmp_check.c, host_tasks_check.c, host_mutex_check.c, through
+ *        host_check_base.c).
  */
 #ifndef OT_TEST_OTF2_TIME_ORDER_H
 #define OT_TEST_OTF2_TIME_ORDER_H
