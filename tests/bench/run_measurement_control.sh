@@ -1,6 +1,6 @@
 #!/bin/sh
-# Cost per empty target region and per empty host parallel region (2
-# threads): no tool, offtrace recording on, offtrace recording off
+# Cost per empty target region and per empty host parallel region (1
+# thread): no tool, offtrace recording on, offtrace recording off
 # (omp_control_tool pause), interleaved ROUNDS times; the median of each.
 #   tests/bench/run_measurement_control.sh BUILD_DIR [ROUNDS] [REGIONS]
 set -eu
