@@ -68,6 +68,7 @@ static int windows(void)
         window(w);
     }
     printf("flush -> %d\n", omp_control_tool(omp_control_tool_flush, 0, NULL));
+    printf("command 64 -> %d\n", omp_control_tool(64, 0, NULL)); /* a tool's own command (none: offtrace's 2) */
     printf("a[1] = %.6f\n", a[1]);
     return 0;
 }

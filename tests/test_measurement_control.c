@@ -233,6 +233,35 @@ Test(measurement_control, a_switch_inside_a_parallel_region_is_refused_in_one_li
     run_free(&r);
 }
 
+/* A tool chained after offtrace that takes omp_control_tool itself gets
+ * every command; the program gets offtrace's answer to the standard ones
+ * and the tool's to its own (64 and up); the recording is as without it. */
+Test(measurement_control, a_chained_tool_gets_the_commands_too)
+{
+    char dir[512], out[600], tools[4200], owntool_out[700];
+    scratch_path(dir, sizeof dir, "control-chained");
+    snprintf(out, sizeof out, "%s.tool", dir);
+    snprintf(tools, sizeof tools, "OMP_TOOL_LIBRARIES=%s/libofftrace-test-control-tool-user.so", OFFTRACE_LIB_DIR);
+    snprintf(owntool_out, sizeof owntool_out, "OWNTOOL_OUT=%s", out);
+    char cli[4096], prog[4096];
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    snprintf(prog, sizeof prog, "%s/example_control_windows", OFFTRACE_BIN_DIR);
+    char *argv[] = {cli, "record", "--start-paused", "-o", dir, prog, "windows", NULL};
+    char *env[] = {"OMP_NUM_THREADS=2", tools, owntool_out, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "record failed: %s", r.err);
+    cr_expect_not_null(strstr(r.out, "window 2: pause -> 0\n"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "command 64 -> 164\n"), "%s", r.out);
+    char *line = read_whole_file(out, NULL);
+    cr_assert_not_null(line, "the chained tool did not finalize");
+    /* 5 switches, 1 flush (the one before the runtime starts reaches no tool), command 64 */
+    cr_expect_str_eq(line, "control_tool calls=7 answer=always\n");
+    free(line);
+    check_archive(dir, PAUSED_TARGETS, PAUSED_PARALLELS, 3);
+    run_free(&r);
+}
+
 Test(measurement_control, a_bad_start_paused_value_is_one_line_and_the_program_runs)
 {
     char prog[4096], tool[4200];
