@@ -195,6 +195,11 @@ Test(measurement_control, started_paused_records_exactly_the_on_windows)
     cr_assert_eq(archive_property(dir, "OFFTRACE::DEVICE_RECORDS_WHILE_OFF", &left_out), 0);
     cr_expect_gt(left_out, 0, "the off kernels' device records were not left out");
     run_free(&r);
+    run_result report;
+    cr_assert_eq(run_offtrace(&report, "report", dir, NULL), 0);
+    cr_expect(WIFEXITED(report.status) && WEXITSTATUS(report.status) == 0, "%s", report.err);
+    cr_expect_not_null(strstr(report.out, "\nrecording off 3 times by the program: "), "%s", report.out);
+    run_free(&report);
 }
 
 Test(measurement_control, the_variable_starts_paused_like_the_option)
