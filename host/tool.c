@@ -32,6 +32,11 @@
  * forwarded to the collector unchanged: a trace without such a device keeps
  * libomp's fast paths. A host record of the event goes next to the forward.
  *
+ * Measurement control (measurement.h): every recording path first asks
+ * ot_measurement_recording() (one relaxed load); what began while off is
+ * left out whole, what began while on is recorded whole; omp_control_tool
+ * arrives in on_control_tool.
+ *
  * The exit path is exit_path.c, fork handling fork_child.c, the
  * benchmark's stage hooks bench_stages.h.
  */
