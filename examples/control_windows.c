@@ -4,7 +4,8 @@
  *
  *   control_windows windows   the windows below
  *   control_windows inside    a pause asked for inside a parallel region
- *                             (refused), then outside it (done)
+ *                             (refused), then outside it (done); later
+ *                             end, and a start after it (refused)
  *
  * windows: window 0 runs before any switch (omp_control_tool only reaches
  * a tool once the runtime is initialised: its first parallel region or
@@ -87,6 +88,9 @@ static int inside(void)
     window(1); /* not recorded */
     printf("start -> %d\n", omp_control_tool(omp_control_tool_start, 0, NULL));
     window(0);
+    printf("end -> %d\n", omp_control_tool(omp_control_tool_end, 0, NULL));
+    printf("start after end -> %d\n", omp_control_tool(omp_control_tool_start, 0, NULL));
+    window(0); /* not recorded: end is for good */
     return 0;
 }
 
