@@ -4,7 +4,8 @@
  *
  *   control_windows windows   the windows below
  *   control_windows inside    a pause asked for inside a parallel region
- *                             (refused), then outside it (done); later
+ *                             and inside a target region (refused), then
+ *                             outside them (done); later
  *                             end, and a start after it (refused)
  *
  * windows: window 0 runs before any switch (omp_control_tool only reaches
@@ -84,6 +85,10 @@ static int inside(void)
         refused = omp_control_tool(omp_control_tool_pause, 0, NULL);
     }
     printf("pause inside a parallel region -> %d\n", refused);
+    refused = 0;
+#pragma omp target map(tofrom : refused) /* on the host-offload device the kernel runs in this process */
+    refused = omp_control_tool(omp_control_tool_pause, 0, NULL);
+    printf("pause inside a target region -> %d\n", refused);
     printf("pause outside -> %d\n", omp_control_tool(omp_control_tool_pause, 0, NULL));
     window(1); /* not recorded */
     printf("start -> %d\n", omp_control_tool(omp_control_tool_start, 0, NULL));

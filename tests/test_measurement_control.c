@@ -114,7 +114,7 @@ static void read_switches(const char *dir, switches *s)
 /* The archive's structure (every Enter left, nesting, OTF2's own checks)
  * and its counts of target regions and host parallel regions. */
 static void check_archive_ending(const char *dir, uint64_t targets, uint64_t parallels, uint64_t windows,
-                                 int ends_off)
+                                 int ends_off, uint64_t serial_kernels)
 {
     archive_facts f;
     cr_assert_eq(archive_check(dir, &f), 0, "cannot read %s", dir);
@@ -132,7 +132,7 @@ static void check_archive_ending(const char *dir, uint64_t targets, uint64_t par
                  (unsigned long long)targets);
     cr_expect_eq(h.parallel, parallels, "host parallel regions: %llu, expected %llu",
                  (unsigned long long)h.parallel, (unsigned long long)parallels);
-    cr_expect_eq(f.targets_without_device_parallel, 0, "a recorded kernel lost its device detail");
+    cr_expect_eq(f.targets_without_device_parallel, serial_kernels, "a recorded kernel lost its device detail");
     cr_expect_eq(f.enters[OFFTRACE_CLASS_MEASUREMENT_OFF], windows, "measurement off regions: %llu",
                  (unsigned long long)f.enters[OFFTRACE_CLASS_MEASUREMENT_OFF]);
     uint64_t value = 1;
@@ -155,7 +155,7 @@ static void check_archive_ending(const char *dir, uint64_t targets, uint64_t par
 
 static void check_archive(const char *dir, uint64_t targets, uint64_t parallels, uint64_t windows)
 {
-    check_archive_ending(dir, targets, parallels, windows, 0);
+    check_archive_ending(dir, targets, parallels, windows, 0, 0);
 }
 
 /* What the runtime itself reports for the whole program (no switch reaches
@@ -226,12 +226,15 @@ Test(measurement_control, started_on_records_window_0_too)
     run_free(&r);
 }
 
-Test(measurement_control, a_switch_inside_a_parallel_region_is_refused_in_one_line)
+Test(measurement_control, a_switch_inside_a_parallel_or_target_region_is_refused_in_one_line)
 {
     char dir[512];
     scratch_path(dir, sizeof dir, "control-inside");
     run_result r = record(dir, NULL, NULL, inside_args);
     cr_expect_not_null(strstr(r.out, "pause inside a parallel region -> 1\n"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "pause inside a target region -> 1\n"), "%s", r.out);
+    cr_expect_not_null(strstr(r.err, "offtrace: measurement off refused inside a target region; switch outside "
+                                     "parallel and target regions\n"), "%s", r.err);
     cr_expect_not_null(strstr(r.out, "pause outside -> 0\n"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "start -> 0\n"), "%s", r.out);
     const char *refusal = "offtrace: measurement off refused inside a parallel region; switch outside parallel and "
@@ -240,9 +243,11 @@ Test(measurement_control, a_switch_inside_a_parallel_region_is_refused_in_one_li
     cr_expect_not_null(first, "%s", r.err);
     cr_expect(first && !strstr(first + 1, refusal), "said more than once: %s", r.err);
     cr_expect_not_null(strstr(r.out, "end -> 0\nstart after end -> 1\n"), "%s", r.out);
-    /* window 0, the region the refusal came from, window 0 again; window 1
-     * was off, and so is the last window 0, after end (to the end) */
-    check_archive_ending(dir, 2, 3, 2, 1);
+    /* window 0, the parallel and the target region the refusals came from,
+     * window 0 again; window 1 was off, and so is the last window 0, after
+     * end (to the end); the target region that asked has no parallel
+     * region inside */
+    check_archive_ending(dir, 3, 3, 2, 1, 1);
     run_free(&r);
 }
 
