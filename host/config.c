@@ -93,6 +93,8 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
                       "1, 0, on, off, yes, no, true, false");
     if ((v = getenv("OFFTRACE_MAX_RECORDING_SIZE")) && ot_config_parse_max_size(v, &cfg->max_size))
         return reject(err, err_size, "OFFTRACE_MAX_RECORDING_SIZE", v, OT_CONFIG_MAX_SIZE_ACCEPTED);
+    if ((v = getenv("OFFTRACE_START_PAUSED")) && parse_switch(v, &cfg->start_paused))
+        return reject(err, err_size, "OFFTRACE_START_PAUSED", v, "1, 0, on, off, yes, no, true, false");
     /* A volume knob, not a correctness one: a wrong value is said and the
      * run is traced at the default level rather than not at all. */
     cfg->host_openmp = OT_HOST_OPENMP_DEFAULT;

@@ -21,6 +21,7 @@ typedef struct ot_config {
     uint64_t max_size;      /**< OFFTRACE_MAX_RECORDING_SIZE; 0: the default, chosen at session open
                                  from the output's free space; UINT64_MAX: unlimited */
     int host_openmp;        /**< OFFTRACE_HOST_OPENMP: enum ot_host_openmp_level */
+    int start_paused;       /**< OFFTRACE_START_PAUSED: recording starts off (measurement.h) */
     /** A one-line message about a value that was replaced by its default
      *  (the run is still traced), "" when none: the caller prints it. */
     char warning[512];

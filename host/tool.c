@@ -32,6 +32,11 @@
  * forwarded to the collector unchanged: a trace without such a device keeps
  * libomp's fast paths. A host record of the event goes next to the forward.
  *
+ * Measurement control (measurement.h): every recording path first asks
+ * ot_measurement_recording() (one relaxed load); what began while off is
+ * left out whole, what began while on is recorded whole; omp_control_tool
+ * arrives in on_control_tool.
+ *
  * The exit path is exit_path.c, fork handling fork_child.c, the
  * benchmark's stage hooks bench_stages.h.
  */
@@ -51,6 +56,7 @@
 #include "device_link.h"
 #include "exit_path.h"
 #include "fork_child.h"
+#include "measurement.h"
 #include "session.h"
 #include "stream.h"
 #include "tool_chain.h"
@@ -75,6 +81,9 @@ static int register_callback(ompt_callbacks_t event, ompt_callback_t fn, const c
 
 /* The device of the target construct this thread is in: submits do not say. */
 static OT_TLS int current_target_device = -1;
+/* Target constructs (of any kind, on any device) this thread is inside: a
+ * measurement switch is refused there. */
+static OT_TLS int target_depth;
 
 static int host_openmp_level; /* enum ot_host_openmp_level, set before any callback is registered */
 static uint64_t offload_devices; /* bit n: device n was initialised (never the host's own number) */
@@ -123,15 +132,31 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
                           ompt_data_t *target_data, const void *codeptr_ra)
 {
     OT_BENCH_STAGE_HOOK();
-    uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *slot = ot_stream_reserve();
-    if (endpoint == ompt_scope_begin) {
-        target_data->value = ot_stream_new_id();
-        current_target_device = device_num;
-    }
     if ((kind == ompt_target || kind == ompt_target_nowait) && device_num >= 0 && device_num < 64 &&
         (__atomic_load_n(&offload_devices, __ATOMIC_RELAXED) >> device_num & 1u))
         kernel_depth += endpoint == ompt_scope_begin ? 1 : -1; /* its body runs here on a host-offload device */
+    if (endpoint == ompt_scope_begin) {
+        current_target_device = device_num;
+        target_depth++;
+    } else if (target_depth > 0) {
+        target_depth--;
+    }
+    /* Measurement control: a construct begun while off is not recorded at
+     * all, one begun while on is recorded whole (measurement.h). */
+    if (endpoint == ompt_scope_begin ? !ot_measurement_recording() : target_data->value == OT_MEASUREMENT_OFF_TARGET_ID) {
+        target_data->value = OT_MEASUREMENT_OFF_TARGET_ID;
+        if (ot_device_link_has(device_num)) { /* the collector's clock pairs and flushes go on */
+            if (endpoint == ompt_scope_begin)
+                ot_device_link_target_begin(device_num, target_data->value, (int)kind);
+            else
+                ot_device_link_target_end(device_num, target_data->value, (int)kind);
+        }
+        return;
+    }
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve();
+    if (endpoint == ompt_scope_begin)
+        target_data->value = ot_stream_new_id();
     offtrace_raw_record r = {
         .time = now,
         .id = target_data->value,
@@ -168,6 +193,10 @@ static inline offtrace_raw_record *operation_begin_slot(ompt_scope_endpoint_t en
 {
     if (endpoint != ompt_scope_begin)
         return NULL;
+    if (!ot_measurement_recording()) { /* not recorded, its end neither: 0 is no stream id */
+        *host_op_id = 0;
+        return NULL;
+    }
     offtrace_raw_record *slot = ot_stream_pending_slot(); /* creates the stream the id comes from */
     *host_op_id = ot_stream_new_id();
     return slot;
@@ -191,6 +220,12 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
+    if (*host_op_id == 0) { /* begun while recording was off */
+        if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
+            mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
+                           OT_MEASUREMENT_OFF_TARGET_ID, 0);
+        return;
+    }
     offtrace_raw_record r = {
         .time = now,
         .id = *host_op_id,
@@ -219,6 +254,11 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
+    if (*host_op_id == 0) { /* begun while recording was off */
+        if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
+            mark_operation(current_target_device, endpoint, OT_MEASUREMENT_OFF_TARGET_ID, 0);
+        return;
+    }
     offtrace_raw_record r = {
         .time = now,
         .id = *host_op_id,
@@ -244,9 +284,41 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
  * forwarded and before an end is: a team worker takes up a kernel's device
  * work in its implicit task's begin and gives it up in its end. */
 
+/* Measurement control (measurement.h): a host OpenMP region begun while
+ * recording was off is not recorded, nor anything inside it on this
+ * thread; one begun while on is recorded whole. Per thread, because a team
+ * worker reports the end of its implicit task and barrier only when it is
+ * woken for the next parallel region, possibly after a switch: the regions
+ * of one thread nest, so a depth says which ends to leave out. */
+static OT_TLS unsigned openmp_off_depth;
+
+static inline int openmp_recorded(uint8_t event, int endpoint)
+{
+    if (event == OFFTRACE_RAW_OMP_CHUNK || event == OFFTRACE_RAW_OMP_CANCEL || event == OFFTRACE_RAW_OMP_FLUSH)
+        return !openmp_off_depth && ot_measurement_recording(); /* instants */
+    if (endpoint == ompt_scope_begin) {
+        if (!openmp_off_depth && ot_measurement_recording())
+            return 1;
+        openmp_off_depth++;
+        return 0;
+    }
+    if (!openmp_off_depth)
+        return 1;
+    openmp_off_depth--;
+    return 0;
+}
+
+/* Instants and explicit tasks: recorded while on, outside regions left out. */
+static inline int openmp_instant_recorded(void)
+{
+    return !openmp_off_depth && ot_measurement_recording();
+}
+
 static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr, uint64_t bytes,
                               uint64_t src_addr)
 {
+    if (!openmp_recorded(event, endpoint))
+        return;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
     offtrace_raw_record r = {
@@ -391,6 +463,8 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
 static void record_task_create(ompt_data_t *encountering_task, ompt_data_t *new_task, int flags,
                                int has_dependences, const void *codeptr)
 {
+    if (!openmp_instant_recorded()) /* the task keeps id 0: its later events are not recorded either */
+        return;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp(); /* first: the id comes from the stream */
     new_task->value = ot_stream_new_id();
@@ -411,6 +485,8 @@ static void record_task_create(ompt_data_t *encountering_task, ompt_data_t *new_
  * (and why) and the task it runs, either possibly an implicit task (0). */
 static void record_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
+    if (!openmp_instant_recorded())
+        return;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
     offtrace_raw_record r = {
@@ -428,7 +504,7 @@ static void record_task_schedule(ompt_data_t *prior, ompt_task_status_t status, 
  * creation on the creating thread. */
 static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
 {
-    if (!host_openmp() || !task || !task->value)
+    if (!host_openmp() || !task || !task->value || !openmp_instant_recorded())
         return;
     for (int i = 0; i < ndeps; i++) {
         uint64_t now = ot_clock_ticks();
@@ -449,7 +525,7 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
 /* A resolved edge: sink cannot start before src completes. */
 static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
 {
-    if (!host_openmp() || !sink || !sink->value)
+    if (!host_openmp() || !sink || !sink->value || !openmp_instant_recorded())
         return;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
@@ -481,6 +557,8 @@ static OT_TLS offtrace_raw_record *acquire_slot;
 static inline offtrace_raw_record *put_mutex(uint8_t event, int endpoint, ompt_mutex_t kind, ompt_wait_id_t wait_id,
                                              const void *codeptr, uint64_t hint, uint64_t implementation)
 {
+    if (!openmp_instant_recorded()) /* a lock held across a switch: its release alone is left unmatched */
+        return NULL;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
     offtrace_raw_record r = {
@@ -599,6 +677,50 @@ static void register_host_openmp(void)
     }
 }
 
+/* ---- measurement control (issue 14) ----
+ *
+ * omp_control_tool's callback and the probe measurement.c asks before a
+ * switch. The mechanism and the rule are measurement.h's; libomp delivers
+ * the callback only once it is initialised (after the first parallel region
+ * or target construct: before that, omp_control_tool returns -2). */
+
+/* omp.h's omp_control_tool_t values (omp.h is the program's header, not the tool's). */
+enum { CONTROL_START = 1, CONTROL_PAUSE = 2, CONTROL_FLUSH = 3, CONTROL_END = 4 };
+
+static ompt_get_parallel_info_t get_parallel_info;
+static int start_paused; /* OFFTRACE_START_PAUSED, set in ompt_start_tool */
+
+/* Inside a parallel region: the innermost one (ancestor 0) is the implicit
+ * initial region in sequential code, so an ancestor at level 1 means a real
+ * one (a team of one included). */
+static int probe_regions(const char **region)
+{
+    if (target_depth > 0 || kernel_depth > 0) {
+        *region = "target";
+        return 1;
+    }
+    int team_size = 0;
+    if (get_parallel_info && get_parallel_info(1, NULL, &team_size) == 2) {
+        *region = "parallel";
+        return 1;
+    }
+    return 0;
+}
+
+/* Returns 0 when done; 1 when refused (inside a parallel or target region,
+ * start after end) or the flush failed; 2 for a command offtrace does not
+ * know (below 64: from 64 on, commands are a chained tool's). */
+static int on_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
+{
+    switch (command) {
+    case CONTROL_START: return ot_measurement_set(1) == 0 ? 0 : 1;
+    case CONTROL_PAUSE: return ot_measurement_set(0) == 0 ? 0 : 1;
+    case CONTROL_FLUSH: return ot_measurement_flush() == 0 ? 0 : 1;
+    case CONTROL_END: return ot_measurement_end() == 0 ? 0 : 1;
+    default: return 2;
+    }
+}
+
 /* ---- devices ---- */
 
 static void on_device_initialize(int device_num, const char *type, ompt_device_t *device,
@@ -639,6 +761,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     if (host_openmp_level)
         register_host_openmp();
     ot_recording = 1;
+    get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
+    ot_measurement_init(probe_regions, !start_paused); /* a start paused writes its switch: after ot_recording */
+    REGISTER(ompt_callback_control_tool, on_control_tool);
     if (ot_stream_start_preparer(ot_the_session.background_writeback) != 0 && ot_the_session.verbose > 1)
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
                         "pages or write to disk themselves\n");
@@ -668,6 +793,7 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     if (!cfg.enabled)
         return NULL;
     host_openmp_level = cfg.host_openmp;
+    start_paused = cfg.start_paused;
     ot_chain_keep_host_openmp(host_openmp_level);
     ot_clock_init();
     if (ot_session_open(&cfg, err, sizeof err) != 0) {

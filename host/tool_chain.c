@@ -27,6 +27,7 @@ static ompt_callback_thread_begin_t own_thread_begin, tool_thread_begin;
 static ompt_callback_thread_end_t own_thread_end, tool_thread_end;
 static ompt_callback_device_initialize_t own_device_initialize, tool_device_initialize;
 static ompt_callback_device_load_t own_device_load, tool_device_load;
+static ompt_callback_control_tool_t own_control_tool, tool_control_tool;
 
 static void both_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
@@ -54,6 +55,15 @@ static void both_device_load(int device_num, const char *filename, int64_t offse
     tool_device_load(device_num, filename, offset_in_file, vma_in_file, bytes, host_addr, device_addr, module_id);
 }
 
+/* omp_control_tool reaches both tools: offtrace answers the standard
+ * commands (start, pause, flush, end), the tool its own (64 and up). */
+static int both_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
+{
+    int own = own_control_tool(command, modifier, arg, codeptr);
+    int tool = tool_control_tool(command, modifier, arg, codeptr);
+    return command >= 64 ? tool : own;
+}
+
 void ot_chain_note_own(ompt_callbacks_t event, ompt_callback_t fn)
 {
     switch (event) {
@@ -61,6 +71,7 @@ void ot_chain_note_own(ompt_callbacks_t event, ompt_callback_t fn)
     case ompt_callback_thread_end: own_thread_end = (ompt_callback_thread_end_t)fn; break;
     case ompt_callback_device_initialize: own_device_initialize = (ompt_callback_device_initialize_t)fn; break;
     case ompt_callback_device_load: own_device_load = (ompt_callback_device_load_t)fn; break;
+    case ompt_callback_control_tool: own_control_tool = (ompt_callback_control_tool_t)fn; break;
     default: break;
     }
 }
@@ -155,6 +166,9 @@ static ompt_set_result_t chained_set_callback(ompt_callbacks_t event, ompt_callb
         break;
     case ompt_callback_device_load:
         SHARE(own_device_load, tool_device_load, both_device_load, ompt_callback_device_load_t);
+        break;
+    case ompt_callback_control_tool:
+        SHARE(own_control_tool, tool_control_tool, both_control_tool, ompt_callback_control_tool_t);
         break;
     default: {
         const char *name = kept_by_offtrace(event);

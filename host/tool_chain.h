@@ -9,8 +9,10 @@
  * would, and forwards initialize and finalize to it.
  *
  * Callbacks: one event has one callback in libomp. The tool gets every
- * event offtrace does not use. Thread begin/end, device initialize and
- * device load are shared (offtrace's callback, then the tool's). The target,
+ * event offtrace does not use. Thread begin/end, device initialize,
+ * device load and control_tool are shared (offtrace's callback, then the
+ * tool's; omp_control_tool returns offtrace's answer to the standard
+ * commands, the tool's to commands from 64 on). The target,
  * data-op and submit events (EMI and not) and, with the device collector
  * loaded, the host-offload events it uses (parallel begin/end, implicit
  * task, work, sync region, task create/schedule) are refused to the tool

@@ -234,6 +234,7 @@ typedef struct ot_rp_summary {
     uint64_t host_openmp_regions;   /**< host OpenMP region instances read (0: no host OpenMP tables) */
     uint64_t omp_instances_dropped; /**< loop instances finished early for want of room (report_openmp.c) */
     char partial[160];              /**< OFFTRACE::PARTIAL when not "no" */
+    uint64_t measurement_off_switches, measurement_off_ns; /**< recording switched off (measurement control) */
 } ot_rp_summary;
 
 typedef struct ot_report {

@@ -394,6 +394,10 @@ static int on_begin(void *user, const ot_tr_archive *a)
     const char *partial = ot_tr_property(a, "OFFTRACE::PARTIAL");
     if (partial && strcmp(partial, "no") != 0)
         snprintf(r->summary.partial, sizeof r->summary.partial, "%s", partial);
+    const char *off = ot_tr_property(a, "OFFTRACE::MEASUREMENT_OFF_SWITCHES");
+    r->summary.measurement_off_switches = off ? strtoull(off, NULL, 10) : 0;
+    off = ot_tr_property(a, "OFFTRACE::MEASUREMENT_OFF_NS");
+    r->summary.measurement_off_ns = off ? strtoull(off, NULL, 10) : 0;
     return setup_locations(s, a);
 }
 

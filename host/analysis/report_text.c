@@ -81,6 +81,13 @@ static void header(const ot_report *r, FILE *to)
             (unsigned long long)r->summary.devices, r->summary.devices == 1 ? "" : "s");
     if (r->summary.partial[0])
         fprintf(to, "partial trace: %s\n", r->summary.partial);
+    if (r->summary.measurement_off_switches) {
+        char off[32];
+        fprintf(to, "recording off %llu time%s by the program: %s not recorded (\"offtrace: measurement off\")\n",
+                (unsigned long long)r->summary.measurement_off_switches,
+                r->summary.measurement_off_switches == 1 ? "" : "s",
+                ot_report_time(r->summary.measurement_off_ns, off, sizeof off));
+    }
     char *h[OT_RP_HIGHLIGHTS], *startup = ot_report_startup_sentence(r);
     fputc('\n', to);
     if (startup)

@@ -41,7 +41,7 @@ static const struct {
     [OT_VC_HOST_TASK_POINT] = {"#5c6116", "host task create / depend"},
     [OT_VC_HOST_MUTEX] = {"#dcc18a", "host lock / critical / ordered held"},
     [OT_VC_HOST_MUTEX_WAIT] = {"#7b1f3f", "waiting for a host lock / critical"},
-    [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost"},
+    [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost, measurement off"},
     [OT_VC_OTHER] = {"#bab0ac", "other"},
 };
 

@@ -33,6 +33,7 @@ typedef enum ot_cli_opt {
     OT_OPT_MAX_SIZE,    /**< record --max-size; view --max-size (the page's size) */
     OT_OPT_HOST_ONLY,   /**< record --host-only */
     OT_OPT_HOST_OPENMP, /**< record --host-openmp */
+    OT_OPT_START_PAUSED, /**< record --start-paused */
     OT_OPT_VERBOSE,     /**< record -v */
     OT_OPT_SORT,        /**< report --sort */
     OT_OPT_LIMIT,       /**< report --limit */

@@ -39,6 +39,7 @@ typedef struct record_opts {
     int verbose;
     int host_only;
     const char *host_openmp;
+    int start_paused;
     char **program;
 } record_opts;
 
@@ -51,6 +52,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .verbose = args->text[OT_OPT_VERBOSE] != NULL,
                          .host_only = args->text[OT_OPT_HOST_ONLY] != NULL,
                          .host_openmp = args->text[OT_OPT_HOST_OPENMP],
+                         .start_paused = args->text[OT_OPT_START_PAUSED] != NULL,
                          .program = args->program};
 }
 
@@ -175,6 +177,8 @@ static int setup_environment(const record_opts *o, const char *dir)
         setenv("OFFTRACE_MAX_RECORDING_SIZE", o->max_size, 1);
     if (o->host_openmp)
         setenv("OFFTRACE_HOST_OPENMP", o->host_openmp, 1);
+    if (o->start_paused)
+        setenv("OFFTRACE_START_PAUSED", "1", 1);
     return o->host_only ? 0 : preload_collector(self);
 }
 

@@ -297,6 +297,9 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     set_number(c->tw, "DEVICE_RECORDS_WITHOUT_LOCATION", c->device_records_without_location);
     set_number(c->tw, "DEVICE_RECORDS_OF_UNKNOWN_TARGETS", c->device_records_of_unknown_targets);
     set_number(c->tw, "DEVICE_RECORDS_OUTSIDE_TARGET", c->device_records_outside_target);
+    set_number(c->tw, "MEASUREMENT_OFF_SWITCHES", c->measurement_off_switches);
+    set_number(c->tw, "MEASUREMENT_OFF_NS", c->measurement_off_ns);
+    set_number(c->tw, "DEVICE_RECORDS_WHILE_OFF", c->device_records_while_off);
     set_number(c->tw, "CLOCK_SYNC_POINTS", c->sync_points);
     set_number(c->tw, "CLOCK_SYNC_POINTS_IMPRECISE", c->sync_points_imprecise);
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");

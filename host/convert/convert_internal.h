@@ -25,6 +25,9 @@
 
 /** Clock pairs whose device read took longer than this are not used. */
 #define OT_CV_SYNC_MAX_WIDTH_NS 1000u
+/** The target id the recorder gives the device collector for a target
+ *  construct begun while recording was off (host/measurement.h). */
+#define OT_CV_TARGET_ID_WHILE_OFF UINT64_MAX
 
 /** A device allocation still in use: deletes report 0 bytes, so the size
  * is looked up here. */
@@ -68,6 +71,10 @@ typedef struct converter {
     uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */
     uint64_t device_records_outside_target; /**< their location already past their target region's end */
+    /* measurement control (issue 14) */
+    uint64_t measurement_off_switches;  /**< MEASUREMENT BEGIN records: recording went off */
+    uint64_t measurement_off_ns;        /**< time in off windows, summed over the switching threads */
+    uint64_t device_records_while_off;  /**< device records of kernels launched while recording was off */
     struct ot_host_task_table *tasks; /**< explicit tasks by id (host_tasks.c); NULL: none */
     struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
 } converter;

@@ -181,11 +181,14 @@ static size_t location_of(location_set *set, const offtrace_device_record *r)
  * recorded (a damaged record, or the host's records of it were lost: its
  * time could lie anywhere), -2 when its location has already gone past the
  * end of its target region (the host's records were lost and the region
- * closed early): it cannot be shown inside its region. */
+ * closed early): it cannot be shown inside its region; -3 when its kernel
+ * was launched while recording was off (left out by design). */
 static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
                  uint64_t *at)
 {
     uint64_t t = ot_devsync_to_host(d->sync, r->time), begin = 0, end = UINT64_MAX;
+    if (r->target_id == OT_CV_TARGET_ID_WHILE_OFF) /* launched while recording was off (measurement.h) */
+        return -3;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
         if (t < begin || t > end)
             c->device_clamped++;
@@ -210,7 +213,9 @@ static void write_record(converter *c, const device_state *d, location_state *l,
     uint64_t t;
     int placed = place(c, d, r, l->last, &t);
     if (placed != 0) {
-        if (placed == -1)
+        if (placed == -3)
+            c->device_records_while_off++;
+        else if (placed == -1)
             c->device_records_of_unknown_targets++;
         else
             c->device_records_outside_target++;

@@ -59,6 +59,8 @@ typedef struct thread_pass {
     const span_pair *next_span;
     uint64_t last_time;
     uint64_t marked_lost; /* records lost in gaps that LOST records mark */
+    uint64_t off_since;   /* measurement control: when this thread switched recording off */
+    int off;              /* an off window opened by this thread is open */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
 } thread_pass;
 
@@ -703,6 +705,47 @@ static void on_lost(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     p->marked_lost += r->bytes;
 }
 
+/* ---- measurement control (issue 14) ----
+ *
+ * A switch is an OTF2 MeasurementOnOff event on the switching thread's
+ * location, and the window it opens an "offtrace: measurement off" region
+ * there (as Score-P draws it). Switches are refused inside parallel and
+ * target regions, so the window nests in whatever the thread had open. A
+ * window closed by another thread ends at that thread's switch on in its
+ * MeasurementOnOff, and on the opener's location at its last event. */
+static void on_measurement(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+{
+    int on = r->endpoint == OFFTRACE_RAW_END;
+    OTF2_EvtWriter_MeasurementOnOff(p->w, NULL, t, on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+    ot_tw_cover(p->c->tw, t);
+    if (!on) {
+        p->c->measurement_off_switches++;
+        if (p->off) /* two offs in a row: only damage makes them; the first window stays */
+            return;
+        p->off = 1;
+        p->off_since = t;
+        on_plain_region(p, r, t, OFFTRACE_CLASS_MEASUREMENT_OFF);
+        return;
+    }
+    if (!p->off)
+        return;
+    p->off = 0;
+    p->c->measurement_off_ns += t - p->off_since;
+    pop_matching(p, r->event, r->id, t, r);
+}
+
+/* A window still open at the thread's end (recording ended off) ends there:
+ * not an unfinished operation. */
+static void end_measurement_window(thread_pass *p)
+{
+    if (!p->off)
+        return;
+    offtrace_raw_record end = {.endpoint = OFFTRACE_RAW_END, .subkind = 1, .event = OFFTRACE_RAW_MEASUREMENT};
+    p->off = 0;
+    p->c->measurement_off_ns += p->last_time - p->off_since;
+    pop_matching(p, OFFTRACE_RAW_MEASUREMENT, 0, p->last_time, &end);
+}
+
 /* A clock pair keeps its own host time: the per-thread monotonic fix-up
  * above must not bend the device's clock map. A pair whose read took too
  * long is left out: its neighbours bound the map better than it does. */
@@ -784,6 +827,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             ot_host_tasks_convert(p, r, t);
         else if (source >= OFFTRACE_SOURCE_OMP_MUTEX && source <= OFFTRACE_SOURCE_OMP_FLUSH)
             ot_host_mutex_record(p, r, t);
+        else if (source == OFFTRACE_SOURCE_MEASUREMENT)
+            on_measurement(p, r, t);
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
             p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
             on_plain_region(p, r, t, plain_region_class(source));
@@ -791,6 +836,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
+    if (rc == 0)
+        end_measurement_window(p);
     /* Losses up to the end were never followed by a LOST record. */
     if (rc == 0 && s->header.lost_records > p->marked_lost) {
         while (p->depth)

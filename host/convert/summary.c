@@ -53,6 +53,9 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     s->damaged_clock_pairs = number_property(a, "OFFTRACE::DAMAGED_CLOCK_PAIRS");
     s->lost_records = number_property(a, "OFFTRACE::LOST_RECORDS");
     s->unfinished = number_property(a, "OFFTRACE::UNFINISHED_OPERATIONS");
+    s->measurement_off_switches = number_property(a, "OFFTRACE::MEASUREMENT_OFF_SWITCHES");
+    s->measurement_off_ns = number_property(a, "OFFTRACE::MEASUREMENT_OFF_NS");
+    s->device_records_while_off = number_property(a, "OFFTRACE::DEVICE_RECORDS_WHILE_OFF");
     const char *value = ot_tr_property(a, "OFFTRACE::CONVERSION_SECONDS");
     s->conversion_s = value ? strtod(value, NULL) : 0;
     value = ot_tr_property(a, "OFFTRACE::PARTIAL");
@@ -264,6 +267,11 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     fprintf(to, "offtrace: trace            %llu events, %llu host thread%s, %.6f s, %s on disk\n",
             (unsigned long long)s->events, (unsigned long long)s->host_threads, plural(s->host_threads),
             s->duration_s, size);
+    if (s->measurement_off_switches)
+        fprintf(to, "offtrace: measurement      off %llu time%s, %.6f s of %.6f s not recorded (omp_control_tool, "
+                    "OFFTRACE_START_PAUSED); shown as \"offtrace: measurement off\"\n",
+                (unsigned long long)s->measurement_off_switches, plural(s->measurement_off_switches),
+                (double)s->measurement_off_ns / 1e9, s->duration_s);
     fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "
                 "cost per event: share/doc/offtrace/performance.md)\n", s->conversion_s);
     if (s->buffer_flushes)

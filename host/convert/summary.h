@@ -43,6 +43,9 @@ typedef struct ot_summary {
     uint64_t sites, sites_without_line;       /**< construct regions named by a code site, and those of them
                                                    with no source line (no -g) */
     char site_without_line[64];               /**< one of those sites ("main+0x215"), for the hint */
+    uint64_t measurement_off_switches; /**< times recording was switched off (measurement control) */
+    uint64_t measurement_off_ns;       /**< time it stayed off, summed over the switching threads */
+    uint64_t device_records_while_off; /**< device records of kernels launched while off, left out */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

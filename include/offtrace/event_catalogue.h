@@ -201,6 +201,9 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
       "codeptr, subkind = ompt_mutex_t, src_addr = wait id; BEGIN", NONE)                                     \
     X(OMP_CANCEL, RAW, OMP_CANCEL, "cancel", "codeptr, bytes = ompt_cancel_flag_t bits; BEGIN", NONE)        \
     X(OMP_FLUSH, RAW, OMP_FLUSH, "flush", "codeptr; BEGIN", NONE)                                            \
+    /* measurement control (issue 14) */                                                                     \
+    X(MEASUREMENT, RAW, MEASUREMENT, "control_tool, ot_measurement_set, OFFTRACE_START_PAUSED",              \
+      "subkind 0 off (BEGIN) / 1 on (END): an off window on the switching thread", NONE)                      \
     X(DEVICE_PARALLEL, DEVICE, PARALLEL, "parallel_begin, parallel_end (host-offload collector)",            \
       "thread, codeptr, value = team size, subkind 1 = league; BEGIN/END", DEVICE_FILE)                       \
     X(DEVICE_IMPLICIT_TASK, DEVICE, IMPLICIT_TASK, "implicit_task (host-offload collector)",                \
@@ -423,6 +426,9 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)                                                 \
     X(DEVICE_RECORDS_LOST, DEVICE_LOST, "offtrace: device records lost", ENTER_LEAVE, ARTIFICIAL,                  \
       MEASUREMENT_SYSTEM, DEVICE_THREAD, MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)             \
+    /* measurement control (issue 14): a window in which recording was off, with MeasurementOnOff at its edges */   \
+    X(MEASUREMENT_OFF, MEASUREMENT, "offtrace: measurement off", ENTER_LEAVE, ARTIFICIAL, MEASUREMENT_SYSTEM,       \
+      HOST_THREAD, MEASUREMENT, NONE, OTHER, 0, MEASUREMENT, "measurement", NONE)                                    \
     /* a device record of a kind this converter does not know (a newer collector, or damage) */                      \
     X(DEVICE_OTHER_KIND, NONE, "device activity (unknown kind)", ENTER_LEAVE, UNKNOWN, OPENMP_TARGET, DEVICE_THREAD, \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "other", NONE)

@@ -18,6 +18,7 @@
  * | OFFTRACE_BACKGROUND_WRITEBACK | as OFFTRACE_ENABLE: a helper thread writes records to disk past half the budget | on |
  * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | a tenth of the free space, >= 64M |
  * | OFFTRACE_HOST_OPENMP   | off, regions, loops, all (the program's own host OpenMP: docs/host-openmp.md) | loops |
+ * | OFFTRACE_START_PAUSED  | as OFFTRACE_ENABLE: nothing recorded until omp_control_tool start (docs/measurement-control.md) | off |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:

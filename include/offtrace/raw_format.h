@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 6u
+#define OFFTRACE_RAW_VERSION 7u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -65,7 +65,9 @@
     X(OMP_LOCK_INIT, 23)      /* a lock initialised; subkind = ompt_mutex_t */ \
     X(OMP_LOCK_DESTROY, 24)   /* a lock destroyed; subkind = ompt_mutex_t */ \
     X(OMP_CANCEL, 25)         /* cancellation activated, detected or a task discarded; bytes = ompt_cancel_flag_t bits */ \
-    X(OMP_FLUSH, 26)          /* a flush */
+    X(OMP_FLUSH, 26)          /* a flush */ \
+    /* measurement control (issue 14; kinds 40-44) */ \
+    X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -171,6 +173,13 @@ enum offtrace_raw_flag {
  *             took (its uncertainty), bytes = the device clock, dst_device =
  *             the device, subkind = enum offtrace_raw_sync_reason, target_id
  *             = the target region at whose begin/end it was taken, or 0.
+ *  - MEASUREMENT: a switch of recording (measurement control, issue 14) on
+ *             the switching thread: BEGIN (subkind 0) when it goes off, END
+ *             (subkind 1) when it goes on again; the pair bounds a window
+ *             whose events were not recorded. A start paused is a BEGIN at
+ *             the tool's initialisation. A target construct begun while off
+ *             has no record and gives the device collector the target id
+ *             UINT64_MAX, whose device records the converter leaves out.
  */
 typedef struct offtrace_raw_record {
     uint64_t time;       /**< host clock ticks, see clock.pairs */
