@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -261,4 +262,53 @@ Test(user_api, the_clock_counts_forward_in_nanoseconds)
     uint64_t res = offtrace_user_clock_resolution_ns();
     cr_expect(res >= 1 && res <= 1000, "resolution %llu ns", (unsigned long long)res);
     cr_expect_eq(offtrace_user_version(), OFFTRACE_USER_VERSION);
+}
+
+/* Threads: handles shared by every thread are registered once, and every
+ * thread's begins and ends reach the recorder in pairs. */
+static uint64_t defs, begins, ends;
+static void c_define(uint32_t id, uint32_t kind, const char *name, const char *file, uint32_t line)
+{
+    __atomic_add_fetch(&defs, 1, __ATOMIC_RELAXED);
+}
+static void c_begin(uint32_t id) { __atomic_add_fetch(&begins, 1, __ATOMIC_RELAXED); }
+static void c_end(uint32_t id) { __atomic_add_fetch(&ends, 1, __ATOMIC_RELAXED); }
+static void c_value(uint32_t id, uint64_t bits) {}
+
+static const ot_user_recorder counting = {
+    OT_USER_RECORDER_ABI, sizeof(ot_user_recorder), c_define, c_begin, c_end, c_begin, c_end, c_value,
+    NULL, NULL, NULL,
+};
+
+static offtrace_user_region shared_outer, shared_inner;
+
+static void *nest_many(void *arg)
+{
+    for (int i = 0; i < 10000; i++) {
+        if (offtrace_user_region_begin(&shared_outer, "outer", __FILE__, __LINE__) ||
+            offtrace_user_region_begin(&shared_inner, "inner", __FILE__, __LINE__) ||
+            offtrace_user_region_end(&shared_inner) || offtrace_user_region_end(&shared_outer))
+            return (void *)1;
+    }
+    return NULL;
+}
+
+Test(user_api, threads_share_handles_registered_once)
+{
+    cr_assert_eq(attach(&counting), OT_USER_RECORDER_ABI);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, nest_many, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        void *rc;
+        pthread_join(t[i], &rc);
+        cr_expect_null(rc);
+    }
+    cr_expect_eq(defs, 2);
+    cr_expect_eq(begins, 4 * 10000 * 2);
+    cr_expect_eq(ends, 4 * 10000 * 2);
+    cr_expect_eq(offtrace_user_dropped(), 0);
+    /* a recorder without measurement control records all the time */
+    cr_expect_eq(offtrace_user_measurement_is_on(), 1);
+    cr_expect_eq(offtrace_user_measurement_off(), OFFTRACE_USER_ERR_NOT_TRACED);
 }

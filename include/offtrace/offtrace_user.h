@@ -69,7 +69,7 @@ typedef enum offtrace_user_status {
     OFFTRACE_USER_ERR_UNKNOWN_ID = -4,  /**< an event or value id this process never created */
     OFFTRACE_USER_ERR_TYPE = -5,        /**< a value written with another type than it was created with */
     OFFTRACE_USER_ERR_FULL = -6,        /**< no more ids (OFFTRACE_USER_MAX_IDS events or values) */
-    OFFTRACE_USER_ERR_NOT_TRACED = -7,  /**< measurement control: no recorder is attached */
+    OFFTRACE_USER_ERR_NOT_TRACED = -7,  /**< measurement control: no recorder is attached, or it has no measurement control */
     OFFTRACE_USER_ERR_BUSY = -8,        /**< measurement control: the recorder refused or deferred the switch */
     OFFTRACE_USER_ERR_RECORDER = -9,    /**< measurement control: the recorder failed (e.g. a flush could not write) */
 } offtrace_user_status;
