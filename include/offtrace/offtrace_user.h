@@ -13,18 +13,21 @@
  * nothing and costs a load and a compare (docs/performance.md, "User API").
  *
  * \section offtrace_user_timing Calls before the recorder attaches
- * The tool is loaded by the OpenMP runtime at its first construct or API
- * call. A region begun before then is not recorded, and its end is not an
- * error (the library knows, per thread, which open regions it recorded).
- * Call offtrace_user_init() first in main() to have the recorder attach at
- * once: it initialises the OpenMP runtime when, and only when,
- * OMP_TOOL_LIBRARIES is set and the runtime is already in the process.
+ * The recorder attaches when the OpenMP runtime initialises its tool. LLVM's
+ * libomp (19) does that when it is loaded, before main(), in offload and
+ * host-only programs alike, so every call from main() on is recorded. Code
+ * that runs earlier (a static constructor), or a runtime that initialises at
+ * its first construct, calls before the attach: such a region is not
+ * recorded, and its end is not an error (the library knows, per thread,
+ * which open regions it recorded). offtrace_user_init() makes a lazy
+ * runtime initialise at once, when, and only when, OMP_TOOL_LIBRARIES is set
+ * and the runtime is already in the process.
  *
  * \section offtrace_user_errors The error rule
  * Every function that returns `int` returns OFFTRACE_USER_OK (0) on success
  * and a negative ::offtrace_user_status on error; it never aborts, never
  * sets errno and never changes the program's state. A call that is refused
- * for bad input (a NULL or foreign handle, an end without its begin, an
+ * for bad input (a NULL handle, an end without its begin, an
  * unknown id, a name longer than OFFTRACE_USER_NAME_MAX bytes or not valid
  * UTF-8) records nothing, is counted (offtrace_user_dropped()) and prints
  * one line on stderr, once per kind of mistake per process, starting with
@@ -63,7 +66,7 @@ extern "C" {
 /** Results (see the error rule above). */
 typedef enum offtrace_user_status {
     OFFTRACE_USER_OK = 0,
-    OFFTRACE_USER_ERR_INVALID = -1,     /**< a NULL or foreign handle, a NULL pointer argument */
+    OFFTRACE_USER_ERR_INVALID = -1,     /**< a NULL handle or pointer argument, an unknown value type */
     OFFTRACE_USER_ERR_NAME = -2,        /**< a name too long or not UTF-8 */
     OFFTRACE_USER_ERR_NESTING = -3,     /**< an end without its begin, or not of the innermost open region */
     OFFTRACE_USER_ERR_UNKNOWN_ID = -4,  /**< an event or value id this process never created */
