@@ -338,3 +338,51 @@ Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
     cr_expect_eq(archive_property(dir, "OFFTRACE::USER_RECORDS_UNDEFINED", &undefined), 0);
     cr_expect_eq(undefined, 8); /* assemble and solve, begin and end, 2 steps */
 }
+
+static unsigned count_of(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* `offtrace export` files user regions and events under their own
+ * category, and `offtrace view` gives them a legend class of their own. */
+Test(user_recording, export_and_view_name_user_regions_as_such)
+{
+    char dir[512];
+    record_phases("user-export", "4", dir, sizeof dir);
+    char json[600], html[600];
+    snprintf(json, sizeof json, "%s/user.json", dir);
+    snprintf(html, sizeof html, "%s/user.html", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(json, NULL);
+    cr_assert_not_null(text);
+    cr_expect_eq(count_of(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
+    free(text);
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    text = read_whole_file(html, NULL);
+    cr_assert_not_null(text);
+    /* the region "solve" is drawn in the class "user region / event" */
+    const char *classes = strstr(text, "\"classes\":[");
+    cr_assert_not_null(classes);
+    const char *user_class = strstr(classes, "\"user region / event\"");
+    cr_assert_not_null(user_class);
+    int index = -1;
+    for (const char *p = strstr(classes, "{\"name\":"); p && p < user_class; p = strstr(p + 1, "{\"name\":"))
+        index++;
+    const char *solve = strstr(text, "{\"name\":\"solve\",\"site\":\"user_phases.c:");
+    cr_assert_not_null(solve);
+    int cat = -2;
+    const char *c = strstr(solve, "\"cat\":");
+    cr_assert_not_null(c);
+    cr_assert_eq(sscanf(c, "\"cat\":%d", &cat), 1);
+    cr_expect_eq(cat, index, "solve drawn in class %d, the user class is %d", cat, index);
+    free(text);
+}

@@ -398,9 +398,9 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     /* the program's own words (user API, issue 14): named by the program; a value is one metric per name */    \
     X(USER_REGION, USER_REGION, "user region", ENTER_LEAVE, FUNCTION, USER, HOST_THREAD,                           \
-      OTHER_REGION, NONE, OTHER, 0, OTHER, "user", NONE)                                                             \
+      OTHER_REGION, NONE, OTHER, 0, USER, "user", NONE)                                                              \
     X(USER_EVENT, USER_EVENT, "user event", ENTER_LEAVE, CODE, USER, HOST_THREAD,                                  \
-      OTHER_REGION, NONE, OTHER, 0, OTHER, "user", NONE)                                                             \
+      OTHER_REGION, NONE, OTHER, 0, USER, "user", NONE)                                                              \
     X(USER_VALUE, USER_VALUE, "user value", METRIC, UNKNOWN, USER, HOST_THREAD,                                    \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "user", NONE)                                                             \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
