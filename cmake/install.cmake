@@ -4,9 +4,11 @@
 #   bin/offtrace                      the CLI
 #   lib/libofftrace.so                the OMPT tool (host library)
 #   lib/libofftrace-device.so         the device collector
+#   lib/libofftrace-user.so           the user API programs link (include/offtrace/offtrace_user.h)
 #   lib/libofftrace-device-cupti.so   its CUPTI backend, when built
 #   include/offtrace/*.h              the public, versioned headers
 #   lib/pkgconfig/offtrace.pc         pkg-config
+#   lib/pkgconfig/offtrace-user.pc    pkg-config of the user API (--cflags --libs)
 #   lib/cmake/offtrace/               find_package(offtrace): offtrace::offtrace, offtrace::tool, ...
 #   share/man/man1/offtrace*.1        one page per verb, made from the CLI's --help
 #   share/doc/offtrace/               README.md and the guides of docs/
@@ -39,6 +41,7 @@ set_target_properties(offtrace offtrace-device PROPERTIES BUILD_WITH_INSTALL_RPA
 
 install(TARGETS offtrace_cli RUNTIME DESTINATION ${OFFTRACE_INSTALL_BINDIR})
 install(TARGETS offtrace offtrace-device LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
+install(TARGETS offtrace-user LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 if(TARGET offtrace-device-cupti)
   # Keeps its absolute rpath to libcupti (device/cupti/CMakeLists.txt), in
   # the build tree too, without the placeholder's empty entries.
@@ -54,7 +57,9 @@ endif()
 #                           comes with the OpenMP compiler: clang's resource directory)
 #   event_catalogue.h       what every event, region class and location role in an archive is
 #   event_catalogue_otf2.h  the same as OTF2 values, for readers that use OTF2 (needs otf2/otf2.h)
+#   offtrace_user.h         the user API: regions, events, values, clock, measurement control
 install(FILES
+  ${PROJECT_SOURCE_DIR}/include/offtrace/offtrace_user.h
   ${PROJECT_SOURCE_DIR}/include/offtrace/offtrace.h
   ${PROJECT_SOURCE_DIR}/include/offtrace/raw_format.h
   ${PROJECT_SOURCE_DIR}/include/offtrace/collector.h
@@ -66,6 +71,8 @@ install(FILES
 # so a moved tree needs no edit.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/offtrace.pc.in ${PROJECT_BINARY_DIR}/offtrace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/offtrace.pc DESTINATION ${OFFTRACE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/offtrace-user.pc.in ${PROJECT_BINARY_DIR}/offtrace-user.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/offtrace-user.pc DESTINATION ${OFFTRACE_INSTALL_LIBDIR}/pkgconfig)
 
 # find_package(offtrace): a hand-written config (the imported targets are not
 # the build's: see offtraceConfig.cmake.in) and a version file. 0.x: a minor

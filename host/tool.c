@@ -60,6 +60,7 @@
 #include "session.h"
 #include "stream.h"
 #include "tool_chain.h"
+#include "user_binding.h"
 
 #define OT_EXPORT __attribute__((visibility("default")))
 
@@ -768,6 +769,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
         fprintf(stderr, "offtrace: no chunk preparer or writer thread; callbacks will fault in fresh "
                         "pages or write to disk themselves\n");
     ot_exit_path_arm();
+    ot_user_binding_attach(); /* the program's own words, if it has libofftrace-user.so (user_binding.c) */
     ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
 }
@@ -775,6 +777,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 static void tool_finalize(ompt_data_t *tool_data)
 {
     ot_chain_finalize();
+    ot_user_binding_detach();
     ot_exit_path_run();
 }
 

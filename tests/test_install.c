@@ -286,6 +286,55 @@ Test(install, a_program_builds_against_the_package_with_find_package)
     run_free(&r);
 }
 
+/* The user API (issue 14): a program links libofftrace-user.so from the
+ * installed, moved tree, by pkg-config and by find_package, and runs
+ * untraced without OpenMP. */
+static const char user_program[] =
+    "#include <stdio.h>\n"
+    "#include <offtrace/offtrace_user.h>\n"
+    "int main(void)\n"
+    "{\n"
+    "    OFFTRACE_USER_REGION_BEGIN(r, \"r\");\n"
+    "    OFFTRACE_USER_REGION_END(r);\n"
+    "    printf(\"user api %d, traced %d\\n\", offtrace_user_version(), offtrace_user_is_traced());\n"
+    "    return 0;\n"
+    "}\n";
+
+Test(install, a_program_links_the_user_api_with_pkg_config_and_find_package)
+{
+    installed t;
+    install_moved(&t);
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s/user", t.root);
+    free(must(NULL, "mkdir '%s'", dir));
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/u.c", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(user_program, f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/CMakeLists.txt", dir);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "cmake_minimum_required(VERSION 3.20)\n"
+               "project(uses_offtrace_user C)\n"
+               "find_package(offtrace 0.1 REQUIRED)\n"
+               "add_executable(u u.c)\n"
+               "target_link_libraries(u PRIVATE offtrace::user)\n");
+    cr_assert_eq(fclose(f), 0);
+    char pkg_path[PATH_MAX + 64];
+    snprintf(pkg_path, sizeof pkg_path, "PKG_CONFIG_PATH=%s/lib/pkgconfig", t.prefix);
+    char *env[] = {pkg_path, NULL};
+    char *out = must(env,
+                     "cd '%s' && '%s' u.c -o u $(pkg-config --cflags --libs offtrace-user) && ./u && "
+                     "'%s' -S . -B b -DCMAKE_C_COMPILER='%s' -DCMAKE_PREFIX_PATH='%s' >/dev/null && "
+                     "'%s' --build b >/dev/null && ./b/u",
+                     dir, OFFTRACE_C_COMPILER, OFFTRACE_CMAKE_COMMAND, OFFTRACE_C_COMPILER, t.prefix,
+                     OFFTRACE_CMAKE_COMMAND);
+    cr_expect_str_eq(out, "user api 100, traced 0\nuser api 100, traced 0\n");
+    free(out);
+}
+
 Test(install, installed_text_files_name_neither_the_build_nor_the_source_tree)
 {
     installed t;

@@ -41,6 +41,8 @@ static const struct {
     [OT_VC_HOST_TASK_POINT] = {"#5c6116", "host task create / depend"},
     [OT_VC_HOST_MUTEX] = {"#dcc18a", "host lock / critical / ordered held"},
     [OT_VC_HOST_MUTEX_WAIT] = {"#7b1f3f", "waiting for a host lock / critical"},
+    /* the program's own words: a cyan no OpenMP class uses */
+    [OT_VC_USER] = {"#17becf", "user region / event"},
     [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost, measurement off"},
     [OT_VC_OTHER] = {"#bab0ac", "other"},
 };

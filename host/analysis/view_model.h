@@ -49,6 +49,7 @@ typedef enum ot_view_cat {
     OT_VC_HOST_TASK_POINT, /* a task's creation, depend item, dependence edge (points) */
     OT_VC_HOST_MUTEX,      /* a lock, critical section, ordered held (acquire .. release) */
     OT_VC_HOST_MUTEX_WAIT, /* the waiting part of one */
+    OT_VC_USER,            /* the program's own user regions and events (user API, issue 14) */
     OT_VC_MEASUREMENT,     /* offtrace's own marks (records lost, measurement off windows) */
     OT_VC_OTHER,
     OT_VC_COUNT

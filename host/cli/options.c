@@ -139,7 +139,7 @@ static const option options[] = {
      .help = "the program's own host OpenMP recorded: regions; + loop chunks; all: + tasks and locks (OFFTRACE_HOST_OPENMP)",
      .choices = host_openmp_levels, .choices_name = "levels", .fallback = OT_HOST_OPENMP_DEFAULT},
     {.id = OT_OPT_START_PAUSED, .verbs = OT_VERB_RECORD, .long_name = "start-paused", .kind = SWITCH,
-     .help = "record nothing until the program calls omp_control_tool(omp_control_tool_start, ...) (OFFTRACE_START_PAUSED)"},
+     .help = "record nothing until the program calls omp_control_tool(omp_control_tool_start, ...) or offtrace_user_measurement_on() (OFFTRACE_START_PAUSED)"},
     {.id = OT_OPT_VERBOSE, .verbs = OT_VERB_RECORD, .short_name = 'v', .long_name = "verbose", .kind = SWITCH,
      .help = "let the library report what it does"},
     {.id = OT_OPT_SORT, .verbs = OT_VERB_REPORT, .long_name = "sort", .kind = CHOICE, .arg = "KEY",

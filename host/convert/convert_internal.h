@@ -77,6 +77,9 @@ typedef struct converter {
     uint64_t device_records_while_off;  /**< device records of kernels launched while recording was off */
     struct ot_host_task_table *tasks; /**< explicit tasks by id (host_tasks.c); NULL: none */
     struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
+    struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
+    uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
+    uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
 } converter;
 
 /** \brief Host ticks to host ns. */

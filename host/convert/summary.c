@@ -269,7 +269,7 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
             s->duration_s, size);
     if (s->measurement_off_switches)
         fprintf(to, "offtrace: measurement      off %llu time%s, %.6f s of %.6f s not recorded (omp_control_tool, "
-                    "OFFTRACE_START_PAUSED); shown as \"offtrace: measurement off\"\n",
+                    "offtrace_user_measurement_off, OFFTRACE_START_PAUSED); shown as \"offtrace: measurement off\"\n",
                 (unsigned long long)s->measurement_off_switches, plural(s->measurement_off_switches),
                 (double)s->measurement_off_ns / 1e9, s->duration_s);
     fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "

@@ -69,6 +69,9 @@ struct ot_trace_writer {
     OTF2_ErrorCode error;
     char error_text[256];
     OTF2_ErrorCallback previous_error_handler;
+    /* User values (issue 14): one metric member and class per name, refs 1.. (0 is device memory). */
+    struct user_metric { OTF2_StringRef name, unit; OTF2_Type type; } *user_metrics;
+    uint32_t user_metric_count;
 };
 
 static uint64_t hash_text(const char *s)
@@ -368,6 +371,16 @@ OTF2_RmaWinRef ot_tw_window(const ot_trace_writer *w)
 OTF2_MetricRef ot_tw_memory_metric(const ot_trace_writer *w)
 {
     return 0;
+}
+
+OTF2_MetricRef ot_tw_user_metric(ot_trace_writer *w, const char *name, OTF2_Type type)
+{
+    struct user_metric *more = realloc(w->user_metrics, (w->user_metric_count + 1) * sizeof *more);
+    if (!more)
+        return OTF2_UNDEFINED_METRIC;
+    w->user_metrics = more;
+    more[w->user_metric_count] = (struct user_metric){ot_tw_string(w, name), ot_tw_string(w, ""), type};
+    return ++w->user_metric_count;
 }
 
 void ot_tw_cover(ot_trace_writer *w, uint64_t t)
@@ -742,6 +755,21 @@ static void write_memory_metric(OTF2_GlobalDefWriter *g, const def_strings *d)
                                           OTF2_RECORDER_KIND_GPU);
 }
 
+/* User values: written on host threads when the program writes them, so
+ * asynchronous, recorder kind CPU; the member's name is the value's name. */
+static void write_user_metrics(ot_trace_writer *w, OTF2_GlobalDefWriter *g)
+{
+    for (uint32_t i = 0; i < w->user_metric_count; i++) {
+        OTF2_MetricMemberRef member = i + 1;
+        OTF2_GlobalDefWriter_WriteMetricMember(g, member, w->user_metrics[i].name, w->user_metrics[i].name,
+                                               OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT,
+                                               w->user_metrics[i].type, OTF2_BASE_DECIMAL, 0,
+                                               w->user_metrics[i].unit);
+        OTF2_GlobalDefWriter_WriteMetricClass(g, member, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                              OTF2_RECORDER_KIND_CPU);
+    }
+}
+
 int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_t err_size)
 {
     uint64_t *event_counts = calloc(w->location_count ? w->location_count : 1, sizeof *event_counts);
@@ -781,6 +809,7 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     if (rc == 0)
         rc = write_thread_team(w, g, d);
     write_memory_metric(g, d);
+    write_user_metrics(w, g);
     OTF2_Archive_CloseGlobalDefWriter(w->archive, g);
     OTF2_ErrorCode otf2_rc = OTF2_Archive_Close(w->archive);
     free(event_counts);
@@ -807,6 +836,7 @@ void ot_tw_abort(ot_trace_writer *w)
     intern_free(&w->region_keys);
     free(w->regions);
     free(w->locations);
+    free(w->user_metrics);
     free(w->location_ids);
     free(w->comm_members);
     free(w->devices);

@@ -138,6 +138,11 @@ OTF2_RmaWinRef ot_tw_window(const ot_trace_writer *w);
 /** \brief The "device memory in use" metric class. */
 OTF2_MetricRef ot_tw_memory_metric(const ot_trace_writer *w);
 
+/** \brief A metric of its own for the user value \p name (issue 14): one
+ *         member of \p type in one asynchronous class, refs from 1; each
+ *         call defines a new one. OTF2_UNDEFINED_METRIC when out of memory. */
+OTF2_MetricRef ot_tw_user_metric(ot_trace_writer *w, const char *name, OTF2_Type type);
+
 /** \brief Extend the time range covered by ClockProperties. */
 void ot_tw_cover(ot_trace_writer *w, uint64_t t);
 

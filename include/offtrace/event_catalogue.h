@@ -201,6 +201,10 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
       "codeptr, subkind = ompt_mutex_t, src_addr = wait id; BEGIN", NONE)                                     \
     X(OMP_CANCEL, RAW, OMP_CANCEL, "cancel", "codeptr, bytes = ompt_cancel_flag_t bits; BEGIN", NONE)        \
     X(OMP_FLUSH, RAW, OMP_FLUSH, "flush", "codeptr; BEGIN", NONE)                                            \
+    X(USER_REGION, RAW, USER_REGION, "(libofftrace-user.so: offtrace_user_region_*)", "id; BEGIN/END", NONE) \
+    X(USER_EVENT, RAW, USER_EVENT, "(libofftrace-user.so: offtrace_user_event_*)", "id; BEGIN/END", NONE)    \
+    X(USER_VALUE, RAW, USER_VALUE, "(libofftrace-user.so: offtrace_user_value_*)", "id, bytes = bits; BEGIN", \
+      NONE)                                                                                                  \
     /* measurement control (issue 14) */                                                                     \
     X(MEASUREMENT, RAW, MEASUREMENT, "control_tool, ot_measurement_set, OFFTRACE_START_PAUSED",              \
       "subkind 0 off (BEGIN) / 1 on (END): an off window on the switching thread", NONE)                      \
@@ -395,6 +399,13 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
     X(HOST_FLUSH, OMP_FLUSH, "flush", ENTER_LEAVE, FLUSH, OPENMP, HOST_THREAD,                                     \
       HOST_OPENMP, NONE, OTHER, 0, OTHER, "host openmp", NONE)                                                       \
+    /* the program's own words (user API, issue 14): named by the program; a value is one metric per name */    \
+    X(USER_REGION, USER_REGION, "user region", ENTER_LEAVE, FUNCTION, USER, HOST_THREAD,                           \
+      OTHER_REGION, NONE, OTHER, 0, USER, "user", NONE)                                                              \
+    X(USER_EVENT, USER_EVENT, "user event", ENTER_LEAVE, CODE, USER, HOST_THREAD,                                  \
+      OTHER_REGION, NONE, OTHER, 0, USER, "user", NONE)                                                              \
+    X(USER_VALUE, USER_VALUE, "user value", METRIC, UNKNOWN, USER, HOST_THREAD,                                    \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "user", NONE)                                                             \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
     X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \
       DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \

@@ -7,7 +7,8 @@
  * host thread that did anything (`thread-<index>.rec`), a clock file
  * (`clock.pairs`), a device list (`devices.txt`), snapshots of the process
  * memory map (`maps.<n>`), the session's counters (`counters`, see
- * offtrace_raw_counters) and a status file (`status`).
+ * offtrace_raw_counters), a status file (`status`) and, when the program
+ * used the user API, the definitions of its ids (`user.defs`, below).
  *
  * Every byte the recorder stores through a mapping is allocated on disk
  * (posix_fallocate) before the mapping is made: a store into a page a full
@@ -66,6 +67,10 @@
     X(OMP_LOCK_DESTROY, 24)   /* a lock destroyed; subkind = ompt_mutex_t */ \
     X(OMP_CANCEL, 25)         /* cancellation activated, detected or a task discarded; bytes = ompt_cancel_flag_t bits */ \
     X(OMP_FLUSH, 26)          /* a flush */ \
+    /* the program's own words, through libofftrace-user.so (issue 14); id = the user id, see user.defs */ \
+    X(USER_REGION, 30)        /* user region begin/end on the calling thread */ \
+    X(USER_EVENT, 31)         /* user event begin/end on the calling thread */ \
+    X(USER_VALUE, 32)         /* a user value: BEGIN, bytes = its bits (int64, uint64 or double, as defined) */ \
     /* measurement control (issue 14; kinds 40-44) */ \
     X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */
 
@@ -168,6 +173,11 @@ enum offtrace_raw_flag {
  *             OMP_LOCK_INIT (bytes = hint, dst_addr = implementation) and
  *             OMP_LOCK_DESTROY, OMP_CANCEL (bytes = the flags) and OMP_FLUSH
  *             are single BEGIN records: instants.
+ *  - USER_REGION, USER_EVENT (BEGIN/END), USER_VALUE (BEGIN): calls of the
+ *             user API (include/offtrace/offtrace_user.h) on the thread that
+ *             made them; id = the user id (regions, events and values share
+ *             one id space, dense from 1), bytes = a value's bits. What an id
+ *             names is in `user.defs` (below), written before its first use.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
@@ -304,5 +314,16 @@ typedef struct offtrace_raw_counters {
 _Static_assert(sizeof(offtrace_raw_counters) <= OFFTRACE_RAW_COUNTERS_SIZE, "counters must fit their page");
 
 /** One line of clock.pairs: "<ticks> <monotonic_ns> <realtime_ns>\n". */
+
+/**
+ * `user.defs`: what the user ids of USER_* records name, one definition per
+ * id, appended (one write() each, O_APPEND) the first time the program uses
+ * the id: "<id> <kind> <line> <name bytes> <file bytes> " then the name's and
+ * the file's bytes and "\n"; kind = 1 region, 2 event, 3 int64 value,
+ * 4 uint64 value, 5 double value (user/user_recorder.h); file bytes 0: none.
+ * Lengths, not quoting: a name may hold any byte but NUL.
+ */
+#define OFFTRACE_RAW_USER_DEFS "user.defs"
+#define OFFTRACE_RAW_USER_NAME_MAX 1024u /**< longer names and files are cut there */
 
 #endif /* OFFTRACE_RAW_FORMAT_H */

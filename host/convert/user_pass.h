@@ -1,0 +1,27 @@
+/**
+ * \file user_pass.h
+ * \brief Conversion of the program's own words (user API, issue 14): the
+ *        definitions of `raw/user.defs`, and USER_* records of a host thread
+ *        as OTF2 regions (paradigm USER) and metrics.
+ */
+#ifndef OT_CONVERT_USER_PASS_H
+#define OT_CONVERT_USER_PASS_H
+
+#include <stdint.h>
+
+#include "offtrace/raw_format.h"
+
+struct converter;
+struct thread_pass;
+
+/** \brief Read `<raw_dir>/user.defs` into \p c (none: no user ids). A
+ *  damaged tail is skipped and counted (c->user_defs_damaged).
+ *  \return 0, or -ENOMEM. */
+int ot_user_defs_load(struct converter *c, const char *raw_dir);
+
+/** \brief One USER_* record of the thread of \p p at \p t (ns). */
+void ot_user_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
+
+void ot_user_defs_free(struct converter *c);
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * The user API recorded (issue 14): examples/user_phases.c under `offtrace
+ * record`, its archive read back with OTF2's reader. User regions and
+ * events are regions of paradigm USER on the thread that made them, nested
+ * around and inside the target regions as the program nests them; values
+ * are metrics, one per name, with the exact values written.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "offtrace/event_catalogue.h"
+
+#define MAX_DEFS 512
+#define MAX_LOCS 64
+#define MAX_DEPTH 64
+#define MAX_VALUES 64
+
+typedef struct reading {
+    char *strings[MAX_DEFS];
+    OTF2_StringRef region_name[MAX_DEFS], region_file[MAX_DEFS];
+    OTF2_RegionRole region_role[MAX_DEFS];
+    OTF2_Paradigm region_paradigm[MAX_DEFS];
+    uint32_t region_line[MAX_DEFS];
+    OTF2_StringRef member_name[MAX_DEFS];
+    OTF2_Type member_type[MAX_DEFS];
+    OTF2_MetricMemberRef class_member[MAX_DEFS];
+    uint64_t locs[MAX_LOCS];
+    size_t nlocs;
+    /* per location: the open regions' names */
+    const char *stack[MAX_LOCS][MAX_DEPTH];
+    size_t depth[MAX_LOCS];
+    /* what was seen */
+    unsigned assemble, solve, halo, targets, targets_in_solve, halo_in_solve, user_at_top, not_main;
+    double residual[MAX_VALUES];
+    int64_t iterations[MAX_VALUES];
+    unsigned nresidual, niterations;
+    unsigned bad_values;
+} reading;
+
+static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
+
+static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
+{
+    reading *s = u;
+    if (self < MAX_DEFS)
+        s->strings[self] = strdup(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    reading *s = u;
+    if (self < MAX_DEFS) {
+        s->region_name[self] = name;
+        s->region_file[self] = file;
+        s->region_role[self] = role;
+        s->region_paradigm[self] = paradigm;
+        s->region_line[self] = begin;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef desc,
+                                  OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type,
+                                  OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
+{
+    reading *s = u;
+    if (self < MAX_DEFS) {
+        s->member_name[self] = name;
+        s->member_type[self] = value_type;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_class(void *u, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+                                 OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
+{
+    reading *s = u;
+    if (self < MAX_DEFS && n == 1)
+        s->class_member[self] = members[0];
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                    uint64_t events, OTF2_LocationGroupRef group)
+{
+    reading *s = u;
+    if (s->nlocs < MAX_LOCS)
+        s->locs[s->nlocs++] = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static size_t loc_index(reading *s, OTF2_LocationRef l)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        if (s->locs[i] == l)
+            return i;
+    return 0;
+}
+
+static int is_user(reading *s, OTF2_RegionRef r) { return r < MAX_DEFS && s->region_paradigm[r] == OTF2_PARADIGM_USER; }
+
+static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    reading *s = u;
+    size_t i = loc_index(s, l);
+    const char *name = r < MAX_DEFS ? str(s, s->region_name[r]) : "?";
+    const char *outer = s->depth[i] ? s->stack[i][s->depth[i] - 1] : NULL;
+    if (is_user(s, r)) {
+        s->not_main += l != 0;
+        s->assemble += !strcmp(name, "assemble");
+        s->solve += !strcmp(name, "solve");
+        s->halo += !strcmp(name, "halo");
+        s->halo_in_solve += !strcmp(name, "halo") && outer && !strcmp(outer, "solve");
+        s->user_at_top += !strcmp(name, "halo") ? 0 : !outer;
+    }
+    if (!strncmp(name, "target @user_phases.c", 21)) {
+        s->targets++;
+        s->targets_in_solve += outer && !strcmp(outer, "solve");
+    }
+    if (s->depth[i] < MAX_DEPTH)
+        s->stack[i][s->depth[i]++] = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    reading *s = u;
+    size_t i = loc_index(s, l);
+    if (s->depth[i])
+        s->depth[i]--;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                  OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                  const OTF2_MetricValue *values)
+{
+    reading *s = u;
+    if (metric >= MAX_DEFS || n != 1)
+        return OTF2_CALLBACK_SUCCESS;
+    OTF2_MetricMemberRef m = s->class_member[metric];
+    const char *name = str(s, s->member_name[m]);
+    if (!strcmp(name, "residual")) {
+        s->bad_values += types[0] != OTF2_TYPE_DOUBLE || s->member_type[m] != OTF2_TYPE_DOUBLE || l != 0;
+        if (s->nresidual < MAX_VALUES)
+            s->residual[s->nresidual++] = values[0].floating_point;
+    } else if (!strcmp(name, "iterations")) {
+        s->bad_values += types[0] != OTF2_TYPE_INT64 || s->member_type[m] != OTF2_TYPE_INT64 || l != 0;
+        if (s->niterations < MAX_VALUES)
+            s->iterations[s->niterations++] = values[0].signed_int;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void read_archive(const char *dir, reading *s)
+{
+    char anchor[4096];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    cr_assert_not_null(rd);
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, d_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, d_region);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, d_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, d_class);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, d_location);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, dcb, s);
+    OTF2_GlobalDefReaderCallbacks_Delete(dcb);
+    uint64_t n;
+    cr_assert_eq(OTF2_Reader_ReadAllGlobalDefinitions(rd, g, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseGlobalDefReader(rd, g);
+    for (size_t i = 0; i < s->nlocs; i++)
+        OTF2_Reader_SelectLocation(rd, s->locs[i]);
+    OTF2_Reader_OpenDefFiles(rd);
+    OTF2_Reader_OpenEvtFiles(rd);
+    for (size_t i = 0; i < s->nlocs; i++) {
+        OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, s->locs[i]);
+        if (d) {
+            OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
+            OTF2_Reader_CloseDefReader(rd, d);
+        }
+        cr_assert_not_null(OTF2_Reader_GetEvtReader(rd, s->locs[i]));
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(rd);
+    OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, e_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ge, ecb, s);
+    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+    cr_assert_eq(OTF2_Reader_ReadAllGlobalEvents(rd, ge, &n), OTF2_SUCCESS);
+    OTF2_Reader_CloseGlobalEvtReader(rd, ge);
+    OTF2_Reader_CloseEvtFiles(rd);
+    OTF2_Reader_Close(rd);
+}
+
+static void free_reading(reading *s)
+{
+    for (size_t i = 0; i < MAX_DEFS; i++)
+        free(s->strings[i]);
+    free(s);
+}
+
+static void record_phases(const char *name, const char *steps, char *dir, size_t size)
+{
+    scratch_path(dir, (unsigned)size, name);
+    char *args[] = {(char *)steps, NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, NULL, "example_user_phases", args, &err), 0, "%s", err ? err : "");
+    free(err);
+}
+
+Test(user_recording, regions_events_and_values_come_back_exact_and_nested)
+{
+    char dir[512];
+    record_phases("user-recorded", "5", dir, sizeof dir);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 10); /* assemble and solve, 5 steps */
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 5);   /* halo */
+    cr_expect_eq(f.target, 5);
+    uint64_t undefined = 99;
+    cr_expect_eq(archive_property(dir, "OFFTRACE::USER_RECORDS_UNDEFINED", &undefined), 0);
+    cr_expect_eq(undefined, 0);
+
+    reading *s = calloc(1, sizeof *s);
+    read_archive(dir, s);
+    cr_expect_eq(s->assemble, 5);
+    cr_expect_eq(s->solve, 5);
+    cr_expect_eq(s->halo, 5);
+    cr_expect_eq(s->not_main, 0, "user regions on another location than the main thread's");
+    cr_expect_eq(s->user_at_top, 10, "assemble and solve are outermost on their thread");
+    cr_expect_eq(s->targets, 5);
+    cr_expect_eq(s->targets_in_solve, 5, "every target region inside the user region around it");
+    cr_expect_eq(s->halo_in_solve, 5);
+    cr_expect_eq(s->bad_values, 0);
+    cr_assert_eq(s->nresidual, 5);
+    cr_assert_eq(s->niterations, 5);
+    for (unsigned i = 0; i < 5; i++) {
+        cr_expect_eq(s->residual[i], 1.0 / (i + 1), "residual %u: %.17g", i, s->residual[i]);
+        cr_expect_eq(s->iterations[i], (int64_t)i + 1);
+    }
+    /* the regions say where: paradigm USER, file and line of the macro */
+    int found = 0;
+    for (size_t r = 0; r < MAX_DEFS; r++) {
+        if (s->region_paradigm[r] != OTF2_PARADIGM_USER || strcmp(str(s, s->region_name[r]), "solve"))
+            continue;
+        found++;
+        cr_expect_eq(s->region_role[r], OTF2_REGION_ROLE_FUNCTION);
+        const char *file = str(s, s->region_file[r]);
+        cr_expect(strstr(file, "user_phases.c") != NULL, "file %s", file);
+        cr_expect(s->region_line[r] > 0);
+    }
+    cr_expect_eq(found, 1);
+    free_reading(s);
+}
+
+Test(user_recording, a_program_with_user_calls_under_host_only_keeps_them)
+{
+    char dir[512];
+    scratch_path(dir, sizeof dir, "user-host-only");
+    char *args[] = {"2", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, "--host-only", NULL, "example_user_phases", args, &err), 0, "%s",
+                 err ? err : "");
+    free(err);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 4);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 2);
+}
+
+/* A cut user.defs (the program died in the middle of a definition's write,
+ * or the file was damaged): the definitions before the cut stand, the
+ * records of the ids after it are counted, not guessed at. */
+Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
+{
+    char dir[512];
+    scratch_path(dir, sizeof dir, "user-cut-defs");
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
+    char *args[] = {"2", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_user_phases", args, &err), 0, "%s", err ? err : "");
+    free(err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/raw/user.defs", dir);
+    size_t len = 0;
+    char *defs = read_whole_file(path, &len);
+    cr_assert_not_null(defs);
+    /* The API library defines the event and the values first (user_phases
+     * creates them before its first region): cut inside the first region's line. */
+    char *region = strstr(defs, " 1 ");
+    cr_assert_not_null(region, "%s", defs);
+    char *line = region;
+    while (line > defs && line[-1] != '\n')
+        line--;
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fwrite(defs, 1, (size_t)(line - defs) + 6, f);
+    fclose(f);
+    free(defs);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    archive_facts facts;
+    cr_assert_eq(archive_check(dir, &facts), 0);
+    cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);
+    cr_expect_eq(facts.enters[OFFTRACE_CLASS_USER_REGION], 0);
+    cr_expect_eq(facts.enters[OFFTRACE_CLASS_USER_EVENT], 2);
+    uint64_t damaged = 0, undefined = 0;
+    cr_expect_eq(archive_property(dir, "OFFTRACE::USER_DEFINITIONS_DAMAGED", &damaged), 0);
+    cr_expect_eq(damaged, 1);
+    cr_expect_eq(archive_property(dir, "OFFTRACE::USER_RECORDS_UNDEFINED", &undefined), 0);
+    cr_expect_eq(undefined, 8); /* assemble and solve, begin and end, 2 steps */
+}
+
+static unsigned count_of(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* `offtrace export` files user regions and events under their own
+ * category, and `offtrace view` gives them a legend class of their own. */
+Test(user_recording, export_and_view_name_user_regions_as_such)
+{
+    char dir[512];
+    record_phases("user-export", "4", dir, sizeof dir);
+    char json[600], html[600];
+    snprintf(json, sizeof json, "%s/user.json", dir);
+    snprintf(html, sizeof html, "%s/user.html", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(json, NULL);
+    cr_assert_not_null(text);
+    cr_expect_eq(count_of(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
+    free(text);
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    text = read_whole_file(html, NULL);
+    cr_assert_not_null(text);
+    /* the region "solve" is drawn in the class "user region / event" */
+    const char *classes = strstr(text, "\"classes\":[");
+    cr_assert_not_null(classes);
+    const char *user_class = strstr(classes, "\"user region / event\"");
+    cr_assert_not_null(user_class);
+    int index = -1;
+    for (const char *p = strstr(classes, "{\"name\":"); p && p < user_class; p = strstr(p + 1, "{\"name\":"))
+        index++;
+    const char *solve = strstr(text, "{\"name\":\"solve\",\"site\":\"user_phases.c:");
+    cr_assert_not_null(solve);
+    int cat = -2;
+    const char *c = strstr(solve, "\"cat\":");
+    cr_assert_not_null(c);
+    cr_assert_eq(sscanf(c, "\"cat\":%d", &cat), 1);
+    cr_expect_eq(cat, index, "solve drawn in class %d, the user class is %d", cat, index);
+    free(text);
+}
+
+/* Measurement switched through the user API: a region begun while off is
+ * left out whole (its end after recording came back too), one begun while
+ * on is recorded whole even if it ends while off (tests/support/user_windows.c:
+ * kept, dropped, across, late). The archive stays balanced. */
+Test(user_recording, a_region_is_recorded_whole_or_not_at_all_around_switches)
+{
+    char dir[512], *err = NULL;
+    scratch_path(dir, sizeof dir, "user-windows");
+    char *args[] = {NULL};
+    cr_assert_eq(record_program(dir, NULL, NULL, "user_windows", args, &err), 0, "%s", err ? err : "");
+    free(err);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 3, "kept, across and late; not dropped");
+    uint64_t switches = 0;
+    cr_expect_eq(archive_property(dir, "OFFTRACE::MEASUREMENT_OFF_SWITCHES", &switches), 0);
+    cr_expect_eq(switches, 2);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+}
