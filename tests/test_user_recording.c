@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "check/archive_check.h"
+#include "check/otf2_time_order.h"
 #include "check/run.h"
 #include "offtrace/event_catalogue.h"
 
@@ -165,49 +166,30 @@ static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, d_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, d_class);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
+}
+
+static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
+{
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, e_metric);
+}
+
+static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
+static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
+
 static void read_archive(const char *dir, reading *s)
 {
-    char anchor[4096];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
-    cr_assert_not_null(rd);
-    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(rd);
-    OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, d_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, d_class);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, d_location);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, g, dcb, s);
-    OTF2_GlobalDefReaderCallbacks_Delete(dcb);
-    uint64_t n;
-    cr_assert_eq(OTF2_Reader_ReadAllGlobalDefinitions(rd, g, &n), OTF2_SUCCESS);
-    OTF2_Reader_CloseGlobalDefReader(rd, g);
-    for (size_t i = 0; i < s->nlocs; i++)
-        OTF2_Reader_SelectLocation(rd, s->locs[i]);
-    OTF2_Reader_OpenDefFiles(rd);
-    OTF2_Reader_OpenEvtFiles(rd);
-    for (size_t i = 0; i < s->nlocs; i++) {
-        OTF2_DefReader *d = OTF2_Reader_GetDefReader(rd, s->locs[i]);
-        if (d) {
-            OTF2_Reader_ReadAllLocalDefinitions(rd, d, &n);
-            OTF2_Reader_CloseDefReader(rd, d);
-        }
-        cr_assert_not_null(OTF2_Reader_GetEvtReader(rd, s->locs[i]));
-    }
-    OTF2_Reader_CloseDefFiles(rd);
-    OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(rd);
-    OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, e_metric);
-    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ge, ecb, s);
-    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
-    cr_assert_eq(OTF2_Reader_ReadAllGlobalEvents(rd, ge, &n), OTF2_SUCCESS);
-    OTF2_Reader_CloseGlobalEvtReader(rd, ge);
-    OTF2_Reader_CloseEvtFiles(rd);
-    OTF2_Reader_Close(rd);
+    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
+                                  .location_count = location_count, .location_id = location_id, .user = s};
+    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
 }
 
 static void free_reading(reading *s)
