@@ -122,6 +122,24 @@ Test(conversion_memory, peak_memory_does_not_grow_with_the_trace)
     remove_recording(longer);
 }
 
+/* Convert both recordings; the longer one's archive must pass otf2-print and
+ * its conversion peak stay within MAX_GROWTH_KB of the shorter one's. */
+static void expect_flat_conversion(char *shorter, char *longer, const char *what)
+{
+    long short_kb = convert_peak_kb(shorter), long_kb = convert_peak_kb(longer);
+    char *message = NULL;
+    cr_assert_eq(otf2_print_check(longer, &message), 0, "otf2-print rejects %s: %s", longer, message);
+    free(message);
+    cr_log_info("offtrace convert peak RSS, %s: %ld KiB shorter, %ld KiB longer", what, short_kb, long_kb);
+    cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB, "%s grow with the trace: %ld KiB shorter, %ld KiB longer", what,
+                 short_kb, long_kb);
+    remove_recording(shorter);
+    remove_recording(longer);
+}
+
+/* The in-memory table took about 24 bytes per acquisition, doubled while it
+ * grew: 480,000 more acquisitions were 20 MB more (the scratch files and
+ * OTF2 buffers of the longer one add about 3 MB). */
 Test(conversion_memory, lock_orders_do_not_grow_with_the_acquisitions)
 {
     char shorter[512], longer[512];
@@ -129,20 +147,12 @@ Test(conversion_memory, lock_orders_do_not_grow_with_the_acquisitions)
     scratch_path(longer, sizeof longer, "locks-long");
     record_locks(shorter, "20000");
     record_locks(longer, "500000");
-    long short_kb = convert_peak_kb(shorter), long_kb = convert_peak_kb(longer);
-    char *message = NULL;
-    cr_assert_eq(otf2_print_check(longer, &message), 0, "otf2-print rejects %s: %s", longer, message);
-    free(message);
-    cr_log_info("offtrace convert peak RSS: %ld KiB for 20000 items, %ld KiB for 500000", short_kb, long_kb);
-    /* The in-memory table took about 24 bytes per acquisition, doubled while
-     * it grew: 480,000 more acquisitions were 20 MB more (the scratch
-     * files and OTF2 buffers of the longer one add about 3 MB). */
-    cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
-                 "lock orders grow with the trace: %ld KiB for 20000 items, %ld KiB for 500000", short_kb, long_kb);
-    remove_recording(shorter);
-    remove_recording(longer);
+    expect_flat_conversion(shorter, longer, "lock orders (20000 and 500000 items)");
 }
 
+/* A table of every task took about 100 bytes per task, doubled while it
+ * grew: 180,000 more tasks were 17 MB more (the scratch files and OTF2
+ * buffers of the longer one add about 3 MB). */
 Test(conversion_memory, tasks_do_not_grow_with_their_number)
 {
     char shorter[512], longer[512];
@@ -150,17 +160,5 @@ Test(conversion_memory, tasks_do_not_grow_with_their_number)
     scratch_path(longer, sizeof longer, "tasks-long");
     record_tasks(shorter, "1");
     record_tasks(longer, "10");
-    long short_kb = convert_peak_kb(shorter), long_kb = convert_peak_kb(longer);
-    char *message = NULL;
-    cr_assert_eq(otf2_print_check(longer, &message), 0, "otf2-print rejects %s: %s", longer, message);
-    free(message);
-    cr_log_info("offtrace convert peak RSS: %ld KiB for 1 round of tasks, %ld KiB for 10", short_kb, long_kb);
-    /* A table of every task took about 100 bytes per task, doubled while it
-     * grew: 180,000 more tasks were 17 MB more (the scratch files and OTF2
-     * buffers of the longer one add about 3 MB). */
-    cr_assert_lt(long_kb - short_kb, MAX_GROWTH_KB,
-                 "tasks grow with their number: %ld KiB for 1 round of 20,007 tasks, %ld KiB for 10", short_kb,
-                 long_kb);
-    remove_recording(shorter);
-    remove_recording(longer);
+    expect_flat_conversion(shorter, longer, "tasks (1 and 10 rounds of 20,007)");
 }
