@@ -287,6 +287,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
         set_number(c->tw, "USER_RECORDS_UNDEFINED", c->user_records_undefined);
     if (c->user_defs_damaged)
         set_number(c->tw, "USER_DEFINITIONS_DAMAGED", c->user_defs_damaged);
+    if (c->user_calls_dropped)
+        set_number(c->tw, "USER_CALLS_DROPPED", c->user_calls_dropped);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);

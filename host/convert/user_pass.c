@@ -84,9 +84,24 @@ static int add_def(struct ot_user_defs *u, uint32_t id, uint32_t kind, uint32_t 
     return 0;
 }
 
+/* The API library's refused calls, left by the recorder at detach (no file: none). */
+static void load_dropped(converter *c, const char *raw_dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", raw_dir, OT_USER_DROPPED_FILE);
+    FILE *f = ot_fopen_regular(path);
+    if (!f)
+        return;
+    unsigned long long n = 0;
+    if (fscanf(f, "%llu", &n) == 1)
+        c->user_calls_dropped = n;
+    fclose(f);
+}
+
 int ot_user_defs_load(converter *c, const char *raw_dir)
 {
     char path[4096];
+    load_dropped(c, raw_dir);
     snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
     FILE *f = ot_fopen_regular(path);
     if (!f)
