@@ -226,3 +226,176 @@ Test(user_input, a_run_without_mistakes_says_nothing_of_drops)
     uint64_t dropped = 0;
     cr_expect_neq(archive_property(dir, "OFFTRACE::USER_CALLS_DROPPED", &dropped), 0);
 }
+
+/* ---- events that end on another thread ---- */
+
+#define HANDOFF_MS 20 /* tests/support/user_handoff.c */
+#define AFTER_MS 200
+
+typedef struct crossing_reading {
+    char *strings[MAX_DEFS];
+    OTF2_StringRef region_name[MAX_DEFS];
+    uint64_t locs[MAX_LOCS];
+    size_t nlocs;
+    uint64_t enter_time[MAX_LOCS];
+    OTF2_RegionRef entered[MAX_LOCS];
+    unsigned handoff, io, local, unpaired;
+    uint64_t handoff_location, io_locations; /* bits by location index; handoff: of the main thread */
+    uint64_t handoff_min_ns, handoff_max_ns;
+} crossing_reading;
+
+static const char *cr_name(crossing_reading *s, OTF2_RegionRef r)
+{
+    return r < MAX_DEFS && s->region_name[r] < MAX_DEFS && s->strings[s->region_name[r]]
+               ? s->strings[s->region_name[r]] : "?";
+}
+
+static OTF2_CallbackCode c_string(void *u, OTF2_StringRef self, const char *text)
+{
+    crossing_reading *s = u;
+    if (self < MAX_DEFS)
+        s->strings[self] = strdup(text);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode c_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    crossing_reading *s = u;
+    if (self < MAX_DEFS)
+        s->region_name[self] = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode c_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                    uint64_t events, OTF2_LocationGroupRef group)
+{
+    crossing_reading *s = u;
+    if (s->nlocs < MAX_LOCS)
+        s->locs[s->nlocs++] = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static size_t c_index(crossing_reading *s, OTF2_LocationRef l)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        if (s->locs[i] == l)
+            return i;
+    return 0;
+}
+
+static int is_event_name(const char *n) { return !strcmp(n, "handoff") || !strcmp(n, "io") || !strcmp(n, "local"); }
+
+static OTF2_CallbackCode c_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    crossing_reading *s = u;
+    size_t i = c_index(s, l);
+    if (!is_event_name(cr_name(s, r)))
+        return OTF2_CALLBACK_SUCCESS;
+    if (s->entered[i] != OTF2_UNDEFINED_REGION)
+        s->unpaired++; /* the program never nests its events */
+    s->entered[i] = r;
+    s->enter_time[i] = t;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode c_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    crossing_reading *s = u;
+    size_t i = c_index(s, l);
+    const char *name = cr_name(s, r);
+    if (!is_event_name(name))
+        return OTF2_CALLBACK_SUCCESS;
+    if (s->entered[i] != r) {
+        s->unpaired++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    s->entered[i] = OTF2_UNDEFINED_REGION;
+    uint64_t ns = t - s->enter_time[i]; /* offtrace's clock: 1 ns per tick */
+    if (!strcmp(name, "handoff")) {
+        s->handoff++;
+        s->handoff_location |= 1ull << i;
+        if (!s->handoff_min_ns || ns < s->handoff_min_ns)
+            s->handoff_min_ns = ns;
+        if (ns > s->handoff_max_ns)
+            s->handoff_max_ns = ns;
+    } else if (!strcmp(name, "io")) {
+        s->io++;
+        s->io_locations |= 1ull << i;
+    } else
+        s->local++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void c_definitions(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, c_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, c_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, c_location);
+}
+
+static void c_events(OTF2_GlobalEvtReaderCallbacks *cb)
+{
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, c_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, c_leave);
+}
+
+static size_t c_location_count(void *u) { return ((crossing_reading *)u)->nlocs; }
+static uint64_t c_location_id(void *u, size_t i) { return ((crossing_reading *)u)->locs[i]; }
+
+/* An event begun on one thread and ended on another is shown on the thread that began it, from its begin
+ * to the other thread's end: every Enter has its Leave, no end counts as unmatched. */
+Test(user_input, an_event_ended_on_another_thread_is_shown_on_the_thread_that_began_it)
+{
+    char dir[512];
+    scratch_path(dir, sizeof dir, "user-handoff");
+    char *args[] = {NULL}, *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, NULL, "user_handoff", args, &err), 0, "%s", err ? err : "");
+    free(err);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 7, "3 handoff, 2 io, 2 local");
+    uint64_t unmatched = 99, unfinished = 99;
+    cr_expect_eq(archive_property(dir, "OFFTRACE::UNMATCHED_END_RECORDS", &unmatched), 0);
+    cr_expect_eq(unmatched, 0);
+    cr_expect_eq(archive_property(dir, "OFFTRACE::UNFINISHED_OPERATIONS", &unfinished), 0);
+    cr_expect_eq(unfinished, 0);
+
+    crossing_reading *s = calloc(1, sizeof *s);
+    cr_assert_not_null(s);
+    for (size_t i = 0; i < MAX_LOCS; i++)
+        s->entered[i] = OTF2_UNDEFINED_REGION;
+    otf2_time_ordered_read how = {.definitions = c_definitions, .events = c_events,
+                                  .location_count = c_location_count, .location_id = c_location_id, .user = s};
+    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0);
+    cr_expect_eq(s->unpaired, 0);
+    cr_expect_eq(s->handoff, 3);
+    cr_expect_eq(s->io, 2);
+    cr_expect_eq(s->local, 2);
+    cr_expect_eq(__builtin_popcountll(s->handoff_location), 1, "every handoff on the thread that began it");
+    cr_expect_eq(__builtin_popcountll(s->io_locations), 2, "each io on the thread that began it");
+    cr_expect_eq(s->io_locations & s->handoff_location, 0);
+    /* closed at the other thread's end: after its HANDOFF_MS, well before the beginner's next record */
+    cr_expect_geq(s->handoff_min_ns, HANDOFF_MS * 1000000ull, "%llu ns", (unsigned long long)s->handoff_min_ns);
+    cr_expect_lt(s->handoff_max_ns, AFTER_MS * 1000000ull, "%llu ns", (unsigned long long)s->handoff_max_ns);
+    for (size_t i = 0; i < MAX_DEFS; i++)
+        free(s->strings[i]);
+    free(s);
+
+    /* the report counts them where they are shown */
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", "--json", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    const char *handoff = strstr(r.out, "{\"name\": \"handoff\",");
+    cr_assert_not_null(handoff, "%s", r.out);
+    cr_expect(strncmp(strstr(handoff, "\"count\": "), "\"count\": 3,", 11) == 0, "%s", handoff);
+    cr_expect(strncmp(strstr(handoff, "\"open_at_end\": "), "\"open_at_end\": 0,", 17) == 0, "%s", handoff);
+    run_free(&r);
+}

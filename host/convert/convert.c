@@ -244,6 +244,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     int rc = create_devices(c);
     if (rc == 0)
         rc = add_empty_master_thread(c);
+    if (rc == 0)
+        rc = ot_user_pair_events(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
         ot_progress_add(shown, c->rec.streams[i].count);
