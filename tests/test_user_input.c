@@ -209,6 +209,34 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
     for (size_t i = 0; i < MAX_DEFS; i++)
         free(s->strings[i]);
     free(s);
+
+    /* the report's values table and export's counters carry them exactly */
+    cr_assert_eq(run_offtrace(&r, "report", "--json", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_expect(strstr(r.out, "{\"name\": \"i64\", \"type\": \"int64\", \"count\": 4, \"min\": -9223372036854775808, "
+                            "\"max\": 9223372036854775807, \"last\": 0, \"mean\": ") != NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "{\"name\": \"u64\", \"type\": \"uint64\", \"count\": 3, \"min\": 0, "
+                            "\"max\": 18446744073709551615, \"last\": 18446744073709551615, ") != NULL, "%s", r.out);
+    char dbl[256];
+    snprintf(dbl, sizeof dbl, "{\"name\": \"dbl\", \"type\": \"double\", \"count\": 5, \"min\": %.17g, \"max\": %.17g, "
+             "\"last\": %.17g, ", -1.5, DBL_MAX, -1.1125369292536007e-308);
+    cr_expect(strstr(r.out, dbl) != NULL, "%s in\n%s", dbl, r.out);
+    run_free(&r);
+    char json[600];
+    snprintf(json, sizeof json, "%s/values.json", dir);
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(json, NULL);
+    cr_assert_not_null(text);
+    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
+    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
+    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);
+    cr_expect_eq(count_of(text, "\"args\":{\"value\":-9223372036854775808}"), 1);
+    cr_expect_eq(count_of(text, "\"args\":{\"value\":18446744073709551615}"), 1);
+    cr_expect_eq(count_of(text, "\"args\":{\"value\":4.9406564584124654e-324}"), 1);
+    cr_expect_eq(count_of(text, "device memory in use"), 0, "a user value is not device memory");
+    free(text);
 }
 
 /* A run without mistakes leaves no count: no property, no summary line. */

@@ -278,6 +278,14 @@ Test(user_report, user_phases_counts_times_and_offload_match_the_archive)
     cr_expect_geq(field(solve, "total_ns"), field(halo, "total_ns"));
     cr_expect_eq(field(halo, "count"), 5);
     cr_expect_null(json_row(json, "user_regions", "halo"), "an event is not in the regions' table");
+    /* the values user_phases wrote: iterations 1..5, residual 1/(step+1) */
+    cr_expect(strstr(json, "{\"name\": \"iterations\", \"type\": \"int64\", \"count\": 5, \"min\": 1, \"max\": 5, "
+                           "\"last\": 5, \"mean\": 3}") != NULL, "%s", json);
+    char residual[200];
+    snprintf(residual, sizeof residual, "{\"name\": \"residual\", \"type\": \"double\", \"count\": 5, \"min\": %.17g, "
+             "\"max\": 1, \"last\": %.17g, \"mean\": %.17g}", 1.0 / 5, 1.0 / 5,
+             (1.0 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5) / 5);
+    cr_expect(strstr(json, residual) != NULL, "%s in\n%s", residual, json);
     free(solve);
     free(halo);
     free(json);
@@ -338,9 +346,11 @@ Test(user_report, no_user_regions_no_table)
     char *json = report(dir, "--json");
     cr_expect_null(strstr(json, "\"user_regions\""));
     cr_expect_null(strstr(json, "\"user_events\""));
+    cr_expect_null(strstr(json, "\"user_values\""));
     free(json);
     char *text = report(dir, NULL);
     cr_expect_null(strstr(text, "User regions"));
     cr_expect_null(strstr(text, "User events"));
+    cr_expect_null(strstr(text, "User values"));
     free(text);
 }

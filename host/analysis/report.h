@@ -248,6 +248,7 @@ typedef struct ot_report {
     ot_rp_omp_site *omp_sites; size_t omp_site_count, omp_site_cap;
     ot_rp_gap *gaps;         size_t gap_count, gap_cap;
     struct ot_rp_user_row *user_rows; size_t user_row_count, user_row_cap; /**< report_user.c */
+    struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */
@@ -383,6 +384,16 @@ typedef struct ot_rp_user_row {
     uint32_t threads;            /**< host threads it ran on */
     uint32_t *thread_list;       /**< their host thread numbers (report order of locations), `threads` of them */
 } ot_rp_user_row;
+
+/** A user value (an OTF2 metric of metric type USER, one per name): what was written, over all threads. */
+typedef struct ot_rp_user_value {
+    char *name;
+    uint32_t metric;             /**< its metric ref in the archive */
+    int type;                    /**< OTF2_TYPE_INT64, _UINT64 or _DOUBLE: how min, max and last are read */
+    uint64_t count;
+    union { int64_t i; uint64_t u; double d; } min, max, last; /**< in its type; last: the latest in time */
+    double sum;                  /**< for the mean (as a double) */
+} ot_rp_user_value;
 
 /** \brief Row order of the user regions (\p event 0) or user events (1) by total time, ties by name.
  *  \return malloc'd array (caller frees), NULL if none. */

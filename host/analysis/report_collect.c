@@ -333,6 +333,14 @@ static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint6
     return 0;
 }
 
+static int on_value(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_metric *metric,
+                    OTF2_MetricValue value)
+{
+    (void)loc;
+    (void)time;
+    return rp_user_value(user, metric, value);
+}
+
 static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
     return rp_transfer(user, loc, x);
@@ -452,7 +460,7 @@ int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)
     if (r->archive && s.history) {
         ot_tr_visitor v = {.span_data = sizeof(rp_span), .transfer_data = sizeof(rp_pending), .begin = on_begin,
                            .enter = on_enter, .leave = on_leave, .issue = on_issue, .transfer = on_transfer,
-                           .memory = on_memory, .end = on_end};
+                           .memory = on_memory, .value = on_value, .end = on_end};
         rc = ot_trace_read(dir, &v, &s, err, err_size);
     }
     if (rc == 0)

@@ -185,6 +185,8 @@ int rp_user_leave(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot
 /** \brief An outermost construct instance \p f of host thread \p slot ended after \p ns: the user regions
  *  open around it get its time, transfers and kernels. */
 void rp_user_construct_end(rp_state *s, int32_t slot, const rp_frame *f, uint64_t ns);
+/** \brief A user value was written. \return 0 or -ENOMEM. */
+int rp_user_value(rp_state *s, const ot_tr_metric *metric, OTF2_MetricValue value);
 void rp_user_free(rp_state *s);
 
 #endif

@@ -158,6 +158,53 @@ void rp_user_construct_end(rp_state *s, int32_t slot, const rp_frame *f, uint64_
     }
 }
 
+/* ---- values ---- */
+
+/* Whether \p a is below \p b in \p type. */
+static int below(int type, OTF2_MetricValue a, OTF2_MetricValue b)
+{
+    return type == OTF2_TYPE_INT64 ? a.signed_int < b.signed_int
+         : type == OTF2_TYPE_DOUBLE ? a.floating_point < b.floating_point
+                                    : a.unsigned_int < b.unsigned_int;
+}
+
+static double as_double(int type, OTF2_MetricValue v)
+{
+    return type == OTF2_TYPE_INT64 ? (double)v.signed_int
+         : type == OTF2_TYPE_DOUBLE ? v.floating_point
+                                    : (double)v.unsigned_int;
+}
+
+/* The bits of a union member as an OTF2 value (the three share them). */
+#define AS_VALUE(x) ((OTF2_MetricValue){.unsigned_int = (x).u})
+
+int rp_user_value(rp_state *s, const ot_tr_metric *metric, OTF2_MetricValue value)
+{
+    ot_report *r = s->r;
+    ot_rp_user_value *v = NULL;
+    for (size_t i = 0; i < r->user_value_count && !v; i++) /* a handful of names: a scan */
+        if (r->user_values[i].metric == metric->id)
+            v = &r->user_values[i];
+    if (!v) {
+        int32_t i = rp_add_row((void **)&r->user_values, &r->user_value_count, &r->user_value_cap,
+                               sizeof *r->user_values);
+        if (i < 0 || !(r->user_values[i].name = strdup(metric->name))) {
+            s->failed = 1;
+            return -ENOMEM;
+        }
+        v = &r->user_values[i];
+        v->metric = metric->id;
+        v->type = metric->type;
+    }
+    if (v->count++ == 0 || below(v->type, value, AS_VALUE(v->min)))
+        v->min.u = value.unsigned_int;
+    if (v->count == 1 || below(v->type, AS_VALUE(v->max), value))
+        v->max.u = value.unsigned_int;
+    v->last.u = value.unsigned_int;
+    v->sum += as_double(v->type, value);
+    return 0;
+}
+
 void rp_user_free(rp_state *s)
 {
     struct rp_user *u = s->user;
@@ -182,6 +229,11 @@ void ot_report_user_free(ot_report *r)
     free(r->user_rows);
     r->user_rows = NULL;
     r->user_row_count = r->user_row_cap = 0;
+    for (size_t i = 0; i < r->user_value_count; i++)
+        free(r->user_values[i].name);
+    free(r->user_values);
+    r->user_values = NULL;
+    r->user_value_count = r->user_value_cap = 0;
 }
 
 /* ---- order ---- */
@@ -289,10 +341,74 @@ static void events_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     free(rows);
 }
 
+/* A value in its type: integers exactly; a double with \p digits significant digits (17: it reads back as
+ * the same double; the text table shows 12). */
+static void value_text(int type, OTF2_MetricValue v, char *buf, size_t size, int digits)
+{
+    if (type == OTF2_TYPE_INT64)
+        snprintf(buf, size, "%lld", (long long)v.signed_int);
+    else if (type == OTF2_TYPE_DOUBLE)
+        snprintf(buf, size, "%.*g", digits, v.floating_point);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)v.unsigned_int);
+}
+
+static const char *type_name(int type)
+{
+    return type == OTF2_TYPE_INT64 ? "int64" : type == OTF2_TYPE_DOUBLE ? "double" : "uint64";
+}
+
+static const ot_report *sorting_values;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sorting_values->user_values[*(const size_t *)a].name,
+                  sorting_values->user_values[*(const size_t *)b].name);
+}
+
+/* The values in name order (they have no time to sort by). */
+static size_t *value_order(const ot_report *r)
+{
+    if (!r->user_value_count)
+        return NULL;
+    size_t *rows = malloc(r->user_value_count * sizeof *rows);
+    if (!rows)
+        return NULL;
+    for (size_t i = 0; i < r->user_value_count; i++)
+        rows[i] = i;
+    sorting_values = r;
+    qsort(rows, r->user_value_count, sizeof *rows, by_name);
+    sorting_values = NULL;
+    return rows;
+}
+
+static void values_text(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n = r->user_value_count, *rows = value_order(r);
+    if (!rows)
+        return;
+    size_t shown = o->limit && o->limit < n ? o->limit : n;
+    fprintf(to, "\nUser values (by name; last: the latest written)\n");
+    fprintf(to, "  %-20s %-6s %8s %14s %14s %14s %12s\n", "value", "type", "count", "min", "max", "last", "mean");
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_user_value *v = &r->user_values[rows[j]];
+        char lo[32], hi[32], last[32];
+        value_text(v->type, AS_VALUE(v->min), lo, sizeof lo, 12);
+        value_text(v->type, AS_VALUE(v->max), hi, sizeof hi, 12);
+        value_text(v->type, AS_VALUE(v->last), last, sizeof last, 12);
+        fprintf(to, "  %-20.20s %-6s %8llu %14s %14s %14s %12.6g\n", v->name, type_name(v->type),
+                (unsigned long long)v->count, lo, hi, last, v->count ? v->sum / (double)v->count : 0.0);
+    }
+    if (shown < n)
+        fprintf(to, "  ... %zu more\n", n - shown);
+    free(rows);
+}
+
 void ot_report_print_user_text(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     regions_text(r, o, to);
     events_text(r, o, to);
+    values_text(r, o, to);
 }
 
 /* ---- JSON ---- */
@@ -340,8 +456,50 @@ static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, int 
     free(rows);
 }
 
+/* A double in JSON: exact digits, and what JSON has no number for as a string. */
+static void json_value(FILE *to, int type, OTF2_MetricValue v)
+{
+    if (type != OTF2_TYPE_DOUBLE) {
+        char buf[32];
+        value_text(type, v, buf, sizeof buf, 17);
+        fputs(buf, to);
+    } else if (v.floating_point != v.floating_point)
+        fputs("\"nan\"", to);
+    else if (v.floating_point > 1.7976931348623157e308 || v.floating_point < -1.7976931348623157e308)
+        fputs(v.floating_point > 0 ? "\"inf\"" : "\"-inf\"", to);
+    else
+        fprintf(to, "%.17g", v.floating_point);
+}
+
+static void json_values(const ot_report *r, const ot_rp_options *o, FILE *to)
+{
+    size_t n = r->user_value_count, *rows = value_order(r);
+    if (!rows)
+        return;
+    size_t shown = o->limit && o->limit < n ? o->limit : n;
+    fputs("  \"user_values\": [", to);
+    for (size_t j = 0; j < shown; j++) {
+        const ot_rp_user_value *v = &r->user_values[rows[j]];
+        fputs(j ? ",\n    {\"name\": " : "\n    {\"name\": ", to);
+        json_string(to, v->name);
+        fprintf(to, ", \"type\": \"%s\", \"count\": %llu, \"min\": ", type_name(v->type),
+                (unsigned long long)v->count);
+        json_value(to, v->type, AS_VALUE(v->min));
+        fputs(", \"max\": ", to);
+        json_value(to, v->type, AS_VALUE(v->max));
+        fputs(", \"last\": ", to);
+        json_value(to, v->type, AS_VALUE(v->last));
+        fputs(", \"mean\": ", to);
+        json_value(to, OTF2_TYPE_DOUBLE, (OTF2_MetricValue){.floating_point = v->count ? v->sum / (double)v->count : 0});
+        fputc('}', to);
+    }
+    fputs("\n  ],\n", to);
+    free(rows);
+}
+
 void ot_report_print_user_json(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     json_rows(r, o, to, 0);
     json_rows(r, o, to, 1);
+    json_values(r, o, to);
 }
