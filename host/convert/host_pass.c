@@ -817,7 +817,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         uint64_t t = ot_cv_to_ns(c, r->time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
-        ot_user_close_due(p, t); /* user events this thread began and another ended by now */
+        if (__builtin_expect(p->c->user != NULL, 0)) /* user events it began and another thread ended by now */
+            ot_user_close_due(p, t);
         p->last_time = t;
         if (p->mutex)
             ot_host_mutex_settle(p, r);
