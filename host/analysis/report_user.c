@@ -298,15 +298,15 @@ static void regions_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     if (!n)
         return;
     size_t shown = o->limit && o->limit < n ? o->limit : n;
-    fprintf(to, "\nUser regions (total: inclusive, once per thread for a region inside itself; offload: in target "
+    fprintf(to, "\nUser regions (inclusive time, a recursive region once per thread; offload: in target "
             "constructs)\n");
-    fprintf(to, "  %-18s %-18s %7s %9s %9s %9s %8s %6s %7s %4s\n", "region", "site", "count", "total", "mean",
-            "max", "offload%", "xfer%", "kernels", "thr");
+    fprintf(to, "  %-16s %-17s %6s %9s %9s %9s %7s %5s %7s %3s\n", "region", "site", "count", "total", "mean", "max",
+            "offload", "xfer", "kernels", "thr");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_user_row *x = &r->user_rows[rows[j]];
         char t[3][32], site[64];
         site_text(x, site, sizeof site);
-        fprintf(to, "  %-18.18s %-18s %7llu %9s %9s %9s %7.1f%% %5.1f%% %7llu %4u\n", x->name, tail(site, 18),
+        fprintf(to, "  %-16.16s %-17s %6llu %9s %9s %9s %6.1f%% %4.0f%% %7llu %3u\n", x->name, tail(site, 17),
                 (unsigned long long)x->count, ot_report_time(x->total_ns, t[0], 32),
                 ot_report_time(x->counted ? x->total_ns / x->counted : 0, t[1], 32),
                 ot_report_time(x->max_ns, t[2], 32), share(x->offload_ns, x->total_ns),
