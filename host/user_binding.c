@@ -107,8 +107,28 @@ void ot_user_binding_attach(void)
                         "user regions are not recorded\n");
 }
 
+/* The API library's count of refused calls, so that the archive says what the
+ * program's mistakes dropped (the API library told each kind once on stderr). */
+static void leave_dropped_count(void)
+{
+    uint64_t (*dropped_fn)(void) = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, OT_USER_DROPPED_SYMBOL);
+    uint64_t dropped = dropped_fn ? dropped_fn() : 0;
+    if (!dropped)
+        return;
+    char line[32];
+    int n = snprintf(line, sizeof line, "%llu\n", (unsigned long long)dropped);
+    int fd = ot_session_open_file(OT_USER_DROPPED_FILE, O_WRONLY | O_CREAT | O_TRUNC, NULL);
+    if (fd < 0)
+        return;
+    if (write(fd, line, (size_t)n) != n && ot_the_session.verbose > 1)
+        fprintf(stderr, "offtrace: the user API's dropped count not written\n");
+    close(fd);
+}
+
 void ot_user_binding_detach(void)
 {
-    if (attach_fn)
+    if (attach_fn) {
         attach_fn(NULL);
+        leave_dropped_count();
+    }
 }

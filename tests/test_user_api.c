@@ -132,7 +132,8 @@ Test(user_api, bad_input_is_refused_counted_and_told_once, .init = cr_redirect_s
         "offtrace-user: a NULL region handle (invalid handle or argument); such calls record nothing and are counted, this line is not repeated\n"
         "offtrace-user: an unknown user event id (unknown id); such calls record nothing and are counted, this line is not repeated\n"
         "offtrace-user: a value written with another type than its own (wrong value type); such calls record nothing and are counted, this line is not repeated\n"
-        "offtrace-user: a name longer than 255 bytes (name too long or not UTF-8); such calls record nothing and are counted, this line is not repeated\n");
+        "offtrace-user: a name longer than 255 bytes (name too long or not UTF-8); such calls record nothing and are counted, this line is not repeated\n"
+        "offtrace-user: a name that is not valid UTF-8 (name too long or not UTF-8); such calls record nothing and are counted, this line is not repeated\n");
 }
 
 Test(user_api, an_end_that_is_not_the_innermost_closes_nothing, .init = cr_redirect_stderr)

@@ -55,7 +55,7 @@ static const ot_user_recorder *defined_for; /* the recorder the definitions went
 
 /* ---- misuse: counted, and one line per kind ------------------------- */
 
-enum misuse { MIS_INVALID, MIS_NAME, MIS_NESTING, MIS_UNKNOWN, MIS_TYPE, MIS_FULL, MIS_COUNT };
+enum misuse { MIS_INVALID, MIS_NAME_LONG, MIS_NAME_UTF8, MIS_NESTING, MIS_UNKNOWN, MIS_TYPE, MIS_FULL, MIS_COUNT };
 static uint64_t dropped;
 static int told[MIS_COUNT];
 
@@ -107,8 +107,8 @@ static int refuse_name(const char *name)
     int ok = check_name(name);
     if (ok == 1)
         return OFFTRACE_USER_OK;
-    return refuse(MIS_NAME, OFFTRACE_USER_ERR_NAME, ok == 0
-                  ? "a name longer than 255 bytes" : "a name that is not valid UTF-8");
+    return ok == 0 ? refuse(MIS_NAME_LONG, OFFTRACE_USER_ERR_NAME, "a name longer than 255 bytes")
+                   : refuse(MIS_NAME_UTF8, OFFTRACE_USER_ERR_NAME, "a name that is not valid UTF-8");
 }
 
 /* Give the recorder r every definition it has not seen (under the lock).

@@ -61,6 +61,13 @@ typedef struct ot_user_recorder {
  *  recorder. Returns OT_USER_RECORDER_ABI, or -1 if the table is refused. */
 typedef int (*ot_user_attach_fn)(const ot_user_recorder *recorder);
 #define OT_USER_ATTACH_SYMBOL "offtrace_user_attach_recorder_"
+
+/** The raw file (next to user.defs) where the recorder leaves, at detach, the
+ *  number of calls the API library refused (offtrace_user_dropped(): bad
+ *  handles, ends without begins, unknown ids, bad names), as one decimal
+ *  line; the converter makes it OFFTRACE::USER_CALLS_DROPPED. No file: none. */
+#define OT_USER_DROPPED_FILE "user.dropped"
+#define OT_USER_DROPPED_SYMBOL "offtrace_user_dropped"
 int offtrace_user_attach_recorder_(const ot_user_recorder *recorder);
 
 #endif

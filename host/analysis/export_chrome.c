@@ -18,6 +18,7 @@
 #include "export_chrome.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -347,6 +348,34 @@ static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer 
     return status(e);
 }
 
+/* A user value (issue 14): a counter of its own name on its thread, the value as a JSON number. */
+static int on_value(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_metric *metric,
+                    OTF2_MetricValue value)
+{
+    exporter *e = user;
+    ot_jw *w = e->w;
+    char number[40];
+    if (metric->type == OTF2_TYPE_INT64)
+        snprintf(number, sizeof number, "%lld", (long long)value.signed_int);
+    else if (metric->type != OTF2_TYPE_DOUBLE)
+        snprintf(number, sizeof number, "%llu", (unsigned long long)value.unsigned_int);
+    else if (value.floating_point == value.floating_point && value.floating_point <= 1.7976931348623157e308 &&
+             value.floating_point >= -1.7976931348623157e308)
+        snprintf(number, sizeof number, "%.17g", value.floating_point);
+    else
+        snprintf(number, sizeof number, "null"); /* JSON has no NaN or infinity */
+    next_event(e);
+    OT_JW_LIT(w, "{\"ph\":\"C\",\"name\":");
+    ot_jw_string(w, metric->name);
+    ot_jw_raw(w, e->lanes[loc->index].prefix, e->lanes[loc->index].prefix_len);
+    ot_jw_us(w, rel(e, time));
+    OT_JW_LIT(w, ",\"args\":{\"value\":");
+    ot_jw_raw(w, number, strlen(number));
+    OT_JW_LIT(w, "}}");
+    e->stats.counters++;
+    return status(e);
+}
+
 static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes)
 {
     exporter *e = user;
@@ -628,7 +657,8 @@ int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, 
         return fail(err, err_size, -EIO, "cannot make a temporary file for the flow events", errnum);
     }
     ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .issue = on_issue,
-                       .memory = on_memory, .end = on_end, .output_on_terminal = isatty(fileno(out))};
+                       .memory = on_memory, .value = on_value, .end = on_end,
+                       .output_on_terminal = isatty(fileno(out))};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
     int flows_error = 0;
     if (rc == 0 && !(flows_error = append_flows(&e)))

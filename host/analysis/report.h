@@ -247,6 +247,8 @@ typedef struct ot_report {
     ot_rp_finding *findings; size_t finding_count;
     ot_rp_omp_site *omp_sites; size_t omp_site_count, omp_site_cap;
     ot_rp_gap *gaps;         size_t gap_count, gap_cap;
+    struct ot_rp_user_row *user_rows; size_t user_row_count, user_row_cap; /**< report_user.c */
+    struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */
@@ -363,5 +365,46 @@ char *ot_report_bytes(uint64_t bytes, char *buf, size_t size);
 
 /** \brief Effective bandwidth in GB/s (10^9 bytes per second), 0 when no time. */
 double ot_report_gbps(uint64_t bytes, uint64_t ns);
+
+/* ---- user regions and events (issue 14; report_user.c, docs/report.md "User regions") ---- */
+
+/** A user region or user event: one row per region of the archive (a region's name with its call site). */
+typedef struct ot_rp_user_row {
+    char *name, *file;           /**< file "" when none (events have none) */
+    uint32_t line;
+    int event;                   /**< 0: a user region (class USER_REGION), 1: a user event (USER_EVENT) */
+    uint64_t count;              /**< instances left (a recursive one inside itself counts too) */
+    uint64_t counted;            /**< of those, the outermost of their row on their thread: what total is of */
+    uint64_t total_ns;           /**< inclusive time of the counted instances */
+    uint64_t min_ns, max_ns;     /**< over the counted instances */
+    uint64_t offload_ns;         /**< of total: in construct instances (target, data, update, omp_target_*) */
+    uint64_t transfer_ns;        /**< time of the transfers those constructs issued */
+    uint64_t kernels;            /**< kernels those constructs launched */
+    uint64_t open_at_end;        /**< instances never left (an event ended on no thread, a run cut short) */
+    uint32_t threads;            /**< host threads it ran on */
+    uint32_t *thread_list;       /**< their host thread numbers (report order of locations), `threads` of them */
+} ot_rp_user_row;
+
+/** A user value (an OTF2 metric of metric type USER, one per name): what was written, over all threads. */
+typedef struct ot_rp_user_value {
+    char *name;
+    uint32_t metric;             /**< its metric ref in the archive */
+    int type;                    /**< OTF2_TYPE_INT64, _UINT64 or _DOUBLE: how min, max and last are read */
+    uint64_t count;
+    union { int64_t i; uint64_t u; double d; } min, max, last; /**< in its type; last: the latest in time */
+    double sum;                  /**< for the mean (as a double) */
+} ot_rp_user_value;
+
+/** \brief Row order of the user regions (\p event 0) or user events (1) by total time, ties by name.
+ *  \return malloc'd array (caller frees), NULL if none. */
+size_t *ot_report_user_order(const ot_report *r, int event, size_t *count);
+
+/** \brief The user tables: text (only when the archive holds user regions or events) and the "user_regions"
+ *  and "user_events" members of the JSON object (each followed by a comma; none when empty). */
+void ot_report_print_user_text(const ot_report *r, const ot_rp_options *o, FILE *to);
+void ot_report_print_user_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief Free the user rows (ot_report_free calls it). */
+void ot_report_user_free(ot_report *r);
 
 #endif /* OT_ANALYSIS_REPORT_H */

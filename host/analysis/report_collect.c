@@ -244,6 +244,8 @@ static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
     rp_streak_instance_end(t, f, ns > f->kernel_ns ? ns - f->kernel_ns : 0);
     if (f->region->construct == OT_TR_CONSTRUCT_TARGET)
         rp_omp_target_end(s, (int32_t)(t - s->threads), f->site, f->device, time);
+    if (t->instances == 1)
+        rp_user_construct_end(s, (int32_t)(t - s->threads), f, ns);
     if (--t->instances == 0 && --s->threads_inside == 0)
         s->r->summary.inside_ns += time - s->inside_since;
 }
@@ -281,6 +283,8 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         return 0;
     if (region->klass == OT_TR_HOST_OPENMP)
         return rp_omp_enter(s, slot, loc, span);
+    if (rp_user_counts(region))
+        return rp_user_enter(s, slot, loc, span);
     if (is_instance(region))
         instance_begin(s, &s->threads[slot], span);
     else if (region->klass == OT_TR_TARGET_DATA)
@@ -293,6 +297,8 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
 {
     rp_state *s = user;
     rp_span *x = span->data;
+    if (x->kind == RP_SPAN_USER) /* also unfinished: the user tables count what stayed open */
+        return rp_user_leave(s, s->slot_of_location[loc->index], loc, span);
     if (span->unfinished)
         return 0;
     if (is_device_activity(loc, span->region))
@@ -325,6 +331,14 @@ static int on_memory(void *user, const ot_tr_location *loc, uint64_t time, uint6
     if (d && bytes > d->memory_peak)
         d->memory_peak = bytes;
     return 0;
+}
+
+static int on_value(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_metric *metric,
+                    OTF2_MetricValue value)
+{
+    (void)loc;
+    (void)time;
+    return rp_user_value(user, metric, value);
 }
 
 static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
@@ -433,6 +447,7 @@ static void state_free(rp_state *s)
     rp_index_free(&s->xsite_rows);
     rp_history_free(s->history);
     rp_omp_free(s);
+    rp_user_free(s);
 }
 
 int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)
@@ -445,7 +460,7 @@ int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)
     if (r->archive && s.history) {
         ot_tr_visitor v = {.span_data = sizeof(rp_span), .transfer_data = sizeof(rp_pending), .begin = on_begin,
                            .enter = on_enter, .leave = on_leave, .issue = on_issue, .transfer = on_transfer,
-                           .memory = on_memory, .end = on_end};
+                           .memory = on_memory, .value = on_value, .end = on_end};
         rc = ot_trace_read(dir, &v, &s, err, err_size);
     }
     if (rc == 0)

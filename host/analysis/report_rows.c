@@ -173,6 +173,7 @@ void ot_report_free(ot_report *r)
     }
     free(r->omp_sites);
     free(r->gaps);
+    ot_report_user_free(r);
     free(r->sites);
     free(r->kernels);
     free(r->xsites);

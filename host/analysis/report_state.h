@@ -82,13 +82,21 @@ typedef struct rp_omp_span {
     uint64_t saved_team_serial;
 } rp_omp_span;
 
+/** An open user region or event (report_user.c). */
+typedef struct rp_user_span {
+    int32_t row;
+    int outermost;             /* no instance of its row open below it on its thread */
+    uint64_t offload_ns, transfer_ns, kernels;
+} rp_user_span;
+
 /** What the report keeps with an open region instance (the reader's scratch for it). */
 typedef struct rp_span {
-    enum { RP_SPAN_OTHER, RP_SPAN_INSTANCE, RP_SPAN_KERNEL, RP_SPAN_OMP } kind;
+    enum { RP_SPAN_OTHER, RP_SPAN_INSTANCE, RP_SPAN_KERNEL, RP_SPAN_OMP, RP_SPAN_USER } kind;
     union {
         rp_frame instance;
         rp_open_kernel kernel;
         rp_omp_span omp;
+        rp_user_span user;
     };
 } rp_span;
 
@@ -117,6 +125,7 @@ typedef struct rp_state {
     uint64_t inside_since;
     int failed;                /* out of memory: the read stops */
     struct rp_omp *omp;        /* host OpenMP (report_openmp.c) */
+    struct rp_user *user;      /* user regions and events (report_user.c) */
 } rp_state;
 
 /* report_collect.c */
@@ -166,5 +175,18 @@ void rp_omp_target_end(rp_state *s, int32_t slot, int32_t site, int device, uint
 /** \brief Finish what is open, derive the slow ranges; free the pass's state. */
 void rp_omp_wrap_up(rp_state *s);
 void rp_omp_free(rp_state *s);
+
+/* report_user.c: user regions and events (issue 14) */
+/** \brief Whether \p region is one the user tables count (catalogue class USER_REGION or USER_EVENT). */
+int rp_user_counts(const ot_tr_region *region);
+/** \brief A user region or event enters / leaves (also when unfinished) on host thread \p slot. */
+int rp_user_enter(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_tr_span *span);
+int rp_user_leave(rp_state *s, int32_t slot, const ot_tr_location *loc, const ot_tr_span *span);
+/** \brief An outermost construct instance \p f of host thread \p slot ended after \p ns: the user regions
+ *  open around it get its time, transfers and kernels. */
+void rp_user_construct_end(rp_state *s, int32_t slot, const rp_frame *f, uint64_t ns);
+/** \brief A user value was written. \return 0 or -ENOMEM. */
+int rp_user_value(rp_state *s, const ot_tr_metric *metric, OTF2_MetricValue value);
+void rp_user_free(rp_state *s);
 
 #endif

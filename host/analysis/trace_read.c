@@ -77,6 +77,10 @@ struct ot_tr_archive {
     uint64_t first_time, duration, realtime, resolution;
     size_t accelerator_groups;
     char *creator;
+    struct { OTF2_StringRef name; OTF2_Type type; int user; } *members; /* by metric member ref */
+    size_t member_count;
+    OTF2_MetricMemberRef *metric_member; /* metric ref -> its one member + 1 (0: none) */
+    size_t metric_count;
     OTF2_Reader *reader;
     char **properties;           /* name, value, name, value, ... (read on demand) */
     size_t property_count;
@@ -278,6 +282,40 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Metrics: which are user values (their one member of metric type USER), with the member's name and type. */
+static OTF2_CallbackCode def_metric_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name,
+                                           OTF2_StringRef description, OTF2_MetricType metric_type,
+                                           OTF2_MetricMode mode, OTF2_Type type, OTF2_Base base, int64_t exponent,
+                                           OTF2_StringRef unit)
+{
+    ot_tr_archive *a = u;
+    if (self >= (1u << 20)) /* far beyond what offtrace writes: not a table of that size */
+        return OTF2_CALLBACK_SUCCESS;
+    void *p = grow(a->members, &a->member_count, (size_t)self + 1, sizeof *a->members);
+    if (!p)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->members = p;
+    a->members[self].name = name;
+    a->members[self].type = type;
+    a->members[self].user = metric_type == OTF2_METRIC_TYPE_USER;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_metric_class(void *u, OTF2_MetricRef self, uint8_t n,
+                                          const OTF2_MetricMemberRef *members, OTF2_MetricOccurrence occurrence,
+                                          OTF2_RecorderKind kind)
+{
+    ot_tr_archive *a = u;
+    if (self >= (1u << 20) || n != 1)
+        return OTF2_CALLBACK_SUCCESS;
+    void *p = grow(a->metric_member, &a->metric_count, (size_t)self + 1, sizeof *a->metric_member);
+    if (!p)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->metric_member = p;
+    a->metric_member[self] = members[0] + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length,
                                    uint64_t realtime)
 {
@@ -305,6 +343,8 @@ static int read_global_definitions(ot_tr_archive *a)
     OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, def_metric_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, def_metric_class);
     OTF2_Reader_RegisterGlobalDefCallbacks(a->reader, g, cb, a);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n;
@@ -756,6 +796,12 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u
     if (!loc)
         return bad_reference(a, "location", l);
     note_time(a, t);
+    OTF2_MetricMemberRef m = metric < a->metric_count ? a->metric_member[metric] : 0;
+    if (m && m - 1 < a->member_count && a->members[m - 1].user) {
+        ot_tr_metric which = {.id = metric, .name = string_of(a, a->members[m - 1].name),
+                              .type = a->members[m - 1].type};
+        return deliver(a, n && a->visitor.value ? a->visitor.value(a->user, loc, t, &which, values[0]) : 0);
+    }
     uint64_t bytes = n && types[0] == OTF2_TYPE_UINT64 ? values[0].unsigned_int : 0;
     return deliver(a, a->visitor.memory ? a->visitor.memory(a->user, loc, t, bytes) : 0);
 }
@@ -980,6 +1026,8 @@ static void archive_free(ot_tr_archive *a)
     free(a->location_properties);
     free(a->group_names);
     free(a->creator);
+    free(a->members);
+    free(a->metric_member);
     if (a->reader)
         OTF2_Reader_Close(a->reader);
     free(a);

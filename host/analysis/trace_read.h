@@ -177,6 +177,13 @@ typedef struct ot_tr_span {
                                writes them), or NULL */
 } ot_tr_span;
 
+/** A user value's metric (OTF2 metric of one member of metric type USER: offtrace's user values, issue 14). */
+typedef struct ot_tr_metric {
+    uint32_t id;          /**< its OTF2 metric ref */
+    const char *name;     /**< its member's name */
+    OTF2_Type type;       /**< OTF2_TYPE_INT64, _UINT64 or _DOUBLE */
+} ot_tr_metric;
+
 typedef struct ot_tr_archive ot_tr_archive;
 
 /** Events, in time order across all locations. A nonzero return stops the read (it returns that value).
@@ -207,6 +214,10 @@ typedef struct ot_tr_visitor {
      *  OT_TR_MAX_PENDING were in flight). Every put/get comes here exactly once. */
     int (*transfer)(void *user, const ot_tr_location *loc, const ot_tr_transfer *transfer);
     int (*memory)(void *user, const ot_tr_location *loc, uint64_t time, uint64_t bytes_in_use);
+    /** A user value: a Metric event of a metric whose one member is of metric type USER (these come here,
+     *  not to `memory`; every other metric goes to `memory` as its first value's uint64). */
+    int (*value)(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_metric *metric,
+                 OTF2_MetricValue value);
     int (*end)(void *user, const ot_tr_archive *archive); /**< after the last event and what was left open */
 } ot_tr_visitor;
 

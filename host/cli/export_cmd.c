@@ -67,7 +67,8 @@ static int export_to(const export_args *a, FILE *out)
         fprintf(stderr, "%s\n", err);
         return exit_code(rc);
     }
-    fprintf(stderr, "offtrace export: %llu slices, %llu transfer arrows, %llu memory samples from %llu events -> %s\n",
+    fprintf(stderr, "offtrace export: %llu slices, %llu transfer arrows, %llu counter samples (device memory, "
+                    "user values) from %llu events -> %s\n",
             (unsigned long long)st.slices, (unsigned long long)st.flows, (unsigned long long)st.counters,
             (unsigned long long)st.events, strcmp(a->output, "-") ? a->output : "stdout");
     return 0;

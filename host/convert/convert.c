@@ -244,6 +244,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     int rc = create_devices(c);
     if (rc == 0)
         rc = add_empty_master_thread(c);
+    if (rc == 0)
+        rc = ot_user_pair_events(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
         ot_progress_add(shown, c->rec.streams[i].count);
@@ -287,6 +289,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
         set_number(c->tw, "USER_RECORDS_UNDEFINED", c->user_records_undefined);
     if (c->user_defs_damaged)
         set_number(c->tw, "USER_DEFINITIONS_DAMAGED", c->user_defs_damaged);
+    if (c->user_calls_dropped)
+        set_number(c->tw, "USER_CALLS_DROPPED", c->user_calls_dropped);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);

@@ -80,6 +80,7 @@ typedef struct converter {
     struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
+    uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -64,5 +64,10 @@ int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef r
  *  above it are left and entered again at \p t (a lock released out of
  *  order). \return 0, or -1 when none is open (counted unmatched). */
 int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, const offtrace_raw_record *r);
+/** The thread's stream: its index in the recording's host streams (user_pass.c). */
+size_t ot_cv_pass_stream_index(const thread_pass *p);
+/** The thread's latest time written so far, and moving it on to \p t (a later time only). */
+uint64_t ot_cv_pass_last_time(const thread_pass *p);
+void ot_cv_pass_advance(thread_pass *p, uint64_t t);
 
 #endif

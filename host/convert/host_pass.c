@@ -641,6 +641,13 @@ OTF2_EvtWriter *ot_cv_pass_writer(thread_pass *p) { return p->w; }
 OTF2_AttributeList *ot_cv_pass_attributes(thread_pass *p) { return p->attributes; }
 uint32_t ot_cv_pass_thread(const thread_pass *p) { return p->s->header.thread_index; }
 ot_mutex_thread **ot_cv_pass_mutex(thread_pass *p) { return &p->mutex; }
+size_t ot_cv_pass_stream_index(const thread_pass *p) { return (size_t)(p->s - p->c->rec.streams); }
+uint64_t ot_cv_pass_last_time(const thread_pass *p) { return p->last_time; }
+void ot_cv_pass_advance(thread_pass *p, uint64_t t)
+{
+    if (t > p->last_time)
+        p->last_time = t;
+}
 
 int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef region, uint64_t t)
 {
@@ -810,6 +817,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
         uint64_t t = ot_cv_to_ns(c, r->time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
+        if (__builtin_expect(p->c->user != NULL, 0)) /* user events it began and another thread ended by now */
+            ot_user_close_due(p, t);
         p->last_time = t;
         if (p->mutex)
             ot_host_mutex_settle(p, r);
@@ -839,6 +848,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
+    if (rc == 0)
+        ot_user_close_due(p, UINT64_MAX);
     if (rc == 0)
         end_measurement_window(p);
     /* Losses up to the end were never followed by a LOST record. */

@@ -56,6 +56,7 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     s->measurement_off_switches = number_property(a, "OFFTRACE::MEASUREMENT_OFF_SWITCHES");
     s->measurement_off_ns = number_property(a, "OFFTRACE::MEASUREMENT_OFF_NS");
     s->device_records_while_off = number_property(a, "OFFTRACE::DEVICE_RECORDS_WHILE_OFF");
+    s->user_calls_dropped = number_property(a, "OFFTRACE::USER_CALLS_DROPPED");
     const char *value = ot_tr_property(a, "OFFTRACE::CONVERSION_SECONDS");
     s->conversion_s = value ? strtod(value, NULL) : 0;
     value = ot_tr_property(a, "OFFTRACE::PARTIAL");
@@ -332,5 +333,9 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (strcmp(s->partial, "no"))
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);
+    if (s->user_calls_dropped)
+        fprintf(to, "offtrace: user API         %llu call%s refused and not recorded (the program's stderr said "
+                    "which kinds: libofftrace-user.so's error rule)\n",
+                (unsigned long long)s->user_calls_dropped, plural(s->user_calls_dropped));
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

@@ -46,6 +46,7 @@ typedef struct ot_summary {
     uint64_t measurement_off_switches; /**< times recording was switched off (measurement control) */
     uint64_t measurement_off_ns;       /**< time it stayed off, summed over the switching threads */
     uint64_t device_records_while_off; /**< device records of kernels launched while off, left out */
+    uint64_t user_calls_dropped;       /**< calls the user API refused (the program's mistakes) */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */

@@ -22,6 +22,15 @@ int ot_user_defs_load(struct converter *c, const char *raw_dir);
 /** \brief One USER_* record of the thread of \p p at \p t (ns). */
 void ot_user_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
 
+/** \brief Before the host threads' passes: pair the user events ended on another thread than the one
+ *  that began them (one read of every host stream's USER_EVENT records, only when user.defs defines an
+ *  event). \return 0, or -ENOMEM. */
+int ot_user_pair_events(struct converter *c);
+
+/** \brief In a host thread's pass, before its record at \p t (UINT64_MAX: at its end): close the user
+ *  events it began that another thread ended by \p t. */
+void ot_user_close_due(struct thread_pass *p, uint64_t t);
+
 void ot_user_defs_free(struct converter *c);
 
 #endif

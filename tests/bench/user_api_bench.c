@@ -1,9 +1,12 @@
 /*
- * bench_user_api: what the user API costs a program that offtrace does not
- * trace: ns per region begin+end (a static handle, the macros), per named
- * region begin+end, per event begin+end and per value, against an empty loop
- * of the same shape. The calls go through libofftrace-user.so as in any
- * program (PLT, no inlining). Minimum of ROUNDS rounds of N iterations.
+ * bench_user_api: what the user API costs a program: ns per region
+ * begin+end (a static handle, the macros), the same with recording switched
+ * off (offtrace_user_measurement_off), per named region begin+end, per event
+ * begin+end and per value, against an empty loop of the same shape. The
+ * calls go through libofftrace-user.so as in any program (PLT, no
+ * inlining). Minimum of ROUNDS rounds of N iterations. Run it plain for the
+ * untraced cost and under `offtrace record` for the traced one
+ * (tests/bench/run_user_api.sh does both and puts them side by side).
  *   usage: bench_user_api [N [ROUNDS]]
  */
 #define _GNU_SOURCE
@@ -52,6 +55,16 @@ static double named_regions(long n)
     return now_ns() - t0;
 }
 
+/* Recording switched off around the loop: what a region costs in a part of the
+ * run the user left out (the switch itself is outside the timing). */
+static double static_regions_off(long n)
+{
+    offtrace_user_measurement_off();
+    double t = static_regions(n);
+    offtrace_user_measurement_on();
+    return t;
+}
+
 static offtrace_user_id ev, val;
 
 static double events(long n)
@@ -89,6 +102,7 @@ int main(int argc, char **argv)
     struct { const char *name; double (*run)(long); double best; } cases[] = {
         {"empty loop", empty_loop, 0},
         {"region begin+end (static handle)", static_regions, 0},
+        {"region begin+end (measurement off)", static_regions_off, 0},
         {"region begin+end (named)", named_regions, 0},
         {"event begin+end", events, 0},
         {"value (int64)", values, 0},
@@ -104,5 +118,6 @@ int main(int argc, char **argv)
     for (int c = 0; c < ncases; c++)
         printf("%-34s %7.2f ns/iteration, %+7.2f ns over the empty loop\n", cases[c].name, cases[c].best,
                cases[c].best - cases[0].best);
+    printf("dropped: %llu\n", (unsigned long long)offtrace_user_dropped());
     return 0;
 }
