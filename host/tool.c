@@ -55,6 +55,7 @@
 #include "crash.h"
 #include "device_link.h"
 #include "exit_path.h"
+#include "filter_record.h"
 #include "fork_child.h"
 #include "measurement.h"
 #include "session.h"
@@ -820,5 +821,6 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     }
     ot_fork_child_install();
     ot_chain_start(omp_version, runtime_version);
+    ot_filter_record_open(cfg.filter); /* OFFTRACE_FILTER, before the user API attaches (filter_record.h) */
     return &result;
 }

@@ -61,6 +61,14 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     value = ot_tr_property(a, "OFFTRACE::PARTIAL");
     snprintf(s->partial, sizeof s->partial, "%s", value ? value : "no");
     snprintf(s->creator, sizeof s->creator, "%s", ot_tr_creator(a));
+    value = ot_tr_property(a, "OFFTRACE::FILTER");
+    snprintf(s->filter, sizeof s->filter, "%s", value ? value : "");
+    value = ot_tr_property(a, "OFFTRACE::FILTER_STATUS");
+    snprintf(s->filter_status, sizeof s->filter_status, "%s", value ? value : "");
+    s->filter_removed_user = number_property(a, "OFFTRACE::FILTER_REMOVED_USER_REGIONS") +
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_EVENTS") +
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES");
+    s->filter_removed_openmp = number_property(a, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS");
 }
 
 /* The sites the report's tables name: construct regions of the program's
@@ -332,5 +340,12 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     if (strcmp(s->partial, "no"))
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);
+    if (s->filter[0] && !strcmp(s->filter_status, "applied"))
+        fprintf(to, "offtrace: filter           %s: %llu user regions, events and values, %llu OpenMP constructs "
+                    "removed (docs/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
+                (unsigned long long)s->filter_removed_openmp);
+    else if (s->filter[0])
+        fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",
+                strncmp(s->filter_status, "rejected: ", 10) ? s->filter_status : s->filter_status + 10);
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

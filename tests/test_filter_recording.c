@@ -1,0 +1,191 @@
+/*
+ * Filters recorded (issue 14, docs/filters.md): real programs under
+ * `offtrace record` with a filter file, read back with OTF2's reader. The
+ * matched regions are gone and only they: every count is compared with the
+ * same program recorded without a filter, and the archive's removed counts
+ * with the difference. A wrong filter file is said with its line, and the
+ * program runs unchanged and is traced whole.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "offtrace/event_catalogue.h"
+
+#define STEPS "5"
+
+static void write_filter(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A string property of the archive, malloc'd; NULL when missing. */
+static char *string_property(const char *dir, const char *name)
+{
+    char anchor[600];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *r = OTF2_Reader_Open(anchor);
+    if (!r)
+        return NULL;
+    char *value = NULL;
+    if (OTF2_Reader_GetProperty(r, name, &value) != OTF2_SUCCESS)
+        value = NULL;
+    char *copy = value ? strdup(value) : NULL;
+    free(value);
+    OTF2_Reader_Close(r);
+    return copy;
+}
+
+static uint64_t number(const char *dir, const char *name)
+{
+    uint64_t v = UINT64_MAX;
+    cr_expect_eq(archive_property(dir, name, &v), 0, "no property %s in %s", name, dir);
+    return v;
+}
+
+static void check_archive(const char *dir, archive_facts *f)
+{
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "otf2-print -Werror: %s", msg ? msg : "");
+    free(msg);
+    cr_assert_eq(archive_check(dir, f), 0, "cannot read %s", dir);
+    /* otf2_rules includes nesting: every Enter matched by its Leave */
+    cr_expect_eq(archive_violations(f), 0, "%s: %s", dir, f->first_problem);
+}
+
+static void record_env(const char *name, const char *filter_path, archive_facts *f, char *dir, size_t size,
+                       char **err)
+{
+    scratch_path(dir, (unsigned)size, name);
+    char env_filter[1200];
+    snprintf(env_filter, sizeof env_filter, "OFFTRACE_FILTER=%s", filter_path ? filter_path : "");
+    char *env[] = {env_filter, NULL};
+    char *args[] = {STEPS, NULL};
+    cr_assert_eq(record_program(dir, NULL, filter_path ? env : NULL, "example_user_phases", args, err), 0, "%s",
+                 err && *err ? *err : "");
+    check_archive(dir, f);
+}
+
+/* user_phases with 5 steps, unfiltered: regions assemble and solve, event
+ * halo and values residual and iterations, 5 of each. */
+Test(filter_recording, the_variable_removes_exactly_the_matched_user_regions_and_values_and_counts_them)
+{
+    char plain_dir[512], dir[512], filter[600];
+    archive_facts plain, f;
+    record_env("filter-plain", NULL, &plain, plain_dir, sizeof plain_dir, NULL);
+    cr_assert_eq(plain.enters[OFFTRACE_CLASS_USER_REGION], 10);
+    cr_assert_eq(plain.enters[OFFTRACE_CLASS_USER_EVENT], 5);
+    cr_expect_null(string_property(plain_dir, "OFFTRACE::FILTER"), "no filter, no filter property");
+
+    scratch_path(filter, sizeof filter, "solve.flt");
+    const char *text = "# leave the solver out\nexclude region solve\nexclude region resid*\n";
+    write_filter(filter, text);
+    char *err = NULL;
+    record_env("filter-env", filter, &f, dir, sizeof dir, &err);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 5, "assemble only");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 5, "halo is not matched");
+    cr_expect_eq(f.target, plain.target, "target regions are never filtered");
+    cr_expect_eq(f.kernels, plain.kernels);
+    cr_expect_eq(f.metrics, plain.metrics - 5, "residual's 5 values are gone, iterations' stay");
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"),
+                 plain.enters[OFFTRACE_CLASS_USER_REGION] - f.enters[OFFTRACE_CLASS_USER_REGION]);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_VALUES"), plain.metrics - f.metrics);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_EVENTS"), 0);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS"), 0);
+    char *path = string_property(dir, "OFFTRACE::FILTER");
+    char *status = string_property(dir, "OFFTRACE::FILTER_STATUS");
+    char *copy = string_property(dir, "OFFTRACE::FILTER_TEXT");
+    cr_expect_str_eq(path ? path : "", filter);
+    cr_expect_str_eq(status ? status : "", "applied");
+    cr_expect_str_eq(copy ? copy : "", text, "the archive keeps the filter's text");
+    cr_expect(err && strstr(err, "offtrace: filter           ") && strstr(err, ": 10 user regions, events and values, "
+                                                                                 "0 OpenMP constructs removed"),
+              "the summary says what the filter removed: %s", err ? err : "");
+    free(path);
+    free(status);
+    free(copy);
+    free(err);
+}
+
+Test(filter_recording, record_filter_sets_the_variable_and_the_last_matching_rule_decides)
+{
+    char dir[512], filter[600];
+    scratch_path(filter, sizeof filter, "last.flt");
+    /* every region of user_phases.c out, then solve back in; named events
+     * and values have no file and stay */
+    write_filter(filter, "exclude file user_phases.c\ninclude region solve\nexclude region halo\n");
+    scratch_path(dir, sizeof dir, "filter-option");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--filter", filter, OFFTRACE_BIN_DIR "/example_user_phases",
+                              STEPS, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 5, "solve only");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 0, "halo is out, begin and end");
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"), 5);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_EVENTS"), 5);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_VALUES"), 0);
+}
+
+static void expect_rejected_run(const char *filter, const char *expected_problem)
+{
+    char *untraced_argv[] = {OFFTRACE_BIN_DIR "/example_user_phases", STEPS, NULL};
+    run_result plain;
+    cr_assert_eq(run_command(untraced_argv, NULL, NULL, &plain), 0);
+    char dir[512];
+    scratch_path(dir, sizeof dir, "filter-rejected");
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "record", "-o", dir, "--filter", filter, OFFTRACE_BIN_DIR "/example_user_phases",
+                              STEPS, NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == WEXITSTATUS(plain.status), "%s", r.err);
+    cr_expect_str_eq(r.out, plain.out, "the program's output is unchanged");
+    char line[2048];
+    snprintf(line, sizeof line, "offtrace: filter %s; the program is traced without a filter\n", expected_problem);
+    const char *said = strstr(r.err, line);
+    cr_expect(said != NULL, "expected '%s' in: %s", line, r.err);
+    cr_expect(!said || !strstr(said + 1, line), "said once");
+    char summary[2048];
+    snprintf(summary, sizeof summary, "offtrace: filter           REJECTED %s; traced without a filter\n",
+             expected_problem);
+    cr_expect(strstr(r.err, summary) != NULL, "expected '%s' in: %s", summary, r.err);
+    run_free(&r);
+    run_free(&plain);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 10, "traced whole, without a filter");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 5);
+    char *status = string_property(dir, "OFFTRACE::FILTER_STATUS");
+    char want[2048];
+    snprintf(want, sizeof want, "rejected: %s", expected_problem);
+    cr_expect_str_eq(status ? status : "", want);
+    free(status);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"), 0);
+}
+
+Test(filter_recording, a_malformed_filter_is_said_with_its_line_and_the_program_is_traced_without_it)
+{
+    char filter[600], problem[1024];
+    scratch_path(filter, sizeof filter, "bad.flt");
+    write_filter(filter, "exclude region solve\n\nexclude file user_phases.c:30-x\n");
+    snprintf(problem, sizeof problem, "%s:3: bad line range '30-x' (LINE or FIRST-LAST, lines from 1)", filter);
+    expect_rejected_run(filter, problem);
+}
+
+Test(filter_recording, an_unreadable_filter_is_said_and_the_program_is_traced_without_it)
+{
+    char filter[600], problem[1024];
+    scratch_path(filter, sizeof filter, "missing.flt");
+    snprintf(problem, sizeof problem, "%s: cannot be read (No such file or directory)", filter);
+    expect_rejected_run(filter, problem);
+}
