@@ -283,6 +283,14 @@ int ot_filter_keeps(const ot_filter *f, const char *name, const char *file, uint
     return 1;
 }
 
+int ot_filter_has_file_rules(const ot_filter *f)
+{
+    for (size_t i = 0; f && i < f->count; i++)
+        if (f->rules[i].target == RULE_FILE)
+            return 1;
+    return 0;
+}
+
 size_t ot_filter_rule_count(const ot_filter *f) { return f ? f->count : 0; }
 
 void ot_filter_free(ot_filter *f)

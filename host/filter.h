@@ -53,6 +53,9 @@ int ot_filter_load(const char *path, ot_filter **out, char **text, size_t *text_
  */
 int ot_filter_keeps(const ot_filter *f, const char *name, const char *file, uint32_t line);
 
+/** \brief 1 when the filter has a file rule (call sites need their file:line). */
+int ot_filter_has_file_rules(const ot_filter *f);
+
 /** \brief The number of rules (0 for a file of only comments). */
 size_t ot_filter_rule_count(const ot_filter *f);
 

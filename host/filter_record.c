@@ -15,6 +15,8 @@
 #include "filter_record.h"
 
 #include <fcntl.h>
+#include <omp-tools.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +24,11 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "filter_where.h"
 #include "session.h"
 
 uint8_t ot_filter_user_removed[OT_FILTER_USER_IDS + 1];
+int ot_filter_openmp_active;
 OT_TLS uint64_t *ot_filter_thread_removed;
 OT_TLS int ot_filter_thread_shares;
 
@@ -87,10 +91,107 @@ void ot_filter_record_open(const char *path)
     free(text);
     free(h);
     active = f;
+    if (f && ot_filter_rule_count(f))
+        ot_filter_openmp_active = 1;
 }
 
 void ot_filter_record_define_user(uint32_t id, const char *name, const char *file, uint32_t line)
 {
     if (active && id <= OT_FILTER_USER_IDS)
         ot_filter_user_removed[id] = !ot_filter_keeps(active, name, file, line);
+}
+
+/* ---- host OpenMP constructs: decided once per call site ----
+ *
+ * An open-addressing table of (event, subkind, codeptr) keys: a reader
+ * finds its key (acquire) and reads the decision stored before it; a new
+ * key is inserted under the lock after the decision is taken (fnmatch, and
+ * libdw for file rules). Bounded: past 3/4 full, new call sites are kept,
+ * so a program with very many constructs is recorded, not mis-filtered. */
+#define SITES 4096u
+static uint64_t site_key[SITES];
+static uint8_t site_removed[SITES];
+static unsigned site_count;
+static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The construct's name as the converter shows it (convert/openmp_naming.c). */
+static const char *construct_name(uint8_t event, uint8_t subkind)
+{
+    switch (event) {
+    case OFFTRACE_RAW_OMP_PARALLEL: return "parallel";
+    case OFFTRACE_RAW_OMP_MASKED: return "masked";
+    case OFFTRACE_RAW_OMP_WORK:
+        switch (subkind) {
+        case ompt_work_loop: return "loop";
+        case ompt_work_sections: return "sections";
+        case ompt_work_single_executor: return "single";
+        case ompt_work_single_other: return "single (other thread)";
+        case ompt_work_workshare: return "workshare";
+        case ompt_work_distribute: return "distribute";
+        case ompt_work_taskloop: return "taskloop";
+        case ompt_work_scope: return "scope";
+        case ompt_work_loop_static: return "loop (static)";
+        case ompt_work_loop_dynamic: return "loop (dynamic)";
+        case ompt_work_loop_guided: return "loop (guided)";
+        case ompt_work_loop_other: return "loop";
+        default: return "worksharing";
+        }
+    case OFFTRACE_RAW_OMP_SYNC:
+        switch (subkind) {
+        case ompt_sync_region_barrier:
+        case ompt_sync_region_barrier_explicit: return "barrier";
+        case ompt_sync_region_barrier_implicit: return "implicit barrier";
+        case ompt_sync_region_barrier_implementation: return "barrier (runtime)";
+        case ompt_sync_region_taskwait: return "taskwait";
+        case ompt_sync_region_taskgroup: return "taskgroup";
+        case ompt_sync_region_reduction: return "reduction";
+        case ompt_sync_region_barrier_implicit_workshare: return "implicit barrier (worksharing end)";
+        case ompt_sync_region_barrier_implicit_parallel: return "implicit barrier (parallel end)";
+        case ompt_sync_region_barrier_teams: return "implicit barrier (teams end)";
+        default: return "synchronization";
+        }
+    default: return "";
+    }
+}
+
+static int decide_site(uint8_t event, uint8_t subkind, const void *codeptr)
+{
+    char file[1024];
+    uint32_t line = 0;
+    file[0] = '\0';
+    if (ot_filter_has_file_rules(active))
+        ot_filter_where(codeptr, file, sizeof file, &line);
+    return !ot_filter_keeps(active, construct_name(event, subkind), file, line);
+}
+
+int ot_filter_openmp_removed(uint8_t event, uint8_t subkind, const void *codeptr)
+{
+    /* user-space code addresses stay below 2^47; bit 63 keeps a key off 0, the empty slot */
+    uint64_t key = (uint64_t)(uintptr_t)codeptr | (uint64_t)(event & 0x7f) << 56 | (uint64_t)subkind << 48 | 1ull << 63;
+    unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 52) & (SITES - 1);
+    for (unsigned i = h;; i = (i + 1) & (SITES - 1)) {
+        uint64_t k = __atomic_load_n(&site_key[i], __ATOMIC_ACQUIRE);
+        if (k == key)
+            return site_removed[i];
+        if (!k)
+            break;
+    }
+    pthread_mutex_lock(&site_lock);
+    int removed = 0;
+    unsigned i = h;
+    for (;; i = (i + 1) & (SITES - 1)) {
+        uint64_t k = __atomic_load_n(&site_key[i], __ATOMIC_RELAXED);
+        if (k == key || !k)
+            break;
+    }
+    if (site_key[i] == key) {
+        removed = site_removed[i];
+    } else if (site_count < SITES / 4 * 3) {
+        removed = decide_site(event, subkind, codeptr);
+        site_removed[i] = (uint8_t)removed;
+        site_count++;
+        __atomic_store_n(&site_key[i], key, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&site_lock);
+    return removed;
 }

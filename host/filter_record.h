@@ -33,6 +33,22 @@ void ot_filter_record_open(const char *path);
 /** \brief Decide, once, whether user id \p id is removed (its definition). */
 void ot_filter_record_define_user(uint32_t id, const char *name, const char *file, uint32_t line);
 
+/** 1 when a filter with rules applies: host OpenMP callbacks then ask
+ *  ot_filter_openmp_removed (one load and a branch when 0). */
+extern int ot_filter_openmp_active;
+
+/**
+ * \brief Whether the filter removes the host OpenMP construct of raw event
+ *        \p event (OFFTRACE_RAW_OMP_PARALLEL, _WORK, _SYNC, _MASKED) and
+ *        \p subkind at call site \p codeptr: decided on the first
+ *        encounter (its shown name, and with file rules its file:line from
+ *        the debug information) and cached per (event, subkind, codeptr)
+ *        in a table read without a lock. When the table is full (4096 call
+ *        sites) new call sites are recorded, not filtered.
+ * \return 1 removed, 0 recorded.
+ */
+int ot_filter_openmp_removed(uint8_t event, uint8_t subkind, const void *codeptr);
+
 /** The calling thread's counters; NULL until its first removal. */
 extern OT_TLS uint64_t *ot_filter_thread_removed;
 /** 1 when the thread counts into the shared slot (atomically). */

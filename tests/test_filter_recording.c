@@ -108,7 +108,7 @@ Test(filter_recording, the_variable_removes_exactly_the_matched_user_regions_and
     cr_expect_str_eq(status ? status : "", "applied");
     cr_expect_str_eq(copy ? copy : "", text, "the archive keeps the filter's text");
     cr_expect(err && strstr(err, "offtrace: filter           ") && strstr(err, ": 10 user regions, events and values, "
-                                                                                 "0 OpenMP constructs removed"),
+                                                                                 "0 host OpenMP regions removed"),
               "the summary says what the filter removed: %s", err ? err : "");
     free(path);
     free(status);
@@ -188,4 +188,119 @@ Test(filter_recording, an_unreadable_filter_is_said_and_the_program_is_traced_wi
     scratch_path(filter, sizeof filter, "missing.flt");
     snprintf(problem, sizeof problem, "%s: cannot be read (No such file or directory)", filter);
     expect_rejected_run(filter, problem);
+}
+
+/* ---- host OpenMP constructs: examples/filter_regions.c, 3 rounds, 2 threads ---- */
+
+#define ROUNDS 3
+static const offtrace_event_class host_classes[] = {
+    OFFTRACE_CLASS_HOST_PARALLEL, OFFTRACE_CLASS_HOST_IMPLICIT_TASK, OFFTRACE_CLASS_HOST_WORK,
+    OFFTRACE_CLASS_HOST_CHUNK,    OFFTRACE_CLASS_HOST_SYNC,          OFFTRACE_CLASS_HOST_SYNC_WAIT,
+    OFFTRACE_CLASS_HOST_MASKED,
+};
+
+static uint64_t host_openmp_enters(const archive_facts *f)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof host_classes / sizeof host_classes[0]; i++)
+        n += f->enters[host_classes[i]];
+    return n;
+}
+
+/* Record filter_regions with 2 threads, with the filter text (NULL: none). */
+static void record_regions(const char *name, const char *text, char *dir, size_t size, archive_facts *f)
+{
+    scratch_path(dir, (unsigned)size, name);
+    char filter[600], env_filter[700];
+    snprintf(env_filter, sizeof env_filter, "OFFTRACE_FILTER=");
+    if (text) {
+        snprintf(filter, sizeof filter, "%s.flt", dir);
+        write_filter(filter, text);
+        snprintf(env_filter, sizeof env_filter, "OFFTRACE_FILTER=%s", filter);
+    }
+    char *env[] = {"OMP_NUM_THREADS=2", env_filter, NULL};
+    char *args[] = {"3", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_filter_regions", args, &err), 0, "%s", err ? err : "");
+    free(err);
+    check_archive(dir, f);
+}
+
+static void expect_same_except(const archive_facts *plain, const archive_facts *f, const offtrace_event_class *changed,
+                               size_t nchanged)
+{
+    for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++) {
+        int skip = 0;
+        for (size_t i = 0; i < nchanged; i++)
+            skip |= changed[i] == (offtrace_event_class)c;
+        if (!skip)
+            cr_expect_eq(f->enters[c], plain->enters[c], "class %d: %llu enters, unfiltered %llu", c,
+                         (unsigned long long)f->enters[c], (unsigned long long)plain->enters[c]);
+    }
+    cr_expect_eq(f->target, plain->target, "target regions are never filtered");
+    cr_expect_eq(f->kernels, plain->kernels);
+}
+
+Test(filter_recording, openmp_constructs_go_by_name_and_by_file_and_line_with_their_chunks_and_waits)
+{
+    char plain_dir[512], dir[512];
+    archive_facts plain, f;
+    record_regions("omp-plain", NULL, plain_dir, sizeof plain_dir, &plain);
+    cr_assert_eq(plain.enters[OFFTRACE_CLASS_HOST_WORK], 2 * 2 * ROUNDS);
+    cr_assert_eq(plain.enters[OFFTRACE_CLASS_HOST_CHUNK], (2048 / 256 + 2) * ROUNDS, "8 dynamic, 2 static chunks");
+    /* the dynamic loop by its name; the explicit barrier by its line (40) */
+    record_regions("omp-named", "exclude region loop (dynamic)\nexclude file filter_regions.c:40\n", dir, sizeof dir,
+                   &f);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_WORK], plain.enters[OFFTRACE_CLASS_HOST_WORK] - 2 * ROUNDS);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_CHUNK], plain.enters[OFFTRACE_CLASS_HOST_CHUNK] - 8 * ROUNDS,
+                 "the removed loop's chunks follow it");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_SYNC], plain.enters[OFFTRACE_CLASS_HOST_SYNC] - 2 * ROUNDS);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_SYNC_WAIT], plain.enters[OFFTRACE_CLASS_HOST_SYNC_WAIT] - 2 * ROUNDS,
+                 "the removed barrier's waiting part follows it");
+    static const offtrace_event_class changed[] = {OFFTRACE_CLASS_HOST_WORK, OFFTRACE_CLASS_HOST_CHUNK,
+                                                   OFFTRACE_CLASS_HOST_SYNC, OFFTRACE_CLASS_HOST_SYNC_WAIT};
+    expect_same_except(&plain, &f, changed, 4);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS"),
+                 host_openmp_enters(&plain) - host_openmp_enters(&f));
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"), 0);
+}
+
+Test(filter_recording, a_removed_parallel_region_takes_its_implicit_tasks_on_every_thread_and_keeps_its_loops)
+{
+    char plain_dir[512], dir[512];
+    archive_facts plain, f;
+    record_regions("omp-plain-2", NULL, plain_dir, sizeof plain_dir, &plain);
+    /* line 35: solve's parallel and the implicit barrier at its end */
+    record_regions("omp-parallel", "exclude file filter_regions.c:35\n", dir, sizeof dir, &f);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_PARALLEL], plain.enters[OFFTRACE_CLASS_HOST_PARALLEL] - ROUNDS);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_IMPLICIT_TASK],
+                 plain.enters[OFFTRACE_CLASS_HOST_IMPLICIT_TASK] - 2 * ROUNDS, "both threads' implicit tasks");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_WORK], plain.enters[OFFTRACE_CLASS_HOST_WORK], "loops stay");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_CHUNK], plain.enters[OFFTRACE_CLASS_HOST_CHUNK]);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_HOST_SYNC], plain.enters[OFFTRACE_CLASS_HOST_SYNC] - 2 * ROUNDS,
+                 "the parallel's end barrier, on both threads");
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS"),
+                 host_openmp_enters(&plain) - host_openmp_enters(&f));
+    /* the analysis still reads what remains */
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "report: %s", r.err);
+    run_free(&r);
+}
+
+Test(filter_recording, everything_out_but_one_user_region_keeps_it_and_the_offload_story)
+{
+    char plain_dir[512], dir[512];
+    archive_facts plain, f;
+    record_regions("omp-plain-3", NULL, plain_dir, sizeof plain_dir, &plain);
+    record_regions("omp-all-out", "exclude region *\ninclude region solve\n", dir, sizeof dir, &f);
+    cr_expect_eq(host_openmp_enters(&f), 0, "every host OpenMP region is out");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], ROUNDS, "solve only");
+    static const offtrace_event_class changed[] = {
+        OFFTRACE_CLASS_HOST_PARALLEL, OFFTRACE_CLASS_HOST_IMPLICIT_TASK, OFFTRACE_CLASS_HOST_WORK,
+        OFFTRACE_CLASS_HOST_CHUNK,    OFFTRACE_CLASS_HOST_SYNC,          OFFTRACE_CLASS_HOST_SYNC_WAIT,
+        OFFTRACE_CLASS_USER_REGION};
+    expect_same_except(&plain, &f, changed, sizeof changed / sizeof changed[0]);
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS"), host_openmp_enters(&plain));
+    cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"), ROUNDS);
 }

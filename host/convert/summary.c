@@ -341,8 +341,8 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
         fprintf(to, "offtrace: PARTIAL          %s; %llu unfinished operations closed at the last event\n",
                 s->partial, (unsigned long long)s->unfinished);
     if (s->filter[0] && !strcmp(s->filter_status, "applied"))
-        fprintf(to, "offtrace: filter           %s: %llu user regions, events and values, %llu OpenMP constructs "
-                    "removed (docs/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
+        fprintf(to, "offtrace: filter           %s: %llu user regions, events and values, %llu host OpenMP regions "
+                    "removed (share/doc/offtrace/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
                 (unsigned long long)s->filter_removed_openmp);
     else if (s->filter[0])
         fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",
