@@ -365,7 +365,8 @@ static int openmp_filtered(uint8_t event, int endpoint, uint8_t subkind, const v
         if (!removed)
             return 0;
     }
-    if (!openmp_off_depth && ot_measurement_recording()) /* counted when it would have been recorded */
+    /* counted when it would have been recorded (not in a forked child, which records nothing) */
+    if (__atomic_load_n(&ot_recording, __ATOMIC_RELAXED) && !openmp_off_depth && ot_measurement_recording())
         ot_filter_count_removed(OFFTRACE_RAW_FILTERED_OPENMP);
     return 1;
 }
