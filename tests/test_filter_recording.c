@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
 #include "check/run.h"
@@ -303,4 +304,35 @@ Test(filter_recording, everything_out_but_one_user_region_keeps_it_and_the_offlo
     expect_same_except(&plain, &f, changed, sizeof changed / sizeof changed[0]);
     cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS"), host_openmp_enters(&plain));
     cr_expect_eq(number(dir, "OFFTRACE::FILTER_REMOVED_USER_REGIONS"), ROUNDS);
+}
+
+/* A damaged raw/filter (cut short, or another file in its place) loses the
+ * filter's information, never the conversion: the events convert and the
+ * archive has no filter properties rather than wrong ones. */
+Test(filter_recording, a_damaged_filter_record_converts_without_filter_properties)
+{
+    char dir[512], filter[600];
+    scratch_path(filter, sizeof filter, "keep.flt");
+    write_filter(filter, "exclude region solve\n");
+    scratch_path(dir, sizeof dir, "filter-damaged");
+    char env_filter[700];
+    snprintf(env_filter, sizeof env_filter, "OFFTRACE_FILTER=%s", filter);
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", env_filter, NULL};
+    char *args[] = {STEPS, NULL};
+    cr_assert_eq(record_program(dir, NULL, env, "example_user_phases", args, NULL), 0);
+    char path[700], cmd[2400];
+    snprintf(path, sizeof path, "%s/raw/filter", dir);
+    cr_assert_eq(truncate(path, 100), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 5, "the records are as the filter left them");
+    char *status = string_property(dir, "OFFTRACE::FILTER_STATUS");
+    cr_expect_null(status, "no filter properties from a cut file: %s", status ? status : "");
+    free(status);
 }
