@@ -104,6 +104,13 @@ int ot_config_from_env(ot_config *cfg, char *err, size_t err_size)
                  "offtrace: OFFTRACE_HOST_OPENMP='%.200s' is not valid (accepted: %s); recording at the default, "
                  "%s", v, OT_HOST_OPENMP_ACCEPTED, host_openmp_level_names[OT_HOST_OPENMP_DEFAULT]);
     }
+    /* The file itself is read by the recorder (filter_record.c), which
+     * traces without a filter when it is wrong: only the name is checked. */
+    if ((v = getenv("OFFTRACE_FILTER")) && *v) {
+        if (strlen(v) >= sizeof cfg->filter)
+            return reject(err, err_size, "OFFTRACE_FILTER", v, "the path of a filter file (docs/filters.md)");
+        strcpy(cfg->filter, v);
+    }
     if ((v = getenv("OFFTRACE_OUTPUT_CLAIMED")))
         cfg->output_preclaimed = !strcmp(v, "1");
     return 0;

@@ -22,6 +22,7 @@ typedef struct ot_config {
                                  from the output's free space; UINT64_MAX: unlimited */
     int host_openmp;        /**< OFFTRACE_HOST_OPENMP: enum ot_host_openmp_level */
     int start_paused;       /**< OFFTRACE_START_PAUSED: recording starts off (measurement.h) */
+    char filter[4096];      /**< OFFTRACE_FILTER: a filter file (docs/filters.md), "" = none */
     /** A one-line message about a value that was replaced by its default
      *  (the run is still traced), "" when none: the caller prints it. */
     char warning[512];

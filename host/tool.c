@@ -55,6 +55,7 @@
 #include "crash.h"
 #include "device_link.h"
 #include "exit_path.h"
+#include "filter_record.h"
 #include "fork_child.h"
 #include "measurement.h"
 #include "session.h"
@@ -315,11 +316,69 @@ static inline int openmp_instant_recorded(void)
     return !openmp_off_depth && ot_measurement_recording();
 }
 
-static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr, uint64_t bytes,
-                              uint64_t src_addr)
+/* Filters (filter_record.h, docs/filters.md): a construct the filter
+ * removes loses its begin and its end, and what has no call site of its
+ * own follows the construct it belongs to: the waiting part of a barrier,
+ * loop chunks, an implicit task (its parallel region's decision, found in
+ * the parallel's data on a team worker). What is inside a removed construct
+ * and has its own call site is decided by its own rules, and stays nested
+ * in the constructs around it. Scoped events of one thread nest, so one bit
+ * per open event says at its end what its begin decided; past 64 levels
+ * events are kept. */
+static OT_TLS uint64_t filter_bits;
+static OT_TLS unsigned filter_depth;
+
+/* parallel->value of a removed host parallel region, set after the forward
+ * where the collector left 0 (a host team; shaped like KERNEL_TEAM, so a
+ * collector finds no thread of its own under it): the runtime copies it to
+ * the team, and a worker's implicit task, which has no call site and runs
+ * on another thread, reads there that its team was removed. */
+#define FILTERED_TEAM (1ull << 63 | 2u)
+
+static inline int filter_enclosing(void)
 {
+    return filter_depth && filter_depth <= 64 && (filter_bits & 1u);
+}
+
+/* 1 when the filter removes this record. follows: 1 to remove a begin
+ * whatever the enclosing construct says (a removed team's implicit task). */
+static int openmp_filtered(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr, int follows)
+{
+    if (event == OFFTRACE_RAW_OMP_CHUNK || event == OFFTRACE_RAW_OMP_CANCEL || event == OFFTRACE_RAW_OMP_FLUSH) {
+        if (!filter_enclosing())
+            return 0;
+    } else if (endpoint != ompt_scope_begin) {
+        if (!filter_depth)
+            return 0;
+        int removed = filter_depth <= 64 && (filter_bits & 1u);
+        filter_depth--;
+        filter_bits >>= 1;
+        return removed;
+    } else {
+        int removed = follows;
+        if (event == OFFTRACE_RAW_OMP_SYNC_WAIT || event == OFFTRACE_RAW_OMP_IMPLICIT_TASK || !codeptr)
+            removed |= filter_enclosing(); /* no call site of its own: its construct's decision */
+        if (event != OFFTRACE_RAW_OMP_SYNC_WAIT && event != OFFTRACE_RAW_OMP_IMPLICIT_TASK)
+            removed |= ot_filter_openmp_removed(event, subkind, codeptr);
+        if (++filter_depth <= 64)
+            filter_bits = filter_bits << 1 | (uint64_t)removed;
+        if (!removed)
+            return 0;
+    }
+    /* counted when it would have been recorded (not in a forked child, which records nothing) */
+    if (__atomic_load_n(&ot_recording, __ATOMIC_RELAXED) && !openmp_off_depth && ot_measurement_recording())
+        ot_filter_count_removed(OFFTRACE_RAW_FILTERED_OPENMP);
+    return 1;
+}
+
+/* 1 when recorded. */
+static inline int put_openmp_following(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr,
+                                       uint64_t bytes, uint64_t src_addr, int follows)
+{
+    if (__builtin_expect(ot_filter_openmp_active, 0) && openmp_filtered(event, endpoint, subkind, codeptr, follows))
+        return 0;
     if (!openmp_recorded(event, endpoint))
-        return;
+        return 0;
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve_host_openmp();
     offtrace_raw_record r = {
@@ -332,6 +391,13 @@ static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, cons
         .event = event,
     };
     ot_stream_store(slot, &r);
+    return 1;
+}
+
+static inline void put_openmp(uint8_t event, int endpoint, uint8_t subkind, const void *codeptr, uint64_t bytes,
+                              uint64_t src_addr)
+{
+    put_openmp_following(event, endpoint, subkind, codeptr, bytes, src_addr, 0);
 }
 
 static void on_parallel_begin(ompt_data_t *encountering_task, const ompt_frame_t *frame, ompt_data_t *parallel,
@@ -340,9 +406,11 @@ static void on_parallel_begin(ompt_data_t *encountering_task, const ompt_frame_t
     ot_device_link_openmp.parallel_begin(encountering_task, frame, parallel, requested, flags, codeptr);
     if (!__atomic_load_n(&ot_device_link_forwards_openmp, __ATOMIC_RELAXED))
         parallel->value = in_kernel_by_itself() ? KERNEL_TEAM : 0;
-    if (host_openmp_level && host_openmp())
-        put_openmp(OFFTRACE_RAW_OMP_PARALLEL, ompt_scope_begin, (flags & ompt_parallel_league) ? 1 : 0, codeptr,
-                   requested, 0);
+    if (host_openmp_level && host_openmp() &&
+        !put_openmp_following(OFFTRACE_RAW_OMP_PARALLEL, ompt_scope_begin, (flags & ompt_parallel_league) ? 1 : 0,
+                              codeptr, requested, 0, 0) &&
+        filter_enclosing() && parallel->value == 0)
+        parallel->value = FILTERED_TEAM; /* the team's workers leave out their implicit tasks too */
 }
 
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering_task, int flags, const void *codeptr)
@@ -365,7 +433,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             kernel_teams = (kernel_teams & ~(1ull << team_nesting)) | (uint64_t)kernel << team_nesting;
         team_nesting++;
         if (record && host_openmp())
-            put_openmp(OFFTRACE_RAW_OMP_IMPLICIT_TASK, endpoint, 0, NULL, actual, index);
+            put_openmp_following(OFFTRACE_RAW_OMP_IMPLICIT_TASK, endpoint, 0, NULL, actual, index,
+                                 parallel && parallel->value == FILTERED_TEAM);
         return;
     }
     if (record && host_openmp())
@@ -820,5 +889,6 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     }
     ot_fork_child_install();
     ot_chain_start(omp_version, runtime_version);
+    ot_filter_record_open(cfg.filter); /* OFFTRACE_FILTER, before the user API attaches (filter_record.h) */
     return &result;
 }

@@ -25,13 +25,14 @@
 
 #include "../user/user_recorder.h"
 #include "clock.h"
+#include "filter_record.h"
 #include "measurement.h"
 #include "offtrace/raw_format.h"
 #include "session.h"
 #include "stream.h"
 
-/* 1 when recorded. While measurement is off (host/measurement.h) no begin
- * and no value is recorded, but every end is: a region begun while on is
+/* 1 when recorded. A filter (docs/filters.md) removes an id whole. While
+ * measurement is off (host/measurement.h) no begin and no value is recorded, but every end is: a region begun while on is
  * recorded whole, and one begun while off not at all, since the API library
  * calls no end for a begin that was not recorded. (An event, which may end
  * on any thread, has no such stack: its end after a begin left out while
@@ -41,6 +42,17 @@ static int put_user(uint8_t event, uint8_t endpoint, uint32_t id, uint64_t bytes
     if (!__atomic_load_n(&ot_recording, __ATOMIC_RELAXED) ||
         (endpoint != OFFTRACE_RAW_END && !ot_measurement_recording()))
         return 0;
+    if (__builtin_expect(ot_filter_user_removed[id], 0)) {
+        /* Removed by the filter (filter_record.h), decided at the id's
+         * definition. A region's begin returns 0, so its end never comes;
+         * an event's end is removed with its begin, which alone is counted
+         * (as is each value); only what would have been recorded counts. */
+        if (endpoint != OFFTRACE_RAW_END)
+            ot_filter_count_removed(event == OFFTRACE_RAW_USER_REGION  ? OFFTRACE_RAW_FILTERED_USER_REGION
+                                    : event == OFFTRACE_RAW_USER_EVENT ? OFFTRACE_RAW_FILTERED_USER_EVENT
+                                                                       : OFFTRACE_RAW_FILTERED_USER_VALUE);
+        return 0;
+    }
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *slot = ot_stream_reserve();
     offtrace_raw_record r = {
@@ -63,6 +75,7 @@ static void value(uint32_t id, uint64_t bits) { put_user(OFFTRACE_RAW_USER_VALUE
 /* "<id> <kind> <line> <name bytes> <file bytes> <name><file>\n", one write. */
 static void define(uint32_t id, uint32_t kind, const char *name, const char *file, uint32_t line)
 {
+    ot_filter_record_define_user(id, name, file, line);
     size_t name_len = name ? strnlen(name, OFFTRACE_RAW_USER_NAME_MAX) : 0;
     size_t file_len = file ? strnlen(file, OFFTRACE_RAW_USER_NAME_MAX) : 0;
     char buf[64 + 2 * OFFTRACE_RAW_USER_NAME_MAX + 1];

@@ -181,6 +181,10 @@ static const option options[] = {
      .help = "convert a recording whose process still runs (what it wrote so far; raw/ is kept)"},
     /* The library's helper process: one line on failure only, no summary. */
     {.id = OT_OPT_QUIET, .verbs = OT_VERB_CONVERT, .long_name = "quiet", .kind = SWITCH},
+    {.id = OT_OPT_FILTER, .verbs = OT_VERB_RECORD, .long_name = "filter", .kind = TEXT, .arg = "FILE",
+     .help = "leave out the user regions and host OpenMP constructs the filter file FILE names, by name or source "
+             "file and line (share/doc/offtrace/filters.md; a wrong file is said with its line and the program traced "
+             "without a filter) (OFFTRACE_FILTER)"},
     {.id = OT_OPT_HELP, .verbs = EVERY_VERB, .short_name = 'h', .long_name = "help", .kind = SWITCH,
      .help = "this help"},
 };

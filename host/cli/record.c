@@ -40,6 +40,7 @@ typedef struct record_opts {
     int host_only;
     const char *host_openmp;
     int start_paused;
+    const char *filter;
     char **program;
 } record_opts;
 
@@ -53,6 +54,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .host_only = args->text[OT_OPT_HOST_ONLY] != NULL,
                          .host_openmp = args->text[OT_OPT_HOST_OPENMP],
                          .start_paused = args->text[OT_OPT_START_PAUSED] != NULL,
+                         .filter = args->text[OT_OPT_FILTER],
                          .program = args->program};
 }
 
@@ -179,6 +181,10 @@ static int setup_environment(const record_opts *o, const char *dir)
         setenv("OFFTRACE_HOST_OPENMP", o->host_openmp, 1);
     if (o->start_paused)
         setenv("OFFTRACE_START_PAUSED", "1", 1);
+    if (o->filter) { /* absolute, so that a program that changes directory still finds it */
+        char abs[PATH_MAX];
+        setenv("OFFTRACE_FILTER", realpath(o->filter, abs) ? abs : o->filter, 1);
+    }
     return o->host_only ? 0 : preload_collector(self);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "convert_internal.h"
+#include "filter_info.h"
 #include "host_tasks.h"
 #include "host_mutex.h"
 #include "progress.h"
@@ -311,6 +312,9 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     set_number(c->tw, "DEVICE_RECORDS_WHILE_OFF", c->device_records_while_off);
     set_number(c->tw, "CLOCK_SYNC_POINTS", c->sync_points);
     set_number(c->tw, "CLOCK_SYNC_POINTS_IMPRECISE", c->sync_points_imprecise);
+    char raw_dir[4200]; /* the filter, if the run had one (docs/filters.md) */
+    snprintf(raw_dir, sizeof raw_dir, "%s/raw", c->dir);
+    ot_cv_filter_properties(c->tw, raw_dir);
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
     return 0;
 }

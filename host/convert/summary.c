@@ -62,6 +62,14 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     value = ot_tr_property(a, "OFFTRACE::PARTIAL");
     snprintf(s->partial, sizeof s->partial, "%s", value ? value : "no");
     snprintf(s->creator, sizeof s->creator, "%s", ot_tr_creator(a));
+    value = ot_tr_property(a, "OFFTRACE::FILTER");
+    snprintf(s->filter, sizeof s->filter, "%s", value ? value : "");
+    value = ot_tr_property(a, "OFFTRACE::FILTER_STATUS");
+    snprintf(s->filter_status, sizeof s->filter_status, "%s", value ? value : "");
+    s->filter_removed_user = number_property(a, "OFFTRACE::FILTER_REMOVED_USER_REGIONS") +
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_EVENTS") +
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES");
+    s->filter_removed_openmp = number_property(a, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS");
 }
 
 /* The sites the report's tables name: construct regions of the program's
@@ -337,5 +345,12 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
         fprintf(to, "offtrace: user API         %llu call%s refused and not recorded (the program's stderr said "
                     "which kinds: libofftrace-user.so's error rule)\n",
                 (unsigned long long)s->user_calls_dropped, plural(s->user_calls_dropped));
+    if (s->filter[0] && !strcmp(s->filter_status, "applied"))
+        fprintf(to, "offtrace: filter           %s: %llu user regions, events and values, %llu host OpenMP regions "
+                    "removed (share/doc/offtrace/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
+                (unsigned long long)s->filter_removed_openmp);
+    else if (s->filter[0])
+        fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",
+                strncmp(s->filter_status, "rejected: ", 10) ? s->filter_status : s->filter_status + 10);
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

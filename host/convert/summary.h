@@ -51,6 +51,11 @@ typedef struct ot_summary {
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */
     char creator[128];
+    /* Filter (docs/filters.md): path "" when the run had none. */
+    char filter[1024];
+    char filter_status[1600];          /**< "applied" or "rejected: FILE:LINE: ..." */
+    uint64_t filter_removed_user;      /**< user regions, events and values removed */
+    uint64_t filter_removed_openmp;    /**< host OpenMP constructs removed */
 } ot_summary;
 
 /**

@@ -19,6 +19,7 @@
  * | OFFTRACE_MAX_RECORDING_SIZE | at least 1M, or `unlimited` | a tenth of the free space, >= 64M |
  * | OFFTRACE_HOST_OPENMP   | off, regions, loops, all (the program's own host OpenMP: docs/host-openmp.md) | loops |
  * | OFFTRACE_START_PAUSED  | as OFFTRACE_ENABLE: nothing recorded until omp_control_tool start (docs/measurement-control.md) | off |
+ * | OFFTRACE_FILTER        | a filter file: regions left out of the trace (docs/filters.md; a wrong file is said, the run traced without it) | none |
  *
  * Device detail comes from the device collector, `libofftrace-device.so`,
  * preloaded next to the host library (`offtrace record` does both; by hand:

@@ -326,4 +326,49 @@ _Static_assert(sizeof(offtrace_raw_counters) <= OFFTRACE_RAW_COUNTERS_SIZE, "cou
 #define OFFTRACE_RAW_USER_DEFS "user.defs"
 #define OFFTRACE_RAW_USER_NAME_MAX 1024u /**< longer names and files are cut there */
 
+
+/**
+ * `filter` (issue 14, docs/filters.md): written when OFFTRACE_FILTER names
+ * a filter file. This header (OFFTRACE_RAW_FILTER_HEADER_SIZE bytes,
+ * mapped shared while the program runs), then the filter file's text
+ * (text_bytes). `rejected` 1: the file could not be read or parsed,
+ * `problem` says why and nothing was filtered. Removed events are counted
+ * per thread without atomics: a thread takes a slot the first time it
+ * removes one (next_slot, an atomic add); threads past the last slot add
+ * atomically into `shared`. The converter sums slots and shared.
+ */
+#define OFFTRACE_RAW_FILTER "filter"
+#define OFFTRACE_RAW_FILTER_MAGIC "OTFLTv1" /**< 8 bytes with the NUL */
+#define OFFTRACE_RAW_FILTER_HEADER_SIZE 8192u
+#define OFFTRACE_RAW_FILTER_SLOTS 80u
+
+/** What a removed event was (index of a slot's `removed`). */
+enum offtrace_raw_filtered_kind {
+    OFFTRACE_RAW_FILTERED_USER_REGION = 0, /**< a user region, begin and end */
+    OFFTRACE_RAW_FILTERED_USER_EVENT = 1,  /**< a user event's begin or end */
+    OFFTRACE_RAW_FILTERED_USER_VALUE = 2,  /**< a user value */
+    OFFTRACE_RAW_FILTERED_OPENMP = 3,      /**< a host OpenMP construct, begin and end */
+    OFFTRACE_RAW_FILTERED_KINDS = 4,
+};
+
+typedef struct offtrace_raw_filter_slot {
+    uint64_t removed[8]; /**< by enum offtrace_raw_filtered_kind; one cache line per thread */
+} offtrace_raw_filter_slot;
+
+typedef struct offtrace_raw_filter {
+    char magic[8];
+    uint32_t version;        /**< OFFTRACE_RAW_VERSION */
+    uint32_t size;           /**< sizeof(offtrace_raw_filter) */
+    uint32_t rejected;       /**< 1: not applied (problem says why) */
+    uint32_t text_bytes;     /**< bytes of the filter file after the header */
+    uint32_t next_slot;      /**< slots taken so far (may pass OFFTRACE_RAW_FILTER_SLOTS) */
+    uint32_t reserved;
+    char path[1024];         /**< the filter file, as given */
+    char problem[1536];      /**< "FILE:LINE: what is wrong" when rejected */
+    offtrace_raw_filter_slot shared __attribute__((aligned(64)));
+    offtrace_raw_filter_slot slot[OFFTRACE_RAW_FILTER_SLOTS];
+} offtrace_raw_filter;
+
+_Static_assert(sizeof(offtrace_raw_filter) <= OFFTRACE_RAW_FILTER_HEADER_SIZE, "filter header must fit");
+
 #endif /* OFFTRACE_RAW_FORMAT_H */
