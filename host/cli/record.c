@@ -179,6 +179,14 @@ static int setup_environment(const record_opts *o, const char *dir)
         setenv("OFFTRACE_HOST_OPENMP", o->host_openmp, 1);
     if (o->start_paused)
         setenv("OFFTRACE_START_PAUSED", "1", 1);
+    /* NVTX v3 (docs/nvtx.md): the program's first NVTX call dlopens this
+     * path, the very library libomp loads as the tool: one instance. */
+    const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+    if (nvtx && *nvtx)
+        fprintf(stderr, "offtrace: NVTX_INJECTION64_PATH is already set (%s): NVTX ranges go to that tool, not "
+                        "to the trace\n", nvtx);
+    else
+        setenv("NVTX_INJECTION64_PATH", lib, 1);
     return o->host_only ? 0 : preload_collector(self);
 }
 

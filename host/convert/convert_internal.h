@@ -80,6 +80,11 @@ typedef struct converter {
     struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
+    /* NVTX (issue 14, nvtx_pass.c) */
+    struct ot_nvtx_defs *nvtx;          /**< nvtx.defs; NULL: the program made no NVTX definition */
+    uint64_t nvtx_records;              /**< NVTX ranges and marks converted (begin records) */
+    uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
+    uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
 } converter;
 
 /** \brief Host ticks to host ns. */

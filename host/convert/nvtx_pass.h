@@ -1,0 +1,30 @@
+/**
+ * \file nvtx_pass.h
+ * \brief Conversion of NVTX v3 calls (issue 14): the definitions of
+ *        `raw/nvtx.defs`, and NVTX_* records of a host thread as OTF2
+ *        regions (paradigm USER) with category, colour and payload as
+ *        attributes.
+ */
+#ifndef OT_CONVERT_NVTX_PASS_H
+#define OT_CONVERT_NVTX_PASS_H
+
+#include <stdint.h>
+
+#include "offtrace/raw_format.h"
+
+struct converter;
+struct thread_pass;
+
+/** \brief Read `<raw_dir>/nvtx.defs` into \p c (none: no NVTX). A damaged
+ *  tail is skipped and counted (c->nvtx_defs_damaged). \return 0, or -ENOMEM. */
+int ot_nvtx_defs_load(struct converter *c, const char *raw_dir);
+
+/** \brief One NVTX_* record of the thread of \p p at \p t (ns). */
+void ot_nvtx_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
+
+/** \brief The archive's NVTX properties: problem counts, category names. */
+void ot_nvtx_properties(struct converter *c);
+
+void ot_nvtx_defs_free(struct converter *c);
+
+#endif
