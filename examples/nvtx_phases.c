@@ -14,12 +14,15 @@
  *    mark in domain "solver" with a float payload 1.5 and an int32 payload
  *    range "tail" (-3) with a uint64 payload mark (uint64 max);
  *  - a parallel region of 2 threads, each pushing and popping "worker";
+ *    "handoff" started on the initial thread before it and ended by thread 1
+ *    inside it;
  *  - bad input: a pop without push, an end of an id never handed out, a push
  *    of NULL (and its pop), a wide-character mark.
  *
  * The output is the same with and without offtrace (NVTX is a no-op then).
  */
 #include <nvtx3/nvToolsExt.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -94,11 +97,15 @@ int main(void)
     u.message.ascii = "big";
     nvtxMarkEx(&u);
     nvtxRangePop();
+    nvtxRangeId_t handoff = nvtxRangeStartA("handoff");
 #pragma omp parallel num_threads(2) reduction(+ : sum)
     {
         nvtxRangePushA("worker");
         sum += 1;
         nvtxRangePop();
+#pragma omp barrier
+        if (omp_get_thread_num() == 1)
+            nvtxRangeEnd(handoff);
     }
     /* bad input: nothing crashes, each is counted */
     nvtxRangePop();

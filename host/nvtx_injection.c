@@ -143,6 +143,8 @@ static uint32_t intern(const char *s, const char **interned)
 #define STACK_BITS 256u   /* deeper pushes are recorded, their bit is not kept */
 
 typedef struct nvtx_thread {
+    uint64_t token;   /* this thread's part of the range ids it hands out (from 1) */
+    uint64_t started; /* ranges it started */
     struct {
         const char *pointer, *text;
         uint32_t id;
@@ -152,6 +154,7 @@ typedef struct nvtx_thread {
 } nvtx_thread;
 
 static OT_TLS nvtx_thread *this_thread;
+static uint64_t thread_tokens;
 
 static nvtx_thread *thread_state(void)
 {
@@ -160,7 +163,10 @@ static nvtx_thread *thread_state(void)
         return t;
     /* once per thread that uses NVTX; never freed (the thread may push in a
      * destructor after its own TLS destructors ran) */
-    return this_thread = calloc(1, sizeof *t);
+    t = calloc(1, sizeof *t);
+    if (t)
+        t->token = __atomic_add_fetch(&thread_tokens, 1, __ATOMIC_RELAXED);
+    return this_thread = t;
 }
 
 /* The id of a plain-string message; the cache's hit costs a pointer compare
@@ -320,14 +326,21 @@ static int pop(uint32_t domain)
     return (int)level;
 }
 
-/* ---- start / end: ids from one counter; bit 63 set = not recorded ---- */
+/* ---- start / end ----
+ * A range id is the starting thread's token (bits 40-62) and its own count
+ * (bits 0-39): no shared counter on the hot path, and an end knows whether
+ * its range began on another thread. Bit 63 set: not recorded. */
 
 #define NOT_RECORDED ((uint64_t)1 << 63)
-static uint64_t next_range_id;
+#define COUNT_BITS 40
+#define COUNT_MASK (((uint64_t)1 << COUNT_BITS) - 1)
 
 static nvtxRangeId_t start(uint32_t domain, const attrs *a)
 {
-    uint64_t id = __atomic_add_fetch(&next_range_id, 1, __ATOMIC_RELAXED);
+    nvtx_thread *t = thread_state();
+    if (!t)
+        return NOT_RECORDED;
+    uint64_t id = t->token << COUNT_BITS | (++t->started & COUNT_MASK);
     if (!recording_now())
         return id | NOT_RECORDED;
     put(OFFTRACE_RAW_NVTX_START_END, OFFTRACE_RAW_BEGIN, a->payload_type, id, a->message, domain, a->category,
@@ -337,13 +350,28 @@ static nvtxRangeId_t start(uint32_t domain, const attrs *a)
 
 static void end(nvtxRangeId_t id)
 {
-    uint64_t plain = id & ~NOT_RECORDED;
-    if (plain == 0 || plain > __atomic_load_n(&next_range_id, __ATOMIC_RELAXED)) {
+    uint64_t plain = id & ~NOT_RECORDED, token = plain >> COUNT_BITS;
+    if (token == 0 || token > __atomic_load_n(&thread_tokens, __ATOMIC_RELAXED) || !(plain & COUNT_MASK)) {
         problem(OFFTRACE_RAW_NVTX_UNKNOWN_RANGE);
         return;
     }
-    if (!(id & NOT_RECORDED) && can_record())
-        put(OFFTRACE_RAW_NVTX_START_END, OFFTRACE_RAW_END, 0, id, 0, 0, 0, 0, 0);
+    if ((id & NOT_RECORDED) || !can_record())
+        return;
+    nvtx_thread *t = thread_state();
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve();
+    offtrace_raw_record r = {.time = now, .id = id, .endpoint = OFFTRACE_RAW_END, .event = OFFTRACE_RAW_NVTX_START_END};
+    ot_stream_store(slot, &r);
+    if (!t || t->token != token) {
+        /* Ended on another thread than the one that started it: the
+         * converter, which pairs per thread, learns the end from nvtx.defs
+         * (a write, on this rarer path only). */
+        char text[48];
+        int n = snprintf(text, sizeof text, "%llu %llu", (unsigned long long)id, (unsigned long long)now);
+        pthread_mutex_lock(&defs_lock);
+        write_def(0, OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE, 0, 0, text, (size_t)n);
+        pthread_mutex_unlock(&defs_lock);
+    }
 }
 
 static void mark(uint32_t domain, const attrs *a)

@@ -85,6 +85,7 @@ typedef struct converter {
     uint64_t nvtx_records;              /**< NVTX ranges and marks converted (begin records) */
     uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
     uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
+    size_t nvtx_pending;                /**< start/end ranges of the thread in conversion to close (nvtx_pass.c) */
 } converter;
 
 /** \brief Host ticks to host ns. */

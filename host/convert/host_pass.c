@@ -809,6 +809,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             continue;
         }
         uint64_t t = ot_cv_to_ns(c, r->time);
+        if (c->nvtx_pending) /* NVTX ranges ended on another thread by now */
+            p->last_time = ot_nvtx_settle(p, t, p->last_time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
         p->last_time = t;
@@ -842,6 +844,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
+    if (rc == 0 && c->nvtx_pending)
+        p->last_time = ot_nvtx_settle(p, UINT64_MAX, p->last_time);
     if (rc == 0)
         end_measurement_window(p);
     /* Losses up to the end were never followed by a LOST record. */

@@ -13,9 +13,12 @@
  * domains apart; a range without message is "(no message)".
  *
  * A pop closes the thread's innermost open range of its domain; an end
- * closes the range of its id on the thread that ends it. A start/end range
- * ended on another thread is counted as unmatched (its begin stays open to
- * its thread's last record), as user events are.
+ * closes the range of its id. A start/end range ended on another thread is
+ * drawn on the thread that started it, from its start to its end: the
+ * recorder wrote that end's time into nvtx.defs too, and this pass closes
+ * the range when the starting thread's records reach that time
+ * (ot_nvtx_settle, called by the host pass), so OTF2's nesting per location
+ * holds (what lies above it is left and entered again).
  *
  * Category, colour and payload are attributes of the Enter
  * (trace_writer.h: OT_ATTR_NVTX_*), written only when the program gave
@@ -45,7 +48,19 @@ typedef struct region_slot {
     OTF2_RegionRef region[3]; /* per kind: range, start/end, mark */
 } region_slot;
 
+typedef struct range_end {
+    uint64_t id, ticks;
+} range_end;
+
+typedef struct pending_close {
+    uint64_t id, t;
+} pending_close;
+
 struct ot_nvtx_defs {
+    range_end *elsewhere; /* start/end ranges ended on another thread, sorted by id */
+    size_t elsewhere_count;
+    pending_close *pending; /* of the thread being converted: closes at their ends' times */
+    size_t pending_count, pending_capacity;
     char **texts;   /* by text id */
     uint32_t text_count;
     char **domains; /* by domain id */
@@ -105,6 +120,30 @@ static int put_category(struct ot_nvtx_defs *n, uint32_t domain, uint32_t number
     return 0;
 }
 
+static int put_end(struct ot_nvtx_defs *n, uint64_t id, uint64_t ticks)
+{
+    range_end *more = realloc(n->elsewhere, (n->elsewhere_count + 1) * sizeof *more);
+    if (!more)
+        return -ENOMEM;
+    n->elsewhere = more;
+    n->elsewhere[n->elsewhere_count++] = (range_end){id, ticks};
+    return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const range_end *)a)->id, y = ((const range_end *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static const range_end *ended_elsewhere(const struct ot_nvtx_defs *n, uint64_t id)
+{
+    if (!n || !n->elsewhere_count)
+        return NULL;
+    range_end key = {id, 0};
+    return bsearch(&key, n->elsewhere, n->elsewhere_count, sizeof key, by_id);
+}
+
 int ot_nvtx_defs_load(converter *c, const char *raw_dir)
 {
     char path[4096];
@@ -140,20 +179,36 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
         memcpy(field, text + at, field_len);
         field[field_len] = 0;
         if (sscanf(field, "%u %u %u %u %zu %n", &id, &kind, &domain, &category, &len, &head) != 5 || !head ||
-            field[head - 1] != ' ' || kind < OFFTRACE_RAW_NVTX_DEF_STRING || kind > OFFTRACE_RAW_NVTX_DEF_CATEGORY ||
-            (kind != OFFTRACE_RAW_NVTX_DEF_CATEGORY && (id == 0 || id >= MAX_NVTX_ID)) ||
+            field[head - 1] != ' ' || kind < OFFTRACE_RAW_NVTX_DEF_STRING ||
+            kind > OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE ||
+            ((kind == OFFTRACE_RAW_NVTX_DEF_STRING || kind == OFFTRACE_RAW_NVTX_DEF_DOMAIN) &&
+             (id == 0 || id >= MAX_NVTX_ID)) ||
             domain >= MAX_NVTX_ID || len > OFFTRACE_RAW_NVTX_TEXT_MAX || used - at - (size_t)head < len + 1 ||
             text[at + (size_t)head + len] != '\n' || memchr(text + at + head, 0, len)) {
             c->nvtx_problems[0]++; /* slot 0: a damaged nvtx.defs (the definitions before it stand) */
             break;
         }
         const char *s = text + at + head;
-        rc = kind == OFFTRACE_RAW_NVTX_DEF_STRING   ? put_name(&n->texts, &n->text_count, id, s, len)
-           : kind == OFFTRACE_RAW_NVTX_DEF_DOMAIN   ? put_name(&n->domains, &n->domain_count, id, s, len)
-                                                   : put_category(n, domain, category, s, len);
+        if (kind == OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE) {
+            char both[64];
+            unsigned long long range, ticks;
+            memcpy(both, s, len < sizeof both - 1 ? len : sizeof both - 1);
+            both[len < sizeof both - 1 ? len : sizeof both - 1] = 0;
+            if (sscanf(both, "%llu %llu", &range, &ticks) != 2) {
+                c->nvtx_problems[0]++;
+                break;
+            }
+            rc = put_end(n, range, ticks);
+        } else {
+            rc = kind == OFFTRACE_RAW_NVTX_DEF_STRING ? put_name(&n->texts, &n->text_count, id, s, len)
+               : kind == OFFTRACE_RAW_NVTX_DEF_DOMAIN ? put_name(&n->domains, &n->domain_count, id, s, len)
+                                                      : put_category(n, domain, category, s, len);
+        }
         at += (size_t)head + len + 1;
     }
     free(text);
+    if (n && n->elsewhere_count)
+        qsort(n->elsewhere, n->elsewhere_count, sizeof *n->elsewhere, by_id);
     c->nvtx = n;
     return rc;
 }
@@ -173,9 +228,13 @@ void ot_nvtx_defs_free(converter *c)
     free(n->domains);
     free(n->categories);
     free(n->regions);
+    free(n->elsewhere);
+    free(n->pending);
     free(n);
     c->nvtx = NULL;
 }
+
+static void add_pending(converter *c, uint64_t id, uint64_t t);
 
 static const offtrace_event_class kind_class[3] = {OFFTRACE_CLASS_NVTX_RANGE, OFFTRACE_CLASS_NVTX_START_END,
                                                    OFFTRACE_CLASS_NVTX_MARK};
@@ -265,16 +324,60 @@ void ot_nvtx_convert(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
         OTF2_RegionRef region = region_for(c, (uint32_t)r->target_id, (uint32_t)r->dst_addr, kind);
         add_attributes(ot_cv_pass_attributes(p), r);
         c->nvtx_records++;
-        if (kind == 2)
+        if (kind == 2) {
             ot_hp_mark(p, region, t);
-        else
-            ot_cv_pass_open(p, r->event, id, region, t);
+            return;
+        }
+        ot_cv_pass_open(p, r->event, id, region, t);
+        const range_end *e = kind == 1 ? ended_elsewhere(c->nvtx, id) : NULL;
+        if (e) /* its end is on another thread: close it here when this thread's time gets there */
+            add_pending(c, id, ot_cv_to_ns(c, e->ticks));
     } else if (r->endpoint == OFFTRACE_RAW_END && kind != 2) {
+        if (kind == 1 && ended_elsewhere(c->nvtx, id))
+            return; /* closed on the starting thread's location (ot_nvtx_settle) */
         if (ot_cv_pass_close(p, r->event, id, t, r) != 0)
             c->nvtx_unmatched++;
     } else {
         c->damaged_records++;
     }
+}
+
+static void add_pending(converter *c, uint64_t id, uint64_t t)
+{
+    struct ot_nvtx_defs *n = c->nvtx;
+    if (n->pending_count == n->pending_capacity) {
+        size_t capacity = n->pending_capacity ? n->pending_capacity * 2 : 16;
+        pending_close *more = realloc(n->pending, capacity * sizeof *more);
+        if (!more) /* left open: closed at the thread's end as unfinished */
+            return;
+        n->pending = more;
+        n->pending_capacity = capacity;
+    }
+    n->pending[n->pending_count++] = (pending_close){id, t};
+    c->nvtx_pending = n->pending_count;
+}
+
+uint64_t ot_nvtx_settle(thread_pass *p, uint64_t until, uint64_t not_before)
+{
+    converter *c = ot_cv_pass_converter(p);
+    struct ot_nvtx_defs *n = c->nvtx;
+    while (n && n->pending_count) {
+        size_t first = 0;
+        for (size_t i = 1; i < n->pending_count; i++)
+            if (n->pending[i].t < n->pending[first].t)
+                first = i;
+        if (n->pending[first].t > until)
+            break;
+        pending_close due = n->pending[first];
+        n->pending[first] = n->pending[--n->pending_count];
+        uint64_t t = due.t < not_before ? not_before : due.t;
+        offtrace_raw_record end = {.id = due.id, .endpoint = OFFTRACE_RAW_END, .event = OFFTRACE_RAW_NVTX_START_END};
+        if (ot_cv_pass_close(p, OFFTRACE_RAW_NVTX_START_END, due.id, t, &end) != 0)
+            c->nvtx_unmatched++;
+        not_before = t;
+    }
+    c->nvtx_pending = n ? n->pending_count : 0;
+    return not_before;
 }
 
 void ot_nvtx_properties(converter *c)

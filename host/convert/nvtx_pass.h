@@ -22,6 +22,12 @@ int ot_nvtx_defs_load(struct converter *c, const char *raw_dir);
 /** \brief One NVTX_* record of the thread of \p p at \p t (ns). */
 void ot_nvtx_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
 
+/** \brief Close the start/end ranges of the thread being converted whose
+ *  end (on another thread) is due by \p until (ns), at their ends' times,
+ *  never before \p not_before. \return the last time written (or \p
+ *  not_before). Called by the host pass while c->nvtx_pending. */
+uint64_t ot_nvtx_settle(struct thread_pass *p, uint64_t until, uint64_t not_before);
+
 /** \brief The archive's NVTX properties: problem counts, category names. */
 void ot_nvtx_properties(struct converter *c);
 

@@ -192,7 +192,9 @@ enum offtrace_raw_flag {
  *             = NVTX's payload type (0: none), src_addr = bit 32 set when an
  *             ARGB colour is given, in bits 0-31. NVTX_RANGE END (a pop)
  *             carries only the domain; NVTX_START_END: id = the range id the
- *             program got, its END only the id. NVTX_PROBLEM: subkind = enum
+ *             program got (the starting thread's token in bits 40-62, its
+ *             count below), its END only the id, on the ending thread (one
+ *             ended on another thread is also in nvtx.defs). NVTX_PROBLEM: subkind = enum
  *             offtrace_raw_nvtx_problem, bytes = how many.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
@@ -358,6 +360,10 @@ enum offtrace_raw_nvtx_def {
     OFFTRACE_RAW_NVTX_DEF_STRING = 1,
     OFFTRACE_RAW_NVTX_DEF_DOMAIN = 2,
     OFFTRACE_RAW_NVTX_DEF_CATEGORY = 3,
+    /** a start/end range ended on another thread than it began: id 0, the
+     *  text "<range id> <host ticks of the end>" (its END record is on the
+     *  ending thread's stream too) */
+    OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE = 4,
 };
 
 /** Causes of NVTX_PROBLEM records (their subkind). */
