@@ -342,6 +342,13 @@ Test(nvtx_recording, the_program_runs_the_same_with_and_without_offtrace)
     cr_expect(WIFEXITED(traced.status) && WEXITSTATUS(traced.status) == 0, "%s", traced.err);
     cr_expect_str_eq(traced.out, plain.out);
     cr_expect(strstr(plain.out, "nvtx_phases: sum = ") != NULL, "%s", plain.out);
+    /* the bad input in one line of the summary, not one per call */
+    cr_expect(strstr(traced.err, "offtrace: NVTX             18 ranges and marks") != NULL, "%s", traced.err);
+    const char *bad = strstr(traced.err, "offtrace: NVTX IGNORED     1 pops without push, 1 ends of unknown ranges, "
+                                         "0 ends without start, 1 NULL messages, 1 wide-character or unknown calls, "
+                                         "0 calls before recording started\n");
+    cr_expect(bad != NULL, "%s", traced.err);
+    cr_expect(bad && !strstr(bad + 24, "NVTX IGNORED"), "said once");
     cr_expect_str_eq(plain.err, "");
     run_free(&plain);
     run_free(&traced);

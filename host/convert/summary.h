@@ -50,6 +50,10 @@ typedef struct ot_summary {
     uint64_t archive_bytes;
     char partial[256];                         /**< "no" or the reason */
     char creator[128];
+    /* NVTX (issue 14, docs/nvtx.md) */
+    uint64_t nvtx_events;                      /**< NVTX ranges and marks in the archive */
+    uint64_t nvtx_pops_without_push, nvtx_unknown_ends, nvtx_null_messages, nvtx_unsupported,
+        nvtx_before_recording, nvtx_unmatched; /**< NVTX calls counted, not recorded */
 } ot_summary;
 
 /**
