@@ -393,3 +393,40 @@ Test(nvtx_recording, nothing_is_recorded_while_measurement_is_off)
     cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
     free(msg);
 }
+
+static unsigned count_of(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* `offtrace export --format chrome` files NVTX ranges and marks under the
+ * category "nvtx", with category, colour and payload in `args`. */
+Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
+{
+    char dir[512], json[600];
+    record_phases("nvtx-export", dir, sizeof dir);
+    snprintf(json, sizeof json, "%s/nvtx.json", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *text = read_whole_file(json, NULL);
+    cr_assert_not_null(text);
+    cr_expect_eq(count_of(text, "\"cat\":\"nvtx\""), 18);
+    cr_expect_eq(count_of(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
+    for (int k = 0; k < 3; k++) {
+        char args[160];
+        snprintf(args, sizeof args, "\"args\":{\"nvtx category\":1,\"nvtx color\":\"#FF00FF00\",\"nvtx payload\":%d}",
+                 k);
+        cr_expect_eq(count_of(text, args), 1, "%s", args);
+        snprintf(args, sizeof args, "\"args\":{\"nvtx category\":2,\"nvtx payload\":%d.5}", k);
+        cr_expect_eq(count_of(text, args), 1, "%s", args);
+    }
+    cr_expect_eq(count_of(text, "\"args\":{\"nvtx color\":\"#FF0000FF\",\"nvtx payload\":7}"), 1);
+    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":-3}"), 1);
+    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
+    free(text);
+}
