@@ -155,17 +155,38 @@ typedef struct nvtx_thread {
 
 static OT_TLS nvtx_thread *this_thread;
 static uint64_t thread_tokens;
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static int thread_key_made;
+
+/* At the thread's exit: its state goes, so that a program that starts many
+ * threads does not keep 2 KiB per thread. An NVTX call from a later TLS
+ * destructor gets a fresh state (then kept). */
+static void thread_gone(void *state)
+{
+    if (this_thread == state)
+        this_thread = NULL;
+    free(state);
+}
+
+static void make_thread_key(void)
+{
+    thread_key_made = pthread_key_create(&thread_key, thread_gone) == 0;
+}
 
 static nvtx_thread *thread_state(void)
 {
     nvtx_thread *t = this_thread;
     if (__builtin_expect(t != NULL, 1))
         return t;
-    /* once per thread that uses NVTX; never freed (the thread may push in a
-     * destructor after its own TLS destructors ran) */
+    /* once per thread that uses NVTX */
     t = calloc(1, sizeof *t);
-    if (t)
-        t->token = __atomic_add_fetch(&thread_tokens, 1, __ATOMIC_RELAXED);
+    if (!t)
+        return NULL;
+    t->token = __atomic_add_fetch(&thread_tokens, 1, __ATOMIC_RELAXED);
+    pthread_once(&thread_key_once, make_thread_key);
+    if (thread_key_made)
+        pthread_setspecific(thread_key, t);
     return this_thread = t;
 }
 

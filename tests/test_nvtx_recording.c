@@ -430,3 +430,83 @@ Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
     cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
     free(text);
 }
+
+/* Measurement switched with omp_control_tool around NVTX ranges
+ * (tests/support/nvtx_windows.c): a range begun while off is left out whole
+ * (its end after recording came back too), one begun while on is recorded
+ * whole even if it ends while off. The archive stays balanced. */
+Test(nvtx_recording, a_range_is_recorded_whole_or_not_at_all_around_switches)
+{
+    char dir[512], *err = NULL;
+    scratch_path(dir, sizeof dir, "nvtx-windows");
+    cr_assert_eq(record_program(dir, NULL, NULL, "nvtx_windows", NULL, &err), 0, "%s", err ? err : "");
+    free(err);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_RANGE], 3, "kept, across, late");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_START_END], 1, "across start/end");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_MARK], 1, "late mark");
+    reading *s = read_archive(dir);
+    cr_expect_eq(count_named(s, "kept"), 1);
+    cr_expect_eq(count_named(s, "across"), 1);
+    cr_expect_eq(count_named(s, "across start/end"), 1);
+    cr_expect_eq(count_named(s, "late"), 1);
+    cr_expect_eq(count_named(s, "late mark"), 1);
+    cr_expect_eq(count_named(s, "dropped") + count_named(s, "dropped start/end") + count_named(s, "dropped mark"), 0);
+    cr_expect_eq(s->unbalanced, 0);
+    free_reading(s);
+    cr_expect_eq(property(dir, "OFFTRACE::MEASUREMENT_OFF_SWITCHES"), 2);
+    cr_expect_eq(property(dir, "OFFTRACE::NVTX_UNMATCHED_ENDS"), 0);
+    cr_expect_eq(property(dir, "OFFTRACE::NVTX_POPS_WITHOUT_PUSH"), 0);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+}
+
+/* A cut nvtx.defs (the program died in the middle of a definition's write,
+ * or the file was damaged): the definitions before the cut stand, the
+ * ranges of texts after it are named "(undefined message)", the damage is
+ * counted, and the archive is valid. */
+Test(nvtx_recording, a_cut_definitions_file_keeps_what_came_before_it)
+{
+    char dir[512];
+    scratch_path(dir, sizeof dir, "nvtx-cut-defs");
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_nvtx_phases", NULL, &err), 0, "%s", err ? err : "");
+    free(err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/raw/nvtx.defs", dir);
+    size_t len = 0;
+    char *defs = read_whole_file(path, &len);
+    cr_assert_not_null(defs);
+    /* "main" is the first text defined; cut inside the line of "step", the next text */
+    char *step = strstr(defs, "step\n");
+    cr_assert_not_null(step, "%s", defs);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fwrite(defs, 1, (size_t)(step - defs) + 2, f);
+    fclose(f);
+    free(defs);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    archive_facts facts;
+    cr_assert_eq(archive_check(dir, &facts), 0);
+    cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);
+    cr_expect_eq(facts.enters[OFFTRACE_CLASS_NVTX_RANGE], 11);
+    cr_expect_eq(property(dir, "OFFTRACE::NVTX_DEFINITIONS_DAMAGED"), 1);
+    reading *s = read_archive(dir);
+    cr_expect_eq(count_named(s, "main"), 1);
+    cr_expect_eq(count_named(s, "step"), 0);
+    cr_expect_gt(count_named(s, "(undefined message)"), 3);
+    free_reading(s);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+}
