@@ -272,8 +272,7 @@ static region_slot *slot_of(struct ot_nvtx_defs *n, uint64_t key)
 /* The region of (domain, text) for kind 0 range, 1 start/end, 2 mark. */
 static OTF2_RegionRef region_for(converter *c, uint32_t domain, uint32_t text, int kind)
 {
-    static struct ot_nvtx_defs none;
-    struct ot_nvtx_defs *n = c->nvtx ? c->nvtx : &none; /* records, but no nvtx.defs: names stand in */
+    struct ot_nvtx_defs *n = c->nvtx;
     region_slot *slot = slot_of(n, ((uint64_t)domain << 32 | text) + 1);
     if (slot && slot->region[kind] != OTF2_UNDEFINED_REGION)
         return slot->region[kind];
@@ -311,6 +310,10 @@ static void add_attributes(OTF2_AttributeList *a, const offtrace_raw_record *r)
 void ot_nvtx_convert(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
+    if (!c->nvtx && !(c->nvtx = calloc(1, sizeof *c->nvtx))) { /* records, but no nvtx.defs: names stand in */
+        c->damaged_records++;
+        return;
+    }
     if (r->event == OFFTRACE_RAW_NVTX_PROBLEM) {
         if (r->subkind > 0 && r->subkind < OFFTRACE_RAW_NVTX_PROBLEMS)
             c->nvtx_problems[r->subkind] += r->bytes;
