@@ -54,9 +54,16 @@
 
 static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* "<id> <kind> <domain> <category> <text bytes> <text>\n", one O_APPEND write. */
+/* "<id> <kind> <domain> <category> <text bytes> <text>\n", one O_APPEND write.
+ * Only while the recorder runs: before, there is no session directory, and
+ * a program whose recorder never starts (no libomp, offtrace disabled) must
+ * not get a file. (With the runtime started at NVTX's initialisation, see
+ * InitializeInjectionNvtx2, a text defined before recording is not seen in
+ * practice; one would be named "(undefined message)".) */
 static void write_def(uint32_t id, unsigned kind, uint32_t domain, uint32_t category, const char *text, size_t len)
 {
+    if (!__atomic_load_n(&ot_recording, __ATOMIC_RELAXED))
+        return;
     char buf[96 + OFFTRACE_RAW_NVTX_TEXT_MAX + 1];
     int n = snprintf(buf, 96, "%u %u %u %u %zu ", id, kind, domain, category, len);
     if (n <= 0 || n >= 96)

@@ -510,3 +510,29 @@ Test(nvtx_recording, a_cut_definitions_file_keeps_what_came_before_it)
     cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
     free(msg);
 }
+
+/* NVTX pointed at libofftrace.so without `offtrace record` (no OpenMP tool
+ * set up, so no recorder): the program runs as without it, and no file
+ * appears where it runs (definitions are written only while recording). */
+Test(nvtx_recording, the_injection_alone_changes_nothing)
+{
+    char dir[512], prog[600], cmd[2048];
+    scratch_path(dir, sizeof dir, "nvtx-injection-alone");
+    snprintf(prog, sizeof prog, "%s/example_nvtx_phases", OFFTRACE_BIN_DIR);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cd '%s' && exec '%s'", dir, dir, prog);
+    char *plain_argv[] = {prog, NULL};
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    char injection[600];
+    snprintf(injection, sizeof injection, "NVTX_INJECTION64_PATH=%s/libofftrace.so", OFFTRACE_LIB_DIR);
+    char *env[] = {injection, NULL};
+    run_result plain, injected;
+    cr_assert_eq(run_command(plain_argv, NULL, NULL, &plain), 0);
+    cr_assert_eq(run_command(argv, env, NULL, &injected), 0);
+    cr_expect(WIFEXITED(injected.status) && WEXITSTATUS(injected.status) == 0, "%s", injected.err);
+    cr_expect_str_eq(injected.out, plain.out);
+    cr_expect_str_eq(injected.err, "");
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
+    cr_expect_eq(system(cmd), 0, "files appeared in %s", dir);
+    run_free(&plain);
+    run_free(&injected);
+}
