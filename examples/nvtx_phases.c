@@ -16,15 +16,19 @@
  *  - a parallel region of 2 threads, each pushing and popping "worker";
  *    "handoff" started on the initial thread before it and ended by thread 1
  *    inside it;
+ *  - the initial thread named "driver", thread 1 "helper" (nvtxNameOsThreadA);
  *  - bad input: a pop without push, an end of an id never handed out, a push
  *    of NULL (and its pop), a wide-character mark.
  *
  * The output is the same with and without offtrace (NVTX is a no-op then).
  */
+#define _GNU_SOURCE
 #include <nvtx3/nvToolsExt.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define STEPS 3
 #define N 4096
@@ -45,6 +49,7 @@ int main(void)
     static double x[N];
     double sum = 0;
     nvtxRangePushA("main");
+    nvtxNameOsThreadA((uint32_t)syscall(SYS_gettid), "driver");
     nvtxNameCategoryA(1, "compute");
     nvtxDomainHandle_t solver = nvtxDomainCreateA("solver");
     nvtxDomainNameCategoryA(solver, 2, "matrix");
@@ -104,8 +109,10 @@ int main(void)
         sum += 1;
         nvtxRangePop();
 #pragma omp barrier
-        if (omp_get_thread_num() == 1)
+        if (omp_get_thread_num() == 1) {
+            nvtxNameOsThreadA((uint32_t)syscall(SYS_gettid), "helper");
             nvtxRangeEnd(handoff);
+        }
     }
     /* bad input: nothing crashes, each is counted */
     nvtxRangePop();

@@ -482,6 +482,18 @@ static void name_category(uint32_t domain, uint32_t category, const char *name)
 
 static void NVTX_API name_category_a(uint32_t category, const char *name) { name_category(0, category, name); }
 
+/* The name goes onto the thread's location ("NAME: Master thread"). */
+static void NVTX_API name_os_thread_a(uint32_t thread, const char *name)
+{
+    if (!name) {
+        problem(OFFTRACE_RAW_NVTX_NULL_MESSAGE);
+        return;
+    }
+    pthread_mutex_lock(&defs_lock);
+    write_def(thread, OFFTRACE_RAW_NVTX_DEF_THREAD_NAME, 0, 0, name, strnlen(name, OFFTRACE_RAW_NVTX_TEXT_MAX));
+    pthread_mutex_unlock(&defs_lock);
+}
+
 /* The wide-character variants are not recorded: counted, one line. */
 static void NVTX_API mark_w(const wchar_t *m) { (void)m; problem(OFFTRACE_RAW_NVTX_UNSUPPORTED); }
 static int NVTX_API range_push_w(const wchar_t *m)
@@ -588,11 +600,13 @@ OT_EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_tab
         NVTX_CBID_CORE_RangeStartEx, NVTX_CBID_CORE_RangeStartA,  NVTX_CBID_CORE_RangeStartW,
         NVTX_CBID_CORE_RangeEnd,     NVTX_CBID_CORE_RangePushEx,  NVTX_CBID_CORE_RangePushA,
         NVTX_CBID_CORE_RangePushW,   NVTX_CBID_CORE_RangePop,     NVTX_CBID_CORE_NameCategoryA,
+        NVTX_CBID_CORE_NameOsThreadA,
     };
     const NvtxFunctionPointer core_fns[] = {
         SLOT(mark_ex),        SLOT(mark_a),        SLOT(mark_w),         SLOT(range_start_ex),
         SLOT(range_start_a),  SLOT(range_start_w), SLOT(range_end),      SLOT(range_push_ex),
         SLOT(range_push_a),   SLOT(range_push_w),  SLOT(range_pop),      SLOT(name_category_a),
+        SLOT(name_os_thread_a),
     };
     static const unsigned core2_ids[] = {
         NVTX_CBID_CORE2_DomainMarkEx,         NVTX_CBID_CORE2_DomainRangeStartEx,

@@ -40,6 +40,7 @@ typedef struct reading {
     OTF2_StringRef region_name[MAX_DEFS];
     OTF2_Paradigm region_paradigm[MAX_DEFS];
     uint64_t locs[MAX_LOCS];
+    OTF2_StringRef loc_name[MAX_LOCS];
     size_t nlocs;
     const char *stack[MAX_LOCS][MAX_DEPTH];
     size_t stack_seen[MAX_LOCS][MAX_DEPTH];
@@ -77,8 +78,10 @@ static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringR
                                     uint64_t events, OTF2_LocationGroupRef group)
 {
     reading *s = u;
-    if (s->nlocs < MAX_LOCS)
+    if (s->nlocs < MAX_LOCS) {
+        s->loc_name[s->nlocs] = name;
         s->locs[s->nlocs++] = self;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -253,6 +256,15 @@ Test(nvtx_recording, ranges_marks_domains_categories_colours_and_payloads_come_b
     cr_expect_eq(count_named(s, "worker"), 2);
     cr_expect_eq(count_named(s, "handoff"), 1);
     cr_expect_eq(count_named(s, "(no message)"), 1);
+    /* nvtxNameOsThreadA names the threads' locations */
+    unsigned driver = 0, helper = 0;
+    for (size_t i = 0; i < s->nlocs; i++) {
+        const char *name = str(s, s->loc_name[i]);
+        driver += !strcmp(name, "driver: Master thread");
+        helper += !strncmp(name, "helper: OpenMP thread ", 22);
+    }
+    cr_expect_eq(driver, 1);
+    cr_expect_eq(helper, 1);
     /* main was pushed before the program's first OpenMP construct and is outermost */
     seen *m = nth_named(s, "main", 0);
     cr_assert_not_null(m);

@@ -794,6 +794,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     p->s = s;
     char name[128];
     thread_name(&s->header, name, sizeof name);
+    ot_nvtx_thread_name(c, s->header.os_tid, name, sizeof name);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);

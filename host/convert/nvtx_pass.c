@@ -56,7 +56,14 @@ typedef struct pending_close {
     uint64_t id, t;
 } pending_close;
 
+typedef struct thread_name {
+    uint32_t tid;
+    char *name;
+} thread_name;
+
 struct ot_nvtx_defs {
+    thread_name *thread_names; /* nvtxNameOsThreadA */
+    size_t thread_name_count;
     range_end *elsewhere; /* start/end ranges ended on another thread, sorted by id */
     size_t elsewhere_count;
     pending_close *pending; /* of the thread being converted: closes at their ends' times */
@@ -120,6 +127,41 @@ static int put_category(struct ot_nvtx_defs *n, uint32_t domain, uint32_t number
     return 0;
 }
 
+static int put_thread_name(struct ot_nvtx_defs *n, uint32_t tid, const char *text, size_t len)
+{
+    char *s = malloc(len + 1);
+    if (!s)
+        return -ENOMEM;
+    memcpy(s, text, len);
+    s[len] = 0;
+    for (size_t i = 0; i < n->thread_name_count; i++)
+        if (n->thread_names[i].tid == tid) {
+            free(n->thread_names[i].name); /* named again: the last name */
+            n->thread_names[i].name = s;
+            return 0;
+        }
+    thread_name *more = realloc(n->thread_names, (n->thread_name_count + 1) * sizeof *more);
+    if (!more) {
+        free(s);
+        return -ENOMEM;
+    }
+    n->thread_names = more;
+    n->thread_names[n->thread_name_count++] = (thread_name){tid, s};
+    return 0;
+}
+
+void ot_nvtx_thread_name(const converter *c, int32_t os_tid, char *name, size_t size)
+{
+    const struct ot_nvtx_defs *n = c->nvtx;
+    for (size_t i = 0; n && i < n->thread_name_count; i++)
+        if ((int32_t)n->thread_names[i].tid == os_tid) {
+            char plain[128];
+            snprintf(plain, sizeof plain, "%s", name);
+            snprintf(name, size, "%s: %s", n->thread_names[i].name, plain);
+            return;
+        }
+}
+
 static int put_end(struct ot_nvtx_defs *n, uint64_t id, uint64_t ticks)
 {
     range_end *more = realloc(n->elsewhere, (n->elsewhere_count + 1) * sizeof *more);
@@ -180,7 +222,7 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
         field[field_len] = 0;
         if (sscanf(field, "%u %u %u %u %zu %n", &id, &kind, &domain, &category, &len, &head) != 5 || !head ||
             field[head - 1] != ' ' || kind < OFFTRACE_RAW_NVTX_DEF_STRING ||
-            kind > OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE ||
+            kind > OFFTRACE_RAW_NVTX_DEF_THREAD_NAME ||
             ((kind == OFFTRACE_RAW_NVTX_DEF_STRING || kind == OFFTRACE_RAW_NVTX_DEF_DOMAIN) &&
              (id == 0 || id >= MAX_NVTX_ID)) ||
             domain >= MAX_NVTX_ID || len > OFFTRACE_RAW_NVTX_TEXT_MAX || used - at - (size_t)head < len + 1 ||
@@ -199,6 +241,8 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
                 break;
             }
             rc = put_end(n, range, ticks);
+        } else if (kind == OFFTRACE_RAW_NVTX_DEF_THREAD_NAME) {
+            rc = put_thread_name(n, id, s, len);
         } else {
             rc = kind == OFFTRACE_RAW_NVTX_DEF_STRING ? put_name(&n->texts, &n->text_count, id, s, len)
                : kind == OFFTRACE_RAW_NVTX_DEF_DOMAIN ? put_name(&n->domains, &n->domain_count, id, s, len)
@@ -227,6 +271,9 @@ void ot_nvtx_defs_free(converter *c)
     free(n->texts);
     free(n->domains);
     free(n->categories);
+    for (size_t i = 0; i < n->thread_name_count; i++)
+        free(n->thread_names[i].name);
+    free(n->thread_names);
     free(n->regions);
     free(n->elsewhere);
     free(n->pending);

@@ -8,6 +8,7 @@
 #ifndef OT_CONVERT_NVTX_PASS_H
 #define OT_CONVERT_NVTX_PASS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "offtrace/raw_format.h"
@@ -27,6 +28,10 @@ void ot_nvtx_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64
  *  never before \p not_before. \return the last time written (or \p
  *  not_before). Called by the host pass while c->nvtx_pending. */
 uint64_t ot_nvtx_settle(struct thread_pass *p, uint64_t until, uint64_t not_before);
+
+/** \brief \p name (a host thread's location name) as "NVTX NAME: name" when
+ *  the program named the thread \p os_tid with nvtxNameOsThreadA. */
+void ot_nvtx_thread_name(const struct converter *c, int32_t os_tid, char *name, size_t size);
 
 /** \brief The archive's NVTX properties: problem counts, category names. */
 void ot_nvtx_properties(struct converter *c);

@@ -364,6 +364,8 @@ enum offtrace_raw_nvtx_def {
      *  text "<range id> <host ticks of the end>" (its END record is on the
      *  ending thread's stream too) */
     OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE = 4,
+    /** nvtxNameOsThreadA: id = the OS thread id, the text its name (the last one wins) */
+    OFFTRACE_RAW_NVTX_DEF_THREAD_NAME = 5,
 };
 
 /** Causes of NVTX_PROBLEM records (their subkind). */
