@@ -18,6 +18,7 @@
 #include "export_chrome.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,27 @@ static void next_event(exporter *e)
     OT_JW_LIT(e->w, ",\n");
 }
 
+/* An NVTX attribute (issue 14) as a Chrome `args` member: the colour as
+ * "#AARRGGBB" (Chrome's cname takes only its own palette), a payload as
+ * the number it was. */
+static void write_nvtx_arg(ot_jw *w, int k, uint64_t bits, const char *lead)
+{
+    char text[64];
+    int n;
+    if (k == OT_TR_ATTR_NVTX_COLOR) {
+        n = snprintf(text, sizeof text, "%s\"nvtx color\":\"#%08llX\"", lead, (unsigned long long)bits);
+    } else if (k == OT_TR_ATTR_NVTX_PAYLOAD) {
+        n = snprintf(text, sizeof text, "%s\"nvtx payload\":%lld", lead, (long long)(int64_t)bits);
+    } else {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        n = isfinite(d) ? snprintf(text, sizeof text, "%s\"nvtx payload\":%.17g", lead, d)
+                        : snprintf(text, sizeof text, "%s\"nvtx payload\":\"%g\"", lead, d);
+    }
+    if (n > 0 && (size_t)n < sizeof text)
+        ot_jw_raw(w, text, (size_t)n);
+}
+
 /* The bytes (and addresses) of the put/get a data op or a transfer region moved. */
 static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
 {
@@ -210,10 +232,17 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         [OT_TR_ATTR_TEAM_SIZE] = "\"team size\":", [OT_TR_ATTR_THREAD_NUMBER] = "\"thread number\":",
         [OT_TR_ATTR_TASK_ID] = "\"task id\":", [OT_TR_ATTR_TASK_FLAGS] = "\"task flags\":",
         [OT_TR_ATTR_PARENT_TASK] = "\"parent task\":", [OT_TR_ATTR_PREDECESSOR_TASK] = "\"predecessor task\":",
-        [OT_TR_ATTR_LOCK_ID] = "\"lock id\":"};
+        [OT_TR_ATTR_LOCK_ID] = "\"lock id\":", [OT_TR_ATTR_NVTX_CATEGORY] = "\"nvtx category\":",
+        [OT_TR_ATTR_NVTX_COLOR] = "\"nvtx color\":", [OT_TR_ATTR_NVTX_PAYLOAD] = "\"nvtx payload\":",
+        [OT_TR_ATTR_NVTX_PAYLOAD_FLOAT] = "\"nvtx payload\":"};
     for (int k = 0; span->attrs && k < OT_TR_ATTRS; k++) {
         if (!(span->attrs >> k & 1))
             continue;
+        if (k >= OT_TR_ATTR_NVTX_COLOR) { /* NVTX (issue 14): a colour string, a signed or a floating payload */
+            write_nvtx_arg(w, k, span->attr[k], any ? "," : open);
+            any = 1;
+            continue;
+        }
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         ot_jw_raw(w, attribute_keys[k], strlen(attribute_keys[k]));
         ot_jw_u64(w, span->attr[k]);

@@ -34,10 +34,18 @@ struct rp_user {
     size_t rows_made;
 };
 
-/* The classes the tables take. NVTX ranges made USER_REGION regions land in the first. */
+/* The classes the tables take: the program's own spans, whether through
+ * offtrace's API or NVTX (push/pop and start/end ranges; NVTX marks are
+ * instants and have no time to share out). */
 int rp_user_counts(const ot_tr_region *region)
 {
-    return region->cls == OFFTRACE_CLASS_USER_REGION || region->cls == OFFTRACE_CLASS_USER_EVENT;
+    switch (region->cls) {
+    case OFFTRACE_CLASS_USER_REGION:
+    case OFFTRACE_CLASS_USER_EVENT:
+    case OFFTRACE_CLASS_NVTX_RANGE:
+    case OFFTRACE_CLASS_NVTX_START_END: return 1;
+    default: return 0;
+    }
 }
 
 static struct rp_user *state(rp_state *s)

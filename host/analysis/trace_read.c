@@ -254,10 +254,30 @@ static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef locatio
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The OTF2 type of each span attribute: UINT64 but where named. */
+static OTF2_Type span_attribute_type(int k)
+{
+    switch (k) {
+    case OT_TR_ATTR_LOCK_ID:
+    case OT_TR_ATTR_NVTX_CATEGORY:
+    case OT_TR_ATTR_NVTX_COLOR: return OTF2_TYPE_UINT32;
+    case OT_TR_ATTR_NVTX_PAYLOAD: return OTF2_TYPE_INT64;
+    case OT_TR_ATTR_NVTX_PAYLOAD_FLOAT: return OTF2_TYPE_DOUBLE;
+    default: return OTF2_TYPE_UINT64;
+    }
+}
+
 static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
                                        OTF2_StringRef description, OTF2_Type type)
 {
     ot_tr_archive *a = u;
+    static const char *const nvtx_names[4] = {"nvtx category", "nvtx color", "nvtx payload",
+                                              "nvtx payload (floating)"};
+    for (int k = OT_TR_ATTR_NVTX_CATEGORY; k <= OT_TR_ATTR_NVTX_PAYLOAD_FLOAT; k++)
+        if (type == span_attribute_type(k) && !strcmp(string_of(a, name), nvtx_names[k - OT_TR_ATTR_NVTX_CATEGORY])) {
+            a->span_attr[k] = self;
+            a->span_attrs = 1;
+        }
     if (type == OTF2_TYPE_UINT32 && !strcmp(string_of(a, name), "lock id")) {
         a->span_attr[OT_TR_ATTR_LOCK_ID] = self;
         a->span_attrs = 1;
@@ -273,7 +293,9 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         [OT_TR_ATTR_TEAM_SIZE] = "team size", [OT_TR_ATTR_THREAD_NUMBER] = "thread number",
         [OT_TR_ATTR_TASK_ID] = "task id", [OT_TR_ATTR_TASK_FLAGS] = "task flags",
         [OT_TR_ATTR_PARENT_TASK] = "parent task", [OT_TR_ATTR_PREDECESSOR_TASK] = "predecessor task",
-        [OT_TR_ATTR_LOCK_ID] = "(a uint32: above)"};
+        [OT_TR_ATTR_LOCK_ID] = "(a uint32: above)", [OT_TR_ATTR_NVTX_CATEGORY] = "(a uint32: above)",
+        [OT_TR_ATTR_NVTX_COLOR] = "(a uint32: above)", [OT_TR_ATTR_NVTX_PAYLOAD] = "(an int64: above)",
+        [OT_TR_ATTR_NVTX_PAYLOAD_FLOAT] = "(a double: above)"};
     for (int k = 0; k < OT_TR_ATTRS; k++)
         if (!strcmp(string_of(a, name), span_attribute_names[k])) {
             a->span_attr[k] = self;
@@ -595,8 +617,15 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
         for (int k = 0; k < OT_TR_ATTRS; k++) {
             if (a->span_attr[k] != ref)
                 continue;
-            if (k == OT_TR_ATTR_LOCK_ID ? type == OTF2_TYPE_UINT32 : type == OTF2_TYPE_UINT64) {
-                s->attr[k] = k == OT_TR_ATTR_LOCK_ID ? value.uint32 : value.uint64;
+            if (type == span_attribute_type(k)) {
+                if (type == OTF2_TYPE_UINT32)
+                    s->attr[k] = value.uint32;
+                else if (type == OTF2_TYPE_INT64)
+                    s->attr[k] = (uint64_t)value.int64;
+                else if (type == OTF2_TYPE_DOUBLE)
+                    memcpy(&s->attr[k], &value.float64, sizeof s->attr[k]);
+                else
+                    s->attr[k] = value.uint64;
                 s->attrs |= 1u << k;
             }
             break;

@@ -154,6 +154,11 @@ enum ot_tr_attribute {
     OT_TR_ATTR_PARENT_TASK,     /**< "parent task": the id of the task that created it (0: implicit) */
     OT_TR_ATTR_PREDECESSOR_TASK, /**< "predecessor task": a dependence edge's task waited for */
     OT_TR_ATTR_LOCK_ID,         /**< "lock id": a lock, critical or ordered region's lock (an OTF2 uint32) */
+    /* NVTX (issue 14): the values as written, widened to 64 bits */
+    OT_TR_ATTR_NVTX_CATEGORY,   /**< "nvtx category" (an OTF2 uint32) */
+    OT_TR_ATTR_NVTX_COLOR,      /**< "nvtx color": 0xAARRGGBB (an OTF2 uint32) */
+    OT_TR_ATTR_NVTX_PAYLOAD,    /**< "nvtx payload": an OTF2 int64, its bits */
+    OT_TR_ATTR_NVTX_PAYLOAD_FLOAT, /**< "nvtx payload (floating)": an OTF2 double, its bits */
     OT_TR_ATTRS
 };
 

@@ -185,6 +185,14 @@ static int setup_environment(const record_opts *o, const char *dir)
         char abs[PATH_MAX];
         setenv("OFFTRACE_FILTER", realpath(o->filter, abs) ? abs : o->filter, 1);
     }
+    /* NVTX v3 (docs/nvtx.md): the program's first NVTX call dlopens this
+     * path, the very library libomp loads as the tool: one instance. */
+    const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+    if (nvtx && *nvtx)
+        fprintf(stderr, "offtrace: NVTX_INJECTION64_PATH is already set (%s): NVTX ranges go to that tool, not "
+                        "to the trace\n", nvtx);
+    else
+        setenv("NVTX_INJECTION64_PATH", lib, 1);
     return o->host_only ? 0 : preload_collector(self);
 }
 

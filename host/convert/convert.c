@@ -17,6 +17,7 @@
 #include "host_mutex.h"
 #include "progress.h"
 #include "user_pass.h"
+#include "nvtx_pass.h"
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
@@ -292,6 +293,7 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
         set_number(c->tw, "USER_DEFINITIONS_DAMAGED", c->user_defs_damaged);
     if (c->user_calls_dropped)
         set_number(c->tw, "USER_CALLS_DROPPED", c->user_calls_dropped);
+    ot_nvtx_properties(c);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
@@ -331,6 +333,7 @@ static void converter_free(converter *c)
     free(c->allocs);
     ot_host_tasks_free(c);
     ot_user_defs_free(c);
+    ot_nvtx_defs_free(c);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
     free(c);
@@ -351,6 +354,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
     if (rc == 0 && (rc = ot_user_defs_load(c, raw_dir)) != 0)
         snprintf(msg, msg_size, "offtrace: out of memory reading the user definitions");
+    if (rc == 0 && (rc = ot_nvtx_defs_load(c, raw_dir)) != 0)
+        snprintf(msg, msg_size, "offtrace: out of memory reading the NVTX definitions");
     if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
         snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
                  "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",

@@ -81,6 +81,12 @@ typedef struct converter {
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
     uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
+    /* NVTX (issue 14, nvtx_pass.c) */
+    struct ot_nvtx_defs *nvtx;          /**< nvtx.defs; NULL: the program made no NVTX definition */
+    uint64_t nvtx_records;              /**< NVTX ranges and marks converted (begin records) */
+    uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
+    uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
+    size_t nvtx_pending;                /**< start/end ranges of the thread in conversion to close (nvtx_pass.c) */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -22,6 +22,7 @@
 #include "external_sort.h"
 #include "host_mutex.h"
 #include "user_pass.h"
+#include "nvtx_pass.h"
 #include "host_tasks.h"
 #include "openmp_naming.h"
 
@@ -800,6 +801,7 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     p->s = s;
     char name[128];
     thread_name(&s->header, name, sizeof name);
+    ot_nvtx_thread_name(c, s->header.os_tid, name, sizeof name);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);
@@ -815,6 +817,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             continue;
         }
         uint64_t t = ot_cv_to_ns(c, r->time);
+        if (c->nvtx_pending) /* NVTX ranges ended on another thread by now */
+            p->last_time = ot_nvtx_settle(p, t, p->last_time);
         if (t < p->last_time) /* never let a clock read make time run back */
             t = p->last_time;
         if (__builtin_expect(p->c->user != NULL, 0)) /* user events it began and another thread ended by now */
@@ -841,6 +845,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_measurement(p, r, t);
         else if (source >= OFFTRACE_SOURCE_USER_REGION && source <= OFFTRACE_SOURCE_USER_VALUE)
             ot_user_convert(p, r, t);
+        else if (source >= OFFTRACE_SOURCE_NVTX_RANGE && source <= OFFTRACE_SOURCE_NVTX_PROBLEM)
+            ot_nvtx_convert(p, r, t);
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
             p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
             on_plain_region(p, r, t, plain_region_class(source));
@@ -848,6 +854,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     }
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
+    if (rc == 0 && c->nvtx_pending)
+        p->last_time = ot_nvtx_settle(p, UINT64_MAX, p->last_time);
     if (rc == 0)
         ot_user_close_due(p, UINT64_MAX);
     if (rc == 0)

@@ -70,6 +70,13 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
                              number_property(a, "OFFTRACE::FILTER_REMOVED_USER_EVENTS") +
                              number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES");
     s->filter_removed_openmp = number_property(a, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS");
+    s->nvtx_events = number_property(a, "OFFTRACE::NVTX_EVENTS");
+    s->nvtx_pops_without_push = number_property(a, "OFFTRACE::NVTX_POPS_WITHOUT_PUSH");
+    s->nvtx_unknown_ends = number_property(a, "OFFTRACE::NVTX_ENDS_OF_UNKNOWN_RANGES");
+    s->nvtx_null_messages = number_property(a, "OFFTRACE::NVTX_NULL_MESSAGES");
+    s->nvtx_unsupported = number_property(a, "OFFTRACE::NVTX_UNSUPPORTED_CALLS");
+    s->nvtx_before_recording = number_property(a, "OFFTRACE::NVTX_CALLS_BEFORE_RECORDING");
+    s->nvtx_unmatched = number_property(a, "OFFTRACE::NVTX_UNMATCHED_ENDS");
 }
 
 /* The sites the report's tables name: construct regions of the program's
@@ -352,5 +359,16 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     else if (s->filter[0])
         fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",
                 strncmp(s->filter_status, "rejected: ", 10) ? s->filter_status : s->filter_status + 10);
+    if (s->nvtx_events)
+        fprintf(to, "offtrace: NVTX             %llu ranges and marks (docs/nvtx.md)\n",
+                (unsigned long long)s->nvtx_events);
+    if (s->nvtx_pops_without_push + s->nvtx_unknown_ends + s->nvtx_null_messages + s->nvtx_unsupported +
+        s->nvtx_before_recording + s->nvtx_unmatched)
+        fprintf(to, "offtrace: NVTX IGNORED     %llu pops without push, %llu ends of unknown ranges, %llu ends "
+                    "without start, %llu NULL messages, %llu wide-character or unknown calls, %llu calls before "
+                    "recording started\n",
+                (unsigned long long)s->nvtx_pops_without_push, (unsigned long long)s->nvtx_unknown_ends,
+                (unsigned long long)s->nvtx_unmatched, (unsigned long long)s->nvtx_null_messages,
+                (unsigned long long)s->nvtx_unsupported, (unsigned long long)s->nvtx_before_recording);
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

@@ -56,6 +56,10 @@ typedef struct ot_summary {
     char filter_status[1600];          /**< "applied" or "rejected: FILE:LINE: ..." */
     uint64_t filter_removed_user;      /**< user regions, events and values removed */
     uint64_t filter_removed_openmp;    /**< host OpenMP constructs removed */
+    /* NVTX (issue 14, docs/nvtx.md) */
+    uint64_t nvtx_events;                      /**< NVTX ranges and marks in the archive */
+    uint64_t nvtx_pops_without_push, nvtx_unknown_ends, nvtx_null_messages, nvtx_unsupported,
+        nvtx_before_recording, nvtx_unmatched; /**< NVTX calls counted, not recorded */
 } ot_summary;
 
 /**

@@ -572,6 +572,34 @@ static void write_mutex_attributes(OTF2_GlobalDefWriter *g, const mutex_strings 
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_LOCK_HINT, m->hint, m->hint_desc, OTF2_TYPE_UINT64);
 }
 
+/* ---- NVTX (issue 14): category, colour, payload ---- */
+
+typedef struct nvtx_strings {
+    OTF2_StringRef name[4], desc[4];
+} nvtx_strings;
+
+static void intern_nvtx_strings(ot_trace_writer *w, nvtx_strings *n)
+{
+    static const char *const text[4][2] = {
+        {"nvtx category", "the NVTX category of the range or mark (its name: archive property NVTX_CATEGORY_<domain>_<n>)"},
+        {"nvtx color", "the ARGB colour (0xAARRGGBB) the program gave the NVTX range or mark"},
+        {"nvtx payload", "the integer payload of the NVTX range or mark (a uint64 above INT64_MAX keeps its bits)"},
+        {"nvtx payload (floating)", "the float or double payload of the NVTX range or mark"},
+    };
+    for (int i = 0; i < 4; i++) {
+        n->name[i] = ot_tw_string(w, text[i][0]);
+        n->desc[i] = ot_tw_string(w, text[i][1]);
+    }
+}
+
+static void write_nvtx_attributes(OTF2_GlobalDefWriter *g, const nvtx_strings *n)
+{
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_NVTX_CATEGORY, n->name[0], n->desc[0], OTF2_TYPE_UINT32);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_NVTX_COLOR, n->name[1], n->desc[1], OTF2_TYPE_UINT32);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_NVTX_PAYLOAD_INT, n->name[2], n->desc[2], OTF2_TYPE_INT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_NVTX_PAYLOAD_FLOAT, n->name[3], n->desc[3], OTF2_TYPE_DOUBLE);
+}
+
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
 {
     OTF2_GlobalDefWriter_WriteParadigm(g, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, d->paradigm,
@@ -785,6 +813,8 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     intern_def_strings(w, d);
     mutex_strings mutex;
     intern_mutex_strings(w, &mutex);
+    nvtx_strings nvtx;
+    intern_nvtx_strings(w, &nvtx);
     char version[16];
     snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
     OTF2_Archive_SetProperty(w->archive, OFFTRACE_CATALOGUE_PROPERTY, version, true);
@@ -799,6 +829,7 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     write_paradigm(g, d);
     write_attributes(g, d);
     write_mutex_attributes(g, &mutex);
+    write_nvtx_attributes(g, &nvtx);
     write_system_tree(w, g, d);
     write_locations(w, g, d, event_counts);
     write_location_properties(w, g, d);

@@ -69,6 +69,17 @@ OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
 #define OT_ATTR_LOCK_IMPLEMENTATION ((OTF2_AttributeRef)14)
 #define OT_ATTR_LOCK_HINT ((OTF2_AttributeRef)15)
 
+/** NVTX (issue 14, nvtx_pass.c): on the Enter of an NVTX range or mark,
+ *  when the program gave them: its category (OTF2_TYPE_UINT32; the name is
+ *  the archive property NVTX_CATEGORY_<domain>_<n>), its ARGB colour
+ *  (OTF2_TYPE_UINT32, 0xAARRGGBB), its payload: an integer one
+ *  (OTF2_TYPE_INT64; a uint64 above INT64_MAX keeps its bits) or a floating
+ *  one (OTF2_TYPE_DOUBLE). Dense and in order after the locks'. */
+#define OT_ATTR_NVTX_CATEGORY ((OTF2_AttributeRef)16)
+#define OT_ATTR_NVTX_COLOR ((OTF2_AttributeRef)17)
+#define OT_ATTR_NVTX_PAYLOAD_INT ((OTF2_AttributeRef)18)
+#define OT_ATTR_NVTX_PAYLOAD_FLOAT ((OTF2_AttributeRef)19)
+
 /**
  * \brief Open `<dir>/traces.otf2` for writing.
  * \param max_locations  an upper bound of the locations to come (OTF2's

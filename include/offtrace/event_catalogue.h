@@ -205,6 +205,15 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
     X(USER_EVENT, RAW, USER_EVENT, "(libofftrace-user.so: offtrace_user_event_*)", "id; BEGIN/END", NONE)    \
     X(USER_VALUE, RAW, USER_VALUE, "(libofftrace-user.so: offtrace_user_value_*)", "id, bytes = bits; BEGIN", \
       NONE)                                                                                                  \
+    /* NVTX v3 through its injection interface (issue 14, host/nvtx_injection.c) */                          \
+    X(NVTX_RANGE, RAW, NVTX_RANGE, "(NVTX: nvtxRangePush*/Pop, nvtxDomainRangePushEx/PopEx)",                  \
+      "dst_addr = text id, target_id = domain, codeptr = category, bytes = payload, subkind = payload type, "   \
+      "src_addr = colour; BEGIN/END", NONE)                                                                     \
+    X(NVTX_START_END, RAW, NVTX_START_END, "(NVTX: nvtxRangeStart*/End, nvtxDomainRangeStartEx/End)",          \
+      "id = range id, as NVTX_RANGE; BEGIN/END, the END on any thread", NONE)                                   \
+    X(NVTX_MARK, RAW, NVTX_MARK, "(NVTX: nvtxMark*, nvtxDomainMarkEx)", "as NVTX_RANGE; BEGIN", NONE)         \
+    X(NVTX_PROBLEM, RAW, NVTX_PROBLEM, "(NVTX: bad or unsupported input)", "subkind = cause, bytes = count; BEGIN", \
+      NONE)                                                                                                     \
     /* measurement control (issue 14) */                                                                     \
     X(MEASUREMENT, RAW, MEASUREMENT, "control_tool, ot_measurement_set, OFFTRACE_START_PAUSED",              \
       "subkind 0 off (BEGIN) / 1 on (END): an off window on the switching thread", NONE)                      \
@@ -406,6 +415,13 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       OTHER_REGION, NONE, OTHER, 0, USER, "user", NONE)                                                              \
     X(USER_VALUE, USER_VALUE, "user value", METRIC, UNKNOWN, USER, HOST_THREAD,                                    \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "user", NONE)                                                             \
+    /* NVTX ranges and marks (issue 14, host/convert/nvtx_pass.c): named "message" or "domain: message" */          \
+    X(NVTX_RANGE, NVTX_RANGE, "nvtx range", ENTER_LEAVE, FUNCTION, USER, HOST_THREAD,                              \
+      OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
+    X(NVTX_START_END, NVTX_START_END, "nvtx start/end range", ENTER_LEAVE, CODE, USER, HOST_THREAD,                \
+      OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
+    X(NVTX_MARK, NVTX_MARK, "nvtx mark", ENTER_LEAVE, ARTIFICIAL, USER, HOST_THREAD,                               \
+      OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
     X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \
       DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \

@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 7u
+#define OFFTRACE_RAW_VERSION 8u
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -71,6 +71,11 @@
     X(USER_REGION, 30)        /* user region begin/end on the calling thread */ \
     X(USER_EVENT, 31)         /* user event begin/end on the calling thread */ \
     X(USER_VALUE, 32)         /* a user value: BEGIN, bytes = its bits (int64, uint64 or double, as defined) */ \
+    /* NVTX v3 through its injection interface (issue 14; kinds 33-39); see nvtx.defs */ \
+    X(NVTX_RANGE, 33)         /* push (BEGIN) / pop (END) on the calling thread, per domain */ \
+    X(NVTX_START_END, 34)     /* start (BEGIN) / end (END) of a range by id, on any thread */ \
+    X(NVTX_MARK, 35)          /* a mark: BEGIN */ \
+    X(NVTX_PROBLEM, 36)       /* bad or unsupported input, or calls before recording: BEGIN, subkind = cause, bytes = count */ \
     /* measurement control (issue 14; kinds 40-44) */ \
     X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */
 
@@ -178,6 +183,19 @@ enum offtrace_raw_flag {
  *             made them; id = the user id (regions, events and values share
  *             one id space, dense from 1), bytes = a value's bits. What an id
  *             names is in `user.defs` (below), written before its first use.
+ *  - NVTX_RANGE, NVTX_START_END, NVTX_MARK: NVTX v3 calls of the program
+ *             (host/nvtx_injection.c) on the thread that made them:
+ *             dst_addr = the message's text id (nvtx.defs; 0: none),
+ *             target_id = the domain id (0: NVTX's default domain),
+ *             codeptr = the category, bytes = the payload's bits (an integer
+ *             sign-extended to 64 bits, a float widened to double), subkind
+ *             = NVTX's payload type (0: none), src_addr = bit 32 set when an
+ *             ARGB colour is given, in bits 0-31. NVTX_RANGE END (a pop)
+ *             carries only the domain; NVTX_START_END: id = the range id the
+ *             program got (the starting thread's token in bits 40-62, its
+ *             count below), its END only the id, on the ending thread (one
+ *             ended on another thread is also in nvtx.defs). NVTX_PROBLEM: subkind = enum
+ *             offtrace_raw_nvtx_problem, bytes = how many.
  *  - SYNC:    a (host, device) clock pair: time = host ticks halfway through
  *             the device clock read, src_addr = how many host ticks the read
  *             took (its uncertainty), bytes = the device clock, dst_device =
@@ -370,5 +388,38 @@ typedef struct offtrace_raw_filter {
 } offtrace_raw_filter;
 
 _Static_assert(sizeof(offtrace_raw_filter) <= OFFTRACE_RAW_FILTER_HEADER_SIZE, "filter header must fit");
+/**
+ * `nvtx.defs`: what the text ids, domain ids and categories of NVTX_*
+ * records name, appended (one write() each, O_APPEND) when the program first
+ * uses a text, creates a domain or names a category: "<id> <kind> <domain>
+ * <category> <text bytes> " then the text's bytes and "\n"; kind = enum
+ * offtrace_raw_nvtx_def (a text: id = its text id; a domain: id = domain =
+ * its id; a category: id = category = its number, in its domain). A category
+ * named twice takes its last name.
+ */
+#define OFFTRACE_RAW_NVTX_DEFS "nvtx.defs"
+#define OFFTRACE_RAW_NVTX_TEXT_MAX 1024u /**< longer texts are cut there */
+
+enum offtrace_raw_nvtx_def {
+    OFFTRACE_RAW_NVTX_DEF_STRING = 1,
+    OFFTRACE_RAW_NVTX_DEF_DOMAIN = 2,
+    OFFTRACE_RAW_NVTX_DEF_CATEGORY = 3,
+    /** a start/end range ended on another thread than it began: id 0, the
+     *  text "<range id> <host ticks of the end>" (its END record is on the
+     *  ending thread's stream too) */
+    OFFTRACE_RAW_NVTX_DEF_END_ELSEWHERE = 4,
+    /** nvtxNameOsThreadA: id = the OS thread id, the text its name (the last one wins) */
+    OFFTRACE_RAW_NVTX_DEF_THREAD_NAME = 5,
+};
+
+/** Causes of NVTX_PROBLEM records (their subkind). */
+enum offtrace_raw_nvtx_problem {
+    OFFTRACE_RAW_NVTX_POP_WITHOUT_PUSH = 1,  /**< a pop on a thread and domain with no push open */
+    OFFTRACE_RAW_NVTX_UNKNOWN_RANGE = 2,     /**< an end of a range id never handed out */
+    OFFTRACE_RAW_NVTX_NULL_MESSAGE = 3,      /**< a NULL message, name or attribute structure */
+    OFFTRACE_RAW_NVTX_UNSUPPORTED = 4,       /**< a wide-character message or an unknown message type */
+    OFFTRACE_RAW_NVTX_BEFORE_RECORDING = 5,  /**< calls made before recording started (bytes = how many) */
+    OFFTRACE_RAW_NVTX_PROBLEMS = 6,
+};
 
 #endif /* OFFTRACE_RAW_FORMAT_H */

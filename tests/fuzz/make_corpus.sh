@@ -53,7 +53,7 @@ raw_seed() { # raw_seed NAME: corpus/raw/seed-NAME from $scratch/NAME/raw
             add_part "$seed" "$f" "$raw/$f" $((4096 + 64 * (records < 300 ? records : 300)))
             ;;
         device-*.rec) add_part "$seed" "$f" "$raw/$f" $((64 + 48 * 200)) ;;
-        clock.pairs | devices.txt | user.defs) add_part "$seed" "$f" "$raw/$f" ;;
+        clock.pairs | devices.txt | user.defs | nvtx.defs) add_part "$seed" "$f" "$raw/$f" ;;
         esac
     done
 }
@@ -66,7 +66,8 @@ record saxpy "$bin/example_saxpy"
 record nowait "$bin/example_nowait"
 record devpar "$bin/hostile_devpar"
 record user_phases "$bin/example_user_phases" 2
-for name in two_devices saxpy nowait devpar user_phases; do
+record nvtx_phases "$bin/example_nvtx_phases"
+for name in two_devices saxpy nowait devpar user_phases nvtx_phases; do
     raw_seed $name
 done
 
