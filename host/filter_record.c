@@ -101,6 +101,11 @@ void ot_filter_record_define_user(uint32_t id, const char *name, const char *fil
         ot_filter_user_removed[id] = !ot_filter_keeps(active, name, file, line);
 }
 
+int ot_filter_record_removes_name(const char *name)
+{
+    return active && !ot_filter_keeps(active, name, NULL, 0);
+}
+
 /* ---- host OpenMP constructs: decided once per call site ----
  *
  * An open-addressing table of (event, subkind, codeptr) keys: a reader

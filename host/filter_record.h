@@ -33,6 +33,10 @@ void ot_filter_record_open(const char *path);
 /** \brief Decide, once, whether user id \p id is removed (its definition). */
 void ot_filter_record_define_user(uint32_t id, const char *name, const char *file, uint32_t line);
 
+/** \brief 1 when the loaded filter removes regions named \p name that
+ *         have no source file (NVTX messages: decided once per text). */
+int ot_filter_record_removes_name(const char *name);
+
 /** 1 when a filter with rules applies: host OpenMP callbacks then ask
  *  ot_filter_openmp_removed (one load and a branch when 0). */
 extern int ot_filter_openmp_active;

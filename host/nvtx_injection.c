@@ -43,6 +43,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "clock.h"
+#include "filter_record.h"
 #include "measurement.h"
 #include "offtrace/raw_format.h"
 #include "session.h"
@@ -92,6 +93,10 @@ typedef struct text_slot {
 } text_slot;
 
 static text_slot *texts;   /* NVTX_TABLE_SIZE slots, allocated on first use */
+/* 1 for a text whose ranges and marks the filter (docs/filters.md) removes:
+ * decided once, when the text is first seen, so a removed push costs a load
+ * and a branch. Written before the text's id is handed out. */
+static uint8_t text_removed[NVTX_MAX_TEXTS + 1];
 static uint32_t text_count;
 static uint32_t domain_count; /* domain ids from 1; 0 is NVTX's default domain */
 
@@ -123,6 +128,7 @@ static uint32_t intern_locked(const char *s, size_t len, const char **interned)
             t->text = copy;
             t->hash = h;
             t->id = ++text_count;
+            text_removed[t->id] = (uint8_t)ot_filter_record_removes_name(copy);
             write_def(t->id, OFFTRACE_RAW_NVTX_DEF_STRING, 0, 0, s, len);
             *interned = copy;
             return t->id;
@@ -309,6 +315,15 @@ static int read_attributes(nvtx_thread *t, const nvtxEventAttributes_t *a, attrs
     return 1;
 }
 
+/* Whether the filter removes a range or mark of this message; counted. */
+static int filtered_out(const attrs *a)
+{
+    if (__builtin_expect(a->message == 0 || a->message > NVTX_MAX_TEXTS || !text_removed[a->message], 1))
+        return 0;
+    ot_filter_count_removed(OFFTRACE_RAW_FILTERED_NVTX);
+    return 1;
+}
+
 static uint32_t domain_of(nvtxDomainHandle_t d)
 {
     return (uint32_t)(uintptr_t)d;
@@ -323,7 +338,7 @@ static int push(uint32_t domain, const attrs *a)
         return -1;
     uint32_t s = domain < STACK_DOMAINS ? domain : STACK_DOMAINS - 1;
     uint32_t level = t->depth[s]++;
-    int on = recording_now();
+    int on = recording_now() && !filtered_out(a);
     if (level < STACK_BITS) {
         uint64_t bit = (uint64_t)1 << (level % 64);
         if (on)
@@ -369,7 +384,7 @@ static nvtxRangeId_t start(uint32_t domain, const attrs *a)
     if (!t)
         return NOT_RECORDED;
     uint64_t id = t->token << COUNT_BITS | (++t->started & COUNT_MASK);
-    if (!recording_now())
+    if (!recording_now() || filtered_out(a))
         return id | NOT_RECORDED;
     put(OFFTRACE_RAW_NVTX_START_END, OFFTRACE_RAW_BEGIN, a->payload_type, id, a->message, domain, a->category,
         a->payload, a->color);
@@ -404,7 +419,7 @@ static void end(nvtxRangeId_t id)
 
 static void mark(uint32_t domain, const attrs *a)
 {
-    if (recording_now())
+    if (recording_now() && !filtered_out(a))
         put(OFFTRACE_RAW_NVTX_MARK, OFFTRACE_RAW_BEGIN, a->payload_type, 0, a->message, domain, a->category,
             a->payload, a->color);
 }

@@ -108,7 +108,7 @@ Test(filter_recording, the_variable_removes_exactly_the_matched_user_regions_and
     cr_expect_str_eq(path ? path : "", filter);
     cr_expect_str_eq(status ? status : "", "applied");
     cr_expect_str_eq(copy ? copy : "", text, "the archive keeps the filter's text");
-    cr_expect(err && strstr(err, "offtrace: filter           ") && strstr(err, ": 10 user regions, events and values, "
+    cr_expect(err && strstr(err, "offtrace: filter           ") && strstr(err, ": 10 user regions, events, values and NVTX ranges, "
                                                                                  "0 host OpenMP regions removed"),
               "the summary says what the filter removed: %s", err ? err : "");
     free(path);

@@ -548,3 +548,39 @@ Test(nvtx_recording, the_injection_alone_changes_nothing)
     run_free(&plain);
     run_free(&injected);
 }
+
+/* A filter file (docs/filters.md) removes NVTX ranges and marks by their
+ * message (the domain's name is not part of it): "step" (3 pushes) and
+ * "checkpoint" (3 marks) go; the ranges inside a removed "step" stay. */
+Test(nvtx_recording, a_filter_removes_ranges_and_marks_by_message_and_counts_them)
+{
+    char dir[512], filter[600], env_filter[700];
+    scratch_path(filter, sizeof filter, "nvtx.flt");
+    FILE *fp = fopen(filter, "w");
+    cr_assert_not_null(fp);
+    fputs("# NVTX messages as region names\nexclude region step\nexclude region checkpoint\n", fp);
+    fclose(fp);
+    snprintf(env_filter, sizeof env_filter, "OFFTRACE_FILTER=%s", filter);
+    char *env[] = {env_filter, NULL};
+    scratch_path(dir, sizeof dir, "nvtx-filtered");
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "example_nvtx_phases", NULL, &err), 0, "%s", err ? err : "");
+    free(err);
+    archive_facts f;
+    cr_assert_eq(archive_check(dir, &f), 0);
+    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_RANGE], 11 - 3, "the 3 step pushes are gone");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_MARK], 5 - 3, "the 3 checkpoint marks are gone");
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_NVTX_START_END], 2);
+    cr_expect_eq(f.target, 3, "target regions are never filtered");
+    reading *s = read_archive(dir);
+    cr_expect_eq(s->unbalanced, 0);
+    cr_expect_eq(count_named(s, "step"), 0);
+    cr_expect_eq(count_named(s, "checkpoint"), 0);
+    cr_expect_eq(count_named(s, "solver: assemble"), 3, "ranges inside a removed one stay");
+    free_reading(s);
+    cr_expect_eq(property(dir, "OFFTRACE::FILTER_REMOVED_NVTX"), 6);
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+}

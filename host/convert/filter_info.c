@@ -85,5 +85,6 @@ void ot_cv_filter_properties(ot_trace_writer *tw, const char *raw_dir)
     set_count(tw, "FILTER_REMOVED_USER_EVENTS", info.removed[OFFTRACE_RAW_FILTERED_USER_EVENT]);
     set_count(tw, "FILTER_REMOVED_USER_VALUES", info.removed[OFFTRACE_RAW_FILTERED_USER_VALUE]);
     set_count(tw, "FILTER_REMOVED_OPENMP_CONSTRUCTS", info.removed[OFFTRACE_RAW_FILTERED_OPENMP]);
+    set_count(tw, "FILTER_REMOVED_NVTX", info.removed[OFFTRACE_RAW_FILTERED_NVTX]);
     ot_cv_filter_info_free(&info);
 }

@@ -68,7 +68,8 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     snprintf(s->filter_status, sizeof s->filter_status, "%s", value ? value : "");
     s->filter_removed_user = number_property(a, "OFFTRACE::FILTER_REMOVED_USER_REGIONS") +
                              number_property(a, "OFFTRACE::FILTER_REMOVED_USER_EVENTS") +
-                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES");
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES") +
+                             number_property(a, "OFFTRACE::FILTER_REMOVED_NVTX");
     s->filter_removed_openmp = number_property(a, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS");
     s->nvtx_events = number_property(a, "OFFTRACE::NVTX_EVENTS");
     s->nvtx_pops_without_push = number_property(a, "OFFTRACE::NVTX_POPS_WITHOUT_PUSH");
@@ -353,8 +354,8 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
                     "which kinds: libofftrace-user.so's error rule)\n",
                 (unsigned long long)s->user_calls_dropped, plural(s->user_calls_dropped));
     if (s->filter[0] && !strcmp(s->filter_status, "applied"))
-        fprintf(to, "offtrace: filter           %s: %llu user regions, events and values, %llu host OpenMP regions "
-                    "removed (share/doc/offtrace/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
+        fprintf(to, "offtrace: filter           %s: %llu user regions, events, values and NVTX ranges, %llu host "
+                    "OpenMP regions removed (share/doc/offtrace/filters.md)\n", s->filter, (unsigned long long)s->filter_removed_user,
                 (unsigned long long)s->filter_removed_openmp);
     else if (s->filter[0])
         fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",

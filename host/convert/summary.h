@@ -54,7 +54,7 @@ typedef struct ot_summary {
     /* Filter (docs/filters.md): path "" when the run had none. */
     char filter[1024];
     char filter_status[1600];          /**< "applied" or "rejected: FILE:LINE: ..." */
-    uint64_t filter_removed_user;      /**< user regions, events and values removed */
+    uint64_t filter_removed_user;      /**< user regions, events, values and NVTX ranges removed */
     uint64_t filter_removed_openmp;    /**< host OpenMP constructs removed */
     /* NVTX (issue 14, docs/nvtx.md) */
     uint64_t nvtx_events;                      /**< NVTX ranges and marks in the archive */

@@ -366,7 +366,8 @@ enum offtrace_raw_filtered_kind {
     OFFTRACE_RAW_FILTERED_USER_EVENT = 1,  /**< a user event's begin or end */
     OFFTRACE_RAW_FILTERED_USER_VALUE = 2,  /**< a user value */
     OFFTRACE_RAW_FILTERED_OPENMP = 3,      /**< a host OpenMP construct, begin and end */
-    OFFTRACE_RAW_FILTERED_KINDS = 4,
+    OFFTRACE_RAW_FILTERED_NVTX = 4,        /**< an NVTX range (begin and end) or mark */
+    OFFTRACE_RAW_FILTERED_KINDS = 5,
 };
 
 typedef struct offtrace_raw_filter_slot {
