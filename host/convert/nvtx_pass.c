@@ -190,28 +190,14 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_NVTX_DEFS);
-    FILE *f = ot_fopen_regular(path);
-    if (!f)
-        return 0;
+    char *text;
+    size_t used;
+    int rc = ot_read_regular_file(path, &text, &used);
+    if (rc != 0 || !text)
+        return rc;
     struct ot_nvtx_defs *n = calloc(1, sizeof *n);
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    int rc = n ? 0 : -ENOMEM;
-    while (rc == 0) {
-        if (used + 4096 > size) {
-            char *more = realloc(text, size = size ? size * 2 : 65536);
-            if (!more) {
-                rc = -ENOMEM;
-                break;
-            }
-            text = more;
-        }
-        size_t got = fread(text + used, 1, size - used, f);
-        used += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
+    if (!n)
+        rc = -ENOMEM;
     for (size_t at = 0; rc == 0 && at < used;) {
         unsigned id, kind, domain, category;
         size_t len;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int ot_open_regular(const char *path, struct stat *st)
@@ -43,4 +44,34 @@ FILE *ot_fopen_regular(const char *path)
         errno = e;
     }
     return f;
+}
+
+int ot_read_regular_file(const char *path, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = ot_fopen_regular(path);
+    if (!f)
+        return 0;
+    char *buf = NULL;
+    size_t size = 0, used = 0;
+    for (;;) {
+        if (used + 4096 > size) {
+            char *more = realloc(buf, size = size ? size * 2 : 65536);
+            if (!more) {
+                free(buf);
+                fclose(f);
+                return -ENOMEM;
+            }
+            buf = more;
+        }
+        size_t got = fread(buf + used, 1, size - used, f);
+        used += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    *text = buf;
+    *len = used;
+    return 0;
 }

@@ -23,4 +23,13 @@ int ot_open_regular(const char *path, struct stat *st);
 /** \brief ot_open_regular as a stdio stream; NULL with errno set. */
 FILE *ot_fopen_regular(const char *path);
 
+/**
+ * \brief Read the whole of a small regular file of the recording (a
+ *        definitions file) into memory.
+ * \param text receives a malloc'ed copy (not NUL-terminated; free it),
+ *        NULL when the file is absent or not a regular file
+ * \return 0 (read, or absent: *text NULL), or -ENOMEM.
+ */
+int ot_read_regular_file(const char *path, char **text, size_t *len);
+
 #endif

@@ -141,28 +141,14 @@ int ot_user_defs_load(converter *c, const char *raw_dir)
     char path[4096];
     load_dropped(c, raw_dir);
     snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
-    FILE *f = ot_fopen_regular(path);
-    if (!f)
-        return 0;
+    char *text;
+    size_t used;
+    int rc = ot_read_regular_file(path, &text, &used);
+    if (rc != 0 || !text)
+        return rc;
     struct ot_user_defs *u = calloc(1, sizeof *u);
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    int rc = u ? 0 : -ENOMEM;
-    while (rc == 0) {
-        if (used + 4096 > size) {
-            char *more = realloc(text, size = size ? size * 2 : 65536);
-            if (!more) {
-                rc = -ENOMEM;
-                break;
-            }
-            text = more;
-        }
-        size_t n = fread(text + used, 1, size - used, f);
-        used += n;
-        if (n == 0)
-            break;
-    }
-    fclose(f);
+    if (!u)
+        rc = -ENOMEM;
     for (size_t at = 0; rc == 0 && at < used;) {
         unsigned id, kind, line;
         size_t name_len, file_len;
