@@ -125,11 +125,22 @@ function count(statusText, what) {
 /* Wheel-zoom around time t (ns from the trace start) on the row at y until
  * done() or 60 steps; returns the steps taken. */
 async function zoomTo(page, t, y, done) {
+    const [first, last] = await visible(page);
     for (let step = 0; step < 60; step++) {
         if (await done()) return step;
         const [from, to] = await visible(page), box = await plotBox(page);
         const x = box.x + (t - from) / (to - from) * box.w;
-        await page.mouse.move(x, y);
+        /* The wheel zooms around the pointer's whole pixel: the nearest one
+         * (a fraction cut off would drift t the same way at every step), and
+         * should t still leave the plot, where the wheel does nothing, pan it
+         * back (an eighth of the view per key). */
+        const zoomed = to - from < 0.99 * (last - first);
+        if (zoomed && (x < box.x + 1 || x > box.x + box.w - 1)) {
+            await page.keyboard.press(x < box.x + 1 ? 'ArrowLeft' : 'ArrowRight');
+            await settle(page);
+            continue;
+        }
+        await page.mouse.move(Math.round(x), y);
         await page.mouse.wheel(0, -300);
         await settle(page);
     }
