@@ -17,11 +17,10 @@
 #include <sys/wait.h>
 
 #include "check/archive_check.h"
-#include "check/otf2_time_order.h"
+#include "check/otf2_definitions.h"
 #include "check/run.h"
 #include "offtrace/event_catalogue.h"
 
-#define MAX_DEFS 512
 #define MAX_LOCS 64
 #define MAX_DEPTH 64
 #define MAX_SEEN 64
@@ -36,12 +35,7 @@ typedef struct seen {
 } seen;
 
 typedef struct reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef region_name[MAX_DEFS];
-    OTF2_Paradigm region_paradigm[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    OTF2_StringRef loc_name[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     const char *stack[MAX_LOCS][MAX_DEPTH];
     size_t stack_seen[MAX_LOCS][MAX_DEPTH];
     size_t depth[MAX_LOCS];
@@ -51,47 +45,6 @@ typedef struct reading {
     uint64_t last_time;
     unsigned time_back;
 } reading;
-
-static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
-
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
-{
-    reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->region_name[self] = name;
-        s->region_paradigm[self] = paradigm;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    reading *s = u;
-    if (s->nlocs < MAX_LOCS) {
-        s->loc_name[s->nlocs] = name;
-        s->locs[s->nlocs++] = self;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static size_t loc_index(reading *s, OTF2_LocationRef l)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i] == l)
-            return i;
-    return 0;
-}
 
 static void read_attributes(seen *e, OTF2_AttributeList *a)
 {
@@ -121,12 +74,12 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     s->time_back += t < s->last_time;
     s->last_time = t;
-    const char *name = r < MAX_DEFS ? str(s, s->region_name[r]) : "?";
+    const char *name = otf2_defs_region_name(&s->defs, r);
     size_t index = SIZE_MAX;
-    if (r < MAX_DEFS && s->region_paradigm[r] == OTF2_PARADIGM_USER && s->nuser < MAX_SEEN) {
+    if (otf2_defs_is_user_region(&s->defs, r) && s->nuser < MAX_SEEN) {
         seen *e = &s->user[index = s->nuser++];
         memset(e, 0, sizeof *e);
         snprintf(e->name, sizeof e->name, "%s", name);
@@ -146,10 +99,10 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     s->time_back += t < s->last_time;
     s->last_time = t;
-    if (!s->depth[i] || strcmp(s->stack[i][s->depth[i] - 1], r < MAX_DEFS ? str(s, s->region_name[r]) : "?")) {
+    if (!s->depth[i] || strcmp(s->stack[i][s->depth[i] - 1], otf2_defs_region_name(&s->defs, r))) {
         s->unbalanced++;
         return OTF2_CALLBACK_SUCCESS;
     }
@@ -159,36 +112,24 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
-}
-
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
 }
 
-static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
-static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
-
 static reading *read_archive(const char *dir)
 {
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
+    s->defs.location_limit = MAX_LOCS;
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, set_events), 0, "cannot read %s", dir);
     return s;
 }
 
 static void free_reading(reading *s)
 {
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 }
 
@@ -258,8 +199,8 @@ Test(nvtx_recording, ranges_marks_domains_categories_colours_and_payloads_come_b
     cr_expect_eq(count_named(s, "(no message)"), 1);
     /* nvtxNameOsThreadA names the threads' locations */
     unsigned driver = 0, helper = 0;
-    for (size_t i = 0; i < s->nlocs; i++) {
-        const char *name = str(s, s->loc_name[i]);
+    for (size_t i = 0; i < s->defs.location_count; i++) {
+        const char *name = otf2_defs_string(&s->defs, s->defs.locations[i].name);
         driver += !strcmp(name, "driver: Master thread");
         helper += !strncmp(name, "helper: OpenMP thread ", 22);
     }
