@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
 #include "check/otf2_definitions.h"
@@ -362,12 +363,9 @@ Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
     char dir[512], json[600];
     record_phases("nvtx-export", dir, sizeof dir);
     snprintf(json, sizeof json, "%s/nvtx.json", dir);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
     cr_expect_eq(count_of(text, "\"cat\":\"nvtx\""), 18);
     cr_expect_eq(count_of(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
     for (int k = 0; k < 3; k++) {
@@ -437,18 +435,11 @@ Test(nvtx_recording, a_cut_definitions_file_keeps_what_came_before_it)
     /* "main" is the first text defined; cut inside the line of "step", the next text */
     char *step = strstr(defs, "step\n");
     cr_assert_not_null(step, "%s", defs);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fwrite(defs, 1, (size_t)(step - defs) + 2, f);
-    fclose(f);
+    cr_assert_eq(truncate(path, (off_t)(step - defs) + 2), 0);
     free(defs);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
+    char *why = NULL;
+    cr_assert_eq(reconvert_raw(dir, &why), 0, "%s", why ? why : "");
+    free(why);
     archive_facts facts;
     cr_assert_eq(archive_check(dir, &facts), 0);
     cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);

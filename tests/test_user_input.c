@@ -176,11 +176,9 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
     run_free(&r);
     char json[600];
     snprintf(json, sizeof json, "%s/values.json", dir);
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
     cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
     cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
     cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);

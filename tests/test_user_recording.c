@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
 #include "check/otf2_definitions.h"
@@ -209,18 +210,11 @@ Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
     char *line = region;
     while (line > defs && line[-1] != '\n')
         line--;
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fwrite(defs, 1, (size_t)(line - defs) + 6, f);
-    fclose(f);
+    cr_assert_eq(truncate(path, (off_t)(line - defs) + 6), 0);
     free(defs);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
+    char *why = NULL;
+    cr_assert_eq(reconvert_raw(dir, &why), 0, "%s", why ? why : "");
+    free(why);
     archive_facts facts;
     cr_assert_eq(archive_check(dir, &facts), 0);
     cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);
@@ -251,11 +245,9 @@ Test(user_recording, export_and_view_name_user_regions_as_such)
     snprintf(json, sizeof json, "%s/user.json", dir);
     snprintf(html, sizeof html, "%s/user.html", dir);
     run_result r;
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
     cr_expect_eq(count_of(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
     free(text);
     cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);

@@ -177,3 +177,52 @@ int record_program(const char *dir, const char *option, char *const env[], const
     run_free(&r);
     return ok ? 0 : -1;
 }
+
+/* Run `offtrace VERB args...`; 0 when it exited 0. Its stderr goes to *err when err is not NULL. */
+static int offtrace_ok(char **err, const char *verb, ...)
+{
+    va_list args;
+    va_start(args, verb);
+    run_result r;
+    int ran = run_offtrace_va(&r, verb, args);
+    va_end(args);
+    if (err)
+        *err = NULL;
+    if (ran != 0)
+        return -1;
+    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+    if (err) {
+        *err = r.err;
+        r.err = NULL;
+    }
+    run_free(&r);
+    return ok ? 0 : -1;
+}
+
+int reconvert_raw(const char *dir, char **err)
+{
+    char traces[4200], anchor[4200], defs[4200];
+    snprintf(traces, sizeof traces, "%s/traces", dir);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    snprintf(defs, sizeof defs, "%s/traces.def", dir);
+    char *rm[] = {"rm", "-rf", traces, anchor, defs, NULL};
+    run_result r;
+    int removed = run_command(rm, NULL, NULL, &r) == 0;
+    if (removed) {
+        removed = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+        run_free(&r);
+    }
+    if (!removed) {
+        if (err)
+            *err = strdup("cannot remove the archive");
+        return -1;
+    }
+    return offtrace_ok(err, "convert", dir, NULL);
+}
+
+char *export_chrome(const char *dir, const char *path, char **err)
+{
+    if (offtrace_ok(err, "export", "--format", "chrome", dir, "-o", path, NULL) != 0)
+        return NULL;
+    return read_whole_file(path, NULL);
+}
