@@ -152,6 +152,19 @@ int otf2_print_check(const char *dir, char **message)
     return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }
 
+/* 0 when the command of \p r exited 0, -1 otherwise; its stderr moves to *err when \p err is not NULL.
+ * \p r is freed. */
+static int exited_ok(run_result *r, char **err)
+{
+    int ok = WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+    if (err) {
+        *err = r->err;
+        r->err = NULL;
+    }
+    run_free(r);
+    return ok ? 0 : -1;
+}
+
 int record_program(const char *dir, const char *option, char *const env[], const char *program,
                    char *const args[], char **err)
 {
@@ -169,13 +182,7 @@ int record_program(const char *dir, const char *option, char *const env[], const
     run_result r;
     if (run_command(argv, env, NULL, &r) != 0)
         return -1;
-    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-    if (err) {
-        *err = r.err;
-        r.err = NULL;
-    }
-    run_free(&r);
-    return ok ? 0 : -1;
+    return exited_ok(&r, err);
 }
 
 /* Run `offtrace VERB args...`; 0 when it exited 0. Its stderr goes to *err when err is not NULL. */
@@ -188,15 +195,7 @@ static int offtrace_ok(char **err, const char *verb, ...)
     va_end(args);
     if (err)
         *err = NULL;
-    if (ran != 0)
-        return -1;
-    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-    if (err) {
-        *err = r.err;
-        r.err = NULL;
-    }
-    run_free(&r);
-    return ok ? 0 : -1;
+    return ran == 0 ? exited_ok(&r, err) : -1;
 }
 
 int reconvert_raw(const char *dir, char **err)
