@@ -348,14 +348,6 @@ Test(nvtx_recording, nothing_is_recorded_while_measurement_is_off)
     free(msg);
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* `offtrace export --format chrome` files NVTX ranges and marks under the
  * category "nvtx", with category, colour and payload in `args`. */
 Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
@@ -366,19 +358,19 @@ Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
     char *err = NULL, *text = export_chrome(dir, json, &err);
     cr_assert_not_null(text, "%s", err ? err : "");
     free(err);
-    cr_expect_eq(count_of(text, "\"cat\":\"nvtx\""), 18);
-    cr_expect_eq(count_of(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
+    cr_expect_eq(count_occurrences(text, "\"cat\":\"nvtx\""), 18);
+    cr_expect_eq(count_occurrences(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
     for (int k = 0; k < 3; k++) {
         char args[160];
         snprintf(args, sizeof args, "\"args\":{\"nvtx category\":1,\"nvtx color\":\"#FF00FF00\",\"nvtx payload\":%d}",
                  k);
-        cr_expect_eq(count_of(text, args), 1, "%s", args);
+        cr_expect_eq(count_occurrences(text, args), 1, "%s", args);
         snprintf(args, sizeof args, "\"args\":{\"nvtx category\":2,\"nvtx payload\":%d.5}", k);
-        cr_expect_eq(count_of(text, args), 1, "%s", args);
+        cr_expect_eq(count_occurrences(text, args), 1, "%s", args);
     }
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx color\":\"#FF0000FF\",\"nvtx payload\":7}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":-3}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx color\":\"#FF0000FF\",\"nvtx payload\":7}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx payload\":-3}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
     free(text);
 }
 

@@ -81,14 +81,6 @@ static uint64_t bits_of(double d)
     return b;
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* What user_input prints: each call's answer (begin NULL, the end of that refused begin, end NULL, end
  * without begin, unknown id, long name, not UTF-8, the end of that refused begin), twice, and the count. */
 static void expected_output(char *buf, size_t size)
@@ -123,11 +115,11 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
                                   "an unknown user event id", "a name longer than 255 bytes",
                                   "a name that is not valid UTF-8"};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-        cr_expect_eq(count_of(plain.err, kinds[k]), 1, "untraced, '%s':\n%s", kinds[k], plain.err);
-        cr_expect_eq(count_of(r.err, kinds[k]), 1, "traced, '%s':\n%s", kinds[k], r.err);
+        cr_expect_eq(count_occurrences(plain.err, kinds[k]), 1, "untraced, '%s':\n%s", kinds[k], plain.err);
+        cr_expect_eq(count_occurrences(r.err, kinds[k]), 1, "traced, '%s':\n%s", kinds[k], r.err);
     }
-    cr_expect_eq(count_of(plain.err, "offtrace-user: "), 5, "%s", plain.err);
-    cr_expect_eq(count_of(r.err, "offtrace-user: "), 5, "%s", r.err);
+    cr_expect_eq(count_occurrences(plain.err, "offtrace-user: "), 5, "%s", plain.err);
+    cr_expect_eq(count_occurrences(r.err, "offtrace-user: "), 5, "%s", r.err);
     cr_expect(strstr(r.err, "offtrace: user API         12 calls refused") != NULL, "summary:\n%s", r.err);
     run_free(&r);
     run_free(&plain);
@@ -179,13 +171,13 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
     char *err = NULL, *text = export_chrome(dir, json, &err);
     cr_assert_not_null(text, "%s", err ? err : "");
     free(err);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":-9223372036854775808}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":18446744073709551615}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":4.9406564584124654e-324}"), 1);
-    cr_expect_eq(count_of(text, "device memory in use"), 0, "a user value is not device memory");
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":-9223372036854775808}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":18446744073709551615}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":4.9406564584124654e-324}"), 1);
+    cr_expect_eq(count_occurrences(text, "device memory in use"), 0, "a user value is not device memory");
     free(text);
 }
 

@@ -227,14 +227,6 @@ Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
     cr_expect_eq(undefined, 8); /* assemble and solve, begin and end, 2 steps */
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* `offtrace export` files user regions and events under their own
  * category, and `offtrace view` gives them a legend class of their own. */
 Test(user_recording, export_and_view_name_user_regions_as_such)
@@ -248,7 +240,7 @@ Test(user_recording, export_and_view_name_user_regions_as_such)
     char *err = NULL, *text = export_chrome(dir, json, &err);
     cr_assert_not_null(text, "%s", err ? err : "");
     free(err);
-    cr_expect_eq(count_of(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
+    cr_expect_eq(count_occurrences(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
     free(text);
     cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);

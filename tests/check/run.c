@@ -225,3 +225,11 @@ char *export_chrome(const char *dir, const char *path, char **err)
         return NULL;
     return read_whole_file(path, NULL);
 }
+
+unsigned count_occurrences(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}

@@ -44,6 +44,9 @@ int run_offtrace_va(run_result *r, const char *verb, va_list args);
  */
 char *read_whole_file(const char *path, size_t *length);
 
+/** \brief How many times \p needle stands in \p text, not overlapping. */
+unsigned count_occurrences(const char *text, const char *needle);
+
 /**
  * \brief Run `otf2-print --silent -Werror` on `<dir>/traces.otf2`.
  * \return its exit status (0 = accepted); its stderr in *message (malloc'd).
