@@ -132,7 +132,7 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
 
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, set_events), 0);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, 0, set_events), 0);
     const int64_t ints[] = {INT64_MIN, INT64_MAX, -1, 0};
     const uint64_t uints[] = {0, (1ull << 63) + 5, UINT64_MAX};
     const double doubles[] = {-1.5, 4.9406564584124654e-324, -0.0, DBL_MAX, -1.1125369292536007e-308};
@@ -281,8 +281,7 @@ Test(user_input, an_event_ended_on_another_thread_is_shown_on_the_thread_that_be
     cr_assert_not_null(s);
     for (size_t i = 0; i < MAX_LOCS; i++)
         s->entered[i] = OTF2_UNDEFINED_REGION;
-    s->defs.location_limit = MAX_LOCS;
-    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, c_events), 0);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, c_events), 0);
     cr_expect_eq(s->unpaired, 0);
     cr_expect_eq(s->handoff, 3);
     cr_expect_eq(s->io, 2);

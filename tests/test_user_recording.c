@@ -101,8 +101,7 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 
 static void read_archive(const char *dir, reading *s)
 {
-    s->defs.location_limit = MAX_LOCS;
-    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, set_events), 0, "cannot read %s", dir);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, set_events), 0, "cannot read %s", dir);
 }
 
 static void free_reading(reading *s)

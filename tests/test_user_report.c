@@ -121,8 +121,7 @@ static reading *read_archive(const char *dir)
 {
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    s->defs.location_limit = MAX_LOCS;
-    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, set_events), 0, "cannot read %s", dir);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, set_events), 0, "cannot read %s", dir);
     cr_assert_eq(s->overflow, 0);
     return s;
 }

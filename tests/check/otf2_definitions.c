@@ -114,9 +114,10 @@ static void definition_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
 static size_t location_count(void *u) { return ((otf2_definitions *)u)->location_count; }
 static uint64_t location_id(void *u, size_t i) { return ((otf2_definitions *)u)->locations[i].id; }
 
-int otf2_read_with_definitions(const char *dir, otf2_definitions *defs,
+int otf2_read_with_definitions(const char *dir, otf2_definitions *defs, size_t location_limit,
                                void (*events)(OTF2_GlobalEvtReaderCallbacks *callbacks))
 {
+    defs->location_limit = location_limit;
     otf2_time_ordered_read how = {.definitions = definition_callbacks, .events = events,
                                   .location_count = location_count, .location_id = location_id, .user = defs};
     int rc = otf2_read_in_time_order(dir, &how);

@@ -60,18 +60,21 @@ typedef struct otf2_definitions {
     size_t class_count;
     otf2_location_def *locations;
     size_t location_count;
-    size_t location_limit; /**< set by the caller: keep at most this many locations (0: all) */
+    size_t location_limit; /**< at most this many locations kept (0: all); otf2_read_with_definitions sets it */
     unsigned out_of_memory; /**< definitions lost to a failed allocation */
 } otf2_definitions;
 
 /**
  * \brief Read DIR/traces.otf2 in time order (otf2_time_order.h): the global
- *        definitions into \p defs, then every location's events through the
- *        callbacks \p events sets, each called with \p defs as its user
- *        pointer (the caller's state, starting with the table).
+ *        definitions into \p defs (zeroed by the caller), then every
+ *        location's events through the callbacks \p events sets, each called
+ *        with \p defs as its user pointer (the caller's state, starting with
+ *        the table).
+ * \param location_limit the first this many locations are read, the others
+ *        left out (a caller's per-location arrays); 0: all.
  * \return 0, or -1 when the archive cannot be read or a definition was lost.
  */
-int otf2_read_with_definitions(const char *dir, otf2_definitions *defs,
+int otf2_read_with_definitions(const char *dir, otf2_definitions *defs, size_t location_limit,
                                void (*events)(OTF2_GlobalEvtReaderCallbacks *callbacks));
 
 /** \brief String \p ref, or "?" where undefined. */
