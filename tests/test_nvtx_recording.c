@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
-#include "check/otf2_time_order.h"
+#include "check/otf2_definitions.h"
 #include "check/run.h"
 #include "offtrace/event_catalogue.h"
 
-#define MAX_DEFS 512
 #define MAX_LOCS 64
 #define MAX_DEPTH 64
 #define MAX_SEEN 64
@@ -36,12 +36,7 @@ typedef struct seen {
 } seen;
 
 typedef struct reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef region_name[MAX_DEFS];
-    OTF2_Paradigm region_paradigm[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    OTF2_StringRef loc_name[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     const char *stack[MAX_LOCS][MAX_DEPTH];
     size_t stack_seen[MAX_LOCS][MAX_DEPTH];
     size_t depth[MAX_LOCS];
@@ -51,47 +46,6 @@ typedef struct reading {
     uint64_t last_time;
     unsigned time_back;
 } reading;
-
-static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
-
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
-{
-    reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->region_name[self] = name;
-        s->region_paradigm[self] = paradigm;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    reading *s = u;
-    if (s->nlocs < MAX_LOCS) {
-        s->loc_name[s->nlocs] = name;
-        s->locs[s->nlocs++] = self;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static size_t loc_index(reading *s, OTF2_LocationRef l)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i] == l)
-            return i;
-    return 0;
-}
 
 static void read_attributes(seen *e, OTF2_AttributeList *a)
 {
@@ -121,12 +75,12 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     s->time_back += t < s->last_time;
     s->last_time = t;
-    const char *name = r < MAX_DEFS ? str(s, s->region_name[r]) : "?";
+    const char *name = otf2_defs_region_name(&s->defs, r);
     size_t index = SIZE_MAX;
-    if (r < MAX_DEFS && s->region_paradigm[r] == OTF2_PARADIGM_USER && s->nuser < MAX_SEEN) {
+    if (otf2_defs_is_user_region(&s->defs, r) && s->nuser < MAX_SEEN) {
         seen *e = &s->user[index = s->nuser++];
         memset(e, 0, sizeof *e);
         snprintf(e->name, sizeof e->name, "%s", name);
@@ -146,10 +100,10 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     s->time_back += t < s->last_time;
     s->last_time = t;
-    if (!s->depth[i] || strcmp(s->stack[i][s->depth[i] - 1], r < MAX_DEFS ? str(s, s->region_name[r]) : "?")) {
+    if (!s->depth[i] || strcmp(s->stack[i][s->depth[i] - 1], otf2_defs_region_name(&s->defs, r))) {
         s->unbalanced++;
         return OTF2_CALLBACK_SUCCESS;
     }
@@ -159,36 +113,23 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
-}
-
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
 }
 
-static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
-static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
-
 static reading *read_archive(const char *dir)
 {
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, set_events), 0, "cannot read %s", dir);
     return s;
 }
 
 static void free_reading(reading *s)
 {
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 }
 
@@ -258,8 +199,8 @@ Test(nvtx_recording, ranges_marks_domains_categories_colours_and_payloads_come_b
     cr_expect_eq(count_named(s, "(no message)"), 1);
     /* nvtxNameOsThreadA names the threads' locations */
     unsigned driver = 0, helper = 0;
-    for (size_t i = 0; i < s->nlocs; i++) {
-        const char *name = str(s, s->loc_name[i]);
+    for (size_t i = 0; i < s->defs.location_count; i++) {
+        const char *name = otf2_defs_string(&s->defs, s->defs.locations[i].name);
         driver += !strcmp(name, "driver: Master thread");
         helper += !strncmp(name, "helper: OpenMP thread ", 22);
     }
@@ -406,14 +347,6 @@ Test(nvtx_recording, nothing_is_recorded_while_measurement_is_off)
     free(msg);
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* `offtrace export --format chrome` files NVTX ranges and marks under the
  * category "nvtx", with category, colour and payload in `args`. */
 Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
@@ -421,25 +354,22 @@ Test(nvtx_recording, export_carries_category_colour_and_payload_in_args)
     char dir[512], json[600];
     record_phases("nvtx-export", dir, sizeof dir);
     snprintf(json, sizeof json, "%s/nvtx.json", dir);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
-    cr_expect_eq(count_of(text, "\"cat\":\"nvtx\""), 18);
-    cr_expect_eq(count_of(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
+    cr_expect_eq(count_occurrences(text, "\"cat\":\"nvtx\""), 18);
+    cr_expect_eq(count_occurrences(text, "\"name\":\"step\",\"cat\":\"nvtx\""), 3);
     for (int k = 0; k < 3; k++) {
         char args[160];
         snprintf(args, sizeof args, "\"args\":{\"nvtx category\":1,\"nvtx color\":\"#FF00FF00\",\"nvtx payload\":%d}",
                  k);
-        cr_expect_eq(count_of(text, args), 1, "%s", args);
+        cr_expect_eq(count_occurrences(text, args), 1, "%s", args);
         snprintf(args, sizeof args, "\"args\":{\"nvtx category\":2,\"nvtx payload\":%d.5}", k);
-        cr_expect_eq(count_of(text, args), 1, "%s", args);
+        cr_expect_eq(count_occurrences(text, args), 1, "%s", args);
     }
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx color\":\"#FF0000FF\",\"nvtx payload\":7}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":-3}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx color\":\"#FF0000FF\",\"nvtx payload\":7}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx payload\":-3}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"nvtx payload\":1.5}"), 1);
     free(text);
 }
 
@@ -496,18 +426,11 @@ Test(nvtx_recording, a_cut_definitions_file_keeps_what_came_before_it)
     /* "main" is the first text defined; cut inside the line of "step", the next text */
     char *step = strstr(defs, "step\n");
     cr_assert_not_null(step, "%s", defs);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fwrite(defs, 1, (size_t)(step - defs) + 2, f);
-    fclose(f);
+    cr_assert_eq(truncate(path, (off_t)(step - defs) + 2), 0);
     free(defs);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
+    char *why = NULL;
+    cr_assert_eq(reconvert_raw(dir, &why), 0, "%s", why ? why : "");
+    free(why);
     archive_facts facts;
     cr_assert_eq(archive_check(dir, &facts), 0);
     cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);

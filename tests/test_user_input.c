@@ -19,75 +19,30 @@
 #include <sys/wait.h>
 
 #include "check/archive_check.h"
-#include "check/otf2_time_order.h"
+#include "check/otf2_definitions.h"
 #include "check/run.h"
 #include "offtrace/event_catalogue.h"
 #include "offtrace/offtrace_user.h"
 
-#define MAX_DEFS 512
 #define MAX_LOCS 64
 #define MAX_VALUES 16
 
 typedef struct reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef member_name[MAX_DEFS];
-    OTF2_Type member_type[MAX_DEFS];
-    OTF2_MetricMemberRef class_member[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     uint64_t bits[3][MAX_VALUES]; /* i64, u64, dbl: the values' bits in order */
     OTF2_Type types[3][MAX_VALUES];
     unsigned n[3];
 } reading;
-
-static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
-
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
-{
-    reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef desc,
-                                  OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type,
-                                  OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->member_name[self] = name;
-        s->member_type[self] = value_type;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_class(void *u, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
-                                 OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
-{
-    reading *s = u;
-    if (self < MAX_DEFS && n == 1)
-        s->class_member[self] = members[0];
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    reading *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = self;
-    return OTF2_CALLBACK_SUCCESS;
-}
 
 static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                   OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
                                   const OTF2_MetricValue *values)
 {
     reading *s = u;
-    if (metric >= MAX_DEFS || n != 1)
+    const otf2_metric_member_def *m = otf2_defs_metric_member(&s->defs, metric);
+    if (!m || n != 1)
         return OTF2_CALLBACK_SUCCESS;
-    const char *name = str(s, s->member_name[s->class_member[metric]]);
+    const char *name = otf2_defs_string(&s->defs, m->name);
     int k = !strcmp(name, "i64") ? 0 : !strcmp(name, "u64") ? 1 : !strcmp(name, "dbl") ? 2 : -1;
     if (k >= 0 && s->n[k] < MAX_VALUES) {
         s->types[k][s->n[k]] = types[0];
@@ -96,35 +51,34 @@ static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, d_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, d_class);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
-}
-
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, e_metric);
 }
 
-static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
-static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
+/* The archive passes otf2-print -Werror and offtrace's own rules; \p f gets what archive_check saw. */
+static void check_archive(const char *dir, archive_facts *f)
+{
+    char *msg = NULL;
+    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
+    free(msg);
+    cr_assert_eq(archive_check(dir, f), 0);
+    cr_expect_eq(archive_violations(f), 0, "%s", f->first_problem);
+}
+
+/* The archive's numeric property \p name; UINT64_MAX, and a failed expectation, where it is missing. */
+static uint64_t property(const char *dir, const char *name)
+{
+    uint64_t v = UINT64_MAX;
+    cr_expect_eq(archive_property(dir, name, &v), 0, "no property %s", name);
+    return v;
+}
 
 static uint64_t bits_of(double d)
 {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     return b;
-}
-
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
 }
 
 /* What user_input prints: each call's answer (begin NULL, the end of that refused begin, end NULL, end
@@ -161,33 +115,24 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
                                   "an unknown user event id", "a name longer than 255 bytes",
                                   "a name that is not valid UTF-8"};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-        cr_expect_eq(count_of(plain.err, kinds[k]), 1, "untraced, '%s':\n%s", kinds[k], plain.err);
-        cr_expect_eq(count_of(r.err, kinds[k]), 1, "traced, '%s':\n%s", kinds[k], r.err);
+        cr_expect_eq(count_occurrences(plain.err, kinds[k]), 1, "untraced, '%s':\n%s", kinds[k], plain.err);
+        cr_expect_eq(count_occurrences(r.err, kinds[k]), 1, "traced, '%s':\n%s", kinds[k], r.err);
     }
-    cr_expect_eq(count_of(plain.err, "offtrace-user: "), 5, "%s", plain.err);
-    cr_expect_eq(count_of(r.err, "offtrace-user: "), 5, "%s", r.err);
+    cr_expect_eq(count_occurrences(plain.err, "offtrace-user: "), 5, "%s", plain.err);
+    cr_expect_eq(count_occurrences(r.err, "offtrace-user: "), 5, "%s", r.err);
     cr_expect(strstr(r.err, "offtrace: user API         12 calls refused") != NULL, "summary:\n%s", r.err);
     run_free(&r);
     run_free(&plain);
 
-    char *msg = NULL;
-    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
-    free(msg);
     archive_facts f;
-    cr_assert_eq(archive_check(dir, &f), 0);
-    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    check_archive(dir, &f);
     cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_REGION], 1, "only 'all': the refused begins record nothing");
-    uint64_t dropped = 0, undefined = 99;
-    cr_expect_eq(archive_property(dir, "OFFTRACE::USER_CALLS_DROPPED", &dropped), 0);
-    cr_expect_eq(dropped, 12);
-    cr_expect_eq(archive_property(dir, "OFFTRACE::USER_RECORDS_UNDEFINED", &undefined), 0);
-    cr_expect_eq(undefined, 0);
+    cr_expect_eq(property(dir, "OFFTRACE::USER_CALLS_DROPPED"), 12);
+    cr_expect_eq(property(dir, "OFFTRACE::USER_RECORDS_UNDEFINED"), 0);
 
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, 0, set_events), 0);
     const int64_t ints[] = {INT64_MIN, INT64_MAX, -1, 0};
     const uint64_t uints[] = {0, (1ull << 63) + 5, UINT64_MAX};
     const double doubles[] = {-1.5, 4.9406564584124654e-324, -0.0, DBL_MAX, -1.1125369292536007e-308};
@@ -206,8 +151,7 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
         cr_expect_eq(s->types[2][i], OTF2_TYPE_DOUBLE);
         cr_expect_eq(s->bits[2][i], bits_of(doubles[i]), "dbl %u: %016llx", i, (unsigned long long)s->bits[2][i]);
     }
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 
     /* the report's values table and export's counters carry them exactly */
@@ -224,18 +168,16 @@ Test(user_input, values_are_exact_and_bad_input_is_told_once_and_counted_in_the_
     run_free(&r);
     char json[600];
     snprintf(json, sizeof json, "%s/values.json", dir);
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
-    cr_expect_eq(count_of(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":-9223372036854775808}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":18446744073709551615}"), 1);
-    cr_expect_eq(count_of(text, "\"args\":{\"value\":4.9406564584124654e-324}"), 1);
-    cr_expect_eq(count_of(text, "device memory in use"), 0, "a user value is not device memory");
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"i64\""), 4);
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"u64\""), 3);
+    cr_expect_eq(count_occurrences(text, "\"ph\":\"C\",\"name\":\"dbl\""), 5);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":-9223372036854775808}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":18446744073709551615}"), 1);
+    cr_expect_eq(count_occurrences(text, "\"args\":{\"value\":4.9406564584124654e-324}"), 1);
+    cr_expect_eq(count_occurrences(text, "device memory in use"), 0, "a user value is not device memory");
     free(text);
 }
 
@@ -261,10 +203,7 @@ Test(user_input, a_run_without_mistakes_says_nothing_of_drops)
 #define AFTER_MS 200
 
 typedef struct crossing_reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef region_name[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     uint64_t enter_time[MAX_LOCS];
     OTF2_RegionRef entered[MAX_LOCS];
     unsigned handoff, io, local, unpaired;
@@ -272,55 +211,14 @@ typedef struct crossing_reading {
     uint64_t handoff_min_ns, handoff_max_ns;
 } crossing_reading;
 
-static const char *cr_name(crossing_reading *s, OTF2_RegionRef r)
-{
-    return r < MAX_DEFS && s->region_name[r] < MAX_DEFS && s->strings[s->region_name[r]]
-               ? s->strings[s->region_name[r]] : "?";
-}
-
-static OTF2_CallbackCode c_string(void *u, OTF2_StringRef self, const char *text)
-{
-    crossing_reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode c_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    crossing_reading *s = u;
-    if (self < MAX_DEFS)
-        s->region_name[self] = name;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode c_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    crossing_reading *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = self;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static size_t c_index(crossing_reading *s, OTF2_LocationRef l)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i] == l)
-            return i;
-    return 0;
-}
-
 static int is_event_name(const char *n) { return !strcmp(n, "handoff") || !strcmp(n, "io") || !strcmp(n, "local"); }
 
 static OTF2_CallbackCode c_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
     crossing_reading *s = u;
-    size_t i = c_index(s, l);
-    if (!is_event_name(cr_name(s, r)))
+    size_t i = otf2_defs_location_index(&s->defs, l);
+    if (!is_event_name(otf2_defs_region_name(&s->defs, r)))
         return OTF2_CALLBACK_SUCCESS;
     if (s->entered[i] != OTF2_UNDEFINED_REGION)
         s->unpaired++; /* the program never nests its events */
@@ -333,8 +231,8 @@ static OTF2_CallbackCode c_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     crossing_reading *s = u;
-    size_t i = c_index(s, l);
-    const char *name = cr_name(s, r);
+    size_t i = otf2_defs_location_index(&s->defs, l);
+    const char *name = otf2_defs_region_name(&s->defs, r);
     if (!is_event_name(name))
         return OTF2_CALLBACK_SUCCESS;
     if (s->entered[i] != r) {
@@ -358,21 +256,11 @@ static OTF2_CallbackCode c_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void c_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, c_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, c_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, c_location);
-}
-
 static void c_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, c_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, c_leave);
 }
-
-static size_t c_location_count(void *u) { return ((crossing_reading *)u)->nlocs; }
-static uint64_t c_location_id(void *u, size_t i) { return ((crossing_reading *)u)->locs[i]; }
 
 /* An event begun on one thread and ended on another is shown on the thread that began it, from its begin
  * to the other thread's end: every Enter has its Leave, no end counts as unmatched. */
@@ -383,26 +271,17 @@ Test(user_input, an_event_ended_on_another_thread_is_shown_on_the_thread_that_be
     char *args[] = {NULL}, *err = NULL;
     cr_assert_eq(record_program(dir, NULL, NULL, "user_handoff", args, &err), 0, "%s", err ? err : "");
     free(err);
-    char *msg = NULL;
-    cr_expect_eq(otf2_print_check(dir, &msg), 0, "%s", msg ? msg : "");
-    free(msg);
     archive_facts f;
-    cr_assert_eq(archive_check(dir, &f), 0);
-    cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    check_archive(dir, &f);
     cr_expect_eq(f.enters[OFFTRACE_CLASS_USER_EVENT], 7, "3 handoff, 2 io, 2 local");
-    uint64_t unmatched = 99, unfinished = 99;
-    cr_expect_eq(archive_property(dir, "OFFTRACE::UNMATCHED_END_RECORDS", &unmatched), 0);
-    cr_expect_eq(unmatched, 0);
-    cr_expect_eq(archive_property(dir, "OFFTRACE::UNFINISHED_OPERATIONS", &unfinished), 0);
-    cr_expect_eq(unfinished, 0);
+    cr_expect_eq(property(dir, "OFFTRACE::UNMATCHED_END_RECORDS"), 0);
+    cr_expect_eq(property(dir, "OFFTRACE::UNFINISHED_OPERATIONS"), 0);
 
     crossing_reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
     for (size_t i = 0; i < MAX_LOCS; i++)
         s->entered[i] = OTF2_UNDEFINED_REGION;
-    otf2_time_ordered_read how = {.definitions = c_definitions, .events = c_events,
-                                  .location_count = c_location_count, .location_id = c_location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, c_events), 0);
     cr_expect_eq(s->unpaired, 0);
     cr_expect_eq(s->handoff, 3);
     cr_expect_eq(s->io, 2);
@@ -413,8 +292,7 @@ Test(user_input, an_event_ended_on_another_thread_is_shown_on_the_thread_that_be
     /* closed at the other thread's end: after its HANDOFF_MS, well before the beginner's next record */
     cr_expect_geq(s->handoff_min_ns, HANDOFF_MS * 1000000ull, "%llu ns", (unsigned long long)s->handoff_min_ns);
     cr_expect_lt(s->handoff_max_ns, AFTER_MS * 1000000ull, "%llu ns", (unsigned long long)s->handoff_max_ns);
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 
     /* the report counts them where they are shown */

@@ -13,28 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check/archive_check.h"
-#include "check/otf2_time_order.h"
+#include "check/otf2_definitions.h"
 #include "check/run.h"
 #include "offtrace/event_catalogue.h"
 
-#define MAX_DEFS 512
 #define MAX_LOCS 64
 #define MAX_DEPTH 64
 #define MAX_VALUES 64
 
 typedef struct reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef region_name[MAX_DEFS], region_file[MAX_DEFS];
-    OTF2_RegionRole region_role[MAX_DEFS];
-    OTF2_Paradigm region_paradigm[MAX_DEFS];
-    uint32_t region_line[MAX_DEFS];
-    OTF2_StringRef member_name[MAX_DEFS];
-    OTF2_Type member_type[MAX_DEFS];
-    OTF2_MetricMemberRef class_member[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     /* per location: the open regions' names */
     const char *stack[MAX_LOCS][MAX_DEPTH];
     size_t depth[MAX_LOCS];
@@ -46,79 +37,14 @@ typedef struct reading {
     unsigned bad_values;
 } reading;
 
-static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
-
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
-{
-    reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->region_name[self] = name;
-        s->region_file[self] = file;
-        s->region_role[self] = role;
-        s->region_paradigm[self] = paradigm;
-        s->region_line[self] = begin;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef desc,
-                                  OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type,
-                                  OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->member_name[self] = name;
-        s->member_type[self] = value_type;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_class(void *u, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
-                                 OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
-{
-    reading *s = u;
-    if (self < MAX_DEFS && n == 1)
-        s->class_member[self] = members[0];
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    reading *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = self;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static size_t loc_index(reading *s, OTF2_LocationRef l)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i] == l)
-            return i;
-    return 0;
-}
-
-static int is_user(reading *s, OTF2_RegionRef r) { return r < MAX_DEFS && s->region_paradigm[r] == OTF2_PARADIGM_USER; }
-
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
-    const char *name = r < MAX_DEFS ? str(s, s->region_name[r]) : "?";
+    size_t i = otf2_defs_location_index(&s->defs, l);
+    const char *name = otf2_defs_region_name(&s->defs, r);
     const char *outer = s->depth[i] ? s->stack[i][s->depth[i] - 1] : NULL;
-    if (is_user(s, r)) {
+    if (otf2_defs_is_user_region(&s->defs, r)) {
         s->not_main += l != 0;
         s->assemble += !strcmp(name, "assemble");
         s->solve += !strcmp(name, "solve");
@@ -139,7 +65,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     if (s->depth[i])
         s->depth[i]--;
     return OTF2_CALLBACK_SUCCESS;
@@ -150,29 +76,20 @@ static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
                                   const OTF2_MetricValue *values)
 {
     reading *s = u;
-    if (metric >= MAX_DEFS || n != 1)
+    const otf2_metric_member_def *m = otf2_defs_metric_member(&s->defs, metric);
+    if (!m || n != 1)
         return OTF2_CALLBACK_SUCCESS;
-    OTF2_MetricMemberRef m = s->class_member[metric];
-    const char *name = str(s, s->member_name[m]);
+    const char *name = otf2_defs_string(&s->defs, m->name);
     if (!strcmp(name, "residual")) {
-        s->bad_values += types[0] != OTF2_TYPE_DOUBLE || s->member_type[m] != OTF2_TYPE_DOUBLE || l != 0;
+        s->bad_values += types[0] != OTF2_TYPE_DOUBLE || m->type != OTF2_TYPE_DOUBLE || l != 0;
         if (s->nresidual < MAX_VALUES)
             s->residual[s->nresidual++] = values[0].floating_point;
     } else if (!strcmp(name, "iterations")) {
-        s->bad_values += types[0] != OTF2_TYPE_INT64 || s->member_type[m] != OTF2_TYPE_INT64 || l != 0;
+        s->bad_values += types[0] != OTF2_TYPE_INT64 || m->type != OTF2_TYPE_INT64 || l != 0;
         if (s->niterations < MAX_VALUES)
             s->iterations[s->niterations++] = values[0].signed_int;
     }
     return OTF2_CALLBACK_SUCCESS;
-}
-
-static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, d_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, d_class);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
 }
 
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
@@ -182,20 +99,14 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, e_metric);
 }
 
-static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
-static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
-
 static void read_archive(const char *dir, reading *s)
 {
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, set_events), 0, "cannot read %s", dir);
 }
 
 static void free_reading(reading *s)
 {
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 }
 
@@ -244,14 +155,15 @@ Test(user_recording, regions_events_and_values_come_back_exact_and_nested)
     }
     /* the regions say where: paradigm USER, file and line of the macro */
     int found = 0;
-    for (size_t r = 0; r < MAX_DEFS; r++) {
-        if (s->region_paradigm[r] != OTF2_PARADIGM_USER || strcmp(str(s, s->region_name[r]), "solve"))
+    for (size_t r = 0; r < s->defs.region_count; r++) {
+        const otf2_region_def *d = &s->defs.regions[r];
+        if (d->paradigm != OTF2_PARADIGM_USER || strcmp(otf2_defs_string(&s->defs, d->name), "solve"))
             continue;
         found++;
-        cr_expect_eq(s->region_role[r], OTF2_REGION_ROLE_FUNCTION);
-        const char *file = str(s, s->region_file[r]);
+        cr_expect_eq(d->role, OTF2_REGION_ROLE_FUNCTION);
+        const char *file = otf2_defs_string(&s->defs, d->file);
         cr_expect(strstr(file, "user_phases.c") != NULL, "file %s", file);
-        cr_expect(s->region_line[r] > 0);
+        cr_expect(d->line > 0);
     }
     cr_expect_eq(found, 1);
     free_reading(s);
@@ -297,18 +209,11 @@ Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
     char *line = region;
     while (line > defs && line[-1] != '\n')
         line--;
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fwrite(defs, 1, (size_t)(line - defs) + 6, f);
-    fclose(f);
+    cr_assert_eq(truncate(path, (off_t)(line - defs) + 6), 0);
     free(defs);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    run_result r;
-    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
+    char *why = NULL;
+    cr_assert_eq(reconvert_raw(dir, &why), 0, "%s", why ? why : "");
+    free(why);
     archive_facts facts;
     cr_assert_eq(archive_check(dir, &facts), 0);
     cr_expect_eq(archive_violations(&facts), 0, "%s", facts.first_problem);
@@ -321,14 +226,6 @@ Test(user_recording, a_cut_definitions_file_keeps_what_came_before_it)
     cr_expect_eq(undefined, 8); /* assemble and solve, begin and end, 2 steps */
 }
 
-static unsigned count_of(const char *text, const char *needle)
-{
-    unsigned n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* `offtrace export` files user regions and events under their own
  * category, and `offtrace view` gives them a legend class of their own. */
 Test(user_recording, export_and_view_name_user_regions_as_such)
@@ -339,12 +236,10 @@ Test(user_recording, export_and_view_name_user_regions_as_such)
     snprintf(json, sizeof json, "%s/user.json", dir);
     snprintf(html, sizeof html, "%s/user.html", dir);
     run_result r;
-    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", dir, "-o", json, NULL), 0);
-    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
-    run_free(&r);
-    char *text = read_whole_file(json, NULL);
-    cr_assert_not_null(text);
-    cr_expect_eq(count_of(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
+    char *err = NULL, *text = export_chrome(dir, json, &err);
+    cr_assert_not_null(text, "%s", err ? err : "");
+    free(err);
+    cr_expect_eq(count_occurrences(text, "\"cat\":\"user\""), 12, "assemble, solve and halo, 4 steps");
     free(text);
     cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);

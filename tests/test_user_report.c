@@ -16,10 +16,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "check/otf2_time_order.h"
+#include "check/otf2_definitions.h"
 #include "check/run.h"
 
-#define MAX_DEFS 1024
 #define MAX_LOCS 64
 #define MAX_DEPTH 128
 #define MAX_NAMES 16
@@ -32,11 +31,7 @@ typedef struct expected {
 } expected;
 
 typedef struct reading {
-    char *strings[MAX_DEFS];
-    OTF2_StringRef region_name[MAX_DEFS];
-    OTF2_Paradigm region_paradigm[MAX_DEFS];
-    uint64_t locs[MAX_LOCS];
-    size_t nlocs;
+    otf2_definitions defs; /* first: the read's callbacks share the pointer */
     struct { OTF2_RegionRef region; uint64_t enter; } stack[MAX_LOCS][MAX_DEPTH];
     size_t depth[MAX_LOCS];
     expected rows[MAX_NAMES];
@@ -44,9 +39,8 @@ typedef struct reading {
     unsigned overflow;
 } reading;
 
-static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
-static const char *region_name(reading *s, OTF2_RegionRef r) { return r < MAX_DEFS ? str(s, s->region_name[r]) : "?"; }
-static int is_user(reading *s, OTF2_RegionRef r) { return r < MAX_DEFS && s->region_paradigm[r] == OTF2_PARADIGM_USER; }
+static const char *region_name(reading *s, OTF2_RegionRef r) { return otf2_defs_region_name(&s->defs, r); }
+static int is_user(reading *s, OTF2_RegionRef r) { return otf2_defs_is_user_region(&s->defs, r); }
 
 static expected *row(reading *s, const char *name)
 {
@@ -61,48 +55,11 @@ static expected *row(reading *s, const char *name)
     return &s->rows[s->nrows++];
 }
 
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *text)
-{
-    reading *s = u;
-    if (self < MAX_DEFS)
-        s->strings[self] = strdup(text);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                  OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                  OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    reading *s = u;
-    if (self < MAX_DEFS) {
-        s->region_name[self] = name;
-        s->region_paradigm[self] = paradigm;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                    uint64_t events, OTF2_LocationGroupRef group)
-{
-    reading *s = u;
-    if (s->nlocs < MAX_LOCS)
-        s->locs[s->nlocs++] = self;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static size_t loc_index(reading *s, OTF2_LocationRef l)
-{
-    for (size_t i = 0; i < s->nlocs; i++)
-        if (s->locs[i] == l)
-            return i;
-    return 0;
-}
-
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     if (s->depth[i] < MAX_DEPTH) {
         s->stack[i][s->depth[i]].region = r;
         s->stack[i][s->depth[i]++].enter = t;
@@ -124,7 +81,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
                                  OTF2_RegionRef r)
 {
     reading *s = u;
-    size_t i = loc_index(s, l);
+    size_t i = otf2_defs_location_index(&s->defs, l);
     if (!s->depth[i])
         return OTF2_CALLBACK_SUCCESS;
     size_t d = --s->depth[i];
@@ -154,37 +111,24 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
-{
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
-}
-
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
 }
 
-static size_t location_count(void *u) { return ((reading *)u)->nlocs; }
-static uint64_t location_id(void *u, size_t i) { return ((reading *)u)->locs[i]; }
-
 static reading *read_archive(const char *dir)
 {
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
-    otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
-                                  .location_count = location_count, .location_id = location_id, .user = s};
-    cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
+    cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, MAX_LOCS, set_events), 0, "cannot read %s", dir);
     cr_assert_eq(s->overflow, 0);
     return s;
 }
 
 static void free_reading(reading *s)
 {
-    for (size_t i = 0; i < MAX_DEFS; i++)
-        free(s->strings[i]);
+    otf2_definitions_free(&s->defs);
     free(s);
 }
 

@@ -14,14 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
+#include "bench_clock.h"
 
 int main(int argc, char **argv)
 {
@@ -40,17 +34,17 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "off"))
         omp_control_tool(omp_control_tool_pause, 0, NULL);
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < regions; i++) {
 #pragma omp target map(tofrom : x)
         x++;
     }
-    double t1 = now_ns();
+    double t1 = bench_now_ns();
     for (long i = 0; i < regions; i++) {
 #pragma omp parallel num_threads(1)
         __atomic_fetch_add(&members, 1, __ATOMIC_RELAXED);
     }
-    double t2 = now_ns();
+    double t2 = bench_now_ns();
     printf("target_ns=%.0f parallel_ns=%.0f members=%ld\n", (t1 - t0) / regions, (t2 - t1) / regions,
            members / (regions + 100));
     return 0;

@@ -12,48 +12,41 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_clock.h"
 #include "offtrace/offtrace_user.h"
-
-double ot_bench_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 volatile long ot_bench_sink;
 double ot_bench_masked_removed(long n); /* filter_bench_removed.c */
 
 static double empty_loop(long n)
 {
-    double t0 = ot_bench_now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++)
         ot_bench_sink = i;
-    return ot_bench_now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double kept_regions(long n)
 {
-    double t0 = ot_bench_now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         OFFTRACE_USER_REGION_BEGIN(r, "kept");
         ot_bench_sink = i;
         OFFTRACE_USER_REGION_END(r);
     }
-    return ot_bench_now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double filtered_regions(long n)
 {
-    double t0 = ot_bench_now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         OFFTRACE_USER_REGION_BEGIN(r, "filtered");
         ot_bench_sink = i;
         OFFTRACE_USER_REGION_END(r);
     }
-    return ot_bench_now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double masked_kept(long n)
@@ -61,12 +54,12 @@ static double masked_kept(long n)
     double t = 0;
     #pragma omp parallel num_threads(1)
     {
-        double t0 = ot_bench_now_ns();
+        double t0 = bench_now_ns();
         for (long i = 0; i < n; i++) {
             #pragma omp masked
             ot_bench_sink = i;
         }
-        t = ot_bench_now_ns() - t0;
+        t = bench_now_ns() - t0;
     }
     return t;
 }

@@ -12,14 +12,8 @@
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+#include "bench_clock.h"
 
 int main(int argc, char **argv)
 {
@@ -33,12 +27,12 @@ int main(int argc, char **argv)
         nvtxRangePushA("solve");
         nvtxRangePop();
     }
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < pairs; i++) {
         nvtxRangePushA("solve");
         nvtxRangePop();
     }
-    double t1 = now_ns();
+    double t1 = bench_now_ns();
     nvtxEventAttributes_t a = {0};
     a.version = NVTX_VERSION;
     a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
@@ -53,7 +47,7 @@ int main(int argc, char **argv)
         nvtxRangePushEx(&a);
         nvtxRangePop();
     }
-    double t2 = now_ns();
+    double t2 = bench_now_ns();
     char text[32] = "step 00";
     for (long i = 0; i < pairs; i++) {
         text[5] = (char)('0' + (i >> 3) % 8);
@@ -61,7 +55,7 @@ int main(int argc, char **argv)
         nvtxRangePushA(text); /* one pointer, another text: a cache miss every call */
         nvtxRangePop();
     }
-    double t3 = now_ns();
+    double t3 = bench_now_ns();
     printf("pushA_pop_ns %.1f\npushEx_pop_ns %.1f\npushA_changing_text_ns %.1f\n", (t1 - t0) / pairs,
            (t2 - t1) / pairs, (t3 - t2) / pairs);
     return threads == 1 ? 0 : 1;

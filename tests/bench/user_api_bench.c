@@ -12,47 +12,40 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_clock.h"
 #include "offtrace/offtrace_user.h"
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static volatile long sink;
 
 static double empty_loop(long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++)
         sink = i;
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double static_regions(long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         OFFTRACE_USER_REGION_BEGIN(r, "r");
         sink = i;
         OFFTRACE_USER_REGION_END(r);
     }
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double named_regions(long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         offtrace_user_region_begin_named("named");
         sink = i;
         offtrace_user_region_end_named("named");
     }
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 /* Recording switched off around the loop: what a region costs in a part of the
@@ -69,23 +62,23 @@ static offtrace_user_id ev, val;
 
 static double events(long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         offtrace_user_event_begin(ev);
         sink = i;
         offtrace_user_event_end(ev);
     }
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 static double values(long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         sink = i;
         offtrace_user_value_int64(val, i);
     }
-    return now_ns() - t0;
+    return bench_now_ns() - t0;
 }
 
 int main(int argc, char **argv)

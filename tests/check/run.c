@@ -152,6 +152,19 @@ int otf2_print_check(const char *dir, char **message)
     return WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
 }
 
+/* 0 when the command of \p r exited 0, -1 otherwise; its stderr moves to *err when \p err is not NULL.
+ * \p r is freed. */
+static int exited_ok(run_result *r, char **err)
+{
+    int ok = WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+    if (err) {
+        *err = r->err;
+        r->err = NULL;
+    }
+    run_free(r);
+    return ok ? 0 : -1;
+}
+
 int record_program(const char *dir, const char *option, char *const env[], const char *program,
                    char *const args[], char **err)
 {
@@ -169,11 +182,54 @@ int record_program(const char *dir, const char *option, char *const env[], const
     run_result r;
     if (run_command(argv, env, NULL, &r) != 0)
         return -1;
-    int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
-    if (err) {
-        *err = r.err;
-        r.err = NULL;
+    return exited_ok(&r, err);
+}
+
+/* Run `offtrace VERB args...`; 0 when it exited 0. Its stderr goes to *err when err is not NULL. */
+static int offtrace_ok(char **err, const char *verb, ...)
+{
+    va_list args;
+    va_start(args, verb);
+    run_result r;
+    int ran = run_offtrace_va(&r, verb, args);
+    va_end(args);
+    if (err)
+        *err = NULL;
+    return ran == 0 ? exited_ok(&r, err) : -1;
+}
+
+int reconvert_raw(const char *dir, char **err)
+{
+    char traces[4200], anchor[4200], defs[4200];
+    snprintf(traces, sizeof traces, "%s/traces", dir);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    snprintf(defs, sizeof defs, "%s/traces.def", dir);
+    char *rm[] = {"rm", "-rf", traces, anchor, defs, NULL};
+    run_result r;
+    int removed = run_command(rm, NULL, NULL, &r) == 0;
+    if (removed) {
+        removed = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+        run_free(&r);
     }
-    run_free(&r);
-    return ok ? 0 : -1;
+    if (!removed) {
+        if (err)
+            *err = strdup("cannot remove the archive");
+        return -1;
+    }
+    return offtrace_ok(err, "convert", dir, NULL);
+}
+
+char *export_chrome(const char *dir, const char *path, char **err)
+{
+    if (offtrace_ok(err, "export", "--format", "chrome", dir, "-o", path, NULL) != 0)
+        return NULL;
+    return read_whole_file(path, NULL);
+}
+
+unsigned count_occurrences(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
 }

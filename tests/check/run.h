@@ -44,6 +44,9 @@ int run_offtrace_va(run_result *r, const char *verb, va_list args);
  */
 char *read_whole_file(const char *path, size_t *length);
 
+/** \brief How many times \p needle stands in \p text, not overlapping. */
+unsigned count_occurrences(const char *text, const char *needle);
+
 /**
  * \brief Run `otf2-print --silent -Werror` on `<dir>/traces.otf2`.
  * \return its exit status (0 = accepted); its stderr in *message (malloc'd).
@@ -73,5 +76,22 @@ void scratch_path(char *buf, unsigned size, const char *name);
  */
 int shared_recording(char *dir, size_t size, const char *name, const char *program, char *const args[],
                      char **err);
+
+/**
+ * \brief Convert DIR's raw records again (a test that damaged them): the
+ *        archive (traces/, traces.otf2, traces.def) removed, then
+ *        `offtrace convert DIR`.
+ * \return 0 when convert exited 0, -1 otherwise; \p err, if not NULL,
+ *         receives its stderr or a reason (malloc'd; may be NULL).
+ */
+int reconvert_raw(const char *dir, char **err);
+
+/**
+ * \brief `offtrace export --format chrome DIR -o PATH`, then PATH's text.
+ * \return the JSON (malloc'd), or NULL when export did not exit 0 or PATH
+ *         cannot be read; \p err, if not NULL, receives export's stderr
+ *         (malloc'd; may be NULL).
+ */
+char *export_chrome(const char *dir, const char *path, char **err);
 
 #endif
