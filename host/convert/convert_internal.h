@@ -81,6 +81,7 @@ typedef struct converter {
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
     uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
+    struct ot_map_sites *maps;          /**< map sites and what deletes free (map_names.c, issue 15) */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -70,6 +70,9 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
                              number_property(a, "OFFTRACE::FILTER_REMOVED_USER_EVENTS") +
                              number_property(a, "OFFTRACE::FILTER_REMOVED_USER_VALUES");
     s->filter_removed_openmp = number_property(a, "OFFTRACE::FILTER_REMOVED_OPENMP_CONSTRUCTS");
+    s->map_named = number_property(a, "OFFTRACE::MAP_NAMED_OPERATIONS");
+    s->map_without_debug_info = number_property(a, "OFFTRACE::MAP_OPERATIONS_WITHOUT_DEBUG_INFO");
+    s->map_not_captured = number_property(a, "OFFTRACE::MAP_OPERATIONS_NOT_CAPTURED");
 }
 
 /* The sites the report's tables name: construct regions of the program's
@@ -352,5 +355,14 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     else if (s->filter[0])
         fprintf(to, "offtrace: filter           REJECTED %s; traced without a filter\n",
                 strncmp(s->filter_status, "rejected: ", 10) ? s->filter_status : s->filter_status + 10);
+    /* variable names (issue 15): said once, the way to get them */
+    if (s->map_without_debug_info)
+        fprintf(to, "offtrace: variables        %llu data operation%s without names: compile with -g, or "
+                    "-gline-tables-only (optimisation unchanged), for the mapped variables' names\n",
+                (unsigned long long)s->map_without_debug_info, plural(s->map_without_debug_info));
+    else if (s->map_not_captured && !s->map_named)
+        fprintf(to, "offtrace: variables        not captured: `offtrace record` names the mapped variables (it "
+                    "preloads libofftrace-capture.so; with OMP_TOOL_LIBRARIES alone, add it to LD_PRELOAD: "
+                    "share/doc/offtrace/variables.md)\n");
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

@@ -56,6 +56,10 @@ typedef struct ot_summary {
     char filter_status[1600];          /**< "applied" or "rejected: FILE:LINE: ..." */
     uint64_t filter_removed_user;      /**< user regions, events and values removed */
     uint64_t filter_removed_openmp;    /**< host OpenMP constructs removed */
+    /* Variable names (issue 15, docs/variables.md): data ops of constructs */
+    uint64_t map_named;                /**< with their variable's name */
+    uint64_t map_without_debug_info;   /**< whose program has no names (no -g) */
+    uint64_t map_not_captured;         /**< of constructs the map capture did not see (not preloaded) */
 } ot_summary;
 
 /**

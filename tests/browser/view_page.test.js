@@ -75,8 +75,9 @@ function otf2Facts(dir) {
             if (op && op.loc === loc) { op.bytes += Number(/Bytes: (\d+)/.exec(line)[1]); op.puts++; }
             continue;
         }
-        /* host->device data ops on the host: their bytes are the puts issued inside them */
-        if (/^data op host->device/.test(regions[region].name) && !/device/.test(locations[loc])) {
+        /* host->device data ops on the host: their bytes are the puts issued inside them (named after the
+         * variable, "h2d x[0:n] (to) @site", with the map capture: issue 15) */
+        if (/^(data op host->device|h2d )/.test(regions[region].name) && !/device/.test(locations[loc])) {
             if (ev === 'ENTER') op = {loc, location: locations[loc], region: regions[region], start: t - offset, bytes: 0, puts: 0};
             else if (op) { op.dur = t - offset - op.start; dataOps.push(op); op = null; }
             continue;

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Variable names (issue 15): the added cost of the map capture per empty
+# `target map(tofrom: 64 B)` region, built with -g (names passed on every
+# region). Six configurations, interleaved round by round, median of the
+# rounds: no tool with and without the capture preloaded (what the capture
+# costs a program no recorder asks), offtrace host-only and with device
+# detail, each with the capture off and on (what `record --no-capture` and
+# `record` run). Environment as `offtrace record` sets it.
+#   usage: tests/bench/run_capture.sh [BUILD_DIR] [ITERATIONS] [ROUNDS]
+# Prints a Markdown table (docs/performance.md, "Variable names (issue 15)").
+set -eu
+BUILD=${1:-build}
+ITER=${2:-100000}
+ROUNDS=${3:-7}
+BIN="$BUILD/bin/bench_target_loop_g"
+LIB="$(realpath "$BUILD/lib/libofftrace.so")"
+DEVICE="$(realpath "$BUILD/lib/libofftrace-device.so")"
+CAPTURE="$(realpath "$BUILD/lib/libofftrace-capture.so")"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+run() { # name, then env assignments
+    name=$1; shift
+    env "$@" "$BIN" "$ITER" >> "$TMP/$name"
+    rm -rf "$TMP/trace"
+    sync # no run pays for the previous run's writeback
+}
+
+TRACE="OMP_TOOL_LIBRARIES=$LIB OFFTRACE_OUTPUT=$TMP/trace OFFTRACE_VERBOSE=0"
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+    run none OMP_TOOL=disabled
+    run none_capture OMP_TOOL=disabled LD_PRELOAD="$CAPTURE"
+    run host $TRACE
+    run host_capture $TRACE LD_PRELOAD="$CAPTURE"
+    run device $TRACE LD_PRELOAD="$DEVICE"
+    run device_capture $TRACE LD_PRELOAD="$CAPTURE:$DEVICE"
+    i=$((i + 1))
+done
+
+median() { sort -n "$TMP/$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+echo "| configuration | capture off, ns per region | capture on, ns per region | added by the capture |"
+echo "|---|---|---|---|"
+for c in "no tool:none" "offtrace host-only:host" "offtrace with device detail:device"; do
+    name=${c%%:*}; key=${c#*:}
+    awk -v n="$name" -v off="$(median "$key")" -v on="$(median "${key}_capture")" \
+        'BEGIN {printf "| %s | %.0f | %.0f | %+.0f ns |\n", n, off, on, on-off}'
+done
+echo
+echo "iterations per run: $ITER, rounds: $ROUNDS (median), machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
