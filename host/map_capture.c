@@ -153,15 +153,31 @@ static int is_to_device(int op) { return op == ompt_target_data_transfer_to_devi
 static int is_from_device(int op) { return op == ompt_target_data_transfer_from_device || op == ompt_target_data_transfer_from_device_async; }
 static int is_alloc(int op) { return op == ompt_target_data_alloc || op == ompt_target_data_alloc_async; }
 
+#define MAP_TO 0x1
+#define MAP_FROM 0x2
+#define MEMBER_OF_BITS 0xFFFF000000000000ull
+
 /* The entry of [addr, addr + bytes): the same begin and size, else the
- * first whose range holds addr. -1: none. */
-static long find_entry(int32_t count, void *const *begins, const int64_t *sizes, uint64_t addr, uint64_t bytes)
+ * first whose range holds addr. -1: none. Of several with the same begin
+ * and size (a struct mapped with its members: clang's unnamed entry for
+ * the whole struct, then the struct's own as its member), the one whose
+ * map type moves data the op's way, then a member's. */
+static long find_entry(int32_t count, void *const *begins, const int64_t *sizes, const int64_t *types,
+                       uint64_t addr, uint64_t bytes, uint64_t direction)
 {
     if (!begins || !sizes)
         return -1;
+    long best = -1;
+    int best_score = -1;
     for (int32_t i = 0; i < count; i++)
-        if ((uint64_t)(uintptr_t)begins[i] == addr && (uint64_t)sizes[i] == bytes)
-            return i;
+        if ((uint64_t)(uintptr_t)begins[i] == addr && (uint64_t)sizes[i] == bytes) {
+            uint64_t t = types ? (uint64_t)types[i] : 0;
+            int score = (direction && (t & direction) ? 2 : 0) + ((t & MEMBER_OF_BITS) ? 1 : 0);
+            if (score > best_score)
+                best = i, best_score = score;
+        }
+    if (best >= 0)
+        return best;
     for (int32_t i = 0; i < count; i++) {
         uint64_t b = (uint64_t)(uintptr_t)begins[i];
         if (addr >= b && addr - b < (uint64_t)sizes[i])
@@ -176,7 +192,8 @@ uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int optype, uint64_t 
     uint64_t addr = is_to_device(optype) || is_alloc(optype) ? src : is_from_device(optype) ? dst : 0;
     if (!addr) /* a delete names the device address: found at conversion from its allocation */
         return OFFTRACE_RAW_MAP_REF(site, OFFTRACE_RAW_MAP_NO_ENTRY);
-    long i = find_entry(c->count, c->begins, c->sizes, addr, bytes);
+    long i = find_entry(c->count, c->begins, c->sizes, c->types, addr, bytes,
+                        is_to_device(optype) ? MAP_TO : is_from_device(optype) ? MAP_FROM : 0);
     if (i >= 0) {
         if (c->types && (c->types[i] & PTR_AND_OBJ))
             c->recorder[1] = OFFTRACE_RAW_MAP_REF(site, i) + 1;

@@ -196,7 +196,7 @@ static void dump(const reading *s)
 
 /* The constructs' lines as the program prints them ("LINE <what> <line>"). */
 typedef struct lines {
-    unsigned enter, target, update, mapper, implicit, nowait, exit, zero, device1, api;
+    unsigned enter, target, update, mapper, member, implicit, nowait, exit, zero, device1, api;
 } lines;
 
 static lines program_lines(const char *program)
@@ -212,7 +212,7 @@ static lines program_lines(const char *program)
         const char *what;
         unsigned *line;
     } want[] = {{"enter", &l.enter},   {"target", &l.target}, {"update", &l.update},   {"mapper", &l.mapper},
-                {"implicit", &l.implicit}, {"nowait", &l.nowait}, {"exit", &l.exit}, {"zero", &l.zero},
+                {"member", &l.member},     {"implicit", &l.implicit}, {"nowait", &l.nowait}, {"exit", &l.exit}, {"zero", &l.zero},
                 {"device1", &l.device1}, {"api", &l.api}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char key[64];
@@ -270,8 +270,17 @@ static void expect_named(const reading *s, const lines *l)
         fixups += !s->ops[i].rma && !strcmp(s->ops[i].entry, "pointer fix-up");
         components += !s->ops[i].rma && !strcmp(s->ops[i].entry, "mapper component");
     }
-    cr_expect_eq(fixups, 1);
+    cr_expect_eq(fixups, 2, "v.data (mapper) and p.pos (member)");
     cr_expect_geq(components, 4); /* v.data: alloc, h2d, d2h, delete */
+    /* target map(tofrom: p, p.pos[0:16]): a struct and its member, the member's parent named */
+    cr_expect_eq(count_ops(s, 0, "alloc", "p", "tofrom", 0, l->member, NULL), 1);
+    bytes = 0;
+    cr_expect_eq(count_ops(s, 1, "h2d", "p.pos[0:16]", "tofrom", 0, l->member, &bytes), 2, "pointee and fix-up");
+    cr_expect_eq(bytes, 128 + 8);
+    unsigned members = 0;
+    for (size_t i = 0; i < s->nops; i++)
+        members += !strcmp(s->ops[i].variable, "p.pos[0:16]") && !strcmp(s->ops[i].member_of, "p");
+    cr_expect_geq(members, 6, "alloc, h2d, fix-up, d2h, delete of p.pos[0:16] say they are p's");
     /* table[] used without a map clause: tofrom, implicit */
     bytes = 0;
     cr_expect_eq(count_ops(s, 1, "h2d", "table", "tofrom", 1, l->implicit, &bytes), 1);

@@ -414,6 +414,19 @@ static const map_entry *entry_of_delete(ot_map_sites *m, const offtrace_raw_reco
     return allocated;
 }
 
+/* A member's parent: clang leaves the entry of the whole struct unnamed
+ * ("unknown"); the struct's own entry, a member of it, has the name. */
+static const char *parent_name(const map_site *s, size_t parent)
+{
+    if (!s->entries[parent].problem)
+        return s->entries[parent].variable;
+    for (size_t i = parent + 1; i < s->count; i++)
+        if (!s->entries[i].problem && (s->entries[i].type >> 48) == parent + 1 && !strchr(s->entries[i].variable, '.') &&
+            !strchr(s->entries[i].variable, '['))
+            return s->entries[i].variable;
+    return NULL;
+}
+
 OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int device, int cls,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                               ot_map_op *out)
@@ -445,7 +458,9 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
     const map_site *s = site_of(m, entry_site);
     uint64_t parent = type == UINT64_MAX ? 0 : type >> 48;
     if (parent && s && !s->component && parent <= s->count)
-        out->member_of = s->entries[parent - 1].variable;
+        out->member_of = parent_name(s, parent - 1);
+    if (out->member_of && e && !strcmp(out->member_of, e->variable))
+        out->member_of = NULL; /* the struct's own entry, member of its unnamed whole */
     site_label(c, construct_codeptr, site_of(m, construct_site), out->site, sizeof out->site);
     if (e && !e->problem)
         m->named++;

@@ -18,6 +18,11 @@ struct vec {
 };
 #pragma omp declare mapper(struct vec v) map(v, v.data[0:v.len])
 
+struct particle {
+    double *pos;
+    int n;
+};
+
 static double table[64]; /* used in a target region without a map clause: mapped tofrom implicitly */
 
 int main(void)
@@ -44,6 +49,13 @@ int main(void)
 #pragma omp target map(tofrom: s)
     for (int i = 0; i < s.len; i++)
         s.data[i] += 1.0;
+    struct particle p = {malloc(16 * sizeof(double)), 16};
+    for (int i = 0; i < 16; i++)
+        p.pos[i] = i;
+    SITE("member");
+#pragma omp target map(tofrom: p, p.pos[0:16])
+    for (int i = 0; i < p.n; i++)
+        p.pos[i] *= 2.0;
     SITE("implicit");
 #pragma omp target
     for (int i = 0; i < 64; i++)
@@ -69,6 +81,7 @@ int main(void)
     void *d = omp_target_alloc(256, 0);
     omp_target_memcpy(d, x, 256, 0, 0, 0, omp_get_initial_device());
     omp_target_free(d, 0);
-    printf("sum=%g y[10]=%g data[3]=%g table[3]=%g w[5]=%g\n", sum, y[10], s.data[3], table[3], w[5]);
+    printf("sum=%g y[10]=%g data[3]=%g table[3]=%g w[5]=%g pos[3]=%g\n", sum, y[10], s.data[3], table[3],
+           w[5], p.pos[3]);
     return 0;
 }
