@@ -422,3 +422,60 @@ Test(map_names, broken_names_are_marked_not_a_crash)
     cr_expect_eq(zero, 0);
     free_reading(s);
 }
+
+/* raw/map-sites.defs damaged after the fact (a cut write, garbage, absurd
+ * ids, counts and lengths): the conversion keeps the sites before the
+ * damage, names the rest unknown, and the archive stays valid. */
+Test(map_names, a_damaged_sites_file_converts)
+{
+    char dir[512];
+    scratch_path(dir, sizeof dir, "map-names-damaged-defs");
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, env, "map_names", NULL, &err), 0, "%s", err ? err : "");
+    free(err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/raw/map-sites.defs", dir);
+    size_t len = 0;
+    char *defs = read_whole_file(path, &len);
+    cr_assert_not_null(defs);
+    cr_assert_gt(len, 100);
+    const char *damage[] = {
+        NULL,                                       /* cut in the middle of the second line */
+        "1 2 -5 x\n",                               /* a negative length */
+        "4294967296 1 3 abc 1 2 ;a;\n",             /* an id past the bound */
+        "1 99999999 3 abc\n",                       /* an entry count past the bound */
+        "1 1 3 abc 1 999999 ;a\n",                  /* a name longer than the file */
+        "1 1 3 abc zz 3 ;a;\n",                     /* a type that is no number */
+        "\n\n\n",                                   /* empty lines */
+        "2 1 3 abc 1 4 ;\n;;\n1 0 -1 \n",           /* a newline inside a name; a site without entries */
+    };
+    for (size_t k = 0; k < sizeof damage / sizeof damage[0]; k++) {
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        if (damage[k])
+            fputs(damage[k], f);
+        else
+            fwrite(defs, 1, (size_t)(strchr(defs, '\n') - defs) + 20, f);
+        fclose(f);
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/traces' '%s/traces.otf2' '%s/traces.def'", dir, dir, dir);
+        cr_assert_eq(system(cmd), 0);
+        run_result r;
+        cr_assert_eq(run_offtrace(&r, "convert", "--keep-raw", dir, NULL), 0);
+        cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "damage %zu: %s", k, r.err);
+        run_free(&r);
+        char *msg = NULL;
+        cr_expect_eq(otf2_print_check(dir, &msg), 0, "damage %zu: %s", k, msg ? msg : "");
+        free(msg);
+        reading *s = read_archive(dir);
+        cr_expect_gt(s->nops, 0, "damage %zu: the data ops keep their map attributes", k);
+        unsigned first_site = 0;
+        for (size_t i = 0; i < s->nops; i++)
+            first_site += !strcmp(s->ops[i].variable, "x[0:1024]") && !strcmp(s->ops[i].map_type, "to");
+        if (!damage[k])
+            cr_expect_gt(first_site, 0, "the site before the cut keeps its names");
+        free_reading(s);
+    }
+    free(defs);
+}

@@ -38,13 +38,17 @@ while [ $i -lt "$ROUNDS" ]; do
     i=$((i + 1))
 done
 
+# The median, and the minimum: on a shared machine the fastest round is the
+# one least disturbed, so the difference of minima is the steadier estimate.
 median() { sort -n "$TMP/$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-echo "| configuration | capture off, ns per region | capture on, ns per region | added by the capture |"
+minimum() { sort -n "$TMP/$1" | head -1; }
+echo "| configuration | capture off, ns per region (median / min) | capture on (median / min) | added by the capture (median / min) |"
 echo "|---|---|---|---|"
 for c in "no tool:none" "offtrace host-only:host" "offtrace with device detail:device"; do
     name=${c%%:*}; key=${c#*:}
     awk -v n="$name" -v off="$(median "$key")" -v on="$(median "${key}_capture")" \
-        'BEGIN {printf "| %s | %.0f | %.0f | %+.0f ns |\n", n, off, on, on-off}'
+        -v offmin="$(minimum "$key")" -v onmin="$(minimum "${key}_capture")" \
+        'BEGIN {printf "| %s | %.0f / %.0f | %.0f / %.0f | %+.0f / %+.0f ns |\n", n, off, offmin, on, onmin, on-off, onmin-offmin}'
 done
 echo
 echo "iterations per run: $ITER, rounds: $ROUNDS (median), machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
