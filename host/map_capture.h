@@ -43,11 +43,16 @@ static inline void ot_map_capture_mark_target(offtrace_raw_record *r)
 }
 
 /** \brief A DATA_OP record inside a construct: its codeptr (a libomptarget
- *         address) becomes its map reference. */
+ *         address) becomes its map reference. Only the end's record: it is
+ *         the one written (a COMPLETE record); a begin stays in the pending
+ *         slot unless an operation nests in it, and such a BEGIN record
+ *         (libomptarget nests none in clang-19's constructs) goes unnamed.
+ *         Half the look-ups per region. */
 static inline void ot_map_capture_mark_data_op(offtrace_raw_record *r)
 {
     offtrace_capture_construct *c;
-    if (__builtin_expect(ot_map_capture_query != 0, 1) && r->target_id && (c = ot_map_capture_query())) {
+    if (__builtin_expect(ot_map_capture_query != 0, 1) && r->endpoint == OFFTRACE_RAW_END && r->target_id &&
+        (c = ot_map_capture_query())) {
         r->codeptr = ot_map_capture_ref(c, r->subkind, r->src_addr, r->dst_addr, r->bytes);
         r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
     }
