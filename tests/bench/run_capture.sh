@@ -35,6 +35,9 @@ while [ $i -lt "$ROUNDS" ]; do
     run host_capture $TRACE LD_PRELOAD="$CAPTURE"
     run device $TRACE LD_PRELOAD="$DEVICE"
     run device_capture $TRACE LD_PRELOAD="$CAPTURE:$DEVICE"
+    # the capture and the recorder's look-ups alone, libomptarget replaced by a stub (capture_bench.c)
+    "$BUILD/bin/bench_capture" 2000000 >> "$TMP/stub"
+    LD_PRELOAD="$CAPTURE" "$BUILD/bin/bench_capture" 2000000 >> "$TMP/stub_capture"
     i=$((i + 1))
 done
 
@@ -50,5 +53,7 @@ for c in "no tool:none" "offtrace host-only:host" "offtrace with device detail:d
         -v offmin="$(minimum "$key")" -v onmin="$(minimum "${key}_capture")" \
         'BEGIN {printf "| %s | %.0f / %.0f | %.0f / %.0f | %+.0f / %+.0f ns |\n", n, off, offmin, on, onmin, on-off, onmin-offmin}'
 done
+awk -v off="$(median stub)" -v on="$(median stub_capture)" -v offmin="$(minimum stub)" -v onmin="$(minimum stub_capture)" \
+    'BEGIN {printf "| the capture alone (bench_capture: libomptarget stubbed, recorder look-ups in) | %.1f / %.1f | %.1f / %.1f | %+.1f / %+.1f ns |\n", off, offmin, on, onmin, on-off, onmin-offmin}'
 echo
 echo "iterations per run: $ITER, rounds: $ROUNDS (median), machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
