@@ -196,7 +196,7 @@ static void dump(const reading *s)
 
 /* The constructs' lines as the program prints them ("LINE <what> <line>"). */
 typedef struct lines {
-    unsigned enter, target, update, mapper, member, implicit, nowait, exit, zero, device1, api;
+    unsigned enter, target, update, mapper, member, implicit, nowait, nowait_update, exit, zero, device1, api;
 } lines;
 
 static lines program_lines(const char *program)
@@ -211,9 +211,11 @@ static lines program_lines(const char *program)
     struct {
         const char *what;
         unsigned *line;
-    } want[] = {{"enter", &l.enter},   {"target", &l.target}, {"update", &l.update},   {"mapper", &l.mapper},
-                {"member", &l.member},     {"implicit", &l.implicit}, {"nowait", &l.nowait}, {"exit", &l.exit}, {"zero", &l.zero},
-                {"device1", &l.device1}, {"api", &l.api}};
+    } want[] = {{"enter", &l.enter},       {"target", &l.target},   {"update", &l.update},
+                {"mapper", &l.mapper},     {"member", &l.member},   {"implicit", &l.implicit},
+                {"nowait", &l.nowait},     {"nowait_update", &l.nowait_update},
+                {"exit", &l.exit},         {"zero", &l.zero},       {"device1", &l.device1},
+                {"api", &l.api}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char key[64];
         snprintf(key, sizeof key, "LINE %s ", want[i].what);
@@ -289,6 +291,10 @@ static void expect_named(const reading *s, const lines *l)
     /* target map(tofrom: w[0:N]) nowait: on a helper thread, named the same */
     cr_expect_eq(count_ops(s, 1, "h2d", "w[0:1024]", "tofrom", 0, l->nowait, NULL), 1);
     cr_expect_eq(count_ops(s, 1, "d2h", "w[0:1024]", "tofrom", 0, l->nowait, NULL), 1);
+    /* target update to(y[0:64]) nowait: a target task calling the _nowait_mapper entry point */
+    bytes = 0;
+    cr_expect_eq(count_ops(s, 1, "h2d", "y[0:64]", "to", 0, l->nowait_update, &bytes), 1);
+    cr_expect_eq(bytes, 512);
     /* target exit data map(release: x) map(delete: y): deletes named from their allocation */
     cr_expect_eq(count_ops(s, 0, "delete", "x[0:1024]", "release", 0, l->exit, NULL), 1);
     cr_expect_eq(count_ops(s, 0, "delete", "y[0:1024]", "delete", 0, l->exit, NULL), 1);

@@ -65,6 +65,9 @@ int main(void)
     for (int i = 0; i < N; i++)
         w[i] += 1.0;
 #pragma omp taskwait
+    SITE("nowait_update");
+#pragma omp target update to(y[0:64]) nowait
+#pragma omp taskwait
     SITE("exit");
 #pragma omp target exit data map(release: x[0:N]) map(delete: y[0:N])
     SITE("zero");
