@@ -32,11 +32,6 @@
 
 offtrace_capture_query_fn ot_map_capture_query;
 
-void ot_map_capture_attach(void)
-{
-    ot_map_capture_query = (offtrace_capture_query_fn)dlsym(RTLD_DEFAULT, OFFTRACE_CAPTURE_QUERY_SYMBOL);
-}
-
 /* ---- map sites ---- */
 
 #define SITE_SLOTS 4096u /* a power of two; sites past SITE_SLOTS - 1 get id 0 */
@@ -51,6 +46,22 @@ typedef struct site_slot {
 static site_slot sites[SITE_SLOTS];
 static uint32_t sites_used;
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fork while another thread defines a site leaves the lock held in the
+ * child, whose only thread would wait for it forever at its first new
+ * site: the child starts with it free (a slot being filled stays unused). */
+static void site_lock_after_fork(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    site_lock = fresh;
+}
+
+void ot_map_capture_attach(void)
+{
+    ot_map_capture_query = (offtrace_capture_query_fn)dlsym(RTLD_DEFAULT, OFFTRACE_CAPTURE_QUERY_SYMBOL);
+    if (ot_map_capture_query)
+        pthread_atfork(NULL, NULL, site_lock_after_fork);
+}
 
 static inline size_t site_hash(const void *loc, const void *names, const void *types, int64_t count)
 {
