@@ -5,6 +5,7 @@
 #   lib/libofftrace.so                the OMPT tool (host library)
 #   lib/libofftrace-device.so         the device collector
 #   lib/libofftrace-user.so           the user API programs link (include/offtrace/offtrace_user.h)
+#   lib/libofftrace-capture.so        the map capture record preloads (include/offtrace/capture.h)
 #   lib/libofftrace-device-cupti.so   its CUPTI backend, when built
 #   include/offtrace/*.h              the public, versioned headers
 #   lib/pkgconfig/offtrace.pc         pkg-config
@@ -42,6 +43,7 @@ set_target_properties(offtrace offtrace-device PROPERTIES BUILD_WITH_INSTALL_RPA
 install(TARGETS offtrace_cli RUNTIME DESTINATION ${OFFTRACE_INSTALL_BINDIR})
 install(TARGETS offtrace offtrace-device LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 install(TARGETS offtrace-user LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
+install(TARGETS offtrace-capture LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR}) # the map capture (issue 15, preloaded by record)
 if(TARGET offtrace-device-cupti)
   # Keeps its absolute rpath to libcupti (device/cupti/CMakeLists.txt), in
   # the build tree too, without the placeholder's empty entries.

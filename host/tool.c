@@ -62,6 +62,7 @@
 #include "stream.h"
 #include "tool_chain.h"
 #include "user_binding.h"
+#include "map_capture.h" /* issue 15: variable names */
 
 #define OT_EXPORT __attribute__((visibility("default")))
 
@@ -169,6 +170,7 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
         .endpoint = (uint8_t)endpoint,
         .event = OFFTRACE_RAW_TARGET,
     };
+    ot_map_capture_mark_target(&r); /* the real call site and the map site (issue 15) */
     ot_stream_store(slot, &r);
     if (ot_device_link_has(device_num)) {
         if (endpoint == ompt_scope_begin)
@@ -243,6 +245,7 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
         .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_DATA_OP,
     };
+    ot_map_capture_mark_data_op(&r); /* its map entry (issue 15) */
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
@@ -839,6 +842,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
                         "pages or write to disk themselves\n");
     ot_exit_path_arm();
     ot_user_binding_attach(); /* the program's own words, if it has libofftrace-user.so (user_binding.c) */
+    ot_map_capture_attach(); /* map entries, if libofftrace-capture.so is preloaded (issue 15) */
     ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
 }

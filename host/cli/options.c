@@ -185,6 +185,9 @@ static const option options[] = {
      .help = "leave out the user regions and host OpenMP constructs the filter file FILE names, by name or source "
              "file and line (share/doc/offtrace/filters.md; a wrong file is said with its line and the program traced "
              "without a filter) (OFFTRACE_FILTER)"},
+    {.id = OT_OPT_NO_CAPTURE, .verbs = OT_VERB_RECORD, .long_name = "no-capture", .kind = SWITCH,
+     .help = "do not preload the map capture: data operations without variable names, map types and construct "
+             "lines of their own (share/doc/offtrace/variables.md)"},
     {.id = OT_OPT_HELP, .verbs = EVERY_VERB, .short_name = 'h', .long_name = "help", .kind = SWITCH,
      .help = "this help"},
 };

@@ -50,6 +50,7 @@ typedef enum ot_cli_opt {
     OT_OPT_FORCE,       /**< convert --force */
     OT_OPT_QUIET,       /**< convert --quiet (the library's helper process; not in --help) */
     OT_OPT_FILTER,      /**< record --filter (issue 14, docs/filters.md) */
+    OT_OPT_NO_CAPTURE,  /**< record --no-capture (issue 15, docs/variables.md) */
     OT_OPT_HELP,        /**< -h, --help: every verb */
     OT_OPT_COUNT
 } ot_cli_opt;

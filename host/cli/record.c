@@ -41,6 +41,7 @@ typedef struct record_opts {
     const char *host_openmp;
     int start_paused;
     const char *filter;
+    int no_capture; /* issue 15: no map capture */
     char **program;
 } record_opts;
 
@@ -55,6 +56,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .host_openmp = args->text[OT_OPT_HOST_OPENMP],
                          .start_paused = args->text[OT_OPT_START_PAUSED] != NULL,
                          .filter = args->text[OT_OPT_FILTER],
+                         .no_capture = args->text[OT_OPT_NO_CAPTURE] != NULL,
                          .program = args->program};
 }
 
@@ -131,8 +133,11 @@ static int preloadable_path(const char *lib, char *out, size_t size)
     return 0;
 }
 
+static void remove_capture_link(void);
+
 static void remove_preload_link(void)
 {
+    remove_capture_link();
     if (!preload_link_dir[0])
         return;
     unlink(preload_link);
@@ -154,6 +159,44 @@ static int preload_collector(const char *self)
         return 0;
     }
     return prepend_to_list("LD_PRELOAD", path);
+}
+
+/* ---- the map capture (issue 15, docs/variables.md) ----
+ * libofftrace-capture.so is preloaded in both modes, ahead of the collector,
+ * so that the program's calls of libomptarget's entry points reach it. A
+ * path LD_PRELOAD cannot hold gets its own link in the private directory. */
+static char capture_link[96];
+
+static int preload_capture(const char *self)
+{
+    char lib[PATH_MAX + 64], real[PATH_MAX];
+    snprintf(lib, sizeof lib, "%s/../lib/libofftrace-capture.so", self);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "offtrace: the map capture is missing (%s); tracing without variable names\n", lib);
+        return 0;
+    }
+    if (strpbrk(lib, " \t\n:")) {
+        if (!preload_link_dir[0]) {
+            snprintf(preload_link_dir, sizeof preload_link_dir, "/tmp/offtrace-preload-XXXXXX");
+            if (!mkdtemp(preload_link_dir))
+                preload_link_dir[0] = '\0';
+        }
+        snprintf(capture_link, sizeof capture_link, "%s/libofftrace-capture.so", preload_link_dir);
+        if (!preload_link_dir[0] || !realpath(lib, real) || symlink(real, capture_link) != 0) {
+            capture_link[0] = '\0';
+            fprintf(stderr, "offtrace: cannot preload the map capture from a path with spaces or colons (%s); "
+                            "tracing without variable names\n", lib);
+            return 0;
+        }
+        return prepend_to_list("LD_PRELOAD", capture_link);
+    }
+    return prepend_to_list("LD_PRELOAD", lib);
+}
+
+static void remove_capture_link(void)
+{
+    if (capture_link[0])
+        unlink(capture_link);
 }
 
 static int setup_environment(const record_opts *o, const char *dir)
@@ -193,7 +236,9 @@ static int setup_environment(const record_opts *o, const char *dir)
                         "to the trace\n", nvtx);
     else
         setenv("NVTX_INJECTION64_PATH", lib, 1);
-    return o->host_only ? 0 : preload_collector(self);
+    if (!o->host_only && preload_collector(self) != 0)
+        return -1;
+    return o->no_capture ? 0 : preload_capture(self);
 }
 
 /* ---- a transparent launcher: signals reach the program ----

@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "user_pass.h"
 #include "nvtx_pass.h"
+#include "map_names.h" /* issue 15 */
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
@@ -317,6 +318,7 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     char raw_dir[4200]; /* the filter, if the run had one (docs/filters.md) */
     snprintf(raw_dir, sizeof raw_dir, "%s/raw", c->dir);
     ot_cv_filter_properties(c->tw, raw_dir);
+    ot_map_names_properties(c); /* issue 15 */
     ot_tw_property(c->tw, "PARTIAL", opts->reason ? opts->reason : "no");
     return 0;
 }
@@ -334,6 +336,7 @@ static void converter_free(converter *c)
     ot_host_tasks_free(c);
     ot_user_defs_free(c);
     ot_nvtx_defs_free(c);
+    ot_map_names_free(c);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
     free(c);
@@ -356,6 +359,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         snprintf(msg, msg_size, "offtrace: out of memory reading the user definitions");
     if (rc == 0 && (rc = ot_nvtx_defs_load(c, raw_dir)) != 0)
         snprintf(msg, msg_size, "offtrace: out of memory reading the NVTX definitions");
+    if (rc == 0 && (rc = ot_map_names_load(c, raw_dir)) != 0) /* issue 15 */
+        snprintf(msg, msg_size, "offtrace: out of memory reading the map sites");
     if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
         snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
                  "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",

@@ -87,6 +87,7 @@ typedef struct converter {
     uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
     uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
     size_t nvtx_pending;                /**< start/end ranges of the thread in conversion to close (nvtx_pass.c) */
+    struct ot_map_sites *maps;          /**< map sites and what deletes free (map_names.c, issue 15) */
 } converter;
 
 /** \brief Host ticks to host ns. */

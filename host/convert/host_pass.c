@@ -25,6 +25,7 @@
 #include "nvtx_pass.h"
 #include "host_tasks.h"
 #include "openmp_naming.h"
+#include "map_names.h" /* issue 15 */
 
 #define NO_REGION UINT32_MAX
 #define EVENT_SPAN 0xFF /* open_item.event of a target data span */
@@ -34,6 +35,7 @@ typedef struct open_item {
     int device;
     uint64_t id, begin, bytes, codeptr, addr;
     OTF2_RegionRef region, outer; /* outer: API wrapper entered before region */
+    uint32_t map_site; /* TARGET: its map site (issue 15), 0: none */
 } open_item;
 
 typedef struct span_pair {
@@ -127,14 +129,19 @@ static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
     return ot_tw_region(c->tw, OFFTRACE_CLASS_KERNEL, name, loc.file, loc.line, loc.line);
 }
 
+static offtrace_event_class data_op_class(uint8_t op)
+{
+    return is_to_device(op) ? OFFTRACE_CLASS_DATA_OP_TO_DEVICE
+         : is_from_device(op) ? OFFTRACE_CLASS_DATA_OP_FROM_DEVICE
+         : is_alloc(op) ? OFFTRACE_CLASS_DATA_OP_ALLOC
+         : is_delete(op) ? OFFTRACE_CLASS_DATA_OP_DELETE
+         : op == ompt_target_data_disassociate ? OFFTRACE_CLASS_DATA_OP_DISASSOCIATE
+                                               : OFFTRACE_CLASS_DATA_OP_ASSOCIATE;
+}
+
 static OTF2_RegionRef data_op_region(converter *c, uint8_t op)
 {
-    offtrace_event_class cls = is_to_device(op) ? OFFTRACE_CLASS_DATA_OP_TO_DEVICE
-                             : is_from_device(op) ? OFFTRACE_CLASS_DATA_OP_FROM_DEVICE
-                             : is_alloc(op) ? OFFTRACE_CLASS_DATA_OP_ALLOC
-                             : is_delete(op) ? OFFTRACE_CLASS_DATA_OP_DELETE
-                             : op == ompt_target_data_disassociate ? OFFTRACE_CLASS_DATA_OP_DISASSOCIATE
-                                                                   : OFFTRACE_CLASS_DATA_OP_ASSOCIATE;
+    offtrace_event_class cls = data_op_class(op);
     return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
 }
 
@@ -290,6 +297,7 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
             ot_dt_add_transfer(d->timeline, o->begin, t, rdma_region(c, is_to_device(o->subkind)));
         } else if (is_alloc(o->subkind) && end && d && d->timeline) {
             ot_cv_alloc_remember(c, o->device, end->dst_addr, end->bytes);
+            ot_map_alloc_done(c, o->device, end); /* what its delete frees (issue 15) */
             ot_dt_add_memory(d->timeline, t, (int64_t)end->bytes);
         } else if (is_delete(o->subkind) && end && d && d->timeline) {
             uint64_t bytes = ot_cv_alloc_forget(c, o->device, end->src_addr);
@@ -350,6 +358,7 @@ static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
             o->device = r->dst_device;
             o->codeptr = r->codeptr;
             o->begin = t;
+            o->map_site = r->flags & OFFTRACE_RAW_FLAG_MAP_ENTRY ? (uint32_t)r->bytes : 0;
             o->region = construct_region(p->c, r->subkind, r->codeptr);
             enter(p, t, o->region);
         }
@@ -360,9 +369,30 @@ static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
         close_item(p, &p->open[--p->depth], t, r);
 }
 
+static const open_item *innermost_target(const thread_pass *p);
+
+/* The variable of a data op of a construct the map capture saw (issue 15,
+ * map_names.h): its region, named after it, and its attributes. 0: none. */
+static int name_data_op(thread_pass *p, const offtrace_raw_record *r, int device, OTF2_RegionRef *region,
+                        ot_map_op *op)
+{
+    if (!(r->flags & OFFTRACE_RAW_FLAG_IN_CONSTRUCT))
+        return 0;
+    const open_item *target = innermost_target(p);
+    OTF2_RegionRef named = ot_map_data_op(p->c, r, device, data_op_class(r->subkind), target ? target->map_site : 0,
+                                          target ? target->subkind : 0, target ? target->codeptr : 0, op);
+    if (named == UINT32_MAX)
+        return 0;
+    *region = named;
+    return 1;
+}
+
 /* The begin of a data op (a BEGIN record or a COMPLETE record's begin). */
 static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
+    ot_map_op op;
+    OTF2_RegionRef named_region = NO_REGION;
+    int named = name_data_op(p, r, ot_cv_op_device(p->c, r), &named_region, &op); /* before push moves the stack */
     open_item *o = push(p);
     if (!o)
         return;
@@ -374,9 +404,15 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     o->bytes = r->bytes;
     if (!(r->flags & OFFTRACE_RAW_FLAG_IN_CONSTRUCT))
         o->outer = api_region(p->c, r->subkind, r->codeptr);
-    o->region = data_op_region(p->c, r->subkind);
+    o->region = named ? named_region : data_op_region(p->c, r->subkind);
     enter(p, t, o->outer);
-    enter(p, t, o->region);
+    if (named && o->region != NO_REGION) { /* the variable on the Enter (issue 15) */
+        ot_map_add_attributes(p->c, p->attributes, &op);
+        OTF2_EvtWriter_Enter(p->w, p->attributes, t, o->region);
+        ot_tw_cover(p->c->tw, t);
+    } else {
+        enter(p, t, o->region);
+    }
     device_state *d = ot_cv_device(p->c, o->device);
     if (!d || !d->rdma || !(is_to_device(r->subkind) || is_from_device(r->subkind)))
         return;
@@ -384,6 +420,8 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     /* OTF2 empties the list when the event is written. */
     OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_HOST_ADDRESS, to_device ? r->src_addr : r->dst_addr);
     OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_DEVICE_ADDRESS, to_device ? r->dst_addr : r->src_addr);
+    if (named) /* and on the put/get (issue 15) */
+        ot_map_add_attributes(p->c, p->attributes, &op);
     if (to_device)
         OTF2_EvtWriter_RmaPut(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
     else

@@ -78,6 +78,9 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     s->nvtx_unsupported = number_property(a, "OFFTRACE::NVTX_UNSUPPORTED_CALLS");
     s->nvtx_before_recording = number_property(a, "OFFTRACE::NVTX_CALLS_BEFORE_RECORDING");
     s->nvtx_unmatched = number_property(a, "OFFTRACE::NVTX_UNMATCHED_ENDS");
+    s->map_named = number_property(a, "OFFTRACE::MAP_NAMED_OPERATIONS");
+    s->map_without_debug_info = number_property(a, "OFFTRACE::MAP_OPERATIONS_WITHOUT_DEBUG_INFO");
+    s->map_not_captured = number_property(a, "OFFTRACE::MAP_OPERATIONS_NOT_CAPTURED");
 }
 
 /* The sites the report's tables name: construct regions of the program's
@@ -371,5 +374,14 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
                 (unsigned long long)s->nvtx_pops_without_push, (unsigned long long)s->nvtx_unknown_ends,
                 (unsigned long long)s->nvtx_unmatched, (unsigned long long)s->nvtx_null_messages,
                 (unsigned long long)s->nvtx_unsupported, (unsigned long long)s->nvtx_before_recording);
+    /* variable names (issue 15): said once, the way to get them */
+    if (s->map_without_debug_info)
+        fprintf(to, "offtrace: variables        %llu data operation%s without names: compile with -g, or "
+                    "-gline-tables-only (optimisation unchanged), for the mapped variables' names\n",
+                (unsigned long long)s->map_without_debug_info, plural(s->map_without_debug_info));
+    else if (s->map_not_captured && !s->map_named)
+        fprintf(to, "offtrace: variables        not captured: `offtrace record` names the mapped variables (it "
+                    "preloads libofftrace-capture.so; with OMP_TOOL_LIBRARIES alone, add it to LD_PRELOAD: "
+                    "share/doc/offtrace/variables.md)\n");
     fprintf(to, "offtrace: archive          %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
 }

@@ -60,6 +60,10 @@ typedef struct ot_summary {
     uint64_t nvtx_events;                      /**< NVTX ranges and marks in the archive */
     uint64_t nvtx_pops_without_push, nvtx_unknown_ends, nvtx_null_messages, nvtx_unsupported,
         nvtx_before_recording, nvtx_unmatched; /**< NVTX calls counted, not recorded */
+    /* Variable names (issue 15, docs/variables.md): data ops of constructs */
+    uint64_t map_named;                /**< with their variable's name */
+    uint64_t map_without_debug_info;   /**< whose program has no names (no -g) */
+    uint64_t map_not_captured;         /**< of constructs the map capture did not see (not preloaded) */
 } ot_summary;
 
 /**

@@ -600,6 +600,29 @@ static void write_nvtx_attributes(OTF2_GlobalDefWriter *g, const nvtx_strings *n
     OTF2_GlobalDefWriter_WriteAttribute(g, OT_ATTR_NVTX_PAYLOAD_FLOAT, n->name[3], n->desc[3], OTF2_TYPE_DOUBLE);
 }
 
+/* ---- the variable of a data operation (issue 15): the catalogue's map attributes ---- */
+
+typedef struct map_strings {
+    OTF2_StringRef name[OFFTRACE_MAP_ATTRIBUTE_COUNT], description[OFFTRACE_MAP_ATTRIBUTE_COUNT];
+} map_strings;
+
+static void intern_map_strings(ot_trace_writer *w, map_strings *m)
+{
+#define MAP_STRINGS(a, offset, type, name_text, description_text)      \
+    m->name[offset] = ot_tw_string(w, name_text);                      \
+    m->description[offset] = ot_tw_string(w, description_text);
+    OFFTRACE_MAP_ATTRIBUTES(MAP_STRINGS)
+#undef MAP_STRINGS
+}
+
+static void write_map_attributes(OTF2_GlobalDefWriter *g, const map_strings *m)
+{
+#define MAP_ATTRIBUTE(a, offset, type, name_text, description_text) \
+    OTF2_GlobalDefWriter_WriteAttribute(g, OFFTRACE_MAP_ATTR_##a, m->name[offset], m->description[offset], OTF2_TYPE_##type);
+    OFFTRACE_MAP_ATTRIBUTES(MAP_ATTRIBUTE)
+#undef MAP_ATTRIBUTE
+}
+
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)
 {
     OTF2_GlobalDefWriter_WriteParadigm(g, OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET, d->paradigm,
@@ -815,6 +838,8 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     intern_mutex_strings(w, &mutex);
     nvtx_strings nvtx;
     intern_nvtx_strings(w, &nvtx);
+    map_strings maps; /* issue 15 */
+    intern_map_strings(w, &maps);
     char version[16];
     snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
     OTF2_Archive_SetProperty(w->archive, OFFTRACE_CATALOGUE_PROPERTY, version, true);
@@ -830,6 +855,7 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     write_attributes(g, d);
     write_mutex_attributes(g, &mutex);
     write_nvtx_attributes(g, &nvtx);
+    write_map_attributes(g, &maps); /* issue 15 */
     write_system_tree(w, g, d);
     write_locations(w, g, d, event_counts);
     write_location_properties(w, g, d);

@@ -513,4 +513,39 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
     return OFFTRACE_CLASS_NONE;
 }
 
+/* ---- the variable of a data operation (issue 15, docs/variables.md) ---- */
+
+/**
+ * X(attribute, offset, OTF2 type, name, description): the attributes the
+ * converter puts on the Enter of every data operation (and on its RMA put
+ * or get) of a construct the map capture saw. Their OTF2 attribute refs are
+ * OFFTRACE_MAP_ATTRIBUTE_FIRST + offset: OTF2 wants refs dense and in
+ * order (otf2-print -Werror refuses a gap), so the first follows the last
+ * attribute defined before them (NVTX's 19, host/convert/trace_writer.h):
+ * renumbering is this one number.
+ */
+#define OFFTRACE_MAP_ATTRIBUTE_FIRST 20u
+#define OFFTRACE_MAP_ATTRIBUTES(X)                                                                              \
+    X(VARIABLE, 0, STRING, "variable",                                                                          \
+      "the mapped expression as written (x[0:n], s.data[0:len]); unknown without debug info (see name problem)") \
+    X(MAP_TYPE, 1, STRING, "map type",                                                                          \
+      "the entry's map type: modifiers then type (tofrom, always,from, present,to, alloc, release, delete, "    \
+      "firstprivate)")                                                                                          \
+    X(IMPLICIT, 2, UINT8, "implicit", "1: the program did not name the variable in a map clause (implicit map)") \
+    X(MEMBER_OF, 3, STRING, "member of", "the entry's parent (a struct member's struct), when it is one")        \
+    X(MAP_SITE, 4, STRING, "map site", "file:line of the construct (the program's call of libomptarget)")      \
+    X(MAP_ENTRY, 5, STRING, "map entry",                                                                        \
+      "what the operation is of its construct's maps: entry, mapper component, pointer fix-up (libomptarget's "  \
+      "store of a device pointer into the entry's device copy), or none (no entry matched)")                    \
+    X(NAME_PROBLEM, 6, STRING, "name problem",                                                                  \
+      "why the variable is unknown: no debug info, not named by the compiler, malformed, truncated")
+
+enum offtrace_map_attribute {
+#define OFFTRACE_MAP_ATTRIBUTE_ENUM(a, offset, type, name, description) \
+    OFFTRACE_MAP_ATTR_##a = OFFTRACE_MAP_ATTRIBUTE_FIRST + offset,
+    OFFTRACE_MAP_ATTRIBUTES(OFFTRACE_MAP_ATTRIBUTE_ENUM)
+#undef OFFTRACE_MAP_ATTRIBUTE_ENUM
+    OFFTRACE_MAP_ATTRIBUTE_COUNT = 7
+};
+
 #endif /* OFFTRACE_EVENT_CATALOGUE_H */

@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 8u
+#define OFFTRACE_RAW_VERSION 9u /* 9: map entries (issue 15); 8 is NVTX's (issue 14) */
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -422,5 +422,46 @@ enum offtrace_raw_nvtx_problem {
     OFFTRACE_RAW_NVTX_BEFORE_RECORDING = 5,  /**< calls made before recording started (bytes = how many) */
     OFFTRACE_RAW_NVTX_PROBLEMS = 6,
 };
+
+/**
+ * Map entries (issue 15, docs/variables.md). With the map capture
+ * (include/offtrace/capture.h) in the process, the records of an offload
+ * construct say which map entry each data operation belongs to, without a
+ * byte more per record:
+ *  - TARGET (BEGIN and END): flags OFFTRACE_RAW_FLAG_MAP_ENTRY; codeptr =
+ *    the program's own call site (the capture's return address, where
+ *    OMPT's codeptr_ra points into libomptarget); bytes = the construct's
+ *    map site (0: none), defined in `map-sites.defs`.
+ *  - DATA_OP in such a construct: flags OFFTRACE_RAW_FLAG_MAP_ENTRY;
+ *    codeptr (OMPT's, a libomptarget address, of no use) = the map
+ *    reference below. Deletes name the device address only: their entry
+ *    is left unknown here and found at conversion from the allocation.
+ * A map reference: bits 32-63 the map site of the entry (0: none), bit 31
+ * set for a pointer fix-up (the 8-byte store of a device pointer into the
+ * entry's device copy, libomptarget's own transfer), bits 0-30 the entry's
+ * index in the site (OFFTRACE_RAW_MAP_NO_ENTRY: no entry matched).
+ */
+#define OFFTRACE_RAW_FLAG_MAP_ENTRY 4u
+#define OFFTRACE_RAW_MAP_FIXUP (1ull << 31)
+#define OFFTRACE_RAW_MAP_NO_ENTRY 0x7FFFFFFFull
+#define OFFTRACE_RAW_MAP_REF(site, index) ((uint64_t)(site) << 32 | (uint64_t)(index))
+#define OFFTRACE_RAW_MAP_REF_SITE(ref) ((uint32_t)((ref) >> 32))
+#define OFFTRACE_RAW_MAP_REF_INDEX(ref) ((uint32_t)((ref) & OFFTRACE_RAW_MAP_NO_ENTRY))
+
+/**
+ * `map-sites.defs`: one line per map site, appended (one write() each,
+ * O_APPEND) the first time a thread meets it: a site is one construct's
+ * (ident_t, names array, types array, entry count), or one component a
+ * user-defined mapper pushed (its name and type, count 1). The line:
+ * "<site> <entries> <psource bytes> <psource>" then per entry
+ * " <type bits, hex> <name bytes> <name>" and "\n"; name bytes -1: the
+ * program passed no name (built without debug info). psource is clang's
+ * ";file;function;line;col;;", the names ";expr;file;line;col;;"; both
+ * are copied as found, cut at OFFTRACE_RAW_MAP_NAME_MAX bytes, and parsed
+ * by the converter. Entries past OFFTRACE_RAW_MAP_ENTRIES_MAX are left out.
+ */
+#define OFFTRACE_RAW_MAP_DEFS "map-sites.defs" /* not maps.*: those are the memory map snapshots */
+#define OFFTRACE_RAW_MAP_NAME_MAX 1024u
+#define OFFTRACE_RAW_MAP_ENTRIES_MAX 1024u
 
 #endif /* OFFTRACE_RAW_FORMAT_H */

@@ -75,8 +75,9 @@ function otf2Facts(dir) {
             if (op && op.loc === loc) { op.bytes += Number(/Bytes: (\d+)/.exec(line)[1]); op.puts++; }
             continue;
         }
-        /* host->device data ops on the host: their bytes are the puts issued inside them */
-        if (/^data op host->device/.test(regions[region].name) && !/device/.test(locations[loc])) {
+        /* host->device data ops on the host: their bytes are the puts issued inside them (named after the
+         * variable, "h2d x[0:n] (to) @site", with the map capture: issue 15) */
+        if (/^(data op host->device|h2d )/.test(regions[region].name) && !/device/.test(locations[loc])) {
             if (ev === 'ENTER') op = {loc, location: locations[loc], region: regions[region], start: t - offset, bytes: 0, puts: 0};
             else if (op) { op.dur = t - offset - op.start; dataOps.push(op); op = null; }
             continue;
@@ -234,8 +235,10 @@ async function realArchive(browser, dir) {
                     return e.textContent.startsWith(name + '  ') && b.left - 4 <= x && x <= b.right + 4;
                 });
                 if (!l) return null;
+                /* the middle of the bar: at its start the transfer's arrow leaves the row, and a short
+                 * name ("h2d s (tofrom)", issue 15) fits at a zoom where that arrow is near the label's start */
                 const b = l.getBoundingClientRect();
-                return {x: b.left + Math.min(b.width, 40) / 2, y: b.top + b.height / 2};
+                return {x: b.left + b.width / 2, y: b.top + b.height / 2};
             }, [opName, x]);
         };
         await zoomTo(page, opMid, opRow.y, async () => (await opLabel()) !== null);

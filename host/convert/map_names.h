@@ -1,0 +1,58 @@
+/**
+ * \file map_names.h
+ * \brief The variable of every data operation (issue 15,
+ *        docs/variables.md): the map sites of raw/map-sites.defs, parsed
+ *        with care, and a data op's region name and attributes from its map
+ *        reference (include/offtrace/raw_format.h).
+ */
+#ifndef OT_CONVERT_MAP_NAMES_H
+#define OT_CONVERT_MAP_NAMES_H
+
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#include "offtrace/raw_format.h"
+
+struct converter;
+
+/** What a data operation moved, as the archive says it. */
+typedef struct ot_map_op {
+    const char *variable;  /**< the expression as written, or "unknown" */
+    char map_type[96];     /**< decoded: "tofrom", "always,from", "present,to", "delete", ... or "unknown" */
+    int implicit;          /**< 1: an implicit map */
+    const char *member_of; /**< the parent entry's expression, NULL when none */
+    char site[320];        /**< the construct's "file:line" (or what the symbolizer knows) */
+    const char *entry;     /**< "entry", "mapper component", "pointer fix-up", "none" */
+    const char *problem;   /**< why variable is "unknown", NULL when it is not */
+} ot_map_op;
+
+/** \brief Read raw/map-sites.defs (absent: nothing is named). 0 or -ENOMEM. */
+int ot_map_names_load(struct converter *c, const char *raw_dir);
+void ot_map_names_free(struct converter *c);
+
+/**
+ * \brief The region of a data op that carries a map reference
+ *        (OFFTRACE_RAW_FLAG_MAP_ENTRY), named "h2d x[0:n] (tofrom,
+ *        implicit) @file:line", and what it moved in \p out.
+ * \param cls the class its region has (DATA_OP_TO_DEVICE, ...).
+ * \param construct_site, construct_kind, construct_codeptr the enclosing
+ *        TARGET record's map site, ompt_target_t and call site.
+ * \return the region, or UINT32_MAX when \p r carries no map reference (it
+ *         is then counted as a data op of a construct the capture did not see).
+ */
+OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r, int device, int cls,
+                              uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
+                              ot_map_op *out);
+
+/** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a. */
+void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
+
+/** \brief An allocation ended: its device address keeps its map reference,
+ *         for the delete that frees it (deletes name the device address only). */
+void ot_map_alloc_done(struct converter *c, int device, const offtrace_raw_record *end);
+
+/** \brief The archive's map properties (OFFTRACE::MAP_*), read by the summary's hint. */
+void ot_map_names_properties(struct converter *c);
+
+#endif
