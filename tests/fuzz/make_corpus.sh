@@ -53,7 +53,7 @@ raw_seed() { # raw_seed NAME: corpus/raw/seed-NAME from $scratch/NAME/raw
             add_part "$seed" "$f" "$raw/$f" $((4096 + 64 * (records < 300 ? records : 300)))
             ;;
         device-*.rec) add_part "$seed" "$f" "$raw/$f" $((64 + 48 * 200)) ;;
-        clock.pairs | devices.txt | user.defs | nvtx.defs) add_part "$seed" "$f" "$raw/$f" ;;
+        clock.pairs | devices.txt | user.defs | nvtx.defs | map-sites.defs) add_part "$seed" "$f" "$raw/$f" ;;
         esac
     done
 }
@@ -67,7 +67,8 @@ record nowait "$bin/example_nowait"
 record devpar "$bin/hostile_devpar"
 record user_phases "$bin/example_user_phases" 2
 record nvtx_phases "$bin/example_nvtx_phases"
-for name in two_devices saxpy nowait devpar user_phases nvtx_phases; do
+record map_names "$bin/map_names"
+for name in two_devices saxpy nowait devpar user_phases nvtx_phases map_names; do
     raw_seed $name
 done
 
