@@ -826,18 +826,39 @@ Test(report, host_openmp_findings_fire_on_host_phases_at_their_lines)
     free(json);
 }
 
+/* The first host OpenMP finding of a report, or NULL. */
+static const char *host_openmp_finding(const char *json)
+{
+    for (size_t i = 0; element(json, "findings", i); i++) {
+        const char *f = element(json, "findings", i);
+        if (string_is(f, "kind", "loop_imbalance") || string_is(f, "kind", "barrier_wait") ||
+            string_is(f, "kind", "host_serialises_offload"))
+            return f;
+    }
+    return NULL;
+}
+
+/* A balanced program has no host OpenMP finding. Its two threads share the
+ * machine's two cores with whatever else runs (a parallel ctest, a build):
+ * one descheduled thread is a real imbalance of that run, not of the
+ * program, so up to three runs are made and one clean run is required. */
 Test(report, no_host_openmp_findings_on_host_phases_balanced)
 {
     char dir[4096];
-    char *json = host_report("example_host_phases", two_threads, (char *[]){"balanced", "3", NULL}, dir, sizeof dir);
-    for (size_t i = 0; element(json, "findings", i); i++) {
-        const char *f = element(json, "findings", i);
-        cr_assert(!string_is(f, "kind", "loop_imbalance") && !string_is(f, "kind", "barrier_wait") &&
-                      !string_is(f, "kind", "host_serialises_offload"),
-                  "a host OpenMP finding on the balanced run: %.400s", member(f, "message"));
+    char last[512] = "";
+    for (int attempt = 0; attempt < 3; attempt++) {
+        char *json = host_report("example_host_phases", two_threads, (char *[]){"balanced", "3", NULL}, dir,
+                                 sizeof dir);
+        busy_times_add_up(json);
+        const char *f = host_openmp_finding(json);
+        if (!f) {
+            free(json);
+            return;
+        }
+        snprintf(last, sizeof last, "%.400s", member(f, "message"));
+        free(json);
     }
-    busy_times_add_up(json);
-    free(json);
+    cr_assert_fail("a host OpenMP finding on each of 3 balanced runs, the last: %s", last);
 }
 
 /* Four threads on bucket 0's thread: the sort loop is imbalanced, its slow range starts at bucket 0. */
