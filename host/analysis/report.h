@@ -249,6 +249,7 @@ typedef struct ot_report {
     ot_rp_gap *gaps;         size_t gap_count, gap_cap;
     struct ot_rp_user_row *user_rows; size_t user_row_count, user_row_cap; /**< report_user.c */
     struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
+    struct ot_rp_variable *variables; size_t variable_count, variable_cap; /**< report_variables.c */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */
@@ -406,5 +407,37 @@ void ot_report_print_user_json(const ot_report *r, const ot_rp_options *o, FILE 
 
 /** \brief Free the user rows (ot_report_free calls it). */
 void ot_report_user_free(ot_report *r);
+
+/* ---- variables (issue 15; report_variables.c, docs/report.md "Variables") ---- */
+
+/** Sites a variable row lists (more: more_sites). */
+#define OT_RP_VARIABLE_SITES 8
+
+/** A variable of the program: one row per expression as written, over every construct that maps it. */
+typedef struct ot_rp_variable {
+    char *name;                  /**< the expression as written (x[0:n]), or "unknown" */
+    int unknown;                 /**< the row of the variables without a name */
+    char *hint;                  /**< unknown: why (the archive's name problem), or NULL */
+    uint64_t to_device_bytes, to_device;     /**< host->device bytes and transfers */
+    uint64_t from_device_bytes, from_device; /**< device->host bytes and transfers */
+    uint64_t allocations, deletions;         /**< its data ops that allocate / delete device memory */
+    uint64_t implicit_bytes;     /**< of its bytes, those moved by implicit maps */
+    int explicit_maps;           /**< some data op of it came from a map clause the program wrote */
+    char *sites[OT_RP_VARIABLE_SITES]; /**< the constructs (file:line) that move it, first seen first */
+    uint32_t site_count;
+    int more_sites;              /**< more than OT_RP_VARIABLE_SITES */
+} ot_rp_variable;
+
+/** \brief Row order of the variables: by bytes moved (both ways), then named before unknown, then name.
+ *  \return malloc'd array (caller frees), NULL if none. */
+size_t *ot_report_variable_order(const ot_report *r, size_t *count);
+
+/** \brief The "Variables" table: text (only when the archive holds a named data op) and the "variables"
+ *  member of the JSON object (followed by a comma; none when empty). */
+void ot_report_print_variables_text(const ot_report *r, const ot_rp_options *o, FILE *to);
+void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief Free the variable rows (ot_report_free calls it). */
+void ot_report_variables_free(ot_report *r);
 
 #endif /* OT_ANALYSIS_REPORT_H */

@@ -236,6 +236,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     table(r, o, to, "transfer_sites", 'x', xsite, 1);
     ot_report_print_omp_json(r, o, to);
     ot_report_print_user_json(r, o, to);
+    ot_report_print_variables_json(r, o, to);
     findings(r, o, to);
     fputs("}\n", to);
 }

@@ -174,6 +174,7 @@ void ot_report_free(ot_report *r)
     free(r->omp_sites);
     free(r->gaps);
     ot_report_user_free(r);
+    ot_report_variables_free(r);
     free(r->sites);
     free(r->kernels);
     free(r->xsites);
