@@ -250,6 +250,51 @@ Test(variables_report, transfer_mistakes_rows_match_the_archive)
     free_reading(s);
 }
 
+/* The finding of kind \p kind whose site is \p site, as a copy of its text, or NULL. */
+static char *finding(const char *json, const char *kind, const char *site)
+{
+    char want[160];
+    snprintf(want, sizeof want, "{\"kind\": \"%s\", \"site\": \"%s\"", kind, site);
+    const char *x = strstr(json, want);
+    if (!x)
+        return NULL;
+    const char *end = strstr(x, "}");
+    return end ? strndup(x, (size_t)(end - x + 1)) : NULL;
+}
+
+/* Each transfer finding of the mistakes example names the variable its comment says (MISTAKE 1: coef sent
+ * again; MISTAKE 2: u copied back and sent again, at both lines; MISTAKE 3: one src element at a time). */
+Test(variables_report, transfer_findings_name_their_variables)
+{
+    char dir[512];
+    char *args[] = {NULL};
+    record("variables-findings", "example_transfer_mistakes", args, dir, sizeof dir);
+    char *json = report(dir, "--json");
+    struct { const char *kind, *site, *variable, *text; } want[] = {
+        {"repeated_upload", "transfer_mistakes.c:58", "coef[0:(4L * 1024 * 1024)]",
+         "sends coef[0:(4L * 1024 * 1024)] (32.0 MiB) to device 0"},
+        {"round_trip", "transfer_mistakes.c:58", "u[0:(4L * 1024 * 1024)]",
+         "copies u[0:(4L * 1024 * 1024)] (32.0 MiB) back"},
+        {"round_trip", "transfer_mistakes.c:61", "u[0:(4L * 1024 * 1024)]",
+         "copies u[0:(4L * 1024 * 1024)] (32.0 MiB) back"},
+        {"tiny_transfers", "transfer_mistakes.c:53", "src[k:1]", "transfers of src[k:1] (8 B) smaller"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *f = finding(json, want[i].kind, want[i].site);
+        cr_assert_not_null(f, "no %s at %s in %s", want[i].kind, want[i].site, json);
+        char names[160];
+        snprintf(names, sizeof names, "\"variables\": [\"%s\"]", want[i].variable);
+        cr_expect(strstr(f, names) != NULL, "%s: %s", names, f);
+        cr_expect(strstr(f, want[i].text) != NULL, "%s: %s", want[i].text, f);
+        free(f);
+    }
+    free(json);
+    char *text = report(dir, NULL);
+    cr_expect(strstr(text, "transfer_mistakes.c:58 sends coef[0:(4L * 1024 * 1024)] (32.0 MiB) to device 0") !=
+                  NULL, "%s", text);
+    free(text);
+}
+
 /* The names of tests/support/map_names.c (implicit maps, struct members, a mapper, nowait, the memory API)
  * and, built without -g, one row "unknown" with its hint. */
 Test(variables_report, map_names_with_and_without_debug_info)

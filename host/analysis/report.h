@@ -60,6 +60,14 @@ typedef struct ot_rp_device {
  * Evidence the findings are made of, gathered per site while reading
  * (report_history.c and report_transfers.c fill it; report_findings.c judges).
  */
+/** The variables a finding is about (issue 15): rows of ot_report.variables, the first few seen. */
+#define OT_RP_NAMED_VARIABLES 3
+typedef struct ot_rp_named {
+    uint32_t row[OT_RP_NAMED_VARIABLES];   /**< variable row + 1; 0: none */
+    uint64_t bytes[OT_RP_NAMED_VARIABLES]; /**< its largest transfer of the evidence */
+    int more;                              /**< more variables than these */
+} ot_rp_named;
+
 typedef struct ot_rp_evidence {
     /* 1. repeated upload: uploads of a range that was already on the device
      *    and not copied back since, counted from the 2nd of a run of >= 3 */
@@ -76,6 +84,8 @@ typedef struct ot_rp_evidence {
     /* 3. tiny transfers: transfers below OT_RP_TINY_BYTES in streaks that
      *    one transfer could replace */
     uint64_t tiny, tiny_batchable, tiny_bytes, tiny_stake_ns;
+    /* the variables of each (issue 15) */
+    ot_rp_named repeat_named, trip_named, tiny_named;
 } ot_rp_evidence;
 
 /** A construct site: one source line of one construct kind. */
@@ -218,6 +228,7 @@ typedef struct ot_rp_finding {
     int device;                  /**< -1 unknown */
     uint64_t count;              /**< occurrences (copies, launches, ...) */
     uint64_t bytes_at_stake, ns_at_stake;
+    ot_rp_named variables;       /**< the variables it is about (transfer findings of a named archive) */
     char message[1024];          /**< one paragraph, no line breaks */
 } ot_rp_finding;
 
@@ -436,6 +447,15 @@ size_t *ot_report_variable_order(const ot_report *r, size_t *count);
  *  member of the JSON object (followed by a comma; none when empty). */
 void ot_report_print_variables_text(const ot_report *r, const ot_rp_options *o, FILE *to);
 void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief Note variable row \p row (-1: none) with a transfer of \p bytes in \p n. */
+void ot_report_named_add(ot_rp_named *n, int32_t row, uint64_t bytes);
+/** \brief "x[0:n] (4.00 MiB)", "x[0:n] (4.00 MiB) and y[0:n] (4.00 MiB)", ... into \p out; \p none when
+ *  \p n names no variable. \return out. */
+const char *ot_report_named_text(const ot_report *r, const ot_rp_named *n, const char *none, char *out,
+                                 size_t size);
+/** \brief The JSON member "variables": [names] of \p n, after ", " (nothing when none). */
+void ot_report_named_json(const ot_report *r, const ot_rp_named *n, FILE *to);
 
 /** \brief Free the variable rows (ot_report_free calls it). */
 void ot_report_variables_free(ot_report *r);

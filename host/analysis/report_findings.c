@@ -81,17 +81,19 @@ static int repeated_upload(finding_list *l, const ot_report *r, int32_t i)
     ot_rp_finding *f = add(l, OT_RP_REPEATED_UPLOAD, i, e->repeat_device);
     if (!f)
         return -ENOMEM;
-    char dev[32], b[32], t[32], rb[32];
+    char dev[32], b[32], t[32], rb[32], what[400];
+    f->variables = e->repeat_named;
     f->count = e->repeat_copies;
     f->bytes_at_stake = e->repeat_bytes;
     f->ns_at_stake = e->repeat_ns;
     device_text(f->device, dev, sizeof dev);
     snprintf(f->message, sizeof f->message,
-             "%s sends data to %s that is already there: the same %s in %llu consecutive regions%s; "
+             "%s sends %s to %s that is already there: the same %s in %llu consecutive regions%s; "
              "%llu copies (%s, %s) repeat what the device holds. If the host did not change it in between, "
              "keep it on the device with `target data` or `target enter data` around the loop "
              "(`target update to` where the host did change it).",
-             s->site, dev, ot_report_bytes(e->repeat_range_bytes, rb, sizeof rb),
+             s->site, ot_report_named_text(r, &f->variables, "data", what, sizeof what), dev,
+             ot_report_bytes(e->repeat_range_bytes, rb, sizeof rb),
              (unsigned long long)e->repeat_longest, e->repeat_runs > 1 ? " (longest run)" : "",
              (unsigned long long)e->repeat_copies, ot_report_bytes(e->repeat_bytes, b, sizeof b),
              ot_report_time(e->repeat_ns, t, sizeof t));
@@ -112,7 +114,8 @@ static int round_trip(finding_list *l, const ot_report *r, int32_t i)
     f->count = e->trip_count;
     f->bytes_at_stake = e->trip_bytes;
     f->ns_at_stake = e->trip_ns;
-    char dev[32], b[32], t[32], g[32], partner[96];
+    char dev[32], b[32], t[32], g[32], partner[96], what[400];
+    f->variables = e->trip_named;
     if (f->other_site == i)
         snprintf(partner, sizeof partner, "its next instance");
     else if (f->other_site >= 0)
@@ -120,11 +123,12 @@ static int round_trip(finding_list *l, const ot_report *r, int32_t i)
     else
         snprintf(partner, sizeof partner, "later constructs");
     snprintf(f->message, sizeof f->message,
-             "%s copies data back to the host that %s sends to %s again: %llu round trips (%s both ways, %s; "
+             "%s copies %s back to the host that %s sends to %s again: %llu round trips (%s both ways, %s; "
              "%s between copy back and copy in, on average). offtrace cannot see host accesses: "
              "if the host did not change the data in between, both copies are avoidable; keep it on the "
              "device with `target data`, and `target update from` only what the host reads.",
-             s->site, partner, device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
+             s->site, ot_report_named_text(r, &f->variables, "data", what, sizeof what), partner,
+             device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
              ot_report_bytes(e->trip_bytes, b, sizeof b), ot_report_time(e->trip_ns, t, sizeof t),
              ot_report_time(e->trip_gap_ns / e->trip_count, g, sizeof g));
     return 0;
@@ -143,12 +147,17 @@ static int tiny_transfers(finding_list *l, const ot_report *r, int32_t i)
     f->count = e->tiny_batchable;
     f->bytes_at_stake = e->tiny_bytes;
     f->ns_at_stake = e->tiny_stake_ns;
-    char b[32], t[32];
+    char b[32], t[32], what[400], of[420];
+    f->variables = e->tiny_named;
+    if (f->variables.row[0])
+        snprintf(of, sizeof of, " of %s", ot_report_named_text(r, &f->variables, "", what, sizeof what));
+    else
+        of[0] = '\0';
     snprintf(f->message, sizeof f->message,
-             "%s makes %llu transfers smaller than %u B (%s in all); %llu of them follow one like it with "
+             "%s makes %llu transfers%s smaller than %u B (%s in all); %llu of them follow one like it with "
              "nothing in between and could travel with it: %s at stake (%.0f%% of the time in %s). Batch them: "
              "one contiguous array, one map clause or one `target update` for the whole set.",
-             s->site, (unsigned long long)e->tiny, OT_RP_TINY_BYTES, ot_report_bytes(e->tiny_bytes, b, sizeof b),
+             s->site, (unsigned long long)e->tiny, of, OT_RP_TINY_BYTES, ot_report_bytes(e->tiny_bytes, b, sizeof b),
              (unsigned long long)e->tiny_batchable, ot_report_time(e->tiny_stake_ns, t, sizeof t),
              s->host_ns ? 100.0 * (double)e->tiny_stake_ns / (double)s->host_ns : 0.0, s->site);
     return 0;

@@ -122,6 +122,68 @@ static int32_t row_of(rp_state *s, const ot_tr_map *m)
     return remember(v, m->variable, row) ? -1 : row;
 }
 
+int32_t rp_variable_row(rp_state *s, const ot_tr_map *m)
+{
+    return m->variable ? row_of(s, m) : -1;
+}
+
+void ot_report_named_add(ot_rp_named *n, int32_t row, uint64_t bytes)
+{
+    if (row < 0)
+        return;
+    for (int k = 0; k < OT_RP_NAMED_VARIABLES; k++) {
+        if (n->row[k] == (uint32_t)row + 1) {
+            if (bytes > n->bytes[k])
+                n->bytes[k] = bytes;
+            return;
+        }
+        if (!n->row[k]) {
+            n->row[k] = (uint32_t)row + 1;
+            n->bytes[k] = bytes;
+            return;
+        }
+    }
+    n->more = 1;
+}
+
+const char *ot_report_named_text(const ot_report *r, const ot_rp_named *n, const char *none, char *out,
+                                 size_t size)
+{
+    int count = 0;
+    while (count < OT_RP_NAMED_VARIABLES && n->row[count] && n->row[count] <= r->variable_count)
+        count++;
+    if (!count) {
+        snprintf(out, size, "%s", none);
+        return out;
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < count && used < size; k++) {
+        char b[32];
+        const char *sep = k == 0 ? "" : (k == count - 1 && !n->more) ? " and " : ", ";
+        int w = snprintf(out + used, size - used, "%s%.120s (%s)", sep, r->variables[n->row[k] - 1].name,
+                         ot_report_bytes(n->bytes[k], b, sizeof b));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (n->more && used < size)
+        snprintf(out + used, size - used, " and others");
+    return out;
+}
+
+static void json_string(FILE *to, const char *s);
+
+void ot_report_named_json(const ot_report *r, const ot_rp_named *n, FILE *to)
+{
+    if (!n->row[0])
+        return;
+    fputs(", \"variables\": [", to);
+    for (int k = 0; k < OT_RP_NAMED_VARIABLES && n->row[k] && n->row[k] <= r->variable_count; k++) {
+        fputs(k ? ", " : "", to);
+        json_string(to, r->variables[n->row[k] - 1].name);
+    }
+    fputs("]", to);
+}
+
 static int add_site(ot_rp_variable *x, const char *site)
 {
     if (!site || !site[0])
