@@ -293,6 +293,14 @@ Test(variables_report, transfer_findings_name_their_variables)
     cr_expect(strstr(text, "transfer_mistakes.c:58 sends coef[0:(4L * 1024 * 1024)] (32.0 MiB) to device 0") !=
                   NULL, "%s", text);
     free(text);
+    /* export: a data op's Chrome args carry its variable and map type */
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "export", dir, "-o", "-", NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"variable\":\"coef[0:(4L * 1024 * 1024)]\",\"map type\":\"to\","
+                            "\"map site\":\"transfer_mistakes.c:58\",\"implicit\":0") != NULL,
+              "no named data op in the export");
+    run_free(&r);
 }
 
 /* The names of tests/support/map_names.c (implicit maps, struct members, a mapper, nowait, the memory API)
