@@ -303,6 +303,39 @@ Test(variables_report, transfer_findings_name_their_variables)
     run_free(&r);
 }
 
+/* examples/implicit_maps.c: `weights`, named in no map clause, copied tofrom around each of its 50 kernels:
+ * the finding names it, its copies as the archive counts them, and the clause; transfer_done_right has none. */
+Test(variables_report, implicit_maps_that_cost)
+{
+    char dir[512];
+    char *args[] = {"20", NULL};
+    record("variables-implicit", "example_implicit_maps", args, dir, sizeof dir);
+    reading *s = read_archive(dir);
+    expected *w = archive_row(s, "weights");
+    cr_assert_not_null(w);
+    cr_expect_eq(w->to_device, 20);
+    cr_expect_eq(w->from_device, 20);
+    cr_expect_eq(w->implicit_bytes, w->to_device_bytes + w->from_device_bytes, "weights is only mapped implicitly");
+    char *json = report(dir, "--json");
+    expect_rows_match(json, s);
+    char *f = finding(json, "implicit_maps", "implicit_maps.c:37");
+    cr_assert_not_null(f, "%s", json);
+    cr_expect(strstr(f, "\"variables\": [\"weights\"]") != NULL, "%s", f);
+    cr_expect(strstr(f, "\"count\": 40,") != NULL, "%s", f);
+    cr_expect_eq(field(f, "bytes_at_stake"), w->implicit_bytes / 40 * 38, "%s", f);
+    cr_expect(strstr(f, "`target data map(tofrom: weights)` around the loop") != NULL, "%s", f);
+    cr_expect(strstr(f, "weights is named in no map clause") != NULL, "%s", f);
+    cr_expect_null(finding(json, "implicit_maps", "implicit_maps.c:35"), "field is mapped explicitly");
+    free(f);
+    free(json);
+    free_reading(s);
+
+    record("variables-done-right", "example_transfer_done_right", NULL, dir, sizeof dir);
+    json = report(dir, "--json");
+    cr_expect_null(strstr(json, "\"kind\": \"implicit_maps\""), "%s", json);
+    free(json);
+}
+
 /* The names of tests/support/map_names.c (implicit maps, struct members, a mapper, nowait, the memory API)
  * and, built without -g, one row "unknown" with its hint. */
 Test(variables_report, map_names_with_and_without_debug_info)

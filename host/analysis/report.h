@@ -218,6 +218,7 @@ typedef enum ot_rp_finding_kind {
     OT_RP_HOST_SERIAL,          /**< host OpenMP: the device idles while the host runs serially or waits */
     OT_RP_FINE_TASKS,           /**< host OpenMP: a creation site's tasks run for less than they cost */
     OT_RP_LOCK_CONTENTION,      /**< host OpenMP: the threads of a lock or critical site wait more than they hold */
+    OT_RP_IMPLICIT_MAPS,        /**< a variable never mapped explicitly, copied around many constructs (issue 15) */
     OT_RP_FINDING_KINDS
 } ot_rp_finding_kind;
 
@@ -434,6 +435,10 @@ typedef struct ot_rp_variable {
     uint64_t allocations, deletions;         /**< its data ops that allocate / delete device memory */
     uint64_t implicit_bytes;     /**< of its bytes, those moved by implicit maps */
     int explicit_maps;           /**< some data op of it came from a map clause the program wrote */
+    uint64_t implicit_transfers; /**< of its transfers, those of implicit maps */
+    uint64_t implicit_ns;        /**< their time (completed ones) */
+    uint64_t largest_transfer;   /**< bytes of its largest transfer */
+    int32_t implicit_site;       /**< report site (r->sites) of its first implicit transfer + 1; 0 none */
     char *sites[OT_RP_VARIABLE_SITES]; /**< the constructs (file:line) that move it, first seen first */
     uint32_t site_count;
     int more_sites;              /**< more than OT_RP_VARIABLE_SITES */

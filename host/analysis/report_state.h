@@ -195,6 +195,8 @@ void rp_user_free(rp_state *s);
 int rp_variable_transfer(rp_state *s, const ot_tr_transfer *x);
 /** \brief A data op (any class OT_TR_DATA_OP span) begins: its allocation or deletion is counted. */
 int rp_variable_data_op(rp_state *s, const ot_tr_span *span);
+/** \brief A put/get of an implicit map completed at construct site \p site: its time for the finding. */
+void rp_variable_transfer_done(rp_state *s, const ot_tr_transfer *x, int32_t site);
 /** \brief The row of \p m's variable (made on first use); -1 none (not named) or out of memory. */
 int32_t rp_variable_row(rp_state *s, const ot_tr_map *m);
 void rp_variables_free(rp_state *s);

@@ -187,5 +187,6 @@ int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, const ot_tr_tra
         return 0;
     rp_thread *t = &s->threads[slot];
     complete(s, t, x->data, x->issued, x->completed);
+    rp_variable_transfer_done(s, x, ((const rp_pending *)x->data)->site);
     return 0;
 }

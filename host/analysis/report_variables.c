@@ -213,11 +213,29 @@ int rp_variable_transfer(rp_state *s, const ot_tr_transfer *t)
         x->from_device_bytes += t->bytes;
         x->from_device++;
     }
-    if (t->map.implicit == 1)
+    if (t->bytes > x->largest_transfer)
+        x->largest_transfer = t->bytes;
+    if (t->map.implicit == 1) {
         x->implicit_bytes += t->bytes;
+        x->implicit_transfers++;
+    }
     if (t->map.implicit == 0)
         x->explicit_maps = 1;
     return add_site(x, t->map.site);
+}
+
+void rp_variable_transfer_done(rp_state *s, const ot_tr_transfer *t, int32_t site)
+{
+    if (!t->map.variable || t->map.implicit != 1)
+        return;
+    int32_t row = row_of(s, &t->map);
+    if (row < 0)
+        return;
+    ot_rp_variable *x = &s->r->variables[row];
+    if (t->completed > t->issued)
+        x->implicit_ns += t->completed - t->issued;
+    if (!x->implicit_site && site >= 0)
+        x->implicit_site = site + 1;
 }
 
 int rp_variable_data_op(rp_state *s, const ot_tr_span *span)
