@@ -301,6 +301,17 @@ Test(variables_report, transfer_findings_name_their_variables)
                             "\"map site\":\"transfer_mistakes.c:58\",\"implicit\":0") != NULL,
               "no named data op in the export");
     run_free(&r);
+    /* view: the page's region table gives a data op's variable and map type to its details */
+    char page[600];
+    snprintf(page, sizeof page, "%s.html", dir);
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", page, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    char *html = read_whole_file(page, NULL);
+    cr_assert_not_null(html);
+    cr_expect(strstr(html, "\"site\":\"transfer_mistakes.c:61\",\"variable\":\"u[0:(4L * 1024 * 1024)]\","
+                           "\"map_type\":\"tofrom\"") != NULL, "no named data op in the page's regions");
+    free(html);
 }
 
 /* examples/implicit_maps.c: `weights`, named in no map clause, copied tofrom around each of its 50 kernels:
