@@ -248,6 +248,25 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         ot_jw_u64(w, span->attr[k]);
         any = 1;
     }
+    /* a data op's variable (issue 15): the map attributes its Enter carried, by their catalogue names */
+    const char *const map_values[] = {span->map.variable, span->map.map_type, span->map.member_of,
+                                      span->map.site, span->map.name_problem};
+    static const char *const map_keys[] = {"\"variable\":", "\"map type\":", "\"member of\":",
+                                           "\"map site\":", "\"name problem\":"};
+    for (size_t k = 0; k < sizeof map_keys / sizeof map_keys[0]; k++) {
+        if (!map_values[k])
+            continue;
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        ot_jw_raw(w, map_keys[k], strlen(map_keys[k]));
+        ot_jw_string(w, map_values[k]);
+        any = 1;
+    }
+    if (span->map.implicit >= 0) {
+        ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+        OT_JW_LIT(w, "\"implicit\":");
+        ot_jw_u64(w, (uint64_t)span->map.implicit);
+        any = 1;
+    }
     if (span->unfinished) {
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         OT_JW_LIT(w, "\"unfinished\":true");

@@ -60,6 +60,14 @@ typedef struct ot_rp_device {
  * Evidence the findings are made of, gathered per site while reading
  * (report_history.c and report_transfers.c fill it; report_findings.c judges).
  */
+/** The variables a finding is about (issue 15): rows of ot_report.variables, the first few seen. */
+#define OT_RP_NAMED_VARIABLES 3
+typedef struct ot_rp_named {
+    uint32_t row[OT_RP_NAMED_VARIABLES];   /**< variable row + 1; 0: none */
+    uint64_t bytes[OT_RP_NAMED_VARIABLES]; /**< its largest transfer of the evidence */
+    int more;                              /**< more variables than these */
+} ot_rp_named;
+
 typedef struct ot_rp_evidence {
     /* 1. repeated upload: uploads of a range that was already on the device
      *    and not copied back since, counted from the 2nd of a run of >= 3 */
@@ -76,6 +84,8 @@ typedef struct ot_rp_evidence {
     /* 3. tiny transfers: transfers below OT_RP_TINY_BYTES in streaks that
      *    one transfer could replace */
     uint64_t tiny, tiny_batchable, tiny_bytes, tiny_stake_ns;
+    /* the variables of each (issue 15) */
+    ot_rp_named repeat_named, trip_named, tiny_named;
 } ot_rp_evidence;
 
 /** A construct site: one source line of one construct kind. */
@@ -208,6 +218,7 @@ typedef enum ot_rp_finding_kind {
     OT_RP_HOST_SERIAL,          /**< host OpenMP: the device idles while the host runs serially or waits */
     OT_RP_FINE_TASKS,           /**< host OpenMP: a creation site's tasks run for less than they cost */
     OT_RP_LOCK_CONTENTION,      /**< host OpenMP: the threads of a lock or critical site wait more than they hold */
+    OT_RP_IMPLICIT_MAPS,        /**< a variable never mapped explicitly, copied around many constructs (issue 15) */
     OT_RP_FINDING_KINDS
 } ot_rp_finding_kind;
 
@@ -218,6 +229,7 @@ typedef struct ot_rp_finding {
     int device;                  /**< -1 unknown */
     uint64_t count;              /**< occurrences (copies, launches, ...) */
     uint64_t bytes_at_stake, ns_at_stake;
+    ot_rp_named variables;       /**< the variables it is about (transfer findings of a named archive) */
     char message[1024];          /**< one paragraph, no line breaks */
 } ot_rp_finding;
 
@@ -249,6 +261,7 @@ typedef struct ot_report {
     ot_rp_gap *gaps;         size_t gap_count, gap_cap;
     struct ot_rp_user_row *user_rows; size_t user_row_count, user_row_cap; /**< report_user.c */
     struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
+    struct ot_rp_variable *variables; size_t variable_count, variable_cap; /**< report_variables.c */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */
@@ -406,5 +419,50 @@ void ot_report_print_user_json(const ot_report *r, const ot_rp_options *o, FILE 
 
 /** \brief Free the user rows (ot_report_free calls it). */
 void ot_report_user_free(ot_report *r);
+
+/* ---- variables (issue 15; report_variables.c, docs/report.md "Variables") ---- */
+
+/** Sites a variable row lists (more: more_sites). */
+#define OT_RP_VARIABLE_SITES 8
+
+/** A variable of the program: one row per expression as written, over every construct that maps it. */
+typedef struct ot_rp_variable {
+    char *name;                  /**< the expression as written (x[0:n]), or "unknown" */
+    int unknown;                 /**< the row of the variables without a name */
+    char *hint;                  /**< unknown: why (the archive's name problem), or NULL */
+    uint64_t to_device_bytes, to_device;     /**< host->device bytes and transfers */
+    uint64_t from_device_bytes, from_device; /**< device->host bytes and transfers */
+    uint64_t allocations, deletions;         /**< its data ops that allocate / delete device memory */
+    uint64_t implicit_bytes;     /**< of its bytes, those moved by implicit maps */
+    int explicit_maps;           /**< some data op of it came from a map clause the program wrote */
+    uint64_t implicit_transfers; /**< of its transfers, those of implicit maps */
+    uint64_t implicit_ns;        /**< their time (completed ones) */
+    uint64_t largest_transfer;   /**< bytes of its largest transfer */
+    int32_t implicit_site;       /**< report site (r->sites) of its first implicit transfer + 1; 0 none */
+    char *sites[OT_RP_VARIABLE_SITES]; /**< the constructs (file:line) that move it, first seen first */
+    uint32_t site_count;
+    int more_sites;              /**< more than OT_RP_VARIABLE_SITES */
+} ot_rp_variable;
+
+/** \brief Row order of the variables: by bytes moved (both ways), then named before unknown, then name.
+ *  \return malloc'd array (caller frees), NULL if none. */
+size_t *ot_report_variable_order(const ot_report *r, size_t *count);
+
+/** \brief The "Variables" table: text (only when the archive holds a named data op) and the "variables"
+ *  member of the JSON object (followed by a comma; none when empty). */
+void ot_report_print_variables_text(const ot_report *r, const ot_rp_options *o, FILE *to);
+void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, FILE *to);
+
+/** \brief Note variable row \p row (-1: none) with a transfer of \p bytes in \p n. */
+void ot_report_named_add(ot_rp_named *n, int32_t row, uint64_t bytes);
+/** \brief "x[0:n] (4.00 MiB)", "x[0:n] (4.00 MiB) and y[0:n] (4.00 MiB)", ... into \p out; \p none when
+ *  \p n names no variable. \return out. */
+const char *ot_report_named_text(const ot_report *r, const ot_rp_named *n, const char *none, char *out,
+                                 size_t size);
+/** \brief The JSON member "variables": [names] of \p n, after ", " (nothing when none). */
+void ot_report_named_json(const ot_report *r, const ot_rp_named *n, FILE *to);
+
+/** \brief Free the variable rows (ot_report_free calls it). */
+void ot_report_variables_free(ot_report *r);
 
 #endif /* OT_ANALYSIS_REPORT_H */

@@ -285,6 +285,8 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         return rp_omp_enter(s, slot, loc, span);
     if (rp_user_counts(region))
         return rp_user_enter(s, slot, loc, span);
+    if (region->klass == OT_TR_DATA_OP && rp_variable_data_op(s, span))
+        return -ENOMEM;
     if (is_instance(region))
         instance_begin(s, &s->threads[slot], span);
     else if (region->klass == OT_TR_TARGET_DATA)
@@ -343,6 +345,8 @@ static int on_value(void *user, const ot_tr_location *loc, uint64_t time, const 
 
 static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
+    if (rp_variable_transfer(user, x))
+        return -ENOMEM;
     return rp_transfer(user, loc, x);
 }
 
@@ -448,6 +452,7 @@ static void state_free(rp_state *s)
     rp_history_free(s->history);
     rp_omp_free(s);
     rp_user_free(s);
+    rp_variables_free(s);
 }
 
 int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)

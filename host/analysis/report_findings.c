@@ -35,6 +35,9 @@
 #define LOCK_MIN_SHARE 0.50         /* of wait + hold: the threads wait more than they hold */
 #define LOCK_MIN_NS 1000000ull      /* 1 ms of waiting over all threads */
 #define LOCK_MIN_ACQUISITIONS 10    /* a handful of acquisitions is not a pattern */
+/* variables (issue 15) */
+#define IMPLICIT_MIN_TRANSFERS 10   /* implicit copies of one variable before it is a pattern (5 kernels, tofrom) */
+#define IMPLICIT_SCALAR_BYTES 16    /* up to this, one transfer is a scalar (or a pair): firstprivate fits */
 
 typedef struct finding_list {
     ot_rp_finding *items;
@@ -81,17 +84,19 @@ static int repeated_upload(finding_list *l, const ot_report *r, int32_t i)
     ot_rp_finding *f = add(l, OT_RP_REPEATED_UPLOAD, i, e->repeat_device);
     if (!f)
         return -ENOMEM;
-    char dev[32], b[32], t[32], rb[32];
+    char dev[32], b[32], t[32], rb[32], what[400];
+    f->variables = e->repeat_named;
     f->count = e->repeat_copies;
     f->bytes_at_stake = e->repeat_bytes;
     f->ns_at_stake = e->repeat_ns;
     device_text(f->device, dev, sizeof dev);
     snprintf(f->message, sizeof f->message,
-             "%s sends data to %s that is already there: the same %s in %llu consecutive regions%s; "
+             "%s sends %s to %s that is already there: the same %s in %llu consecutive regions%s; "
              "%llu copies (%s, %s) repeat what the device holds. If the host did not change it in between, "
              "keep it on the device with `target data` or `target enter data` around the loop "
              "(`target update to` where the host did change it).",
-             s->site, dev, ot_report_bytes(e->repeat_range_bytes, rb, sizeof rb),
+             s->site, ot_report_named_text(r, &f->variables, "data", what, sizeof what), dev,
+             ot_report_bytes(e->repeat_range_bytes, rb, sizeof rb),
              (unsigned long long)e->repeat_longest, e->repeat_runs > 1 ? " (longest run)" : "",
              (unsigned long long)e->repeat_copies, ot_report_bytes(e->repeat_bytes, b, sizeof b),
              ot_report_time(e->repeat_ns, t, sizeof t));
@@ -112,7 +117,8 @@ static int round_trip(finding_list *l, const ot_report *r, int32_t i)
     f->count = e->trip_count;
     f->bytes_at_stake = e->trip_bytes;
     f->ns_at_stake = e->trip_ns;
-    char dev[32], b[32], t[32], g[32], partner[96];
+    char dev[32], b[32], t[32], g[32], partner[96], what[400];
+    f->variables = e->trip_named;
     if (f->other_site == i)
         snprintf(partner, sizeof partner, "its next instance");
     else if (f->other_site >= 0)
@@ -120,11 +126,12 @@ static int round_trip(finding_list *l, const ot_report *r, int32_t i)
     else
         snprintf(partner, sizeof partner, "later constructs");
     snprintf(f->message, sizeof f->message,
-             "%s copies data back to the host that %s sends to %s again: %llu round trips (%s both ways, %s; "
+             "%s copies %s back to the host that %s sends to %s again: %llu round trips (%s both ways, %s; "
              "%s between copy back and copy in, on average). offtrace cannot see host accesses: "
              "if the host did not change the data in between, both copies are avoidable; keep it on the "
              "device with `target data`, and `target update from` only what the host reads.",
-             s->site, partner, device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
+             s->site, ot_report_named_text(r, &f->variables, "data", what, sizeof what), partner,
+             device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
              ot_report_bytes(e->trip_bytes, b, sizeof b), ot_report_time(e->trip_ns, t, sizeof t),
              ot_report_time(e->trip_gap_ns / e->trip_count, g, sizeof g));
     return 0;
@@ -143,12 +150,17 @@ static int tiny_transfers(finding_list *l, const ot_report *r, int32_t i)
     f->count = e->tiny_batchable;
     f->bytes_at_stake = e->tiny_bytes;
     f->ns_at_stake = e->tiny_stake_ns;
-    char b[32], t[32];
+    char b[32], t[32], what[400], of[420];
+    f->variables = e->tiny_named;
+    if (f->variables.row[0])
+        snprintf(of, sizeof of, " of %s", ot_report_named_text(r, &f->variables, "", what, sizeof what));
+    else
+        of[0] = '\0';
     snprintf(f->message, sizeof f->message,
-             "%s makes %llu transfers smaller than %u B (%s in all); %llu of them follow one like it with "
+             "%s makes %llu transfers%s smaller than %u B (%s in all); %llu of them follow one like it with "
              "nothing in between and could travel with it: %s at stake (%.0f%% of the time in %s). Batch them: "
              "one contiguous array, one map clause or one `target update` for the whole set.",
-             s->site, (unsigned long long)e->tiny, OT_RP_TINY_BYTES, ot_report_bytes(e->tiny_bytes, b, sizeof b),
+             s->site, (unsigned long long)e->tiny, of, OT_RP_TINY_BYTES, ot_report_bytes(e->tiny_bytes, b, sizeof b),
              (unsigned long long)e->tiny_batchable, ot_report_time(e->tiny_stake_ns, t, sizeof t),
              s->host_ns ? 100.0 * (double)e->tiny_stake_ns / (double)s->host_ns : 0.0, s->site);
     return 0;
@@ -442,6 +454,46 @@ static int lock_contention(finding_list *l, const ot_report *r, int32_t i)
     return 0;
 }
 
+/* 11. A variable the program never named in a map clause, copied around many constructs (issue 15). */
+static int implicit_maps(finding_list *l, const ot_report *r, size_t v)
+{
+    const ot_rp_variable *x = &r->variables[v];
+    if (x->unknown || x->explicit_maps || x->implicit_transfers < IMPLICIT_MIN_TRANSFERS || !x->implicit_site)
+        return 0;
+    int32_t site = x->implicit_site - 1;
+    ot_rp_finding *f = add(l, OT_RP_IMPLICIT_MAPS, site, r->sites[site].device);
+    if (!f)
+        return -ENOMEM;
+    /* what one explicit map would keep: one copy in and, if it comes back, one copy out */
+    uint64_t kept = (x->to_device ? 1 : 0) + (x->from_device ? 1 : 0);
+    uint64_t avoidable = x->implicit_transfers > kept ? x->implicit_transfers - kept : 0;
+    f->count = x->implicit_transfers;
+    f->bytes_at_stake = x->implicit_transfers ? x->implicit_bytes / x->implicit_transfers * avoidable : 0;
+    f->ns_at_stake = x->implicit_transfers ? x->implicit_ns / x->implicit_transfers * avoidable : 0;
+    ot_report_named_add(&f->variables, (int32_t)v, x->largest_transfer);
+    char b[32], t[32], one[32], fix[300];
+    const char *name = x->name;
+    if (x->largest_transfer <= IMPLICIT_SCALAR_BYTES)
+        snprintf(fix, sizeof fix, "Pass it by value with `firstprivate(%.100s)` if the device only reads it, or "
+                 "`map(to: %.100s)`", name, name);
+    else if (x->from_device)
+        snprintf(fix, sizeof fix, "Keep it on the device: `target data map(%s: %.100s)` around the loop (`map(to: "
+                 "...)` if the kernels only read it), or `target enter data` once", x->to_device ? "tofrom" : "from",
+                 name);
+    else
+        snprintf(fix, sizeof fix, "Map it once: `target data map(to: %.100s)` around the loop, or `target enter "
+                 "data map(to: %.100s)`", name, name);
+    snprintf(f->message, sizeof f->message,
+             "%.120s is named in no map clause: it was mapped implicitly (tofrom for an array) by %llu copies "
+             "(%llu to the device, %llu back; %s, %s), first at %s; the program never maps it explicitly. %s: "
+             "%llu of the copies (%s) go.",
+             name, (unsigned long long)x->implicit_transfers, (unsigned long long)x->to_device,
+             (unsigned long long)x->from_device, ot_report_bytes(x->implicit_bytes, b, sizeof b),
+             ot_report_time(x->implicit_ns, t, sizeof t), r->sites[site].site, fix, (unsigned long long)avoidable,
+             ot_report_bytes(f->bytes_at_stake, one, sizeof one));
+    return 0;
+}
+
 static int by_stake(const void *pa, const void *pb)
 {
     const ot_rp_finding *a = pa, *b = pb;
@@ -481,6 +533,8 @@ int ot_report_find(ot_report *r)
         rc = fine_tasks(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->omp_site_count && rc == 0; i++)
         rc = lock_contention(&l, r, (int32_t)i);
+    for (size_t i = 0; i < r->variable_count && rc == 0; i++)
+        rc = implicit_maps(&l, r, i);
     if (rc) {
         free(l.items);
         return rc;

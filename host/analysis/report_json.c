@@ -218,6 +218,7 @@ static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
         number(to, "bytes_at_stake", f->bytes_at_stake, 1);
         number(to, "time_at_stake_ns", f->ns_at_stake, 1);
         field(to, "message", f->message, 0);
+        ot_report_named_json(r, &f->variables, to);
         fputc('}', to);
     }
     fputs("]\n", to);
@@ -236,6 +237,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     table(r, o, to, "transfer_sites", 'x', xsite, 1);
     ot_report_print_omp_json(r, o, to);
     ot_report_print_user_json(r, o, to);
+    ot_report_print_variables_json(r, o, to);
     findings(r, o, to);
     fputs("}\n", to);
 }

@@ -95,7 +95,8 @@ const char *ot_report_finding_title(ot_rp_finding_kind k)
                                                       "kernels shorter than their launch", "device idle",
                                                       "load imbalance in a loop", "barrier wait dominates",
                                                       "host work serialises the offload",
-                                                      "tasks finer than their overhead", "lock contention"};
+                                                      "tasks finer than their overhead", "lock contention",
+                                                      "implicit maps that cost"};
     return k < OT_RP_FINDING_KINDS ? titles[k] : "?";
 }
 
@@ -104,7 +105,7 @@ const char *ot_report_finding_id(ot_rp_finding_kind k)
     static const char *ids[OT_RP_FINDING_KINDS] = {"repeated_upload", "round_trip", "tiny_transfers",
                                                    "short_kernels", "device_idle", "loop_imbalance",
                                                    "barrier_wait", "host_serialises_offload", "fine_tasks",
-                                                   "lock_contention"};
+                                                   "lock_contention", "implicit_maps"};
     return k < OT_RP_FINDING_KINDS ? ids[k] : "?";
 }
 
@@ -174,6 +175,7 @@ void ot_report_free(ot_report *r)
     free(r->omp_sites);
     free(r->gaps);
     ot_report_user_free(r);
+    ot_report_variables_free(r);
     free(r->sites);
     free(r->kernels);
     free(r->xsites);

@@ -126,6 +126,7 @@ typedef struct rp_state {
     int failed;                /* out of memory: the read stops */
     struct rp_omp *omp;        /* host OpenMP (report_openmp.c) */
     struct rp_user *user;      /* user regions and events (report_user.c) */
+    struct rp_variables *variables; /* the variables table (report_variables.c) */
 } rp_state;
 
 /* report_collect.c */
@@ -188,5 +189,16 @@ void rp_user_construct_end(rp_state *s, int32_t slot, const rp_frame *f, uint64_
 /** \brief A user value was written. \return 0 or -ENOMEM. */
 int rp_user_value(rp_state *s, const ot_tr_metric *metric, OTF2_MetricValue value);
 void rp_user_free(rp_state *s);
+
+/* report_variables.c: the variables table (issue 15) */
+/** \brief A put/get of a named variable (its map attributes) is issued. \return 0 or -ENOMEM. */
+int rp_variable_transfer(rp_state *s, const ot_tr_transfer *x);
+/** \brief A data op (any class OT_TR_DATA_OP span) begins: its allocation or deletion is counted. */
+int rp_variable_data_op(rp_state *s, const ot_tr_span *span);
+/** \brief A put/get of an implicit map completed at construct site \p site: its time for the finding. */
+void rp_variable_transfer_done(rp_state *s, const ot_tr_transfer *x, int32_t site);
+/** \brief The row of \p m's variable (made on first use); -1 none (not named) or out of memory. */
+int32_t rp_variable_row(rp_state *s, const ot_tr_map *m);
+void rp_variables_free(rp_state *s);
 
 #endif

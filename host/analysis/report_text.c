@@ -297,6 +297,7 @@ void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     transfer_sites(r, o, to);
     ot_report_print_omp_text(r, o, to);
     ot_report_print_user_text(r, o, to);
+    ot_report_print_variables_text(r, o, to);
     findings(r, o, to);
     notes(r, to);
 }

@@ -146,6 +146,16 @@ int rp_transfer(rp_state *s, const ot_tr_location *loc, const ot_tr_transfer *x)
         streak_add(s, t, f, site, direction, x->device, x->bytes, p);
     else
         rp_streak_close(s, t);
+    if (x->map.variable) { /* the findings' evidence names its variables (issue 15) */
+        int32_t row = rp_variable_row(s, &x->map);
+        ot_rp_site *sites = s->r->sites;
+        if (p->credit.repeat_site >= 0)
+            ot_report_named_add(&sites[p->credit.repeat_site].ev.repeat_named, row, x->bytes);
+        if (p->credit.trip_site >= 0)
+            ot_report_named_add(&sites[p->credit.trip_site].ev.trip_named, row, x->bytes);
+        if (p->streak)
+            ot_report_named_add(&sites[site].ev.tiny_named, row, x->bytes);
+    }
     return 0;
 }
 
@@ -177,5 +187,6 @@ int rp_transfer_complete(rp_state *s, const ot_tr_location *loc, const ot_tr_tra
         return 0;
     rp_thread *t = &s->threads[slot];
     complete(s, t, x->data, x->issued, x->completed);
+    rp_variable_transfer_done(s, x, ((const rp_pending *)x->data)->site);
     return 0;
 }

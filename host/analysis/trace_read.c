@@ -74,6 +74,8 @@ struct ot_tr_archive {
     uint32_t host_address_attr, device_address_attr;
     uint32_t span_attr[OT_TR_ATTRS]; /* OTF2 attribute of each ot_tr_attribute, NO_ATTRIBUTE if undefined */
     int span_attrs;                  /* the archive defines one of them */
+    uint32_t map_attr[OFFTRACE_MAP_ATTRIBUTE_COUNT]; /* by catalogue offset: its ref if the archive defines it */
+    int map_attrs;                   /* the archive defines one of them */
     uint64_t first_time, duration, realtime, resolution;
     size_t accelerator_groups;
     char *creator;
@@ -267,10 +269,24 @@ static OTF2_Type span_attribute_type(int k)
     }
 }
 
+/* The map attributes (issue 15) are the catalogue's refs: one counts when its ref, name and type are the
+ * catalogue's (an archive of another catalogue version keeps its own meaning for that ref). */
+static void def_map_attribute(ot_tr_archive *a, OTF2_AttributeRef self, const char *name, OTF2_Type type)
+{
+#define MAP_ATTRIBUTE_MATCH(attr, offset, attr_type, attr_name, description)                     \
+    if (self == OFFTRACE_MAP_ATTR_##attr && type == OTF2_TYPE_##attr_type && !strcmp(name, attr_name)) { \
+        a->map_attr[offset] = self;                                                              \
+        a->map_attrs = 1;                                                                        \
+    }
+    OFFTRACE_MAP_ATTRIBUTES(MAP_ATTRIBUTE_MATCH)
+#undef MAP_ATTRIBUTE_MATCH
+}
+
 static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
                                        OTF2_StringRef description, OTF2_Type type)
 {
     ot_tr_archive *a = u;
+    def_map_attribute(a, self, string_of(a, name), type);
     static const char *const nvtx_names[4] = {"nvtx category", "nvtx color", "nvtx payload",
                                               "nvtx payload (floating)"};
     for (int k = OT_TR_ATTR_NVTX_CATEGORY; k <= OT_TR_ATTR_NVTX_PAYLOAD_FLOAT; k++)
@@ -633,6 +649,43 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
     }
 }
 
+/* The map attributes of a data op's Enter or its put/get (only an archive that defines them looks). */
+static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m)
+{
+    *m = (ot_tr_map){.implicit = -1};
+    if (!al || !a->map_attrs)
+        return;
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue value;
+        if (OTF2_AttributeList_GetAttributeByIndex(al, i, &ref, &type, &value) != OTF2_SUCCESS ||
+            ref < OFFTRACE_MAP_ATTRIBUTE_FIRST || ref >= OFFTRACE_MAP_ATTRIBUTE_FIRST + OFFTRACE_MAP_ATTRIBUTE_COUNT)
+            continue;
+        uint32_t offset = ref - OFFTRACE_MAP_ATTRIBUTE_FIRST;
+        if (a->map_attr[offset] != ref)
+            continue;
+        if (ref == OFFTRACE_MAP_ATTR_IMPLICIT) {
+            if (type == OTF2_TYPE_UINT8)
+                m->implicit = value.uint8 != 0;
+            continue;
+        }
+        if (type != OTF2_TYPE_STRING || value.stringRef >= a->string_count)
+            continue;
+        const char *text = string_of(a, value.stringRef);
+        switch (ref) {
+        case OFFTRACE_MAP_ATTR_VARIABLE: m->variable = text; break;
+        case OFFTRACE_MAP_ATTR_MAP_TYPE: m->map_type = text; break;
+        case OFFTRACE_MAP_ATTR_MEMBER_OF: m->member_of = text; break;
+        case OFFTRACE_MAP_ATTR_MAP_SITE: m->site = text; break;
+        case OFFTRACE_MAP_ATTR_MAP_ENTRY: m->entry = text; break;
+        case OFFTRACE_MAP_ATTR_NAME_PROBLEM: m->name_problem = text; break;
+        default: break;
+        }
+    }
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
@@ -654,6 +707,10 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
+    if (region->klass == OT_TR_DATA_OP)
+        read_map(a, al, &s->map);
+    else
+        s->map = (ot_tr_map){.implicit = -1};
     s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;
     /* The put/get this transfer region shows came first (same time, another location). */
     if (l->waiting && region->klass == OT_TR_TRANSFER && l->waiting_transfer.issued == t) {
@@ -777,6 +834,7 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
         x->device = a->rank_device[remote];
     if (!a->visitor.without_addresses)
         read_addresses(a, al, x);
+    read_map(a, al, &x->map);
     if (ln->depth && !ln->too_deep)
         attach(span_at(a, ln, ln->depth - 1), x);
     if (!a->visitor.unordered) /* the RDMA location is read at another time */
@@ -1107,6 +1165,8 @@ int ot_trace_read(const char *dir, const ot_tr_visitor *v, void *user, char *err
     a->host_address_attr = a->device_address_attr = NO_ATTRIBUTE;
     for (int k = 0; k < OT_TR_ATTRS; k++)
         a->span_attr[k] = NO_ATTRIBUTE;
+    for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
+        a->map_attr[k] = NO_ATTRIBUTE;
     a->visitor = *v;
     a->user = user;
     otf2_first_error[0] = '\0';

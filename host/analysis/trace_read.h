@@ -129,6 +129,20 @@ typedef struct ot_tr_region {
 /** Transfers one location may have in flight; past it the oldest is delivered as never completed. */
 #define OT_TR_MAX_PENDING 1024
 
+/** The variable of a data operation (issue 15): the map attributes (offtrace/event_catalogue.h,
+ *  OFFTRACE_MAP_ATTRIBUTES) its data op's Enter or its put/get carried. Strings are the archive's
+ *  definitions (valid until ot_tr_close); NULL where the event did not carry the attribute
+ *  (an archive without names, an operation no map entry matched). */
+typedef struct ot_tr_map {
+    const char *variable;      /**< "x[0:n]", "s.data[0:len]", "unknown" (see name_problem) */
+    const char *map_type;      /**< "tofrom", "always,from", ... */
+    const char *member_of;     /**< a struct member's parent */
+    const char *site;          /**< file:line of the construct */
+    const char *entry;         /**< "entry", "mapper component", "pointer fix-up", "none" */
+    const char *name_problem;  /**< why the variable is unknown */
+    int implicit;              /**< 1 implicit map, 0 explicit, -1 not carried */
+} ot_tr_map;
+
 /** A put (host->device) or get (device->host), with its completion once it came. */
 typedef struct ot_tr_transfer {
     int to_device;
@@ -139,6 +153,7 @@ typedef struct ot_tr_transfer {
     uint64_t host_address, device_address;
     uint64_t issued;      /**< time of the put/get */
     uint64_t completed;   /**< time of its completion; 0 at `issue`, and for one never completed */
+    ot_tr_map map;        /**< its variable (issue 15), as its put/get carried it */
     void *data;           /**< ot_tr_visitor.transfer_data bytes kept from `issue` to `transfer` (not zeroed: `issue`
                                writes them), or NULL */
 } ot_tr_transfer;
@@ -178,6 +193,9 @@ typedef struct ot_tr_span {
     /** The ot_tr_attribute values its Enter carried: attr[k] is valid when bit 1u << k of `attrs` is set. */
     uint32_t attrs;
     uint64_t attr[OT_TR_ATTRS];
+    /** A data op's (OT_TR_DATA_OP) variable, as its Enter carried it (issue 15); all NULL and implicit -1
+     *  for other regions. */
+    ot_tr_map map;
     void *data;           /**< ot_tr_visitor.span_data bytes kept from `enter` to `leave` (not zeroed: `enter`
                                writes them), or NULL */
 } ot_tr_span;

@@ -38,7 +38,13 @@ void ot_view_free(ot_view *v)
         free(v->region_names[i]);
         if (v->region_sites)
             free(v->region_sites[i]);
+        if (v->region_variables)
+            free(v->region_variables[i]);
+        if (v->region_map_types)
+            free(v->region_map_types[i]);
     }
+    free(v->region_variables);
+    free(v->region_map_types);
     free(v->region_sites);
     for (size_t i = 0; i < v->nflows; i++)
         free(v->flows[i].cells);

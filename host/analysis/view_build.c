@@ -75,7 +75,9 @@ static int copy_regions(ot_view *v, const ot_tr_archive *a)
     v->region_names = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_names);
     v->region_sites = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_sites);
     v->region_cat = calloc(v->nregions ? v->nregions : 1, 1);
-    if (!v->region_names || !v->region_sites || !v->region_cat)
+    v->region_variables = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_variables);
+    v->region_map_types = calloc(v->nregions ? v->nregions : 1, sizeof *v->region_map_types);
+    if (!v->region_names || !v->region_sites || !v->region_cat || !v->region_variables || !v->region_map_types)
         return -ENOMEM;
     for (size_t i = 0; i < v->nregions; i++) {
         const ot_tr_region *r = ot_tr_region_at(a, i);
@@ -160,9 +162,31 @@ static int draw(build *b, const ot_tr_location *loc, int level, const ot_tr_span
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 
+/* A data op's variable and map type, kept once per region (its details in the page). */
+static int note_variable(build *b, const ot_tr_span *span)
+{
+    ot_view *v = b->v;
+    uint32_t id = span->region->id;
+    if (id >= v->nregions || !v->region_variables || v->region_variables[id])
+        return 0;
+    if (!(v->region_variables[id] = strdup(span->map.variable)))
+        return failed(b, -ENOMEM, "offtrace view: out of memory");
+    char *type = NULL;
+    if (span->map.map_type &&
+        asprintf(&type, "%s%s", span->map.map_type, span->map.implicit == 1 ? ", implicit" : "") < 0)
+        return failed(b, -ENOMEM, "offtrace view: out of memory");
+    v->region_map_types[id] = type;
+    return 0;
+}
+
 static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     build *b = user;
+    if (span->map.variable) {
+        int rc = note_variable(b, span);
+        if (rc)
+            return rc;
+    }
     piece_state *ps = span->data;
     ps->piece_start = span->begin;
     if (span->depth > LAST(b)) { /* the parent shares the last level: its piece ends here */

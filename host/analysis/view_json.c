@@ -101,6 +101,14 @@ static void regions(const ot_view *v, FILE *f)
         ot_view_json_string(f, v->region_names[i] ? v->region_names[i] : "");
         fputs(",\"site\":", f);
         ot_view_json_string(f, v->region_sites && v->region_sites[i] ? v->region_sites[i] : "");
+        if (v->region_variables && v->region_variables[i]) { /* a data op's variable (issue 15) */
+            fputs(",\"variable\":", f);
+            ot_view_json_string(f, v->region_variables[i]);
+            if (v->region_map_types[i]) {
+                fputs(",\"map_type\":", f);
+                ot_view_json_string(f, v->region_map_types[i]);
+            }
+        }
         fprintf(f, ",\"cat\":%d}", v->region_cat[i]);
     }
     fputs("]", f);

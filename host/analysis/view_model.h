@@ -129,6 +129,9 @@ struct ot_view {
     char **region_names;               /**< by OTF2 region id */
     char **region_sites;               /**< "file:line" or "", by OTF2 region id */
     uint8_t *region_cat;
+    /** A data op region's variable and map type ("tofrom, implicit"), from its first Enter's map attributes
+     *  (issue 15: the converter names one region per variable, type and site), NULL where none; by region id */
+    char **region_variables, **region_map_types;
     size_t nregions;
     ot_view_flow *flows;
     size_t nflows;

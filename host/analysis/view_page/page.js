@@ -773,6 +773,8 @@
         var put = panelStart(nameOf(b[6]));
         put('class', cls.name);
         put('site', r.site || 'unknown');
+        if (r.variable) put('variable', r.variable);   /* a data op (issue 15) */
+        if (r.map_type) put('map type', r.map_type);
         put('row', rowName(b[0]) + ', level ' + (b[1] + 1));
         put('inside', b[9] >= 0 ? nameAt(b[9]) : 'nothing (outermost)');
         put('start', fmtTime(b[4], 1) + ' from the trace start (' + Math.round(b[4]) + ' ns)');
