@@ -295,6 +295,11 @@ void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to);
 /** \brief The same content as one JSON object. */
 void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to);
 
+/** \brief \p s as a JSON string literal (quotes, backslash and control
+ *         characters escaped): the one writer of strings for every part of
+ *         the report's JSON (report_json.c). */
+void ot_report_json_string(FILE *to, const char *s);
+
 /** \brief Free everything \p r holds (it may be partly filled). */
 void ot_report_free(ot_report *r);
 

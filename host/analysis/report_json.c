@@ -11,7 +11,7 @@
 
 #include "report.h"
 
-static void string(FILE *to, const char *s)
+void ot_report_json_string(FILE *to, const char *s)
 {
     fputc('"', to);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -32,7 +32,7 @@ static void string(FILE *to, const char *s)
 static void field(FILE *to, const char *name, const char *value, int comma)
 {
     fprintf(to, "\"%s\": ", name);
-    string(to, value);
+    ot_report_json_string(to, value);
     if (comma)
         fputs(", ", to);
 }
@@ -72,7 +72,7 @@ static void summary(const ot_report *r, FILE *to)
     number(to, "alloc_free_ns", up.alloc_ns, 0);
     fputs("}, \"highlights\": [", to);
     for (int i = 0; i < OT_RP_HIGHLIGHTS; i++) {
-        string(to, no_highlights ? "" : h[i]);
+        ot_report_json_string(to, no_highlights ? "" : h[i]);
         fputs(i + 1 < OT_RP_HIGHLIGHTS ? ", " : "]},\n", to);
     }
     if (!no_highlights)

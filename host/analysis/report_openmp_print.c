@@ -218,28 +218,14 @@ void ot_report_print_omp_text(const ot_report *r, const ot_rp_options *o, FILE *
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *to, const char *s)
-{
-    fputc('"', to);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(to, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(to, "\\u%04x", *p);
-        else
-            fputc(*p, to);
-    }
-    fputc('"', to);
-}
-
 static void json_site(FILE *to, const ot_rp_omp_site *x)
 {
     fputs("\"name\": ", to);
-    json_string(to, x->name);
+    ot_report_json_string(to, x->name);
     fputs(", \"site\": ", to);
-    json_string(to, x->site);
+    ot_report_json_string(to, x->site);
     fputs(", \"file\": ", to);
-    json_string(to, x->file);
+    ot_report_json_string(to, x->file);
     fprintf(to, ", \"line\": %u, \"instances\": %llu, \"thread_instances\": %llu, \"threads\": %u, "
             "\"total_ns\": %llu, \"wait_ns\": %llu",
             x->line, (unsigned long long)x->instances, (unsigned long long)x->thread_instances, x->threads,
@@ -273,7 +259,7 @@ static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, ot_r
                     (unsigned long long)(x->started ? x->delay_ns / x->started : 0));
         if (kind == OT_RP_OMP_MUTEX) {
             fputs(", \"kind\": ", to);
-            json_string(to, x->mutex);
+            ot_report_json_string(to, x->mutex);
             fprintf(to, ", \"acquisitions\": %llu, \"hold_ns\": %llu, \"mean_hold_ns\": %llu, "
                     "\"mean_wait_ns\": %llu, \"contention\": %.4f, \"max_waiters\": %u",
                     (unsigned long long)x->instances, (unsigned long long)x->hold_ns,
@@ -287,7 +273,7 @@ static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, ot_r
             continue;
         }
         fputs(", \"schedule\": ", to);
-        json_string(to, x->schedule);
+        ot_report_json_string(to, x->schedule);
         fprintf(to, ", \"trip_count\": %llu, \"trip_total\": %llu, \"trip_varies\": %s, \"chunks\": %llu, "
                 "\"chunk_iterations\": %llu, \"busy_ns\": %llu, \"busy_max_ns\": %llu, \"busy_mean_ns\": %llu, "
                 "\"imbalance\": %.4f, \"thread_busy_ns\": [",
@@ -324,9 +310,9 @@ void ot_report_print_omp_json(const ot_report *r, const ot_rp_options *o, FILE *
     for (size_t i = 0; i < r->gap_count; i++) {
         const ot_rp_gap *g = &r->gaps[i];
         fprintf(to, "%s{\"after\": ", i ? ",\n      " : "\n      ");
-        json_string(to, r->sites[g->from_site].site);
+        ot_report_json_string(to, r->sites[g->from_site].site);
         fputs(", \"before\": ", to);
-        json_string(to, r->sites[g->to_site].site);
+        ot_report_json_string(to, r->sites[g->to_site].site);
         fprintf(to, ", \"device\": %d, \"count\": %llu, \"gap_ns\": %llu, \"idle_ns\": %llu, \"serial_ns\": %llu, "
                 "\"wait_ns\": %llu}",
                 g->device, (unsigned long long)g->count, (unsigned long long)g->gap_ns,

@@ -421,20 +421,6 @@ void ot_report_print_user_text(const ot_report *r, const ot_rp_options *o, FILE 
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *to, const char *s)
-{
-    fputc('"', to);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(to, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(to, "\\u%04x", *p);
-        else
-            fputc(*p, to);
-    }
-    fputc('"', to);
-}
-
 static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, int event)
 {
     size_t n, *rows = ot_report_user_order(r, event, &n);
@@ -445,9 +431,9 @@ static void json_rows(const ot_report *r, const ot_rp_options *o, FILE *to, int 
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_user_row *x = &r->user_rows[rows[j]];
         fputs(j ? ",\n    {\"name\": " : "\n    {\"name\": ", to);
-        json_string(to, x->name);
+        ot_report_json_string(to, x->name);
         fputs(", \"file\": ", to);
-        json_string(to, x->file);
+        ot_report_json_string(to, x->file);
         fprintf(to, ", \"line\": %u, \"count\": %llu, \"counted\": %llu, \"total_ns\": %llu, \"mean_ns\": %llu, "
                 "\"min_ns\": %llu, \"max_ns\": %llu, \"offload_ns\": %llu, \"transfer_ns\": %llu, \"kernels\": %llu, "
                 "\"open_at_end\": %llu, \"threads\": [",
@@ -489,7 +475,7 @@ static void json_values(const ot_report *r, const ot_rp_options *o, FILE *to)
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_user_value *v = &r->user_values[rows[j]];
         fputs(j ? ",\n    {\"name\": " : "\n    {\"name\": ", to);
-        json_string(to, v->name);
+        ot_report_json_string(to, v->name);
         fprintf(to, ", \"type\": \"%s\", \"count\": %llu, \"min\": ", type_name(v->type),
                 (unsigned long long)v->count);
         json_value(to, v->type, AS_VALUE(v->min));

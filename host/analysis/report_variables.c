@@ -170,7 +170,6 @@ const char *ot_report_named_text(const ot_report *r, const ot_rp_named *n, const
     return out;
 }
 
-static void json_string(FILE *to, const char *s);
 
 void ot_report_named_json(const ot_report *r, const ot_rp_named *n, FILE *to)
 {
@@ -179,7 +178,7 @@ void ot_report_named_json(const ot_report *r, const ot_rp_named *n, FILE *to)
     fputs(", \"variables\": [", to);
     for (int k = 0; k < OT_RP_NAMED_VARIABLES && n->row[k] && n->row[k] <= r->variable_count; k++) {
         fputs(k ? ", " : "", to);
-        json_string(to, r->variables[n->row[k] - 1].name);
+        ot_report_json_string(to, r->variables[n->row[k] - 1].name);
     }
     fputs("]", to);
 }
@@ -385,20 +384,6 @@ void ot_report_print_variables_text(const ot_report *r, const ot_rp_options *o, 
     free(rows);
 }
 
-static void json_string(FILE *to, const char *s)
-{
-    fputc('"', to);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(to, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(to, "\\u%04x", *p);
-        else
-            fputc(*p, to);
-    }
-    fputc('"', to);
-}
-
 void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     size_t n, *rows = ot_report_variable_order(r, &n);
@@ -409,7 +394,7 @@ void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, 
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_variable *x = &r->variables[rows[j]];
         fputs(j ? ",\n    {\"variable\": " : "\n    {\"variable\": ", to);
-        json_string(to, x->name);
+        ot_report_json_string(to, x->name);
         fprintf(to, ", \"unknown\": %s, \"to_device_bytes\": %llu, \"to_device\": %llu, \"from_device_bytes\": %llu, "
                 "\"from_device\": %llu, \"allocations\": %llu, \"deletions\": %llu, \"implicit_bytes\": %llu, "
                 "\"explicit\": %s, \"sites\": [",
@@ -420,12 +405,12 @@ void ot_report_print_variables_json(const ot_report *r, const ot_rp_options *o, 
                 x->explicit_maps ? "true" : "false");
         for (uint32_t k = 0; k < x->site_count; k++) {
             fputs(k ? ", " : "", to);
-            json_string(to, x->sites[k]);
+            ot_report_json_string(to, x->sites[k]);
         }
         fprintf(to, "], \"more_sites\": %s", x->more_sites ? "true" : "false");
         if (x->unknown) {
             fputs(", \"hint\": ", to);
-            json_string(to, x->hint ? x->hint : "build with -g or -gline-tables-only");
+            ot_report_json_string(to, x->hint ? x->hint : "build with -g or -gline-tables-only");
         }
         fputc('}', to);
     }
