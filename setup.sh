@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 PACKAGES="cmake make pkg-config clang-19 libomp-19-dev libotf2-trace-dev otf2-tools \
 libcriterion-dev libhwloc-dev libdw-dev python3 libclang-rt-19-dev groff-base libstdc++-12-dev binutils \
-libmicrohttpd-dev chromium nodejs"
+libmicrohttpd-dev chromium nodejs libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $PACKAGES; do

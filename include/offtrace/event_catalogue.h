@@ -66,6 +66,18 @@
 /** Location property (uint32): the OpenMP device number of a device location. */
 #define OFFTRACE_LOCATION_DEVICE_PROPERTY "OFFTRACE::DEVICE"
 
+/* ---- MPI jobs (issue 16, docs/mpi.md): one archive per job, a location group per rank ---- */
+/** Location property (uint32): the MPI_COMM_WORLD rank of the process the location belongs to. */
+#define OFFTRACE_LOCATION_MPI_RANK_PROPERTY "OFFTRACE::MPI_RANK"
+/** Archive property (uint32): the number of ranks of the job. */
+#define OFFTRACE_JOB_SIZE_PROPERTY "OFFTRACE::JOB_SIZE"
+/** Archive property (string): the launcher's job id (PMIX_NAMESPACE, PMI_KVSNAME, SLURM job.step). */
+#define OFFTRACE_JOB_ID_PROPERTY "OFFTRACE::JOB_ID"
+/** Archive property (string): "rank state reason" lines of the ranks whose part is partial or missing. */
+#define OFFTRACE_PARTIAL_RANKS_PROPERTY "OFFTRACE::PARTIAL_RANKS"
+/** Archive property (uint32) on a rank's intermediate part: its rank (readers send the user to the job). */
+#define OFFTRACE_JOB_PART_PROPERTY "OFFTRACE::JOB_PART"
+
 /** \brief Whether two strings are equal (strcmp without <string.h>). */
 static inline int offtrace_catalogue_same(const char *a, const char *b)
 {
@@ -524,6 +536,7 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
  * attribute defined before them (NVTX's 19, host/convert/trace_writer.h):
  * renumbering is this one number.
  */
+/* OTF2 attributes 27-31 are reserved for MPI (issue 16), after the map attributes 20-26. */
 #define OFFTRACE_MAP_ATTRIBUTE_FIRST 20u
 #define OFFTRACE_MAP_ATTRIBUTES(X)                                                                              \
     X(VARIABLE, 0, STRING, "variable",                                                                          \

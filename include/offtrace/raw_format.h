@@ -77,7 +77,8 @@
     X(NVTX_MARK, 35)          /* a mark: BEGIN */ \
     X(NVTX_PROBLEM, 36)       /* bad or unsupported input, or calls before recording: BEGIN, subkind = cause, bytes = count */ \
     /* measurement control (issue 14; kinds 40-44) */ \
-    X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */
+    X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */ \
+    /* MPI calls through libofftrace-mpi.so's PMPI wrappers (issue 16): kinds 50-59 reserved */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
