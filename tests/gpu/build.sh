@@ -24,6 +24,8 @@ CC=clang-19
 LLVM_LIB=/usr/lib/llvm-19/lib
 ARCH=${OFFTRACE_GPU_ARCH:-sm_90}
 GPU_FLAGS="-fopenmp --offload-arch=$ARCH --cuda-path=$CUDA -Wno-unknown-cuda-version -g -O2"
+# Debian's libomptarget registers no LLVM target for its JIT: nvptx_jit_init.c does (see there).
+JIT="-fopenmp-target-jit $ROOT/tests/gpu/nvptx_jit_init.c -L$LLVM_LIB -lLLVM-19"
 
 [ -x "$BUILD/bin/offtrace" ] || { echo "gpu build: $BUILD/bin/offtrace not found: build offtrace first" >&2; exit 2; }
 [ -x "$CUDA/bin/ptxas" ] || { echo "gpu build: no CUDA toolkit at $CUDA" >&2; exit 2; }
@@ -35,9 +37,9 @@ for ex in saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_rig
           bucket_sort device_tasks; do
     extra=""
     [ "$ex" = cg ] && extra=-lm
-    $CC $GPU_FLAGS -fopenmp-target-jit "$ROOT/examples/$ex.c" -o "$OUT/bin/example_$ex" $extra
+    $CC $GPU_FLAGS $JIT "$ROOT/examples/$ex.c" -o "$OUT/bin/example_$ex" $extra
 done
-$CC $GPU_FLAGS -I"$ROOT/include" -fopenmp-target-jit "$ROOT/examples/user_phases.c" -o "$OUT/bin/example_user_phases" \
+$CC $GPU_FLAGS -I"$ROOT/include" $JIT "$ROOT/examples/user_phases.c" -o "$OUT/bin/example_user_phases" \
     -L"$BUILD/lib" -lofftrace-user
 $CC $GPU_FLAGS --libomptarget-nvptx-bc-path=$LLVM_LIB/libomptarget-nvptx-$ARCH.bc \
     "$ROOT/examples/saxpy.c" -o "$OUT/bin/example_saxpy_aot"
