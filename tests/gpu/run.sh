@@ -57,6 +57,7 @@ say "does libomp load a tool here (OMP_TOOL_VERBOSE_INIT)"
 OMP_TARGET_OFFLOAD=$OFFLOAD OMP_TOOL_VERBOSE_INIT=stdout OMP_TOOL_LIBRARIES=$B/lib/libofftrace-test-counter.so \
     OFFTRACE_TEST_COUNTER_OUT=$R/tool_check.counts timeout 60 "$B/bin/example_saxpy" > "$R/tool_check.txt" 2>&1
 echo "rc=$?"; cat "$R/tool_check.txt" "$R/tool_check.counts" 2>/dev/null | head -30
+ldd "$B/bin/example_saxpy" | grep -E "omp|LLVM"; cat /etc/ld.so.preload 2>/dev/null
 
 EXAMPLES="saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_right implicit_maps bucket_sort device_tasks user_phases"
 for ex in $EXAMPLES; do
