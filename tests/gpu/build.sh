@@ -64,6 +64,8 @@ done | sort -u | while read -r lib; do
 done
 # libomptarget finds libomptarget.rtl.* and the device runtime next to itself.
 cp -L "$LLVM_LIB/libomptarget.so.19.1" "$OUT/sys/"
+# libomptarget connects to libomp's OMPT by dlopen("libomp.so"): the unversioned name must be there.
+ln -s libomp.so.5 "$OUT/sys/libomp.so"
 git -C "$ROOT" rev-parse --short HEAD > "$OUT/commit" 2>/dev/null || true
 du -sh "$OUT"
 tar -C "$ROOT" -cf - gpu-bundle | xz -T2 -6 > "$OUT.tar.xz"

@@ -30,6 +30,9 @@ libcuda=$(ldconfig -p | awk '/libcuda\.so\.1 / {print $NF; exit}')
 [ -n "$libcuda" ] || libcuda=$(ls /usr/local/nvidia/lib64/libcuda.so.1 /usr/lib/x86_64-linux-gnu/libcuda.so.1 2>/dev/null | head -1)
 echo "libcuda: $libcuda"
 [ -n "$libcuda" ] && ln -sf "$libcuda" "$B/sys/libcuda.so"
+# libomptarget connects to libomp's OMPT by dlopen("libomp.so"), the unversioned name too:
+# without it the target callbacks never reach a tool.
+[ -e "$B/sys/libomp.so" ] || ln -s libomp.so.5 "$B/sys/libomp.so"
 env | grep -E "^(OMP|KMP|LD_|CUDA|LIBOMP|GOMP)" | sort > "$R/env.txt"; echo "environment:"; cat "$R/env.txt"
 # The image's own OpenMP settings must not decide whether a tool loads.
 unset OMP_TOOL OMP_TOOL_LIBRARIES OMP_TOOL_VERBOSE_INIT LD_PRELOAD
