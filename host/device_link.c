@@ -203,18 +203,24 @@ void ot_device_link_operation_end(int num, uint64_t op_id)
     collector->operation_end(num, op_id);
 }
 
+void ot_device_link_finish_device(int num)
+{
+    /* The bit is taken first and atomically: the exit path (another thread,
+     * or later) finishes only devices still attached, each exactly once. */
+    if (!collector || num < 0 || num >= MAX_LINKED ||
+        !(__atomic_fetch_and(&ot_device_link_attached, ~(1ull << num), __ATOMIC_ACQ_REL) >> num & 1u))
+        return;
+    collector->flush(num);
+    take_sync_point(num, 0, OFFTRACE_RAW_SYNC_DETACH);
+    collector->detach(num);
+}
+
 void ot_device_link_finish(void)
 {
     if (!collector)
         return;
-    for (int num = 0; num < MAX_LINKED; num++) {
-        if (!ot_device_link_has(num))
-            continue;
-        collector->flush(num);
-        take_sync_point(num, 0, OFFTRACE_RAW_SYNC_DETACH);
-        __atomic_fetch_and(&ot_device_link_attached, ~(1ull << num), __ATOMIC_RELEASE);
-        collector->detach(num);
-    }
+    for (int num = 0; num < MAX_LINKED; num++)
+        ot_device_link_finish_device(num);
     collector->close();
     ot_device_sink_close_all();
     collector = NULL;

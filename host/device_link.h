@@ -71,6 +71,15 @@ void ot_device_link_operation_begin(int device_num, uint64_t target_id, uint64_t
 void ot_device_link_operation_end(int device_num, uint64_t op_id);
 
 /** \brief At exit: flush, sync and detach every device, close the collector. */
+/**
+ * \brief A device's last flush, clock pair and detach, when the runtime
+ *        finalizes it (ompt_callback_device_finalize): while its driver and
+ *        context still exist. A backend that talks to a driver (CUPTI) must
+ *        not be flushed after the offload runtime tore the device down at
+ *        exit. Nothing for a device not attached.
+ */
+void ot_device_link_finish_device(int num);
+
 void ot_device_link_finish(void);
 
 /** \brief In a forked child: no device is attached here (the collector's

@@ -815,6 +815,14 @@ static void on_device_load(int device_num, const char *filename, int64_t offset_
     ot_session_snapshot_maps();
 }
 
+/* The runtime tears the device down after this (LLVM 19: in the plugin's
+ * deinit at exit, before the driver's context goes): the collector's last
+ * flush must come first. */
+static void on_device_finalize(int device_num)
+{
+    ot_device_link_finish_device(device_num);
+}
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                            ompt_data_t *tool_data)
 {
@@ -827,6 +835,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     REGISTER(ompt_callback_thread_end, on_thread_end);
     REGISTER(ompt_callback_device_initialize, on_device_initialize);
     REGISTER(ompt_callback_device_load, on_device_load);
+    REGISTER(ompt_callback_device_finalize, on_device_finalize);
     REGISTER(ompt_callback_target_emi, on_target_emi);
     REGISTER(ompt_callback_target_data_op_emi, on_data_op_emi);
     REGISTER(ompt_callback_target_submit_emi, on_submit_emi);

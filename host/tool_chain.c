@@ -27,6 +27,7 @@ static ompt_callback_thread_begin_t own_thread_begin, tool_thread_begin;
 static ompt_callback_thread_end_t own_thread_end, tool_thread_end;
 static ompt_callback_device_initialize_t own_device_initialize, tool_device_initialize;
 static ompt_callback_device_load_t own_device_load, tool_device_load;
+static ompt_callback_device_finalize_t own_device_finalize, tool_device_finalize;
 static ompt_callback_control_tool_t own_control_tool, tool_control_tool;
 
 static void both_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
@@ -55,6 +56,12 @@ static void both_device_load(int device_num, const char *filename, int64_t offse
     tool_device_load(device_num, filename, offset_in_file, vma_in_file, bytes, host_addr, device_addr, module_id);
 }
 
+static void both_device_finalize(int device_num)
+{
+    tool_device_finalize(device_num);
+    own_device_finalize(device_num);
+}
+
 /* omp_control_tool reaches both tools: offtrace answers the standard
  * commands (start, pause, flush, end), the tool its own (64 and up). */
 static int both_control_tool(uint64_t command, uint64_t modifier, void *arg, const void *codeptr)
@@ -71,6 +78,7 @@ void ot_chain_note_own(ompt_callbacks_t event, ompt_callback_t fn)
     case ompt_callback_thread_end: own_thread_end = (ompt_callback_thread_end_t)fn; break;
     case ompt_callback_device_initialize: own_device_initialize = (ompt_callback_device_initialize_t)fn; break;
     case ompt_callback_device_load: own_device_load = (ompt_callback_device_load_t)fn; break;
+    case ompt_callback_device_finalize: own_device_finalize = (ompt_callback_device_finalize_t)fn; break;
     case ompt_callback_control_tool: own_control_tool = (ompt_callback_control_tool_t)fn; break;
     default: break;
     }
@@ -166,6 +174,9 @@ static ompt_set_result_t chained_set_callback(ompt_callbacks_t event, ompt_callb
         break;
     case ompt_callback_device_load:
         SHARE(own_device_load, tool_device_load, both_device_load, ompt_callback_device_load_t);
+        break;
+    case ompt_callback_device_finalize:
+        SHARE(own_device_finalize, tool_device_finalize, both_device_finalize, ompt_callback_device_finalize_t);
         break;
     case ompt_callback_control_tool:
         SHARE(own_control_tool, tool_control_tool, both_control_tool, ompt_callback_control_tool_t);

@@ -54,7 +54,14 @@ static void put_kernel(uint32_t cuda_device, uint32_t stream, uint32_t correlati
                                 .streamId = stream,
                                 .correlationId = correlation,
                                 .gridX = 80,
+                                .gridY = 3,
+                                .gridZ = 2,
                                 .blockX = 128,
+                                .blockY = 2,
+                                .blockZ = 1,
+                                .registersPerThread = 40,
+                                .staticSharedMemory = 1024,
+                                .dynamicSharedMemory = 4096,
                                 .name = "__omp_offloading_fd00_1234_main_l10"};
     put(&k, sizeof k);
 }
@@ -157,7 +164,8 @@ static void assert_pair(size_t i, uint8_t kind, uint32_t stream, uint64_t start,
     cr_assert_eq(e->time, end);
     cr_assert_eq(b->op_id, e->op_id);
     cr_assert_eq(b->target_id, e->target_id);
-    cr_assert_eq(b->value, e->value);
+    if (kind != OFFTRACE_DEVICE_KERNEL) /* a kernel's carry its launch configuration instead */
+        cr_assert_eq(b->value, e->value);
     cr_assert_eq(b->subkind, e->subkind);
 }
 
@@ -176,7 +184,11 @@ Test(cupti_translate, kernel_is_a_begin_end_pair_on_its_stream)
     assert_pair(0, OFFTRACE_DEVICE_KERNEL, 13, 1000, 2500);
     cr_assert_eq(got.rec[0].op_id, 42);
     cr_assert_eq(got.rec[0].target_id, 9);
-    cr_assert_eq(got.rec[0].value, 0);
+    /* the launch configuration, packed as collector.h says: grid 80x3x2, block 128x2x1, 40 registers,
+     * 1 KiB static + 4 KiB dynamic shared memory */
+    cr_assert_eq(got.rec[0].value, 80ull | 3ull << 32 | 2ull << 48);
+    cr_assert_eq(got.rec[1].value, 128ull | 2ull << 16 | 1ull << 32 | 40ull << 48);
+    cr_assert_eq(got.rec[1].codeptr, 5120);
     cr_assert_eq(got.rec[0].codeptr, 0);
     cr_assert_eq(got.device[0], 0);
     ot_cupti_stats s = ot_cupti_tr_stats(tr);

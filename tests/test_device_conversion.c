@@ -37,6 +37,7 @@
 #define SYNC_END (T1 - 100ull)
 #define TARGET_ID 77ull
 #define SUBMIT_ID 78ull
+#define DATA_OP_ID 79ull
 #define QUEUE 5u
 
 #define DEVICE_THREAD_LOCATION(dev, thread) offtrace_location_id(OFFTRACE_LOC_DEVICE_THREAD, dev, thread)
@@ -133,8 +134,10 @@ static size_t device_records(offtrace_device_record *r)
     /* queue 5: a later kernel delivered before an earlier copy */
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_KERNEL, 0, B, T0 + 400000);
     r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].op_id = SUBMIT_ID;
+    r[n - 1].value = offtrace_kernel_grid(80, 3, 2); /* its launch configuration, as CUPTI's collector packs it */
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_KERNEL, 0, E, T0 + 700000);
     r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].op_id = SUBMIT_ID;
+    r[n - 1].value = offtrace_kernel_block(128, 2, 1, 40), r[n - 1].codeptr = 5120;
     /* thread 2: an END without BEGIN, then a BEGIN never ended */
     r[n++] = dev(2, OFFTRACE_DEVICE_WORK, ompt_work_loop, E, T0 + 5000);
     r[n++] = dev(2, OFFTRACE_DEVICE_PARALLEL, 0, B, T0 + 6000);
@@ -152,13 +155,18 @@ static size_t device_records(offtrace_device_record *r)
     r[n - 1].value = 8;
     /* queue 5, second delivery: the copy that ran before the kernel */
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, B, T0 + 100000);
-    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096;
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096, r[n - 1].op_id = DATA_OP_ID;
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, E, T0 + 300000);
-    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096;
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096, r[n - 1].op_id = DATA_OP_ID;
+    /* a memset no host operation caused: the runtime's own */
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMSET, 0, B, T0 + 310000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 64;
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMSET, 0, E, T0 + 320000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 64;
     return n;
 }
 
-#define DEVICE_RECORD_COUNT 20u
+#define DEVICE_RECORD_COUNT 22u
 
 static void write_file(const char *dir, const char *name, const void *data, size_t size)
 {
@@ -261,6 +269,7 @@ typedef struct event {
     int enter;
     uint64_t time;
     uint32_t region;
+    char detail[128]; /* the Enter's device activity attributes, "name=value ..." */
 } event;
 
 typedef struct trace_location {
@@ -332,13 +341,43 @@ static void add_event(trace *t, OTF2_LocationRef l, OTF2_TimeStamp time, OTF2_Re
 {
     trace_location *loc = location_by_id(t, l);
     if (loc && loc->count < MAX_EVENTS)
-        loc->events[loc->count++] = (event){enter, time, region};
+        loc->events[loc->count++] = (event){.enter = enter, .time = time, .region = region};
+}
+
+/* The device activity attributes (event_catalogue.h, issue 17) as text. */
+static void describe_detail(const trace *t, OTF2_AttributeList *a, char *out, size_t size)
+{
+    static const char *const names[] = {"bytes", "grid", "block", "registers", "shared"};
+    size_t used = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; a && i < OTF2_AttributeList_GetNumberOfElements(a); i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        OTF2_AttributeList_GetAttributeByIndex(a, i, &ref, &type, &v);
+        if (ref < OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST ||
+            ref >= OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST + OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT)
+            continue;
+        const char *name = names[ref - OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST];
+        if (type == OTF2_TYPE_STRING)
+            used += snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", name, string_of(t, v.stringRef));
+        else if (type == OTF2_TYPE_UINT32)
+            used += snprintf(out + used, size - used, "%s%s=%u", used ? " " : "", name, v.uint32);
+        else
+            used += snprintf(out + used, size - used, "%s%s=%llu", used ? " " : "", name,
+                             (unsigned long long)v.uint64);
+        if (used >= size)
+            break;
+    }
 }
 
 static OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp time, void *u, OTF2_AttributeList *a,
                                   OTF2_RegionRef region)
 {
     add_event(u, l, time, region, 1);
+    trace_location *loc = location_by_id(u, l);
+    if (loc && loc->count && loc->count <= MAX_EVENTS)
+        describe_detail(u, a, loc->events[loc->count - 1].detail, sizeof loc->events[0].detail);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -477,6 +516,8 @@ static const expected thread2[] = {
 static const expected queue[] = {
     {1, T0 + 100000, "memcpy host->device"},
     {0, T0 + 300000, "memcpy host->device"},
+    {1, T0 + 310000, "memset (runtime's own)"},
+    {0, T0 + 320000, "memset (runtime's own)"},
     {1, T0 + 400000, "kernel (device)"},
     {0, T0 + 700000, "kernel (device)"},
 };
@@ -524,6 +565,9 @@ Test(device_conversion, late_record_is_clamped_to_its_target_end)
                  (unsigned long long)T1);
     free(times);
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
+    /* the barrier END lay 40 us after its target's end (T1 + 40000); nothing lay before a target */
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_AFTER_TARGET_NS"), 40000);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_BEFORE_TARGET_NS"), 0);
 }
 
 Test(device_conversion, queue_records_delivered_out_of_order_are_ordered_by_time)
@@ -535,6 +579,26 @@ Test(device_conversion, queue_records_delivered_out_of_order_are_ordered_by_time
     char name[64];
     snprintf(name, sizeof name, "device 0 queue %u", QUEUE);
     expect_events(t, DEVICE_QUEUE_LOCATION(0, 0), name, queue, COUNT(queue));
+    free_trace(t);
+}
+
+/* Issue 17: a copy's bytes and a kernel's launch configuration (split by the
+ * collector over its BEGIN and END records) land on the activity's Enter. */
+Test(device_conversion, queue_activities_carry_bytes_and_launch_configuration)
+{
+    char dir[4096];
+    options o = {0};
+    convert_recording(dir, sizeof dir, "devconv-detail", &o);
+    trace *t = read_trace(dir);
+    trace_location *q = location_by_id(t, DEVICE_QUEUE_LOCATION(0, 0));
+    cr_assert_not_null(q);
+    cr_assert_eq(q->count, 6);
+    cr_assert_str_eq(region_name(t, &q->events[0]), "memcpy host->device"); /* a host data op's copy */
+    cr_assert_str_eq(q->events[0].detail, "bytes=4096");
+    cr_assert_str_eq(q->events[2].detail, "bytes=64");
+    cr_assert_str_eq(q->events[4].detail, "grid=80x3x2 block=128x2x1 registers=40 shared=5120");
+    cr_assert_str_eq(q->events[1].detail, "");
+    cr_assert_str_eq(q->events[5].detail, "");
     free_trace(t);
 }
 
@@ -616,6 +680,9 @@ Test(device_conversion, wide_sync_pair_is_not_used)
     expect_events(t, DEVICE_QUEUE_LOCATION(0, 0), name, queue, COUNT(queue));
     free_trace(t);
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
+    /* the barrier END lay 40 us after its target's end (T1 + 40000); nothing lay before a target */
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_AFTER_TARGET_NS"), 40000);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_BEFORE_TARGET_NS"), 0);
 }
 
 /* The converter keeps 64 devices; records of any further device are counted,

@@ -40,6 +40,7 @@ typedef struct op_set {
 /* One kernel, copy or memset waiting for the drain. */
 typedef struct pending {
     uint64_t start, end, bytes;
+    uint64_t grid, block, shared; /* a kernel's launch configuration (collector.h) */
     uint64_t op_id, target_id; /* filled by the join */
     uint32_t correlation, cuda_device, stream, seq;
     uint8_t kind, subkind, untimed;
@@ -218,7 +219,12 @@ static int take_kernel(ot_cupti_tr *tr, const CUpti_ActivityKernel10 *k)
 {
     return keep(tr, (pending){.kind = OFFTRACE_DEVICE_KERNEL, .start = k->start, .end = k->end,
                               .cuda_device = k->deviceId, .stream = k->streamId,
-                              .correlation = k->correlationId});
+                              .correlation = k->correlationId,
+                              .grid = offtrace_kernel_grid((uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ),
+                              .block = offtrace_kernel_block((uint32_t)k->blockX, (uint32_t)k->blockY,
+                                                             (uint32_t)k->blockZ, k->registersPerThread),
+                              .shared = (uint64_t)(uint32_t)k->staticSharedMemory +
+                                        (uint64_t)(uint32_t)k->dynamicSharedMemory});
 }
 
 static int take_memcpy(ot_cupti_tr *tr, const CUpti_ActivityMemcpy6 *m)
@@ -394,9 +400,15 @@ static void put_pair(offtrace_device_record *out, const pending *p)
         .thread = p->stream, .kind = p->kind, .subkind = p->subkind,
         .endpoint = OFFTRACE_DEVICE_BEGIN, .flags = OFFTRACE_DEVICE_FLAG_STREAM,
     };
+    if (p->kind == OFFTRACE_DEVICE_KERNEL)
+        r.value = p->grid;
     out[0] = r;
     r.time = p->end;
     r.endpoint = OFFTRACE_DEVICE_END;
+    if (p->kind == OFFTRACE_DEVICE_KERNEL) {
+        r.value = p->block;
+        r.codeptr = p->shared;
+    }
     out[1] = r;
 }
 

@@ -78,8 +78,12 @@ size_t ot_ompt_translate(const ompt_record_ompt_t *r, uint64_t host_target_id,
         const ompt_record_target_kernel_t *k = &r->record.target_kernel;
         proto.kind = OFFTRACE_DEVICE_KERNEL;
         proto.op_id = k->host_op_id;
-        proto.value = k->requested_num_teams;
+        /* the launch configuration as collector.h packs it: the teams are the
+         * grid; OMPT does not say the block, registers or shared memory */
+        proto.value = offtrace_kernel_grid((uint32_t)k->requested_num_teams, 1, 1);
         fill_pair(out, r->time, k->end_time, &proto);
+        out[1].value = 0;
+        out[1].codeptr = 0;
         return 2;
     }
     if (is_data_op(r)) {

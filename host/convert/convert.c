@@ -304,6 +304,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     set_number(c->tw, "DEVICE_LOCATIONS", c->device_locations);
     set_number(c->tw, "LOST_DEVICE_RECORDS", c->device_lost);
     set_number(c->tw, "DEVICE_EVENTS_CLAMPED_TO_TARGET", c->device_clamped);
+    set_number(c->tw, "DEVICE_CLAMPED_MAX_BEFORE_TARGET_NS", c->device_clamped_max_before_ns);
+    set_number(c->tw, "DEVICE_CLAMPED_MAX_AFTER_TARGET_NS", c->device_clamped_max_after_ns);
     set_number(c->tw, "UNMATCHED_DEVICE_END_RECORDS", c->device_unmatched);
     set_number(c->tw, "DEVICE_REGIONS_OPEN_AT_END", c->device_open_at_end);
     set_number(c->tw, "DEVICE_RECORDS_WITHOUT_DEVICE", c->device_records_without_device);

@@ -67,6 +67,9 @@ typedef struct converter {
     ot_target_spans *spans;           /**< host span of every target region */
     ot_device_regions *device_regions;
     uint64_t device_records, device_lost, device_clamped, device_unmatched, device_open_at_end;
+    /* how far outside its target region the farthest clamped device event
+     * lay, before and after it (ns): a bound on the clock sync's error */
+    uint64_t device_clamped_max_before_ns, device_clamped_max_after_ns;
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
     uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */

@@ -54,6 +54,14 @@ typedef struct location_state {
     open_region open[MAX_NESTING];
     size_t depth;
     uint64_t last;
+    /* A queue's kernel BEGIN waits for its END (the next record of the
+     * queue: activities on one queue do not overlap) so that its Enter
+     * carries the whole launch configuration, which the collector splits
+     * over the two records (collector.h). */
+    offtrace_device_record held;
+    uint64_t held_at;
+    int holding;
+    OTF2_AttributeList *attributes; /* made at the first activity with detail */
 } location_state;
 
 /* A queue record on its way through the sort: queues are ordered by time,
@@ -192,6 +200,10 @@ static int place(converter *c, const device_state *d, const offtrace_device_reco
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
         if (t < begin || t > end)
             c->device_clamped++;
+        if (t < begin && begin - t > c->device_clamped_max_before_ns)
+            c->device_clamped_max_before_ns = begin - t;
+        if (t > end && t - end > c->device_clamped_max_after_ns)
+            c->device_clamped_max_after_ns = t - end;
         t = t < begin ? begin : t > end ? end : t;
     } else if (r->target_id != 0) {
         return -1;
@@ -208,9 +220,60 @@ static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_re
     OTF2_EvtWriter_Leave(w, NULL, t, region);
 }
 
+/* ---- device activity detail (issue 17): attributes on the Enter ---- */
+
+static void add_string(converter *c, OTF2_AttributeList *a, OTF2_AttributeRef ref, const char *text)
+{
+    OTF2_AttributeList_AddStringRef(a, ref, ot_tw_string(c->tw, text));
+}
+
+/* The attributes of an activity whose BEGIN is \p begin (and END \p end,
+ * NULL where unknown); NULL when it has none. */
+static OTF2_AttributeList *activity_detail(converter *c, location_state *l, const offtrace_device_record *begin,
+                                           const offtrace_device_record *end)
+{
+    int copy = begin->kind == OFFTRACE_DEVICE_MEMCPY || begin->kind == OFFTRACE_DEVICE_MEMSET;
+    int kernel = begin->kind == OFFTRACE_DEVICE_KERNEL && (begin->value || (end && (end->value || end->codeptr)));
+    if (!(begin->flags & OFFTRACE_DEVICE_FLAG_STREAM) || !((copy && begin->value) || kernel))
+        return NULL;
+    if (!l->attributes && !(l->attributes = OTF2_AttributeList_New()))
+        return NULL;
+    OTF2_AttributeList *a = l->attributes;
+    char text[64];
+    if (copy) {
+        OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_BYTES, begin->value);
+        return a;
+    }
+    if (begin->value) {
+        snprintf(text, sizeof text, "%llux%llux%llu", (unsigned long long)(begin->value & 0xffffffffu),
+                 (unsigned long long)(begin->value >> 32 & 0xffffu), (unsigned long long)(begin->value >> 48));
+        add_string(c, a, OFFTRACE_ACTIVITY_ATTR_GRID, text);
+    }
+    if (end && end->value) {
+        snprintf(text, sizeof text, "%llux%llux%llu", (unsigned long long)(end->value & 0xffffu),
+                 (unsigned long long)(end->value >> 16 & 0xffffu), (unsigned long long)(end->value >> 32 & 0xffffu));
+        add_string(c, a, OFFTRACE_ACTIVITY_ATTR_BLOCK, text);
+        OTF2_AttributeList_AddUint32(a, OFFTRACE_ACTIVITY_ATTR_REGISTERS, (uint32_t)(end->value >> 48));
+    }
+    if (end && end->codeptr)
+        OTF2_AttributeList_AddUint32(a, OFFTRACE_ACTIVITY_ATTR_SHARED_MEMORY,
+                                     end->codeptr > UINT32_MAX ? UINT32_MAX : (uint32_t)end->codeptr);
+    return a;
+}
+
+/* The held kernel's Enter, with what its END (\p end, NULL: none came) adds. */
+static void release_held(converter *c, location_state *l, const offtrace_device_record *end)
+{
+    l->holding = 0;
+    OTF2_EvtWriter_Enter(l->writer, activity_detail(c, l, &l->held, end), l->held_at,
+                         l->open[l->depth - 1].region);
+}
+
 static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
 {
     uint64_t t;
+    if (l->holding)
+        release_held(c, l, r->endpoint == OFFTRACE_DEVICE_END && r->kind == l->held.kind ? r : NULL);
     int placed = place(c, d, r, l->last, &t);
     if (placed != 0) {
         if (placed == -3)
@@ -226,7 +289,14 @@ static void write_record(converter *c, const device_state *d, location_state *l,
     OTF2_EvtWriter *w = l->writer;
     if (r->endpoint == OFFTRACE_DEVICE_BEGIN && l->depth < MAX_NESTING) {
         l->open[l->depth] = (open_region){r->kind, r->subkind, ot_device_region(c->device_regions, r)};
-        OTF2_EvtWriter_Enter(w, NULL, t, l->open[l->depth++].region);
+        if (r->kind == OFFTRACE_DEVICE_KERNEL && (r->flags & OFFTRACE_DEVICE_FLAG_STREAM)) {
+            l->held = *r;
+            l->held_at = t;
+            l->holding = 1;
+            l->depth++;
+            return;
+        }
+        OTF2_EvtWriter_Enter(w, activity_detail(c, l, r, NULL), t, l->open[l->depth++].region);
     } else if (r->endpoint == OFFTRACE_DEVICE_END && l->depth && l->open[l->depth - 1].kind == r->kind &&
                l->open[l->depth - 1].subkind == r->subkind) {
         OTF2_EvtWriter_Leave(w, NULL, t, l->open[--l->depth].region);
@@ -240,6 +310,10 @@ static void write_record(converter *c, const device_state *d, location_state *l,
 /* Regions still open at the end close at the location's last time. */
 static void end_location(converter *c, location_state *l)
 {
+    if (l->holding)
+        release_held(c, l, NULL);
+    if (l->attributes)
+        OTF2_AttributeList_Delete(l->attributes);
     c->device_open_at_end += l->depth;
     while (l->depth)
         OTF2_EvtWriter_Leave(l->writer, NULL, l->last, l->open[--l->depth].region);

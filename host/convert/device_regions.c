@@ -28,6 +28,17 @@ static offtrace_event_class copy_class(uint8_t subkind)
     }
 }
 
+/* A copy or memset on a queue that no host data operation caused: the
+ * offload runtime's own (libomptarget 19's CUDA plugin copies to the device
+ * beside the program's maps, seen on an H200), or one whose correlation was
+ * lost. Named apart so that the copies of the program's maps stay exactly
+ * the host's data operations. */
+static int runtime_own(const offtrace_device_record *rec)
+{
+    return (rec->flags & OFFTRACE_DEVICE_FLAG_STREAM) && rec->op_id == 0 &&
+           (rec->kind == OFFTRACE_DEVICE_MEMCPY || rec->kind == OFFTRACE_DEVICE_MEMSET);
+}
+
 /* The catalogue class of a device record. */
 static offtrace_event_class class_of(const offtrace_device_record *rec)
 {
@@ -67,6 +78,11 @@ static ot_naming naming_of(const offtrace_device_record *rec, offtrace_event_cla
         n.name = "initial task";
     else if (cls == OFFTRACE_CLASS_QUEUE_MEMCPY && rec->subkind == OFFTRACE_COPY_DEVICE_TO_DEVICE)
         n.name = "memcpy device->device";
+    if (runtime_own(rec))
+        n.name = cls == OFFTRACE_CLASS_QUEUE_MEMCPY_TO_DEVICE   ? "memcpy host->device (runtime's own)"
+                 : cls == OFFTRACE_CLASS_QUEUE_MEMCPY_FROM_DEVICE ? "memcpy device->host (runtime's own)"
+                 : cls == OFFTRACE_CLASS_QUEUE_MEMSET             ? "memset (runtime's own)"
+                                                                  : "memcpy (runtime's own)";
     return n;
 }
 
@@ -121,7 +137,7 @@ static int grow(ot_device_regions *r)
 
 OTF2_RegionRef ot_device_region(ot_device_regions *r, const offtrace_device_record *rec)
 {
-    uint64_t key = (uint64_t)rec->kind << 8 | rec->subkind;
+    uint64_t key = (uint64_t)runtime_own(rec) << 16 | (uint64_t)rec->kind << 8 | rec->subkind;
     if ((r->used + 1) * 2 > r->capacity && grow(r) != 0)
         return make_region(r, rec);
     cached *c = find(r->slots, r->capacity, key, rec->codeptr);

@@ -602,8 +602,12 @@ static void write_nvtx_attributes(OTF2_GlobalDefWriter *g, const nvtx_strings *n
 
 /* ---- the variable of a data operation (issue 15): the catalogue's map attributes ---- */
 
+/* ... and of a device activity (issue 17): the catalogue's activity attributes,
+ * defined right after the map attributes (refs dense and in order). */
 typedef struct map_strings {
     OTF2_StringRef name[OFFTRACE_MAP_ATTRIBUTE_COUNT], description[OFFTRACE_MAP_ATTRIBUTE_COUNT];
+    OTF2_StringRef activity_name[OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT];
+    OTF2_StringRef activity_description[OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT];
 } map_strings;
 
 static void intern_map_strings(ot_trace_writer *w, map_strings *m)
@@ -613,6 +617,11 @@ static void intern_map_strings(ot_trace_writer *w, map_strings *m)
     m->description[offset] = ot_tw_string(w, description_text);
     OFFTRACE_MAP_ATTRIBUTES(MAP_STRINGS)
 #undef MAP_STRINGS
+#define ACTIVITY_STRINGS(a, offset, type, name_text, description_text) \
+    m->activity_name[offset] = ot_tw_string(w, name_text);             \
+    m->activity_description[offset] = ot_tw_string(w, description_text);
+    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(ACTIVITY_STRINGS)
+#undef ACTIVITY_STRINGS
 }
 
 static void write_map_attributes(OTF2_GlobalDefWriter *g, const map_strings *m)
@@ -621,6 +630,11 @@ static void write_map_attributes(OTF2_GlobalDefWriter *g, const map_strings *m)
     OTF2_GlobalDefWriter_WriteAttribute(g, OFFTRACE_MAP_ATTR_##a, m->name[offset], m->description[offset], OTF2_TYPE_##type);
     OFFTRACE_MAP_ATTRIBUTES(MAP_ATTRIBUTE)
 #undef MAP_ATTRIBUTE
+#define ACTIVITY_ATTRIBUTE(a, offset, type, name_text, description_text)                              \
+    OTF2_GlobalDefWriter_WriteAttribute(g, OFFTRACE_ACTIVITY_ATTR_##a, m->activity_name[offset],      \
+                                        m->activity_description[offset], OTF2_TYPE_##type);
+    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(ACTIVITY_ATTRIBUTE)
+#undef ACTIVITY_ATTRIBUTE
 }
 
 static void write_paradigm(OTF2_GlobalDefWriter *g, const def_strings *d)

@@ -84,7 +84,10 @@
     X(SYNC, 4)          /* barrier/taskwait/taskgroup; subkind = ompt_sync_region_t */        \
     X(TASK, 5)          /* an explicit task executing; codeptr = where it was created */      \
     /* Device activity (CUPTI, OMPT device tracing), `thread` = stream/queue: */              \
-    X(KERNEL, 16)       /* kernel execution; op_id = host submit op that launched it */       \
+    X(KERNEL, 16)       /* kernel execution; op_id = host submit op that launched it; its */  \
+                        /* launch configuration where known (else 0): BEGIN value = grid, */ \
+                        /* END value = block and registers (offtrace_kernel_grid/_block), */ \
+                        /* END codeptr = shared memory per block in bytes */                  \
     X(MEMCPY, 17)       /* copy; subkind = enum offtrace_device_copy, value = bytes */        \
     X(MEMSET, 18)       /* memset; value = bytes */                                           \
     /* Bookkeeping: */                                                                        \
@@ -96,6 +99,19 @@ enum offtrace_device_kind {
     OFFTRACE_DEVICE_KINDS(OFFTRACE_DEVICE_KIND_ENUM)
 #undef OFFTRACE_DEVICE_KIND_ENUM
 };
+
+/** \brief A KERNEL BEGIN record's value: the grid, x in bits 0-31, y in 32-47, z in 48-63. */
+static inline uint64_t offtrace_kernel_grid(uint32_t x, uint32_t y, uint32_t z)
+{
+    return (uint64_t)x | (uint64_t)(y & 0xffffu) << 32 | (uint64_t)(z & 0xffffu) << 48;
+}
+
+/** \brief A KERNEL END record's value: the block, x, y, z and registers per thread, 16 bits each. */
+static inline uint64_t offtrace_kernel_block(uint32_t x, uint32_t y, uint32_t z, uint32_t registers)
+{
+    return (uint64_t)(x & 0xffffu) | (uint64_t)(y & 0xffffu) << 16 | (uint64_t)(z & 0xffffu) << 32 |
+           (uint64_t)(registers & 0xffffu) << 48;
+}
 
 /** Copy directions of OFFTRACE_DEVICE_MEMCPY (the `subkind` field). */
 enum offtrace_device_copy {

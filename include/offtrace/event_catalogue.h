@@ -536,7 +536,7 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
  * attribute defined before them (NVTX's 19, host/convert/trace_writer.h):
  * renumbering is this one number.
  */
-/* OTF2 attributes 27-31 are reserved for MPI (issue 16), after the map attributes 20-26. */
+/* OTF2 attributes 27-31: device activity detail (issue 17, host/convert/trace_writer.h); 32-36 reserved for MPI (issue 16). */
 #define OFFTRACE_MAP_ATTRIBUTE_FIRST 20u
 #define OFFTRACE_MAP_ATTRIBUTES(X)                                                                              \
     X(VARIABLE, 0, STRING, "variable",                                                                          \
@@ -560,5 +560,32 @@ enum offtrace_map_attribute {
 #undef OFFTRACE_MAP_ATTRIBUTE_ENUM
     OFFTRACE_MAP_ATTRIBUTE_COUNT = 7
 };
+
+/* ---- device activity detail (issue 17, docs/gpu.md) ---- */
+
+/**
+ * X(attribute, offset, OTF2 type, name, description): the attributes the
+ * converter puts on the Enter of a device activity on a queue (CUPTI) when
+ * the collector's records carry them (collector.h, OFFTRACE_DEVICE_KERNEL
+ * and MEMCPY/MEMSET): refs OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST +
+ * offset, right after the map attributes (dense and in order, as OTF2 wants).
+ */
+#define OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST 27u
+#define OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(X)                                                                   \
+    X(BYTES, 0, UINT64, "bytes", "bytes the device copied or set (the driver's own count of the activity)")    \
+    X(GRID, 1, STRING, "grid", "the kernel's grid: blocks in x, y and z (\"256x1x1\")")                        \
+    X(BLOCK, 2, STRING, "block", "the kernel's thread block: threads in x, y and z (\"128x1x1\")")            \
+    X(REGISTERS, 3, UINT32, "registers per thread", "registers the kernel's code uses per thread")            \
+    X(SHARED_MEMORY, 4, UINT32, "shared memory per block", "bytes of shared memory per block, static + dynamic")
+
+enum offtrace_device_activity_attribute {
+#define OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM(a, offset, type, name, description) \
+    OFFTRACE_ACTIVITY_ATTR_##a = OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST + offset,
+    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM)
+#undef OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM
+    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT = 5
+};
+_Static_assert(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST == OFFTRACE_MAP_ATTRIBUTE_FIRST + OFFTRACE_MAP_ATTRIBUTE_COUNT,
+               "device activity attributes follow the map attributes without a gap");
 
 #endif /* OFFTRACE_EVENT_CATALOGUE_H */

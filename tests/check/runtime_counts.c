@@ -37,7 +37,12 @@ int runtime_counts_of_run(const char *example, char *const args[], runtime_count
     run_free(&r);
     if (!ok)
         return -1;
-    FILE *f = fopen(out, "r");
+    return runtime_counts_read(out, c);
+}
+
+int runtime_counts_read(const char *file, runtime_counts *c)
+{
+    FILE *f = fopen(file, "r");
     if (!f) {
         snprintf(c->problem, sizeof c->problem, "the counting tool wrote nothing");
         return -1;

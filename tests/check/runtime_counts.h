@@ -25,4 +25,8 @@ int runtime_counts_of(const char *example, runtime_counts *c);
 /** \brief The same with arguments (NULL-terminated, at most 14; NULL for none). */
 int runtime_counts_of_run(const char *example, char *const args[], runtime_counts *c);
 
+/** \brief Read the counting tool's line from \p file (what it wrote, elsewhere).
+ *  \return 0, or -1 with the reason in c->problem. */
+int runtime_counts_read(const char *file, runtime_counts *c);
+
 #endif

@@ -62,26 +62,35 @@ OMP_TARGET_OFFLOAD=$OFFLOAD OMP_TOOL_VERBOSE_INIT=stdout OMP_TOOL_LIBRARIES=$B/l
 echo "rc=$?"; cat "$R/tool_check.txt" "$R/tool_check.counts" 2>/dev/null | head -30
 ldd "$B/bin/example_saxpy" | grep -E "omp|LLVM"; cat /etc/ld.so.preload 2>/dev/null
 
-EXAMPLES="saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_right implicit_maps bucket_sort device_tasks user_phases"
-for ex in $EXAMPLES; do
-    left || { say "budget spent: $ex and later skipped"; break; }
-    say "$ex"
-    prog=$B/bin/example_$ex
-    d=$R/$ex; mkdir -p "$d"
-    t0=$(date +%s%N)
-    OMP_TARGET_OFFLOAD=$OFFLOAD timeout 60 "$prog" > "$d/untraced.out" 2> "$d/untraced.err"; echo "untraced rc=$? $(ms_since $t0) ms"
+# run_example NAME PROGRAM [ARGS...]: untraced, under the counter, under record; report; otf2-print.
+run_example() {
+    local ex=$1 prog=$2; shift 2
+    local d=$R/$ex; mkdir -p "$d"
+    say "$ex $*"
+    local t0=$(date +%s%N)
+    OMP_TARGET_OFFLOAD=$OFFLOAD timeout 60 "$prog" "$@" > "$d/untraced.out" 2> "$d/untraced.err"; echo "untraced rc=$? $(ms_since $t0) ms"
     OMP_TARGET_OFFLOAD=$OFFLOAD OMP_TOOL_LIBRARIES=$B/lib/libofftrace-test-counter.so OFFTRACE_TEST_COUNTER_OUT=$d/counts \
-        timeout 60 "$prog" > "$d/counted.out" 2>&1; echo "counter rc=$? $(cat "$d/counts" 2>/dev/null)"
+        timeout 60 "$prog" "$@" > "$d/counted.out" 2>&1; echo "counter rc=$? $(cat "$d/counts" 2>/dev/null)"
     t0=$(date +%s%N)
-    OMP_TARGET_OFFLOAD=$OFFLOAD OFFTRACE_VERBOSE=2 timeout 90 "$B/bin/offtrace" record -o "$d/trace" -- "$prog" > "$d/traced.out" 2> "$d/record.err"
+    OMP_TARGET_OFFLOAD=$OFFLOAD OFFTRACE_VERBOSE=2 timeout 90 "$B/bin/offtrace" record -o "$d/trace" -- "$prog" "$@" > "$d/traced.out" 2> "$d/record.err"
     echo "record rc=$? $(ms_since $t0) ms"
     grep -v "solver" "$d/untraced.out" > "$d/u"; grep -v "solver" "$d/traced.out" > "$d/t"
     cmp -s "$d/u" "$d/t" && echo "output unchanged (but for timings)" || echo "OUTPUT DIFFERS"
-    grep -E "^offtrace: (kernels|host->device|device->host|device|lost|warning)" "$d/record.err" | head -8
+    grep -E "^offtrace: (kernels|host->device|device->host|device|lost|warning|PARTIAL)" "$d/record.err" | head -8
     grep -iE "cupti|error|unavailable" "$d/record.err" | head -5
     timeout 60 "$B/tools/otf2-print" --silent -Werror "$d/trace/traces.otf2" > "$d/otf2print.txt" 2>&1; echo "otf2-print -Werror rc=$?"
     timeout 60 "$B/bin/offtrace" report "$d/trace" > "$d/report.txt" 2>&1
     timeout 60 "$B/bin/offtrace" report --json "$d/trace" > "$d/report.json" 2>/dev/null
+}
+
+EXAMPLES="saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_right implicit_maps bucket_sort device_tasks user_phases"
+for ex in $EXAMPLES; do
+    left || { say "budget spent: $ex and later skipped"; break; }
+    run_example "$ex" "$B/bin/example_$ex"
+done
+# CG at the benchmark's smallest and largest sizes: its kernels' own times, from the device
+for size in "64 500" "4096 50"; do
+    left && run_example "cg_${size%% *}" "$B/bin/example_cg" $size
 done
 
 if left; then
@@ -91,11 +100,28 @@ if left; then
             > /dev/null 2> "$R/$ex/record-host.err"; echo "$ex host-only rc=$?"
     done
 fi
+# A program that died under record: where (no gdb there; cuda-gdb debugs host code too).
+crashed=$(grep -l "killed by SIG" "$R"/*/record.err 2>/dev/null | head -1)
+if [ -n "$crashed" ] && command -v cuda-gdb > /dev/null; then
+    ex=$(basename "$(dirname "$crashed")")
+    say "backtrace of $ex's crash under the device collector (cuda-gdb)"
+    timeout 120 cuda-gdb -batch -ex "set environment OMP_TOOL_LIBRARIES=$B/lib/libofftrace.so" \
+        -ex "set environment LD_PRELOAD=$B/lib/libofftrace-device.so" -ex "set environment OFFTRACE_OUTPUT=$R/gdb-trace" \
+        -ex "set environment LD_LIBRARY_PATH=$LD_LIBRARY_PATH" -ex run -ex bt -ex "info sharedlibrary" \
+        --args "$B/bin/example_$ex" > "$R/crash_bt.txt" 2>&1
+    grep -A25 "received signal" "$R/crash_bt.txt" | head -40
+fi
 if left; then
     say "CG benchmark (solver time: none, null tool, host-only, device detail)"
     timeout $(( BUDGET + 60 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" "$B" "${CG_ROUNDS:-3}" \
         "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench.txt" 2>&1
     echo "cg bench rc=$?"; cat "$R/cg_bench.txt"
+fi
+if left; then
+    say "CG benchmark again with CUPTI flushed at every target end (OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0)"
+    OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0 timeout $(( BUDGET + 100 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" \
+        "$B" "${CG_ROUNDS:-3}" "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench_flush_every_target.txt" 2>&1
+    echo "cg bench rc=$?"; cat "$R/cg_bench_flush_every_target.txt"
 fi
 say "packing"
 tar -C /tmp -czf "$OUT/results.tar.gz" gpu-results
