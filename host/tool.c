@@ -275,7 +275,7 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
     };
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
-        mark_operation(current_target_device, endpoint, target_id, *host_op_id);
+        mark_operation(current_target_device, endpoint, target_id, *host_op_id | OFFTRACE_OPERATION_SUBMIT_BIT);
 }
 
 /* ---- host OpenMP events ----

@@ -158,6 +158,13 @@ static size_t device_records(offtrace_device_record *r)
     r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096, r[n - 1].op_id = DATA_OP_ID;
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, E, T0 + 300000);
     r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 4096, r[n - 1].op_id = DATA_OP_ID;
+    /* a copy a kernel launch made (a reduction buffer) */
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, B, T0 + 301000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 16;
+    r[n - 1].op_id = SUBMIT_ID | OFFTRACE_OPERATION_SUBMIT_BIT;
+    r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMCPY, OFFTRACE_COPY_HOST_TO_DEVICE, E, T0 + 302000);
+    r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 16;
+    r[n - 1].op_id = SUBMIT_ID | OFFTRACE_OPERATION_SUBMIT_BIT;
     /* a memset no host operation caused: the runtime's own */
     r[n++] = dev(QUEUE, OFFTRACE_DEVICE_MEMSET, 0, B, T0 + 310000);
     r[n - 1].flags = OFFTRACE_DEVICE_FLAG_STREAM, r[n - 1].value = 64;
@@ -166,7 +173,7 @@ static size_t device_records(offtrace_device_record *r)
     return n;
 }
 
-#define DEVICE_RECORD_COUNT 22u
+#define DEVICE_RECORD_COUNT 24u
 
 static void write_file(const char *dir, const char *name, const void *data, size_t size)
 {
@@ -516,6 +523,8 @@ static const expected thread2[] = {
 static const expected queue[] = {
     {1, T0 + 100000, "memcpy host->device"},
     {0, T0 + 300000, "memcpy host->device"},
+    {1, T0 + 301000, "memcpy host->device (kernel launch)"},
+    {0, T0 + 302000, "memcpy host->device (kernel launch)"},
     {1, T0 + 310000, "memset (runtime's own)"},
     {0, T0 + 320000, "memset (runtime's own)"},
     {1, T0 + 400000, "kernel (device)"},
@@ -592,13 +601,15 @@ Test(device_conversion, queue_activities_carry_bytes_and_launch_configuration)
     trace *t = read_trace(dir);
     trace_location *q = location_by_id(t, DEVICE_QUEUE_LOCATION(0, 0));
     cr_assert_not_null(q);
-    cr_assert_eq(q->count, 6);
+    cr_assert_eq(q->count, 8);
     cr_assert_str_eq(region_name(t, &q->events[0]), "memcpy host->device"); /* a host data op's copy */
+    cr_assert_str_eq(region_name(t, &q->events[2]), "memcpy host->device (kernel launch)");
     cr_assert_str_eq(q->events[0].detail, "bytes=4096");
-    cr_assert_str_eq(q->events[2].detail, "bytes=64");
-    cr_assert_str_eq(q->events[4].detail, "grid=80x3x2 block=128x2x1 registers=40 shared=5120");
+    cr_assert_str_eq(q->events[2].detail, "bytes=16");
+    cr_assert_str_eq(q->events[4].detail, "bytes=64");
+    cr_assert_str_eq(q->events[6].detail, "grid=80x3x2 block=128x2x1 registers=40 shared=5120");
     cr_assert_str_eq(q->events[1].detail, "");
-    cr_assert_str_eq(q->events[5].detail, "");
+    cr_assert_str_eq(q->events[7].detail, "");
     free_trace(t);
 }
 

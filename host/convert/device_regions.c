@@ -28,15 +28,19 @@ static offtrace_event_class copy_class(uint8_t subkind)
     }
 }
 
-/* A copy or memset on a queue that no host data operation caused: the
- * offload runtime's own (libomptarget 19's CUDA plugin copies to the device
- * beside the program's maps, seen on an H200), or one whose correlation was
- * lost. Named apart so that the copies of the program's maps stay exactly
- * the host's data operations. */
-static int runtime_own(const offtrace_device_record *rec)
+/* What caused a copy or memset on a queue: a host data operation (the
+ * program's maps), a kernel launch (libomptarget 19's CUDA plugin copies a
+ * 16-byte buffer to the device for each kernel with a reduction, seen on an
+ * H200), or nothing the host knows of (the runtime's own, or a correlation
+ * lost). The last two are named apart so that the copies of the program's
+ * maps stay exactly the host's data operations. */
+enum { CAUSE_DATA_OP, CAUSE_NONE, CAUSE_LAUNCH };
+static int cause_of(const offtrace_device_record *rec)
 {
-    return (rec->flags & OFFTRACE_DEVICE_FLAG_STREAM) && rec->op_id == 0 &&
-           (rec->kind == OFFTRACE_DEVICE_MEMCPY || rec->kind == OFFTRACE_DEVICE_MEMSET);
+    if (!(rec->flags & OFFTRACE_DEVICE_FLAG_STREAM) ||
+        (rec->kind != OFFTRACE_DEVICE_MEMCPY && rec->kind != OFFTRACE_DEVICE_MEMSET))
+        return CAUSE_DATA_OP;
+    return rec->op_id == 0 ? CAUSE_NONE : rec->op_id & OFFTRACE_OPERATION_SUBMIT_BIT ? CAUSE_LAUNCH : CAUSE_DATA_OP;
 }
 
 /* The catalogue class of a device record. */
@@ -78,11 +82,18 @@ static ot_naming naming_of(const offtrace_device_record *rec, offtrace_event_cla
         n.name = "initial task";
     else if (cls == OFFTRACE_CLASS_QUEUE_MEMCPY && rec->subkind == OFFTRACE_COPY_DEVICE_TO_DEVICE)
         n.name = "memcpy device->device";
-    if (runtime_own(rec))
-        n.name = cls == OFFTRACE_CLASS_QUEUE_MEMCPY_TO_DEVICE   ? "memcpy host->device (runtime's own)"
-                 : cls == OFFTRACE_CLASS_QUEUE_MEMCPY_FROM_DEVICE ? "memcpy device->host (runtime's own)"
-                 : cls == OFFTRACE_CLASS_QUEUE_MEMSET             ? "memset (runtime's own)"
-                                                                  : "memcpy (runtime's own)";
+    static const char *const apart[2][4] = {
+        {"memcpy host->device (runtime's own)", "memcpy device->host (runtime's own)", "memset (runtime's own)",
+         "memcpy (runtime's own)"},
+        {"memcpy host->device (kernel launch)", "memcpy device->host (kernel launch)", "memset (kernel launch)",
+         "memcpy (kernel launch)"},
+    };
+    int cause = cause_of(rec);
+    if (cause != CAUSE_DATA_OP)
+        n.name = apart[cause == CAUSE_LAUNCH][cls == OFFTRACE_CLASS_QUEUE_MEMCPY_TO_DEVICE     ? 0
+                                              : cls == OFFTRACE_CLASS_QUEUE_MEMCPY_FROM_DEVICE ? 1
+                                              : cls == OFFTRACE_CLASS_QUEUE_MEMSET             ? 2
+                                                                                               : 3];
     return n;
 }
 
@@ -137,7 +148,7 @@ static int grow(ot_device_regions *r)
 
 OTF2_RegionRef ot_device_region(ot_device_regions *r, const offtrace_device_record *rec)
 {
-    uint64_t key = (uint64_t)runtime_own(rec) << 16 | (uint64_t)rec->kind << 8 | rec->subkind;
+    uint64_t key = (uint64_t)cause_of(rec) << 16 | (uint64_t)rec->kind << 8 | rec->subkind;
     if ((r->used + 1) * 2 > r->capacity && grow(r) != 0)
         return make_region(r, rec);
     cached *c = find(r->slots, r->capacity, key, rec->codeptr);

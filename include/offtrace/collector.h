@@ -100,6 +100,12 @@ enum offtrace_device_kind {
 #undef OFFTRACE_DEVICE_KIND_ENUM
 };
 
+/** In an operation id the host gives operation_begin/operation_end: the
+ *  operation is a kernel submit, not a data operation. Activities a launch
+ *  causes beside its kernel (the runtime's copies of reduction or argument
+ *  buffers) are told from the copies of the program's maps by it. */
+#define OFFTRACE_OPERATION_SUBMIT_BIT (1ull << 63)
+
 /** \brief A KERNEL BEGIN record's value: the grid, x in bits 0-31, y in 32-47, z in 48-63. */
 static inline uint64_t offtrace_kernel_grid(uint32_t x, uint32_t y, uint32_t z)
 {
@@ -145,7 +151,8 @@ enum offtrace_device_flags {
 typedef struct offtrace_device_record {
     uint64_t time;      /**< device clock (the clock of device_time) */
     uint64_t target_id; /**< host target region id given to target_begin; 0 unknown */
-    uint64_t op_id;     /**< host operation id (operation_begin) that caused it; 0 none */
+    uint64_t op_id;     /**< host operation id (operation_begin) that caused it; 0 none;
+                             with OFFTRACE_OPERATION_SUBMIT_BIT: a kernel launch */
     uint64_t codeptr;   /**< code address of the construct (host address space); 0 unknown */
     uint64_t value;     /**< kind-specific, see OFFTRACE_DEVICE_KINDS */
     uint32_t thread;    /**< device thread (0, 1, ... per device) or stream number */

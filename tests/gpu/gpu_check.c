@@ -40,7 +40,7 @@ typedef struct state {
     times device_kernel_begin, host_launch_begin;
     uint64_t device_kernels, kernels_with_grid, kernels_with_block;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, copies_without_bytes;
-    uint64_t memsets, runtime_own, runtime_own_bytes;
+    uint64_t memsets, runtime_own, runtime_own_bytes, launch_copies, launch_copy_bytes;
     int out_of_memory;
 } state;
 
@@ -101,10 +101,11 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time
         s->copies_without_bytes += bytes == 0;
         *(to_device ? &s->h2d : &s->d2h) += 1;
         *(to_device ? &s->h2d_bytes : &s->d2h_bytes) += bytes;
-    } else if (strstr(what, "(runtime's own)")) { /* copies no host data operation caused */
-        s->runtime_own++;
+    } else if (strstr(what, "(runtime's own)") || strstr(what, "(kernel launch)")) { /* not a map's copies */
+        int launch = strstr(what, "(kernel launch)") != NULL;
+        *(launch ? &s->launch_copies : &s->runtime_own) += 1;
         if (has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_BYTES, &v))
-            s->runtime_own_bytes += v.uint64;
+            *(launch ? &s->launch_copy_bytes : &s->runtime_own_bytes) += v.uint64;
     } else if (!strcmp(what, "memset")) {
         s->memsets++;
     }
@@ -230,6 +231,8 @@ int main(int argc, char **argv)
     printf("%-8s %-34s %llu\n", "info", "device memsets (CUPTI)", (unsigned long long)s->memsets);
     printf("%-8s %-34s %llu, %llu bytes\n", "info", "runtime's own copies and memsets",
            (unsigned long long)s->runtime_own, (unsigned long long)s->runtime_own_bytes);
+    printf("%-8s %-34s %llu, %llu bytes\n", "info", "kernel launches' copies and memsets",
+           (unsigned long long)s->launch_copies, (unsigned long long)s->launch_copy_bytes);
     clock_check(s);
     printf("%-8s %-34s %llu (max %llu ns before, %llu ns after its target region)\n", "info",
            "device events clamped to target", (unsigned long long)property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"),
