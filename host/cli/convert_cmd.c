@@ -55,7 +55,9 @@ static int job_outcome(ot_job_finish outcome, const char *job_dir, unsigned size
 }
 
 /* One rank of `convert run`: its recording converted into its part when it
- * is not yet (-1: said why, stop), and marked done when its part is there. */
+ * is not yet, and marked done when its part is there. \return 0, or the
+ * exit status after saying why (1: still recorded or being converted, 2:
+ * its conversion failed). */
 static int convert_job_rank(const ot_job_place *place, unsigned rank, const ot_convert_options *given,
                             unsigned *converted)
 {
@@ -69,7 +71,7 @@ static int convert_job_rank(const ot_job_place *place, unsigned rank, const ot_c
     ot_cli_recording_inspect(rank_dir, &rec);
     if (rec.state == OT_RECORDING_BEING_CONVERTED || rec.state == OT_RECORDING_LIVE) {
         ot_cli_recording_explain("convert", rank_dir, &rec);
-        return -1;
+        return 1;
     }
     if (ot_cli_recording_unconverted(&rec)) {
         ot_convert_options opts = *given;
@@ -79,11 +81,11 @@ static int convert_job_rank(const ot_job_place *place, unsigned rank, const ot_c
         if (claim == -EBUSY) {
             rec.state = OT_RECORDING_BEING_CONVERTED;
             ot_cli_recording_explain("convert", rank_dir, &rec);
-            return -1;
+            return 1;
         }
         if (ot_convert_directory(rank_dir, &opts, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
-            return -1;
+            return 2;
         }
         if (opts.keep_raw)
             ot_cli_raw_mark_converted(rec.raw_dir);
@@ -101,9 +103,11 @@ static int convert_job(const ot_job_place *place, const ot_convert_options *opts
     char anchor[4300], msg[4600];
     struct stat st;
     unsigned converted = 0;
-    for (unsigned rank = 0; rank < place->job.size; rank++)
-        if (convert_job_rank(place, rank, opts, &converted) != 0)
-            return 2;
+    for (unsigned rank = 0; rank < place->job.size; rank++) {
+        int status = convert_job_rank(place, rank, opts, &converted);
+        if (status)
+            return status;
+    }
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", place->job_dir, OFFTRACE_ARCHIVE_NAME);
     if (!converted && stat(anchor, &st) == 0)
         return converted_already(place->job_dir, anchor);
