@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "offtrace/offtrace.h"
+#include "session.h" /* a job's rank converts into <dir>/part (issue 16) */
 
 extern char **environ;
 
@@ -73,7 +74,8 @@ static void copy_environment(void)
 int ot_convert_process_prepare(const char *dir, int keep_raw)
 {
     snprintf(dir_arg, sizeof dir_arg, "%s", dir);
-    snprintf(anchor_path, sizeof anchor_path, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    snprintf(anchor_path, sizeof anchor_path, "%s%s/%s.otf2", dir, ot_the_session.job_rank >= 0 ? "/part" : "",
+             OFFTRACE_ARCHIVE_NAME);
     keep_raw_arg = keep_raw;
     locate_cli();
     if (cli_found)

@@ -10,6 +10,7 @@
 
 #include "convert_process.h"
 #include "offtrace/offtrace.h"
+#include "session.h"
 #include "stream.h"
 
 #define FATAL_SIGNALS 5
@@ -82,6 +83,8 @@ static void say_outcome(ot_convert_outcome outcome, const char *reason)
     if (outcome == OT_CONVERTED) {
         add(&l, "; its trace up to then is in ");
         add(&l, dir_text);
+        if (ot_the_session.job_rank >= 0) /* a rank of an MPI job: its part (issue 16) */
+            add(&l, "/part");
         add(&l, "/" OFFTRACE_ARCHIVE_NAME ".otf2\n");
     } else {
         if (outcome == OT_CONVERT_NOT_STARTED) {

@@ -44,7 +44,10 @@ static void convert_in_helper_process(void)
     const char *dir = ot_the_session.dir;
     switch (ot_convert_process_run(NULL, 0)) {
     case OT_CONVERTED:
-        if (ot_the_session.verbose)
+        if (ot_the_session.verbose && ot_the_session.job_rank >= 0) /* the job's archive: convert_job.h */
+            fprintf(stderr, "offtrace: rank %d's part written to %s/part/%s.otf2\n", ot_the_session.job_rank, dir,
+                    OFFTRACE_ARCHIVE_NAME);
+        else if (ot_the_session.verbose)
             fprintf(stderr, "offtrace: trace written to %s/%s.otf2\n", dir, OFFTRACE_ARCHIVE_NAME);
         break;
     case OT_CONVERT_NOT_STARTED:

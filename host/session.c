@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "job.h" /* issue 16 */
 #include "offtrace/offtrace.h"
 #include "lineage.h"
 #include "liveness.h"
@@ -21,7 +22,7 @@
 /* Counted into until raw/counters is mapped (nothing is recorded before). */
 static offtrace_raw_counters unmapped_counters = {.max_size = UINT64_MAX};
 
-ot_session ot_the_session = {.counters = &unmapped_counters};
+ot_session ot_the_session = {.counters = &unmapped_counters, .job_rank = -1};
 
 /* A descriptor on 0-2 (the program started with one of them closed) would
  * receive the program's own output: move it up before any use. */
@@ -150,14 +151,19 @@ static int map_counters(uint64_t max_size)
     return 0;
 }
 
-static void default_output_name(char *buf, size_t size)
+/* One rank of an MPI job takes the name every rank derives from the job id
+ * (job.h), so that all meet in one job directory without talking. */
+static void default_output_name(const ot_job *job, char *buf, size_t size)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     const char *base = strrchr(exe, '/');
     base = base ? base + 1 : (n > 0 ? exe : "program");
-    snprintf(buf, size, "offtrace-%s-%d", base, (int)getpid());
+    if (job)
+        ot_job_default_dir(base, job, buf, size);
+    else
+        snprintf(buf, size, "offtrace-%s-%d", base, (int)getpid());
 }
 
 /* Never reuse a directory: take the name, or the first free <name>.N. */
@@ -213,16 +219,28 @@ static int descendant_of_traced(const char *wanted, char *raw_dir, size_t size)
 int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
 {
     ot_session *s = &ot_the_session;
-    char wanted[4096], chosen[4096];
+    char wanted[4096], chosen[4096], job_dir[4096], why[4400];
     s->chunk_bytes = cfg->chunk_bytes;
     s->memory_budget = cfg->memory_budget;
     s->verbose = cfg->verbose;
     s->keep_raw = cfg->keep_raw;
     s->background_writeback = cfg->background_writeback;
+    /* Without `offtrace record`, one rank of an MPI job records into
+     * <output>/rank.N of the job directory (under record, record chose it). */
+    ot_job job;
+    int in_job = cfg->output_preclaimed ? 0 : ot_job_detect(&job, why, sizeof why);
+    if (in_job < 0) {
+        snprintf(err, err_size, "offtrace: %s; this run is not traced", why);
+        return -EINVAL;
+    }
     if (cfg->output[0])
         snprintf(wanted, sizeof wanted, "%s", cfg->output);
     else
-        default_output_name(wanted, sizeof wanted);
+        default_output_name(in_job ? &job : NULL, wanted, sizeof wanted);
+    if (in_job) {
+        snprintf(job_dir, sizeof job_dir, "%s", wanted);
+        ot_job_rank_dir(job_dir, job.rank, wanted, sizeof wanted);
+    }
 
     /* Without `offtrace record` nothing claims a directory for the program:
      * a descendant of a traced process (or this process's own image before
@@ -243,7 +261,13 @@ int ot_session_open(const ot_config *cfg, char *err, size_t err_size)
     }
 
     int rc = 0;
-    if (cfg->output_preclaimed)
+    if (in_job && (rc = ot_job_join(job_dir, &job, why, sizeof why)) != 0) {
+        snprintf(err, err_size, "offtrace: rank %u: %s; this run is not traced", job.rank, why);
+        return rc;
+    }
+    if (in_job)
+        s->job_rank = (int)job.rank;
+    if (cfg->output_preclaimed || in_job)
         snprintf(chosen, sizeof chosen, "%s", wanted);
     else
         rc = create_fresh_dir(wanted, chosen, sizeof chosen, cfg->verbose);

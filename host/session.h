@@ -19,6 +19,7 @@
 /** \brief Process-wide recording state; one per traced process. */
 typedef struct ot_session {
     char dir[4096];      /**< output directory (absolute) */
+    int job_rank;        /**< without the CLI, one rank of an MPI job: its rank (dir is <job>/rank.N); else -1 */
     char raw_dir[4200];  /**< <dir>/raw */
     size_t chunk_bytes;
     size_t memory_budget;

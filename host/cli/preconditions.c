@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "job.h" /* issue 16 */
 #include "liveness.h"
 #include "offtrace/offtrace.h"
 #include "regular_file.h"
@@ -91,6 +92,15 @@ int ot_cli_archive_ready(const char *verb, const char *dir)
         fprintf(stderr, "offtrace %s: '%s' is not a directory\n", verb, dir);
         return 2;
     }
+    /* A rank's part of an MPI job is an intermediate: the job's archive is
+     * the one to read (its locations are all there, with their partners). */
+    ot_job_place job;
+    ot_job_place_kind place = ot_job_locate(dir, &job);
+    if (place == OT_JOB_PLACE_RANK || place == OT_JOB_PLACE_PART) {
+        fprintf(stderr, "offtrace %s: '%s' is rank %u's part of the MPI job in '%s': read the job: offtrace %s %s\n",
+                verb, dir, job.job.rank, job.job_dir, verb, job.job_dir);
+        return 2;
+    }
     ot_cli_recording r;
     ot_cli_recording_inspect(dir, &r);
     if (ot_cli_recording_unconverted(&r)) {
@@ -99,6 +109,11 @@ int ot_cli_archive_ready(const char *verb, const char *dir)
     }
     char anchor[4200];
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    if (place == OT_JOB_PLACE_JOB && stat(anchor, &st) != 0) {
+        fprintf(stderr, "offtrace %s: '%s' holds an MPI job of %u ranks whose parts are not merged into one archive "
+                        "yet; run: offtrace convert %s\n", verb, dir, job.job.size, dir);
+        return 1;
+    }
     if (stat(anchor, &st) != 0) {
         fprintf(stderr, "offtrace %s: '%s' holds no trace (no %s.otf2)\n", verb, dir, OFFTRACE_ARCHIVE_NAME);
         return 2;

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "config.h"
 #include "convert.h"
+#include "convert_job.h" /* issue 16 */
 #include "device_config.h"
 #include "lineage.h"
 #include "liveness.h"
@@ -43,6 +44,10 @@ typedef struct record_opts {
     const char *filter;
     int no_capture; /* issue 15: no map capture */
     char **program;
+    /* issue 16: one rank of an MPI job (job.h): records into <job dir>/rank.N */
+    int in_job;
+    ot_job job;
+    char job_dir[PATH_MAX];
 } record_opts;
 
 /* What record needs of its command line (options.c parsed and checked it). */
@@ -60,9 +65,42 @@ static record_opts opts_of(const ot_cli_args *args)
                          .program = args->program};
 }
 
-/* -o names a directory that must not exist; without -o, a fresh name is made. */
-static int make_output_dir(const record_opts *o, char *dir, size_t size)
+/* One line of record's on stderr; a rank of a job other than 0 says which it
+ * is, since mpirun mixes every rank's stderr. \p text may begin with
+ * "offtrace: " (the converter's messages do). */
+static void say(const record_opts *o, const char *text)
 {
+    if (!strncmp(text, "offtrace: ", 10))
+        text += 10;
+    if (o->in_job)
+        fprintf(stderr, "offtrace: rank %u: %s\n", o->job.rank, text);
+    else
+        fprintf(stderr, "offtrace: %s\n", text);
+}
+
+/* Under an MPI job every rank makes or joins the one job directory (job.h:
+ * the same -o, or a name all ranks derive from the job id) and records
+ * into its own rank.N in it. */
+static int make_job_dir(record_opts *o, char *dir, size_t size)
+{
+    char why[PATH_MAX + 256];
+    if (o->output)
+        snprintf(o->job_dir, sizeof o->job_dir, "%s", o->output);
+    else
+        ot_job_default_dir(o->program[0], &o->job, o->job_dir, sizeof o->job_dir);
+    if (ot_job_join(o->job_dir, &o->job, why, sizeof why) != 0) {
+        say(o, why);
+        return -1;
+    }
+    ot_job_rank_dir(o->job_dir, o->job.rank, dir, size);
+    return 0;
+}
+
+/* -o names a directory that must not exist; without -o, a fresh name is made. */
+static int make_output_dir(record_opts *o, char *dir, size_t size)
+{
+    if (o->in_job)
+        return make_job_dir(o, dir, size);
     if (o->output) {
         if (mkdir(o->output, 0777) != 0) {
             if (errno == EEXIST)
@@ -471,11 +509,13 @@ static void print_next_steps(const char *dir)
  * the reason). An archive the library converted itself is taken as is.
  * No recording at all and exit status 127 is most often the dynamic
  * loader's failure (a library not found), which loader.c names. */
-static int finish_archive(const char *dir, int status, pid_t program, const char *program_name)
+static void finish_job(const record_opts *o);
+
+static int finish_archive(const record_opts *o, const char *dir, int status, pid_t program, const char *program_name)
 {
     char anchor[PATH_MAX + 32], msg[512], reason[256];
     struct stat st;
-    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    snprintf(anchor, sizeof anchor, "%s%s/%s.otf2", dir, o->in_job ? "/part" : "", OFFTRACE_ARCHIVE_NAME);
     int replaced_by_exec = report_untraced_processes(dir, program);
     ot_cli_recording rec;
     ot_cli_recording_inspect(dir, &rec);
@@ -493,17 +533,23 @@ static int finish_archive(const char *dir, int status, pid_t program, const char
             return -1;
         }
         if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
-            fprintf(stderr, "%s\n", msg);
+            say(o, msg);
             return -1;
         }
         if (opts.keep_raw)
             ot_cli_raw_mark_converted(raw);
     } else if (stat(anchor, &st) != 0) {
         if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127 && ot_cli_explain_unloadable(program_name) == 0))
-            fprintf(stderr, "offtrace: no trace: the program never started the OpenMP runtime with offtrace "
-                            "loaded (is it an OpenMP offload program built with clang -fopenmp?)\n");
+            say(o, "no trace: the program never started the OpenMP runtime with offtrace loaded (is it an OpenMP "
+                   "offload program built with clang -fopenmp?)");
         rmdir(dir);
+        if (o->in_job) /* nothing to convert is done too: the others must not wait for it */
+            finish_job(o);
         return -1;
+    }
+    if (o->in_job) {
+        finish_job(o);
+        return 0;
     }
     ot_summary s;
     if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
@@ -513,6 +559,33 @@ static int finish_archive(const char *dir, int status, pid_t program, const char
     ot_summary_print(&s, dir, stderr);
     print_next_steps(dir);
     return 0;
+}
+
+/* The job's finish after this rank (convert_job.h): the last rank out
+ * merges, and only the process that merged prints the job's summary; the
+ * others say nothing unless something failed for them. */
+static void finish_job(const record_opts *o)
+{
+    char msg[PATH_MAX + 512];
+    ot_summary s;
+    switch (ot_convert_job_rank_done(o->job_dir, &o->job, o->job.rank, msg, sizeof msg)) {
+    case OT_JOB_MERGED:
+        if (ot_summary_read(o->job_dir, &s, msg, sizeof msg) != 0) {
+            say(o, msg);
+            return;
+        }
+        ot_summary_print(&s, o->job_dir, stderr);
+        print_next_steps(o->job_dir);
+        return;
+    case OT_JOB_NOT_MERGED:
+        fprintf(stderr, "offtrace: %u ranks recorded into %s/: %s\n", o->job.size, o->job_dir, msg);
+        return;
+    case OT_JOB_MERGE_FAILED:
+        say(o, msg);
+        return;
+    default:
+        return;
+    }
 }
 
 /* Hand the program's own ending to our caller: same exit code, or the same
@@ -536,6 +609,11 @@ static int pass_on(int status)
 int ot_cmd_record(const ot_cli_args *args)
 {
     record_opts o = opts_of(args);
+    char why[256];
+    if ((o.in_job = ot_job_detect(&o.job, why, sizeof why)) < 0) {
+        fprintf(stderr, "offtrace: %s; nothing was run\n", why);
+        return 2;
+    }
     /* The user's own OFFTRACE_* settings first (record overrides some of
      * them: a wrong value there would otherwise pass unnoticed), then again
      * with record's below. OFFTRACE_OUTPUT is the default of -o. */
@@ -558,8 +636,12 @@ int ot_cmd_record(const ot_cli_args *args)
     }
     /* One line before the program runs, so a long run is known to be
      * recorded and where to; the program's own output follows unchanged. */
-    fprintf(stderr, "offtrace: recording %s into %s/ (%s)\n", o.program[0], dir,
-            o.host_only ? "host only" : "with device detail");
+    if (!o.in_job)
+        fprintf(stderr, "offtrace: recording %s into %s/ (%s)\n", o.program[0], dir,
+                o.host_only ? "host only" : "with device detail");
+    else if (o.job.rank == 0) /* one line for the job, not one per rank */
+        fprintf(stderr, "offtrace: recording %s into %s/ (%u ranks, %s)\n", o.program[0], o.job_dir, o.job.size,
+                o.host_only ? "host only" : "with device detail");
     int exec_errno;
     fflush(NULL);
     pid_t pid = start_program(o.program, &exec_errno);
@@ -577,7 +659,7 @@ int ot_cmd_record(const ot_cli_args *args)
     }
     int status = wait_program(pid);
     remove_preload_link();
-    finish_archive(dir, status, pid, o.program[0]);
+    finish_archive(&o, dir, status, pid, o.program[0]);
     return pass_on(status);
 }
 

@@ -19,6 +19,7 @@
 #include "user_pass.h"
 #include "nvtx_pass.h"
 #include "map_names.h" /* issue 15 */
+#include "job.h"       /* issue 16 */
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
@@ -344,9 +345,26 @@ static void converter_free(converter *c)
     free(c);
 }
 
+/* Where the archive goes: `<dir>` itself, or for rank N of a job
+ * (`<job>/rank.N`, job.h) its part `<dir>/part`, made here. */
+static int archive_dir_of(const char *dir, ot_job_place *place, char *out, size_t size, char *msg, size_t msg_size)
+{
+    if (ot_job_locate(dir, place) != OT_JOB_PLACE_RANK) {
+        snprintf(out, size, "%s", dir);
+        return 0;
+    }
+    snprintf(out, size, "%s/part", dir);
+    if (mkdir(out, 0777) == 0 || errno == EEXIST)
+        return 0;
+    int rc = -errno;
+    snprintf(msg, msg_size, "offtrace: cannot create '%s': %s", out, strerror(errno));
+    return rc;
+}
+
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
 {
-    char raw_dir[4200];
+    char raw_dir[4200], archive_dir[4200];
+    ot_job_place place;
     snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
     converter *c = calloc(1, sizeof *c);
     if (!c) {
@@ -372,6 +390,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
                  (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_UNREADABLE]);
         rc = -EPROTO;
     }
+    if (rc == 0)
+        rc = archive_dir_of(dir, &place, archive_dir, sizeof archive_dir, msg, msg_size);
     if (rc) {
         converter_free(c);
         return rc;
@@ -380,9 +400,11 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
-    remove_partial_archive(dir);
+    remove_partial_archive(archive_dir);
     size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
-    c->tw = ot_tw_open(dir, max_locations, msg, msg_size);
+    c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
+    if (c->tw && place.kind == OT_JOB_PLACE_RANK)
+        ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
@@ -416,7 +438,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     if (rc == 0 && !opts->keep_raw)
         remove_tree(raw_dir);
     if (rc) { /* no broken archive left behind; the recording stays for another try */
-        remove_partial_archive(dir);
+        remove_partial_archive(archive_dir);
         size_t used = strlen(msg);
         snprintf(msg + used, msg_size - used, "; the recording is kept in %s: `offtrace convert %s` writes the "
                  "archive once the cause is gone", raw_dir, dir);

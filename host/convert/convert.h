@@ -21,7 +21,11 @@ typedef struct ot_convert_options {
 } ot_convert_options;  /* the recorder's counts (losses by cause, writebacks) are in raw/counters */
 
 /**
- * \brief Convert `<dir>/raw` into `<dir>/traces.otf2`.
+ * \brief Convert `<dir>/raw` into `<dir>/traces.otf2`; when \p dir is rank
+ *        N's directory of an MPI job (`<job>/rank.N`, job.h), into rank N's
+ *        part `<dir>/part/traces.otf2` (location ids with the rank's bits,
+ *        trace_writer.h ot_tw_set_job_part). The job's finish after it is
+ *        convert_job.h's.
  * \param msg one-line message on failure.
  * \return 0, -ENOENT when there is no recording, or another negative errno.
  */

@@ -72,6 +72,10 @@ struct ot_trace_writer {
     /* User values (issue 14): one metric member and class per name, refs 1.. (0 is device memory). */
     struct user_metric { OTF2_StringRef name, unit; OTF2_Type type; } *user_metrics;
     uint32_t user_metric_count;
+    /* A rank's part of an MPI job (ot_tw_set_job_part): its location ids'
+     * high bits, its process group's name. Not a part: is_job_part 0. */
+    int is_job_part;
+    uint32_t job_rank;
 };
 
 static uint64_t hash_text(const char *s)
@@ -249,6 +253,18 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
     return w;
 }
 
+void ot_tw_set_job_part(ot_trace_writer *w, uint32_t rank, uint32_t size, const char *job_id)
+{
+    char text[32];
+    w->is_job_part = 1;
+    w->job_rank = rank;
+    snprintf(text, sizeof text, "%u", rank);
+    OTF2_Archive_SetProperty(w->archive, OFFTRACE_JOB_PART_PROPERTY, text, true);
+    snprintf(text, sizeof text, "%u", size);
+    OTF2_Archive_SetProperty(w->archive, OFFTRACE_JOB_SIZE_PROPERTY, text, true);
+    OTF2_Archive_SetProperty(w->archive, OFFTRACE_JOB_ID_PROPERTY, job_id ? job_id : "", true);
+}
+
 OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text)
 {
     int added;
@@ -327,8 +343,16 @@ static int location_ids_grow(ot_trace_writer *w)
     return 0;
 }
 
+/* Callers name locations by their one-process ids; a job part's carry its rank. */
+static uint64_t written_id(const ot_trace_writer *w, uint64_t location_id)
+{
+    return w->is_job_part && location_id != UINT64_MAX ? offtrace_job_location_id(w->job_rank, location_id)
+                                                      : location_id;
+}
+
 int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
 {
+    location_id = written_id(w, location_id);
     return w->location_id_capacity && location_id != UINT64_MAX &&
            *location_id_slot(w->location_ids, w->location_id_capacity, location_id) == location_id;
 }
@@ -339,6 +363,7 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
 {
     if (location_id == UINT64_MAX || ot_tw_has_location(w, location_id))
         return NULL;
+    location_id = written_id(w, location_id);
     if ((w->location_count + 1) * 2 > w->location_id_capacity && location_ids_grow(w) != 0)
         return NULL;
     location_def *l = realloc(w->locations, (w->location_count + 1) * sizeof *l);
@@ -451,6 +476,7 @@ typedef struct def_strings {
     OTF2_StringRef task_attr[7][2]; /* explicit tasks: name, description (task_attributes) */
     OTF2_StringRef team_locations, team_group, team; /* the OpenMP thread team (write_thread_team) */
     OTF2_StringRef role_key, device_key, role_names[OFFTRACE_LOC_ROLE_COUNT];
+    OTF2_StringRef mpi_rank_key; /* a job part's (ot_tw_set_job_part) */
     OTF2_StringRef class_groups[OFFTRACE_CLASS_COUNT]; /**< OTF2_UNDEFINED_STRING: class unused */
 } def_strings;
 
@@ -479,7 +505,13 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     d->cls_machine = ot_tw_string(w, "machine");
     d->cls_node = ot_tw_string(w, "node");
     d->cls_device = ot_tw_string(w, "OpenMP Device");
-    d->process = ot_tw_string(w, "Process");
+    if (w->is_job_part) { /* Score-P's and Vampir's name for a rank's process */
+        char rank_name[32];
+        snprintf(rank_name, sizeof rank_name, "MPI Rank %u", w->job_rank);
+        d->process = ot_tw_string(w, rank_name);
+    } else {
+        d->process = ot_tw_string(w, "Process");
+    }
     d->paradigm = ot_tw_string(w, "OpenMP Target");
     for (int i = 0; i < d->topo.prop_count; i++) {
         d->prop_names[i] = ot_tw_string(w, d->topo.prop_name[i]);
@@ -515,6 +547,8 @@ static void intern_def_strings(ot_trace_writer *w, def_strings *d)
     }
     d->role_key = ot_tw_string(w, OFFTRACE_LOCATION_ROLE_PROPERTY);
     d->device_key = ot_tw_string(w, OFFTRACE_LOCATION_DEVICE_PROPERTY);
+    if (w->is_job_part)
+        d->mpi_rank_key = ot_tw_string(w, OFFTRACE_LOCATION_MPI_RANK_PROPERTY);
     for (int r = 0; r < OFFTRACE_LOC_ROLE_COUNT; r++)
         d->role_names[r] = ot_tw_string(w, offtrace_location_role_name((offtrace_location_role)r));
     for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++)
@@ -706,6 +740,10 @@ static void write_location_properties(ot_trace_writer *w, OTF2_GlobalDefWriter *
         if (l->role != OFFTRACE_LOC_HOST_THREAD) {
             OTF2_AttributeValue device = {.uint32 = (uint32_t)l->device};
             OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, d->device_key, OTF2_TYPE_UINT32, device);
+        }
+        if (w->is_job_part) {
+            OTF2_AttributeValue rank = {.uint32 = w->job_rank};
+            OTF2_GlobalDefWriter_WriteLocationProperty(g, l->id, d->mpi_rank_key, OTF2_TYPE_UINT32, rank);
         }
     }
 }

@@ -88,6 +88,18 @@ OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
  */
 ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, size_t err_size);
 
+/**
+ * \brief Make this archive rank \p rank's part of an MPI job of \p size ranks
+ *        (issue 16, docs/mpi.md): every location id given to
+ *        ot_tw_add_location and ot_tw_has_location gets the rank's bits
+ *        (offtrace_job_location_id) as it is written, so the converter's
+ *        passes keep their one-process ids; the process group is named
+ *        "MPI Rank N", every location carries OFFTRACE::MPI_RANK, and the
+ *        archive OFFTRACE::JOB_PART, JOB_SIZE and JOB_ID. Call before
+ *        anything else is written. Without it the archive is as always.
+ */
+void ot_tw_set_job_part(ot_trace_writer *w, uint32_t rank, uint32_t size, const char *job_id);
+
 /** \brief Intern a string; returns its id. */
 OTF2_StringRef ot_tw_string(ot_trace_writer *w, const char *text);
 

@@ -94,9 +94,9 @@ static inline int offtrace_catalogue_same(const char *a, const char *b)
  * Location ids (offtrace_location_id): host threads use their thread index
  * (space 0); device locations `space << 32 | device << 16 | number`, with
  * number 0xFFFF for the RDMA row. Readers use the location properties, not
- * these bits; the ids only keep locations apart and stable. Bits 40-63 are
- * reserved for the MPI rank of a job's archive (docs/architecture.md, "Room
- * for what comes next"); rank 0 gives these ids unchanged.
+ * these bits; the ids only keep locations apart and stable. Bits 40-63 hold
+ * the MPI rank in a job's archive (offtrace_job_location_id, docs/mpi.md);
+ * rank 0 gives these ids unchanged.
  */
 #define OFFTRACE_LOCATION_ROLES(X)                                                                      \
     X(HOST_THREAD, CPU_THREAD, 0, "a host thread: constructs, data ops, RMA put/get/complete")           \
@@ -129,6 +129,15 @@ static inline uint64_t offtrace_location_id(offtrace_location_role role, int dev
     if (role == OFFTRACE_LOC_RDMA)
         number = OFFTRACE_RDMA_LOCATION_NUMBER;
     return (uint64_t)space[role] << 32 | (uint64_t)(uint16_t)device << 16 | (number & 0xFFFFu);
+}
+
+/** \brief The id of a location of MPI rank \p rank in a job's archive:
+ *  `rank << 40 | id`, \p id being what offtrace_location_id (or a host
+ *  thread's index) gives in one process. The converter applies it in one
+ *  place (the trace writer of a rank's part); rank 0 keeps every id. */
+static inline uint64_t offtrace_job_location_id(uint32_t rank, uint64_t id)
+{
+    return (uint64_t)rank << 40 | id;
 }
 
 /** \brief The role's name as the archive writes it ("DEVICE_THREAD"). */

@@ -1,0 +1,45 @@
+#include "convert_job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Part 2's ot_merge_job (merge.h) goes here, as
+ *     return ot_merge_job(job_dir, msg, msg_size) == 0 ? OT_JOB_MERGED : OT_JOB_MERGE_FAILED;
+ * until then every part stays as it is and the job says so. */
+static ot_job_finish merge_parts(const char *job_dir, char *msg, size_t msg_size)
+{
+    /* issue 16: the merge (part 2) is called here */
+    snprintf(msg, msg_size, "the ranks' parts are in '%s/rank.*/part'; this offtrace does not merge them into one "
+                            "archive yet", job_dir);
+    return OT_JOB_NOT_MERGED;
+}
+
+ot_job_finish ot_convert_job_merge(const char *job_dir, char *msg, size_t msg_size)
+{
+    ot_job_finish outcome = merge_parts(job_dir, msg, msg_size);
+    if (outcome != OT_JOB_MERGED) {
+        char merging[4200];
+        snprintf(merging, sizeof merging, "%s/merging", job_dir);
+        rmdir(merging);
+    }
+    return outcome;
+}
+
+ot_job_finish ot_convert_job_rank_done(const char *job_dir, const ot_job *job, unsigned rank, char *msg,
+                                       size_t msg_size)
+{
+    msg[0] = '\0';
+    int rc = ot_job_mark_done(job_dir, rank);
+    if (rc != 0 && rc != -EEXIST) {
+        snprintf(msg, msg_size, "cannot create '%s/done.%u': %s; run `offtrace convert %s` after the job", job_dir,
+                 rank, strerror(-rc), job_dir);
+        return OT_JOB_MERGE_FAILED;
+    }
+    if (ot_job_count_done(job_dir, job->size) < job->size)
+        return OT_JOB_OTHERS_TO_FINISH;
+    if (ot_job_claim_merge(job_dir) != 0)
+        return OT_JOB_MERGED_ELSEWHERE;
+    return ot_convert_job_merge(job_dir, msg, msg_size);
+}
