@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <otf2/otf2.h>
@@ -22,6 +23,7 @@
 #include "check/otf2_event_lines.h"
 #include "check/otf2_rules.h"
 #include "check/run.h"
+#include "check/shifted_part.h"
 #include "check/synthetic_parts.h"
 #include "merge.h"
 #include "offtrace/event_catalogue.h"
@@ -40,6 +42,7 @@ typedef struct job_defs {
     uint32_t target_class_members, comm_locations_groups, comm_location_members, windows, comms;
     int rank_properties_on_groups;
     char records_of_rank1[32];
+    uint64_t clock_offset, clock_length;
 } job_defs;
 
 static const char *jstr(const job_defs *d, uint32_t ref) { return ref < 1024 && d->strings[ref] ? d->strings[ref] : "?"; }
@@ -127,6 +130,14 @@ static OTF2_CallbackCode d_group_property(void *u, OTF2_LocationGroupRef group, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode d_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+    job_defs *d = u;
+    d->clock_offset = offset;
+    d->clock_length = length;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static void read_job_defs(const char *anchor, job_defs *d)
 {
     memset(d, 0, sizeof *d);
@@ -136,6 +147,7 @@ static void read_job_defs(const char *anchor, job_defs *d)
     OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(r);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, d_clock);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, d_group_def);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, d_node);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
@@ -296,6 +308,9 @@ Test(merge, two_parts_keep_every_event_and_unify_definitions)
     cr_expect_eq(hosts, 1, "one node-a");
     cr_expect_eq(d.rank_properties_on_groups, 2, "each rank's process group says its rank");
     cr_expect_str_eq(d.records_of_rank1, "101", "a property that differs per rank goes to the rank's group");
+    /* rank 0's part covers 1000..1060, rank 1's 1100..1160 */
+    cr_expect_eq(d.clock_offset, 1000, "the job begins with its first part");
+    cr_expect_eq(d.clock_length, 161, "and ends with its last");
     free_job_defs(&d);
 
     char *text = ranks_file(dir);
@@ -455,6 +470,30 @@ Test(merge, refuses_what_it_cannot_merge)
     cr_expect(strchr(why, '\n') == NULL, "one line: %s", why);
 }
 
+/* `offtrace convert DIR` on a job directory waiting for its merge merges it. */
+Test(merge, offtrace_convert_merges_a_job_directory)
+{
+    char dir[4096], anchor[4200];
+    fresh_job(dir, sizeof dir, "merge-cli", 2, "cli");
+    cr_assert_eq(write_synthetic_part(dir, 0, NULL), 0);
+    cr_assert_eq(write_synthetic_part(dir, 1, "killed by SIGKILL"), 0);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "convert failed: %s", r.err);
+    cr_expect(strstr(r.err, "merged the ranks' parts") != NULL, "%s", r.err);
+    run_free(&r);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    cr_assert_eq(access(anchor, F_OK), 0);
+    assert_valid(dir);
+    char *text = ranks_file(dir);
+    cr_expect_str_eq(text, "0 complete\n1 partial killed by SIGKILL\n");
+    free(text);
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+    cr_expect(strstr(r.err, "converted already") != NULL, "%s", r.err);
+    run_free(&r);
+}
+
 /* A real recording (example_cg: threads, devices, the class table, the
  * thread team, metrics) as rank 0's part of a job of two whose rank 1 died
  * before it had a part. */
@@ -480,5 +519,49 @@ Test(merge, a_real_recording_as_rank_0, .timeout = 120)
     free(before[0]);
     char *text = ranks_file(dir);
     cr_expect_str_eq(text, "0 complete\n1 missing no part\n");
+    free(text);
+}
+
+static void record_example(char *dir, size_t size, const char *name, const char *program)
+{
+    scratch_path(dir, (unsigned)size, name);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    char *err = NULL;
+    cr_assert_eq(record_program(dir, NULL, NULL, program, NULL, &err), 0, "record %s failed: %s", program,
+                 err ? err : "");
+    free(err);
+}
+
+/* Three real recordings as a job's parts, ranks 1 and 2 given their rank in
+ * the location ids by a test-side copy of their definitions (check/
+ * shifted_part.h): every definition of rank 1 (another program) and rank 2
+ * (the same program as rank 0, run again) is renumbered in the job, so the
+ * mapping tables carry every event. */
+Test(merge, three_real_recordings, .timeout = 120)
+{
+    static const char *const programs[3] = {"example_cg", "example_saxpy", "example_cg"};
+    char dir[4096], recording[4096], cmd[8500];
+    fresh_job(dir, sizeof dir, "merge-real-three", 3, "real3");
+    char *before[3] = {0};
+    for (int r = 0; r < 3; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "merge-real-three-rank%d", r);
+        record_example(recording, sizeof recording, name, programs[r]);
+        if (r == 0) {
+            snprintf(cmd, sizeof cmd, "mkdir -p '%s/rank.0' && mv '%s' '%s/rank.0/part'", dir, recording, dir);
+            cr_assert_eq(system(cmd), 0);
+        } else
+            cr_assert_eq(make_shifted_part(recording, dir, r), 0, "cannot make rank %d's part", r);
+        before[r] = part_lines(dir, r);
+    }
+    merge_ok(dir);
+    assert_valid(dir);
+    assert_same_events(dir, before, 3);
+    for (int r = 0; r < 3; r++)
+        free(before[r]);
+    char *text = ranks_file(dir);
+    cr_expect_str_eq(text, "0 complete\n1 complete\n2 complete\n");
     free(text);
 }

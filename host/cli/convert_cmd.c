@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "convert.h"
 #include "liveness.h" /* ot_converter_claim */
+#include "merge.h"    /* issue 16: ot_merge_job */
 #include "offtrace/offtrace.h"
 #include "summary.h"
 
@@ -21,6 +22,22 @@
 static int converted_already(const char *dir, const char *anchor)
 {
     fprintf(stderr, "offtrace convert: '%s' is converted already (%s)\n", dir, anchor);
+    return 0;
+}
+
+/* Issue 16: a job directory (`job`, `rank.N/part/`) without its archive:
+ * merge the ranks' parts into one (docs/mpi.md "One archive: the merge").
+ * Parts not converted yet (a rank killed with the job) are part 1's. */
+static int merge_job(const char *dir, int quiet)
+{
+    char why[512];
+    if (ot_merge_job(dir, why, sizeof why) != 0) {
+        fprintf(stderr, "%s\n", why);
+        return 1;
+    }
+    if (!quiet)
+        fprintf(stderr, "offtrace convert: merged the ranks' parts into '%s/%s.otf2' (each rank's state: '%s/ranks')\n",
+                dir, OFFTRACE_ARCHIVE_NAME, dir);
     return 0;
 }
 
@@ -33,6 +50,8 @@ int ot_cmd_convert(const ot_cli_args *args)
     struct stat st;
     char anchor[4300];
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, OFFTRACE_ARCHIVE_NAME);
+    if (ot_merge_job_pending(dir))
+        return merge_job(dir, quiet);
     ot_cli_recording rec;
     switch (ot_cli_recording_inspect(dir, &rec)) {
     case OT_RECORDING_NONE:
