@@ -470,6 +470,28 @@ Test(merge, refuses_what_it_cannot_merge)
     cr_expect(strchr(why, '\n') == NULL, "one line: %s", why);
 }
 
+/* A merge killed after it moved some event files in (and before the anchor
+ * file): the next merge puts them back and makes the whole archive. */
+Test(merge, a_merge_killed_half_way_is_redone)
+{
+    char dir[4096], cmd[8500];
+    fresh_job(dir, sizeof dir, "merge-redone", 2, "again");
+    char *before[2];
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(write_synthetic_part(dir, r, NULL), 0);
+        before[r] = part_lines(dir, r);
+    }
+    snprintf(cmd, sizeof cmd, "mkdir '%s/traces' && mv '%s/rank.1/part/traces/%" PRIu64 ".evt' '%s/traces/' && "
+                              "touch '%s/traces/0.def' '%s/traces.def'",
+             dir, dir, (uint64_t)1 << 40, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    merge_ok(dir);
+    assert_valid(dir);
+    assert_same_events(dir, before, 2);
+    free(before[0]);
+    free(before[1]);
+}
+
 /* `offtrace convert DIR` on a job directory waiting for its merge merges it. */
 Test(merge, offtrace_convert_merges_a_job_directory)
 {

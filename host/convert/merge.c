@@ -919,14 +919,13 @@ static void add_missing_rank(merger *m, part_map *pm)
     pm->empty_location = id;
 }
 
-static int is_count(const char *s)
+/* Whether a rank before \p rank has property \p name (its union was made then). */
+static int rank_property_before(const merger *m, int rank, const char *name)
 {
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
+    for (int q = 0; q < rank; q++)
+        if (rank_property(&m->parts[q], name))
+            return 1;
+    return 0;
 }
 
 /* Properties the merge writes itself, or that only a part has. */
@@ -955,36 +954,52 @@ static char *incomplete_ranks(const merger *m, int all)
     return text;
 }
 
+/* A number a count property holds: digits, with a decimal point for seconds. */
+static int is_number(const char *s, int *integer)
+{
+    int digits = 0, points = 0;
+    for (; *s; s++) {
+        if (*s == '.')
+            points++;
+        else if (*s >= '0' && *s <= '9')
+            digits++;
+        else
+            return 0;
+    }
+    if (points)
+        *integer = 0;
+    return digits && points <= 1;
+}
+
 /* The union of the parts' archive properties: a value every part has alike
- * is the job's; one that differs goes to each rank's process location group
- * under the same name, and the job's value is the sum of counts, or says
- * where to look. */
+ * is the job's. One that differs (or that only some parts have) goes to each
+ * rank's process location group under the same name, and the job's value is
+ * the sum when every value is a number (records, losses, seconds), else
+ * says where to look. */
 static void union_properties(merger *m, OTF2_Archive *archive)
 {
     for (int r = 0; r < m->size; r++) {
         const part_map *pm = &m->parts[r];
         for (uint32_t i = 0; i < pm->property_count; i++) {
-            const char *name = pm->property_names[i];
-            int seen = 0;
-            for (int q = 0; q < r && !seen; q++)
-                for (uint32_t k = 0; k < m->parts[q].property_count && !seen; k++)
-                    seen = !strcmp(m->parts[q].property_names[k], name);
-            if (seen || merge_owned(name))
+            const char *name = pm->property_names[i], *first = pm->property_values[i];
+            if (merge_owned(name) || rank_property_before(m, r, name))
                 continue;
-            int same = 1, counts = 1;
+            int same = 1, numbers = 1, integers = 1;
             uint64_t sum = 0;
-            const char *first = pm->property_values[i];
-            for (int q = r; q < m->size; q++) {
+            double fractional = 0;
+            for (int q = 0; q < m->size; q++) {
                 if (m->parts[q].state == RANK_MISSING)
                     continue;
                 const char *v = rank_property(&m->parts[q], name);
                 same = same && v && !strcmp(v, first);
-                counts = counts && v && is_count(v);
-                if (counts)
+                if (!v)
+                    continue;
+                numbers = numbers && is_number(v, &integers);
+                if (numbers) {
                     sum += strtoull(v, NULL, 10);
+                    fractional += strtod(v, NULL);
+                }
             }
-            for (int q = 0; q < r && same; q++)
-                same = m->parts[q].state == RANK_MISSING;
             if (same) {
                 OTF2_Archive_SetProperty(archive, name, first, true);
                 continue;
@@ -996,8 +1011,10 @@ static void union_properties(merger *m, OTF2_Archive *archive)
                                        (OTF2_AttributeValue){.stringRef = string_of(m, v)});
             }
             char value[64];
-            if (counts)
+            if (numbers && integers)
                 snprintf(value, sizeof value, "%" PRIu64, sum);
+            else if (numbers)
+                snprintf(value, sizeof value, "%.6f", fractional);
             else
                 snprintf(value, sizeof value, "differs per rank: see the ranks' location groups");
             OTF2_Archive_SetProperty(archive, name, value, true);
@@ -1046,22 +1063,24 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
-/* The biggest definition record decides the definition chunk size: a group
- * of every location, a part's mapping table. */
+/* The biggest definition record decides the definition chunk size (OTF2
+ * does not split a record over chunks): a group of every location (up to 9
+ * bytes a member), a part's mapping table (up to 2 x 9 bytes an entry), the
+ * longest string. */
 static uint64_t definition_chunk(const merger *m)
 {
     uint64_t largest = 0;
     for (size_t i = 0; i < m->groups.count; i++)
-        if (OT_MG_AT(m->groups, job_group, i).members.count > largest)
-            largest = OT_MG_AT(m->groups, job_group, i).members.count;
+        if (9 * OT_MG_AT(m->groups, job_group, i).members.count > largest)
+            largest = 9 * OT_MG_AT(m->groups, job_group, i).members.count;
     for (int r = 0; r < m->size; r++)
         for (int k = 0; k < OT_MG_MAP_KINDS; k++)
-            if (m->parts[r].map_count[k] > largest)
-                largest = m->parts[r].map_count[k];
+            if (18 * (uint64_t)m->parts[r].map_count[k] > largest)
+                largest = 18 * (uint64_t)m->parts[r].map_count[k];
     for (size_t i = 0; i < m->strings.count; i++)
-        if (strlen(OT_MG_AT(m->strings, char *, i)) / 10 > largest)
-            largest = strlen(OT_MG_AT(m->strings, char *, i)) / 10;
-    uint64_t need = 4096 + 10 * largest * 2;
+        if (strlen(OT_MG_AT(m->strings, char *, i)) > largest)
+            largest = strlen(OT_MG_AT(m->strings, char *, i));
+    uint64_t need = 4096 + largest;
     need = (need + OTF2_CHUNK_SIZE_MIN - 1) / OTF2_CHUNK_SIZE_MIN * OTF2_CHUNK_SIZE_MIN;
     return need > OTF2_CHUNK_SIZE_MAX ? 0 : need;
 }
@@ -1338,6 +1357,13 @@ static void remove_failed_archive(const merger *m)
     for (int r = 0; r < m->size; r++)
         for (size_t i = 0; i < m->parts[r].location_count; i++) {
             snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".def", m->dir, m->parts[r].locations[i]);
+            unlink(path);
+        }
+    for (int r = 0; r < m->size; r++)
+        if (m->parts[r].empty_location != UINT64_MAX) {
+            snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".def", m->dir, m->parts[r].empty_location);
+            unlink(path);
+            snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".evt", m->dir, m->parts[r].empty_location);
             unlink(path);
         }
     snprintf(path, sizeof path, "%s/%s.def", m->dir, OFFTRACE_ARCHIVE_NAME);
