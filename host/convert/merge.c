@@ -1,8 +1,8 @@
 /**
  * \file merge.c
- * \brief The job merge of merge.h: unify the parts' definitions, write the
- *        job's global definitions and per-location mapping tables, move the
- *        event files in.
+ * \brief The job merge of merge.h: read the job file and each rank's part
+ *        (merge_read.c), unify the parts' definitions, decide each rank's
+ *        state and the job's properties; merge_write.c writes the archive.
  *
  * Unification rules (docs/mpi.md "One archive: the merge"):
  *  - strings by text; attributes by (name, description, type); regions by
@@ -50,14 +50,10 @@
 
 /* Ranks occupy the location id's bits from 40 up (issue 11, docs/trace-model.md). */
 #define OT_MG_RANK_SHIFT 40
-#define UNMAPPED UINT32_MAX
 /* The converter's archive property: "no", or why the recording is partial. */
 #define OFFTRACE_PARTIAL_KEY OFFTRACE_PROPERTY_PREFIX "PARTIAL"
 
 /* ---- a table from a byte key to a dense id ---- */
-
-typedef struct km_slot { char *key; uint32_t len, id; } km_slot;
-typedef struct keymap { km_slot *slots; size_t capacity, count; } keymap;
 
 static uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -117,9 +113,6 @@ static void km_free(keymap *m)
     free(m->slots);
 }
 
-/* A key built from fixed-size fields and member lists. */
-typedef struct keybuf { unsigned char *b; size_t n, cap; int failed; } keybuf;
-
 static void kb_put(keybuf *k, const void *p, size_t n)
 {
     if (k->n + n > k->cap) {
@@ -142,61 +135,6 @@ static void kb_u64(keybuf *k, uint64_t v) { kb_put(k, &v, sizeof v); }
 
 /* ---- the job's definitions ---- */
 
-typedef struct job_group {
-    OTF2_StringRef name;
-    OTF2_GroupType type;
-    OTF2_Paradigm paradigm;
-    OTF2_GroupFlag flags;
-    ot_mg_vec members; /* uint64_t */
-    int union_members; /* REGIONS: sorted and unique when written */
-} job_group;
-
-typedef enum rank_state { RANK_COMPLETE, RANK_PARTIAL, RANK_MISSING } rank_state;
-
-/* What stays of a part once it is unified: its maps to the job's ids, for
- * the mapping tables, and its locations, for the event files. */
-typedef struct part_map {
-    int rank;
-    rank_state state;
-    char reason[256];
-    uint32_t *map[7];         /* by OT_MG_MAP_*: the part's id -> the job's */
-    uint32_t map_count[7];
-    uint64_t *locations;
-    size_t location_count;
-    uint32_t process_group; /* the job's id of the rank's process location group, UNMAPPED if none */
-    uint64_t empty_location; /* a missing rank's master thread without events, UINT64_MAX if none */
-    uint32_t property_count;
-    char **property_names, **property_values; /* taken over from the part */
-} part_map;
-
-enum { OT_MG_MAP_STRING, OT_MG_MAP_ATTRIBUTE, OT_MG_MAP_REGION, OT_MG_MAP_GROUP, OT_MG_MAP_COMM, OT_MG_MAP_WINDOW,
-       OT_MG_MAP_METRIC, OT_MG_MAP_KINDS };
-
-static const OTF2_MappingType mapping_types[OT_MG_MAP_KINDS] = {
-    OTF2_MAPPING_STRING, OTF2_MAPPING_ATTRIBUTE, OTF2_MAPPING_REGION, OTF2_MAPPING_GROUP,
-    OTF2_MAPPING_COMM,   OTF2_MAPPING_RMA_WIN,   OTF2_MAPPING_METRIC};
-
-typedef struct merger {
-    const char *dir;
-    int size;
-    char job_id[256];
-    keymap string_keys, attribute_keys, paradigm_keys, paradigm_property_keys, node_keys, domain_keys,
-        node_property_keys, location_keys, region_keys, group_keys, comm_location_keys, comm_keys, window_keys,
-        member_keys, class_keys;
-    ot_mg_vec strings;              /* char * */
-    ot_mg_vec attributes, paradigms, paradigm_properties, nodes, domains, node_properties;
-    ot_mg_vec location_groups, location_group_properties, locations, location_properties;
-    ot_mg_vec regions, groups, comms, windows, metric_members, metric_classes;
-    uint32_t root;                  /* the system tree's root, UNMAPPED until a part gave one */
-    int have_clock;
-    uint64_t resolution, first, end, realtime;
-    char *creator, *description;
-    char catalogue[32];
-    uint64_t event_chunk;
-    part_map *parts;                /* by rank */
-    keybuf key;
-    int out_of_memory;
-} merger;
 
 static uint32_t string_of(merger *m, const char *text)
 {
@@ -1022,7 +960,7 @@ static void union_properties(merger *m, OTF2_Archive *archive)
     }
 }
 
-static void job_properties(merger *m, OTF2_Archive *archive)
+void ot_mg_job_properties(merger *m, OTF2_Archive *archive)
 {
     union_properties(m, archive);
     char value[64];
@@ -1052,349 +990,6 @@ static void job_properties(merger *m, OTF2_Archive *archive)
     OTF2_Archive_SetProperty(archive, OFFTRACE_PARTIAL_KEY, why && why[0] ? why : "no", true);
     free(why);
     free(partial);
-}
-
-/* ---- writing the job's archive ---- */
-
-static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
-{
-    return OTF2_FLUSH;
-}
-
-static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
-
-/* The biggest definition record decides the definition chunk size (OTF2
- * does not split a record over chunks): a group of every location (up to 9
- * bytes a member), a part's mapping table (up to 2 x 9 bytes an entry), the
- * longest string. */
-static uint64_t definition_chunk(const merger *m)
-{
-    uint64_t largest = 0;
-    for (size_t i = 0; i < m->groups.count; i++)
-        if (9 * OT_MG_AT(m->groups, job_group, i).members.count > largest)
-            largest = 9 * OT_MG_AT(m->groups, job_group, i).members.count;
-    for (int r = 0; r < m->size; r++)
-        for (int k = 0; k < OT_MG_MAP_KINDS; k++)
-            if (18 * (uint64_t)m->parts[r].map_count[k] > largest)
-                largest = 18 * (uint64_t)m->parts[r].map_count[k];
-    for (size_t i = 0; i < m->strings.count; i++)
-        if (strlen(OT_MG_AT(m->strings, char *, i)) > largest)
-            largest = strlen(OT_MG_AT(m->strings, char *, i));
-    uint64_t need = 4096 + largest;
-    need = (need + OTF2_CHUNK_SIZE_MIN - 1) / OTF2_CHUNK_SIZE_MIN * OTF2_CHUNK_SIZE_MIN;
-    return need > OTF2_CHUNK_SIZE_MAX ? 0 : need;
-}
-
-/* The mapping tables of one part: only where its ids are not the job's. */
-static int write_mapping_tables(OTF2_Archive *archive, const part_map *pm)
-{
-    OTF2_IdMap *maps[OT_MG_MAP_KINDS] = {0};
-    int rc = 0;
-    for (int k = 0; k < OT_MG_MAP_KINDS && rc == 0; k++) {
-        uint32_t used = pm->map_count[k];
-        while (used && pm->map[k][used - 1] == UNMAPPED)
-            used--;
-        int identity = 1;
-        for (uint32_t i = 0; i < used && identity; i++)
-            identity = pm->map[k][i] == i || pm->map[k][i] == UNMAPPED;
-        if (identity)
-            continue;
-        uint64_t *pairs = malloc(used * sizeof *pairs);
-        if (!pairs) {
-            rc = -1;
-            break;
-        }
-        for (uint32_t i = 0; i < used; i++)
-            pairs[i] = pm->map[k][i] == UNMAPPED ? i : pm->map[k][i];
-        maps[k] = OTF2_IdMap_CreateFromUint64Array(used, pairs, true);
-        free(pairs);
-        if (!maps[k])
-            rc = -1;
-    }
-    for (size_t i = 0; i < pm->location_count && rc == 0; i++) {
-        OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(archive, pm->locations[i]);
-        if (!w) {
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < OT_MG_MAP_KINDS; k++)
-            if (maps[k] && OTF2_DefWriter_WriteMappingTable(w, mapping_types[k], maps[k]) != OTF2_SUCCESS)
-                rc = -1;
-        OTF2_Archive_CloseDefWriter(archive, w);
-    }
-    for (int k = 0; k < OT_MG_MAP_KINDS; k++)
-        if (maps[k])
-            OTF2_IdMap_Free(maps[k]);
-    return rc;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* A class table group's members, every rank's, once each and in order. */
-static size_t sort_unique(uint64_t *v, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, by_value);
-    size_t kept = 1;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] != v[kept - 1])
-            v[kept++] = v[i];
-    return kept;
-}
-
-/* A missing rank's location gets the files every location has (an event
- * file without events, an empty local definition file), so readers find them. */
-static int write_empty_locations(const merger *m, OTF2_Archive *archive)
-{
-    int rc = 0;
-    for (int r = 0; r < m->size && rc == 0; r++) {
-        uint64_t id = m->parts[r].empty_location;
-        if (id == UINT64_MAX)
-            continue;
-        OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(archive, id);
-        OTF2_EvtWriter *e = OTF2_Archive_GetEvtWriter(archive, id);
-        if (!d || !e)
-            rc = -1;
-        if (d)
-            OTF2_Archive_CloseDefWriter(archive, d);
-        if (e)
-            OTF2_Archive_CloseEvtWriter(archive, e);
-    }
-    return rc;
-}
-
-static void write_global_definitions(merger *m, OTF2_GlobalDefWriter *g)
-{
-    OTF2_GlobalDefWriter_WriteClockProperties(g, m->resolution, m->first, m->end - m->first, m->realtime);
-    for (size_t i = 0; i < m->strings.count; i++)
-        OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, OT_MG_AT(m->strings, char *, i));
-    for (size_t i = 0; i < m->paradigms.count; i++) {
-        const ot_mg_paradigm *d = &OT_MG_AT(m->paradigms, ot_mg_paradigm, i);
-        OTF2_GlobalDefWriter_WriteParadigm(g, d->paradigm, d->name, d->cls);
-    }
-    for (size_t i = 0; i < m->paradigm_properties.count; i++) {
-        const ot_mg_property *d = &OT_MG_AT(m->paradigm_properties, ot_mg_property, i);
-        OTF2_GlobalDefWriter_WriteParadigmProperty(g, (OTF2_Paradigm)d->owner, (OTF2_ParadigmProperty)d->name,
-                                                   d->type, d->value);
-    }
-    for (size_t i = 0; i < m->attributes.count; i++) {
-        const ot_mg_attribute *d = &OT_MG_AT(m->attributes, ot_mg_attribute, i);
-        OTF2_GlobalDefWriter_WriteAttribute(g, d->self, d->name, d->description, d->type);
-    }
-    for (size_t i = 0; i < m->nodes.count; i++) {
-        const ot_mg_node *d = &OT_MG_AT(m->nodes, ot_mg_node, i);
-        OTF2_GlobalDefWriter_WriteSystemTreeNode(g, d->self, d->name, d->cls, d->parent);
-    }
-    for (size_t i = 0; i < m->domains.count; i++) {
-        const ot_mg_domain *d = &OT_MG_AT(m->domains, ot_mg_domain, i);
-        OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(g, d->node, d->domain);
-    }
-    for (size_t i = 0; i < m->node_properties.count; i++) {
-        const ot_mg_property *d = &OT_MG_AT(m->node_properties, ot_mg_property, i);
-        OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(g, (uint32_t)d->owner, d->name, d->type, d->value);
-    }
-    for (size_t i = 0; i < m->location_groups.count; i++) {
-        const ot_mg_location_group *d = &OT_MG_AT(m->location_groups, ot_mg_location_group, i);
-        OTF2_GlobalDefWriter_WriteLocationGroup(g, d->self, d->name, d->type, d->node, d->creator);
-    }
-    for (size_t i = 0; i < m->location_group_properties.count; i++) {
-        const ot_mg_property *d = &OT_MG_AT(m->location_group_properties, ot_mg_property, i);
-        OTF2_GlobalDefWriter_WriteLocationGroupProperty(g, (uint32_t)d->owner, d->name, d->type, d->value);
-    }
-    for (size_t i = 0; i < m->locations.count; i++) {
-        const ot_mg_location *d = &OT_MG_AT(m->locations, ot_mg_location, i);
-        OTF2_GlobalDefWriter_WriteLocation(g, d->self, d->name, d->type, d->events, d->group);
-    }
-    for (size_t i = 0; i < m->location_properties.count; i++) {
-        const ot_mg_property *d = &OT_MG_AT(m->location_properties, ot_mg_property, i);
-        OTF2_GlobalDefWriter_WriteLocationProperty(g, d->owner, d->name, d->type, d->value);
-    }
-    for (size_t i = 0; i < m->regions.count; i++) {
-        const ot_mg_region *d = &OT_MG_AT(m->regions, ot_mg_region, i);
-        OTF2_GlobalDefWriter_WriteRegion(g, d->self, d->name, d->canonical, d->description, d->role, d->paradigm,
-                                         d->flags, d->file, d->begin_line, d->end_line);
-    }
-    for (size_t i = 0; i < m->groups.count; i++) {
-        job_group *d = &OT_MG_AT(m->groups, job_group, i);
-        uint64_t *members = d->members.data;
-        size_t n = d->members.count;
-        if (d->union_members)
-            n = sort_unique(members, n);
-        OTF2_GlobalDefWriter_WriteGroup(g, (OTF2_GroupRef)i, d->name, d->type, d->paradigm, d->flags,
-                                        (uint32_t)n, members);
-    }
-    for (size_t i = 0; i < m->comms.count; i++) {
-        const ot_mg_comm *d = &OT_MG_AT(m->comms, ot_mg_comm, i);
-        OTF2_GlobalDefWriter_WriteComm(g, d->self, d->name, d->group, d->parent, d->flags);
-    }
-    for (size_t i = 0; i < m->windows.count; i++) {
-        const ot_mg_window *d = &OT_MG_AT(m->windows, ot_mg_window, i);
-        OTF2_GlobalDefWriter_WriteRmaWin(g, d->self, d->name, d->comm, d->flags);
-    }
-    for (size_t i = 0; i < m->metric_members.count; i++) {
-        const ot_mg_metric_member *d = &OT_MG_AT(m->metric_members, ot_mg_metric_member, i);
-        OTF2_GlobalDefWriter_WriteMetricMember(g, d->self, d->name, d->description, d->metric_type, d->mode,
-                                               d->value_type, d->base, d->exponent, d->unit);
-    }
-    for (size_t i = 0; i < m->metric_classes.count; i++) {
-        const ot_mg_metric_class *d = &OT_MG_AT(m->metric_classes, ot_mg_metric_class, i);
-        OTF2_GlobalDefWriter_WriteMetricClass(g, d->self, d->count, d->members, d->occurrence, d->recorder);
-    }
-}
-
-/* OTF2 keeps going after a failed write; the first error it reported is the merge's answer. */
-typedef struct write_errors { OTF2_ErrorCode code; char text[160]; } write_errors;
-
-static OTF2_ErrorCode remember_error(void *user, const char *file, uint64_t line, const char *function,
-                                     OTF2_ErrorCode code, const char *format, va_list va)
-{
-    write_errors *e = user;
-    if (e->code == OTF2_SUCCESS) {
-        e->code = code;
-        vsnprintf(e->text, sizeof e->text, format ? format : "", va);
-    }
-    return code;
-}
-
-static int move_event_files(merger *m, char *why, size_t why_size);
-
-/* OTF2 makes the archive's directory as it opens the definition files (and
- * refuses one that exists); the event files go into it before any
- * definition is written, and the anchor file, written last as OTF2 closes
- * the archive, makes the job directory a whole archive. */
-static int write_archive(merger *m, char *why, size_t why_size)
-{
-    uint64_t def_chunk = definition_chunk(m);
-    if (!def_chunk) {
-        snprintf(why, why_size, "offtrace merge: a definition is larger than OTF2's largest chunk");
-        return -1;
-    }
-    write_errors errors = {OTF2_SUCCESS, ""};
-    OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(remember_error, &errors);
-    OTF2_Archive *archive = OTF2_Archive_Open(m->dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, m->event_chunk,
-                                              def_chunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    int rc = archive ? 0 : -1, moved = -1;
-    if (archive) {
-        OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
-        OTF2_Archive_SetSerialCollectiveCallbacks(archive);
-        OTF2_Archive_SetCreator(archive, m->creator ? m->creator : "offtrace " OFFTRACE_VERSION_STRING);
-        OTF2_Archive_SetDescription(archive, m->description ? m->description : "OpenMP offload trace");
-        job_properties(m, archive); /* before the global definitions: it adds location group properties */
-        if (OTF2_Archive_OpenDefFiles(archive) != OTF2_SUCCESS)
-            rc = -1;
-        if (rc == 0 && (moved = move_event_files(m, why, why_size)) != 0)
-            rc = -1;
-        for (int r = 0; r < m->size && rc == 0; r++)
-            rc = write_mapping_tables(archive, &m->parts[r]);
-        if (rc == 0 && OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS)
-            rc = -1;
-        if (rc == 0) {
-            rc = write_empty_locations(m, archive);
-            OTF2_Archive_CloseEvtFiles(archive);
-        }
-        OTF2_Archive_CloseDefFiles(archive);
-        OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(archive);
-        if (g && rc == 0 && !m->out_of_memory) {
-            write_global_definitions(m, g);
-            OTF2_Archive_CloseGlobalDefWriter(archive, g);
-        } else
-            rc = -1;
-    }
-    if (archive && OTF2_Archive_Close(archive) != OTF2_SUCCESS)
-        rc = -1;
-    OTF2_Error_RegisterCallback(previous, NULL);
-    if (moved != 0 && archive)
-        return -1; /* why says which file */
-    if (rc || errors.code != OTF2_SUCCESS) {
-        snprintf(why, why_size, "offtrace merge: writing '%s/%s.otf2' failed%s%s", m->dir, OFFTRACE_ARCHIVE_NAME,
-                 errors.text[0] ? ": " : (m->out_of_memory ? ": out of memory" : ""), errors.text);
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- moving the event files in ---- */
-
-static void event_paths(const merger *m, int rank, uint64_t location, char *part, char *job, size_t size)
-{
-    snprintf(part, size, "%s/rank.%d/part/traces/%" PRIu64 ".evt", m->dir, rank, location);
-    snprintf(job, size, "%s/traces/%" PRIu64 ".evt", m->dir, location);
-}
-
-/* On failure every file moved goes back. */
-static int move_event_files(merger *m, char *why, size_t why_size)
-{
-    char part[4096], job[4096];
-    for (int r = 0; r < m->size; r++) {
-        part_map *pm = &m->parts[r];
-        for (size_t i = 0; i < pm->location_count; i++) {
-            event_paths(m, r, pm->locations[i], part, job, sizeof part);
-            if (access(part, F_OK) && errno == ENOENT)
-                continue; /* a location without events */
-            if (rename(part, job) == 0)
-                continue;
-            snprintf(why, why_size, "offtrace merge: cannot move '%s' into '%s/traces': %s%s", part, m->dir,
-                     strerror(errno), errno == EXDEV ? " (parts and job directory must share one file system)" : "");
-            for (int q = 0; q <= r; q++)
-                for (size_t k = 0; k < (q == r ? i : m->parts[q].location_count); k++) {
-                    event_paths(m, q, m->parts[q].locations[k], part, job, sizeof part);
-                    rename(job, part);
-                }
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void remove_failed_archive(const merger *m)
-{
-    char path[4096];
-    for (int r = 0; r < m->size; r++)
-        for (size_t i = 0; i < m->parts[r].location_count; i++) {
-            snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".def", m->dir, m->parts[r].locations[i]);
-            unlink(path);
-        }
-    for (int r = 0; r < m->size; r++)
-        if (m->parts[r].empty_location != UINT64_MAX) {
-            snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".def", m->dir, m->parts[r].empty_location);
-            unlink(path);
-            snprintf(path, sizeof path, "%s/traces/%" PRIu64 ".evt", m->dir, m->parts[r].empty_location);
-            unlink(path);
-        }
-    snprintf(path, sizeof path, "%s/%s.def", m->dir, OFFTRACE_ARCHIVE_NAME);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/%s.otf2", m->dir, OFFTRACE_ARCHIVE_NAME);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/traces", m->dir);
-    rmdir(path);
-}
-
-/* A merge that stopped half-way (killed) left event files in traces/ and no
- * anchor: they go back to their parts, and what it wrote goes, so that OTF2
- * can make the archive's directory again. */
-static int undo_stopped_merge(merger *m, char *why, size_t why_size)
-{
-    char path[4096], part[4096], job[4096];
-    snprintf(path, sizeof path, "%s/traces", m->dir);
-    if (access(path, F_OK))
-        return 0;
-    for (int r = 0; r < m->size; r++)
-        for (size_t i = 0; i < m->parts[r].location_count; i++) {
-            event_paths(m, r, m->parts[r].locations[i], part, job, sizeof part);
-            if (access(part, F_OK))
-                rename(job, part);
-        }
-    remove_failed_archive(m);
-    if (access(path, F_OK) == 0) {
-        snprintf(why, why_size, "offtrace merge: '%s' holds files of no part; remove it to merge", path);
-        return -1;
-    }
-    return 0;
 }
 
 static int write_ranks_file(const merger *m, char *why, size_t why_size)
@@ -1458,17 +1053,11 @@ static int merge_parts(merger *m, char *why, size_t why_size)
                  m->parts[0].reason);
         return -1;
     }
-    if (undo_stopped_merge(m, why, why_size))
+    if (ot_mg_undo_stopped_merge(m, why, why_size))
         return -1;
-    if (write_archive(m, why, why_size) || write_ranks_file(m, why, why_size)) {
-        remove_failed_archive(m);
-        /* the event files go back to their parts, as before the merge */
-        for (int r = 0; r < m->size; r++)
-            for (size_t i = 0; i < m->parts[r].location_count; i++) {
-                char part[4096], job[4096];
-                event_paths(m, r, m->parts[r].locations[i], part, job, sizeof part);
-                rename(job, part);
-            }
+    if (ot_mg_write_archive(m, why, why_size) || write_ranks_file(m, why, why_size)) {
+        ot_mg_remove_archive(m);
+        ot_mg_return_event_files(m); /* as before the merge */
         return -1;
     }
     return 0;
