@@ -436,6 +436,27 @@ Test(merge, a_part_without_its_rank_in_the_location_ids_is_left_out)
     free(text);
 }
 
+/* A part whose definitions are cut short (a rank killed while it wrote its
+ * part) is listed missing with why; the others are merged. */
+Test(merge, a_damaged_part_is_listed_missing)
+{
+    char dir[4096], path[4200];
+    fresh_job(dir, sizeof dir, "merge-damaged", 2, "d");
+    cr_assert_eq(write_synthetic_part(dir, 0, NULL), 0);
+    cr_assert_eq(write_synthetic_part(dir, 1, NULL), 0);
+    snprintf(path, sizeof path, "%s/rank.1/part/traces.def", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(truncate(path, st.st_size / 2), 0);
+    merge_ok(dir);
+    assert_valid(dir);
+    char *text = ranks_file(dir);
+    static const char expected[] = "0 complete\n1 missing its part has unreadable definitions";
+    cr_expect(!strncmp(text, expected, sizeof expected - 1), "%s", text);
+    cr_expect_eq(count_occurrences(text, "\n"), 2, "one line per rank: %s", text);
+    free(text);
+}
+
 Test(merge, refuses_what_it_cannot_merge)
 {
     char dir[4096], why[512] = "";
