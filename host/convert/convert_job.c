@@ -1,19 +1,15 @@
 #include "convert_job.h"
+#include "merge.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Part 2's ot_merge_job (merge.h) goes here, as
- *     return ot_merge_job(job_dir, msg, msg_size) == 0 ? OT_JOB_MERGED : OT_JOB_MERGE_FAILED;
- * until then every part stays as it is and the job says so. */
+/* The ranks' parts into one archive (merge.h, docs/mpi.md "One archive: the merge"). */
 static ot_job_finish merge_parts(const char *job_dir, char *msg, size_t msg_size)
 {
-    /* issue 16: the merge (part 2) is called here */
-    snprintf(msg, msg_size, "the ranks' parts are in '%s/rank.*/part'; this offtrace does not merge them into one "
-                            "archive yet", job_dir);
-    return OT_JOB_NOT_MERGED;
+    return ot_merge_job(job_dir, msg, msg_size) == 0 ? OT_JOB_MERGED : OT_JOB_MERGE_FAILED;
 }
 
 ot_job_finish ot_convert_job_merge(const char *job_dir, char *msg, size_t msg_size)
