@@ -37,7 +37,8 @@ typedef struct times {
 
 typedef struct state {
     otf2_definitions defs; /* first: the reader's user pointer */
-    times device_kernel_begin, host_launch_begin;
+    times device_kernel_begin, host_launch_begin, device_kernel_ns;
+    uint64_t last_kernel_begin;
     uint64_t device_kernels, kernels_with_grid, kernels_with_block;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, copies_without_bytes;
     uint64_t memsets, runtime_own, runtime_own_bytes, launch_copies, launch_copy_bytes;
@@ -93,6 +94,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time
     if (!strcmp(what, "kernel (device)")) {
         s->device_kernels++;
         push(s, &s->device_kernel_begin, time);
+        s->last_kernel_begin = time;
         s->kernels_with_grid += has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_GRID, &v);
         s->kernels_with_block += has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_BLOCK, &v);
     } else if (!strcmp(what, "memcpy host->device") || !strcmp(what, "memcpy device->host")) {
@@ -112,9 +114,22 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A kernel's own duration on the device: its queue Leave after its Enter
+ * (activities on one queue do not overlap). */
+static OTF2_CallbackCode on_leave(OTF2_LocationRef location, OTF2_TimeStamp time, void *user,
+                                  OTF2_AttributeList *attributes, OTF2_RegionRef region)
+{
+    state *s = user;
+    if (strstr(location_name(s, location), " queue ") && !strcmp(otf2_defs_region_name(&s->defs, region), "kernel (device)") &&
+        s->device_kernel_begin.n)
+        push(s, &s->device_kernel_ns, time - s->last_kernel_begin);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
 }
 
 static int problems;
@@ -233,6 +248,16 @@ int main(int argc, char **argv)
            (unsigned long long)s->runtime_own, (unsigned long long)s->runtime_own_bytes);
     printf("%-8s %-34s %llu, %llu bytes\n", "info", "kernel launches' copies and memsets",
            (unsigned long long)s->launch_copies, (unsigned long long)s->launch_copy_bytes);
+    if (s->device_kernel_ns.n) {
+        times *k = &s->device_kernel_ns;
+        qsort(k->v, k->n, sizeof *k->v, by_value);
+        uint64_t sum = 0;
+        for (size_t i = 0; i < k->n; i++)
+            sum += k->v[i];
+        printf("%-8s %-34s mean %.1f us, median %.1f us, max %.1f us over %zu kernels\n", "info",
+               "kernel time on the device (CUPTI)", sum / 1e3 / k->n, k->v[k->n / 2] / 1e3, k->v[k->n - 1] / 1e3,
+               k->n);
+    }
     clock_check(s);
     printf("%-8s %-34s %llu (max %llu ns before, %llu ns after its target region)\n", "info",
            "device events clamped to target", (unsigned long long)property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"),
@@ -241,6 +266,7 @@ int main(int argc, char **argv)
     otf2_definitions_free(&s->defs);
     free(s->device_kernel_begin.v);
     free(s->host_launch_begin.v);
+    free(s->device_kernel_ns.v);
     free(s);
     if (problems)
         printf("gpu_check: FAIL (%d problems)\n", problems);
