@@ -12,6 +12,13 @@
  * MPI reuses handles, so the table is keyed by the handle as it was and an
  * entry is removed at its completion.
  *
+ * One handle may stand for several requests at once: Open MPI hands out one
+ * shared, already complete request for every send that completed at once
+ * (its ompi_request_empty). So a handle is a key of several entries, in the
+ * order they started; each completion of that handle takes its oldest.
+ * (A program that drops a request without completing or freeing it leaves
+ * its entry behind, and that handle's next request would complete it.)
+ *
  * No allocation on the way, but for growth that stays: the table doubles
  * (slow path) and each thread keeps its scratch arrays for the handles and
  * statuses of the Wait/Test calls with many requests.
@@ -84,9 +91,9 @@ uint64_t ot_mpi_request_started(MPI_Request request, int kind, uint64_t comm, MP
     pthread_mutex_lock(&lock);
     if ((used + 1) * 2 <= capacity || grow() == 0) {
         size_t i = slot_of(key, capacity);
-        while (slots[i].key && slots[i].key != key) /* a handle still here was never completed: replaced */
+        while (slots[i].key) /* after any entry of the same handle: see the file's comment */
             i = (i + 1) & (capacity - 1);
-        used += !slots[i].key;
+        used++;
         id = ++next_id;
         slots[i] = (request_entry){.key = key, .id = id, .comm = comm, .type = type, .kind = (uint8_t)kind};
         __atomic_store_n(&pending, used, __ATOMIC_RELAXED);
@@ -95,7 +102,8 @@ uint64_t ot_mpi_request_started(MPI_Request request, int kind, uint64_t comm, MP
     return id;
 }
 
-/* Under the lock: the slot of \p key, or SIZE_MAX. */
+/* Under the lock: the slot of \p key's oldest entry (the first of its probe
+ * run: removals shift later entries back, keeping their order), or SIZE_MAX. */
 static size_t find(uint64_t key)
 {
     if (!key || !capacity)
