@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check/archive_check.h"
 #include "check/run.h"
 #include "offtrace/mpi_calls.h"
 #include "offtrace/raw_format.h"
@@ -48,6 +49,8 @@ typedef struct raw_rank {
     uint64_t split_id;
     unsigned clocks;
     unsigned unknown_comm; /* messages and collectives on an id never made */
+    unsigned regions, other_records; /* MPI calls (BEGIN or COMPLETE); MPI records of the other kinds */
+    unsigned done_elsewhere; /* requests completed on another thread than the one that started them */
 } raw_rank;
 
 /* `timeout 60 mpirun ... -np N sh -c SCRIPT` with \p env added. */
@@ -67,7 +70,7 @@ static void traced_run(int np, const char *example, const char *args, const char
 {
     char script[2048];
     snprintf(script, sizeof script,
-             "exec %s/offtrace record -o %s/rank.$OMPI_COMM_WORLD_RANK -- %s/example_%s %s", OFFTRACE_BIN_DIR, dir,
+             "exec %s/offtrace record -o %s/rank.$OMPI_COMM_WORLD_RANK -- %s/%s %s", OFFTRACE_BIN_DIR, dir,
              OFFTRACE_BIN_DIR, example, args);
     char *env[8] = {"LD_PRELOAD=" MPI_LIB, "OFFTRACE_KEEP_RAW=1"};
     for (int i = 0; extra_env && extra_env[i] && i < 5; i++)
@@ -78,7 +81,7 @@ static void traced_run(int np, const char *example, const char *args, const char
 static void untraced_run(int np, const char *example, const char *args, const char *preload, run_result *r)
 {
     char script[2048];
-    snprintf(script, sizeof script, "exec %s/example_%s %s", OFFTRACE_BIN_DIR, example, args);
+    snprintf(script, sizeof script, "exec %s/%s %s", OFFTRACE_BIN_DIR, example, args);
     char pre[1024];
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", preload ? preload : "");
     char *env[] = {pre, NULL};
@@ -109,10 +112,15 @@ static void read_raw(const char *rank_dir, raw_rank *out)
     cr_assert_eq(ot_raw_load(raw, &rec, err, sizeof err), 0, "%s: %s", raw, err);
     /* request ids seen started and done, per process (ids are small counters) */
     unsigned char started[4096] = {0}, done[4096] = {0};
+    unsigned short started_on[4096] = {0}, done_on[4096] = {0}; /* stream index + 1 */
     for (size_t s = 0; s < rec.stream_count; s++) {
         ot_raw_cursor cur = {.fd = -1};
         cr_assert_eq(ot_raw_cursor_open(&cur, &rec.streams[s]), 0);
         for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
+            if (r->event == OFFTRACE_RAW_MPI_CALL)
+                out->regions += r->endpoint != OFFTRACE_RAW_END;
+            else if (r->event >= OFFTRACE_RAW_MPI_SEND && r->event <= OFFTRACE_RAW_MPI_CLOCK)
+                out->other_records++;
             switch (r->event) {
             case OFFTRACE_RAW_MPI_CALL:
                 if (r->endpoint != OFFTRACE_RAW_END && r->subkind < OFFTRACE_MPI_CALL_COUNT)
@@ -126,7 +134,8 @@ static void read_raw(const char *rank_dir, raw_rank *out)
                 out->n.bytes_sent += (long)r->bytes;
                 out->unknown_comm += r->id == OFFTRACE_RAW_MPI_COMM_UNKNOWN;
                 if (r->event == OFFTRACE_RAW_MPI_ISEND && r->target_id < sizeof started)
-                    started[r->target_id]++, out->requests_started++;
+                    started[r->target_id]++, started_on[r->target_id] = (unsigned short)(s + 1),
+                        out->requests_started++;
                 break;
             case OFFTRACE_RAW_MPI_RECV:
                 out->n.recvs++;
@@ -135,12 +144,13 @@ static void read_raw(const char *rank_dir, raw_rank *out)
                 break;
             case OFFTRACE_RAW_MPI_IRECV_REQUEST:
                 if (r->target_id < sizeof started)
-                    started[r->target_id]++, out->requests_started++;
+                    started[r->target_id]++, started_on[r->target_id] = (unsigned short)(s + 1),
+                        out->requests_started++;
                 break;
             case OFFTRACE_RAW_MPI_REQUEST_DONE:
                 if (r->target_id < sizeof done) {
                     out->requests_done_twice += done[r->target_id]++ > 0;
-                    out->requests_done += started[r->target_id] != 0;
+                    done_on[r->target_id] = (unsigned short)(s + 1);
                 }
                 if (r->subkind == OFFTRACE_RAW_MPI_DONE_IRECV) {
                     out->n.recvs++;
@@ -177,6 +187,9 @@ static void read_raw(const char *rank_dir, raw_rank *out)
         }
         ot_raw_cursor_close(&cur);
     }
+    for (size_t id = 0; id < sizeof done; id++) /* after every stream: a request may end on another thread */
+        out->requests_done += done[id] && started[id],
+            out->done_elsewhere += done[id] && started[id] && done_on[id] != started_on[id];
     ot_raw_free(&rec);
 }
 
@@ -272,7 +285,8 @@ static void check_example(int np, const char *example, const char *args, int wit
         same_count(&program, &counter, "libmpi_counter", rank, 0);
         cr_expect_eq(raw[rank].call_begins, raw[rank].call_ends, "rank %d: MPI calls begun %u, ended %u", rank,
                      raw[rank].call_begins, raw[rank].call_ends);
-        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Init], 1, "rank %d: MPI_Init", rank);
+        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Init] + raw[rank].calls[OFFTRACE_MPI_CALL_Init_thread], 1,
+                     "rank %d: MPI_Init or MPI_Init_thread", rank);
         cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Finalize], 1, "rank %d: MPI_Finalize", rank);
         cr_expect_eq(raw[rank].world, 1, "rank %d: one MPI_COMM_WORLD record", rank);
         cr_expect_eq(raw[rank].clocks, 2, "rank %d: clock compared at Init and Finalize", rank);
@@ -280,10 +294,20 @@ static void check_example(int np, const char *example, const char *args, int wit
                      rank, raw[rank].requests_started, raw[rank].requests_done);
         cr_expect_eq(raw[rank].requests_done_twice, 0, "rank %d: a request completed twice", rank);
         cr_expect_eq(raw[rank].unknown_comm, 0, "rank %d: communication on an unknown communicator", rank);
+        if (strcmp(example, "mpi_threads") != 0)
+            cr_expect_eq(raw[rank].done_elsewhere, 0, "rank %d: a request ended on another thread", rank);
         char *message = NULL;
         cr_expect_eq(otf2_print_check(rank_dir, &message), 0, "rank %d's archive: %s", rank, message);
         free(message);
-        cr_expect_eq(region_enters(rank_dir, "MPI_Init"), 1, "rank %d: the archive's MPI_Init region", rank);
+        cr_expect_eq(region_enters(rank_dir, "MPI_Init") + region_enters(rank_dir, "MPI_Init_thread"), 1,
+                     "rank %d: the archive's MPI_Init region", rank);
+        uint64_t calls = 0, not_converted = 0;
+        cr_expect_eq(archive_property(rank_dir, "OFFTRACE::MPI_CALLS", &calls), 0);
+        cr_expect_eq(calls, raw[rank].regions, "rank %d: MPI calls in the archive %" PRIu64 ", recorded %u", rank,
+                     calls, raw[rank].regions);
+        cr_expect_eq(archive_property(rank_dir, "OFFTRACE::MPI_RECORDS_NOT_CONVERTED", &not_converted), 0);
+        cr_expect_eq(not_converted, raw[rank].other_records, "rank %d: MPI records not converted %" PRIu64
+                     ", recorded %u", rank, not_converted, raw[rank].other_records);
     }
     run_free(&traced);
     run_free(&plain);
@@ -309,7 +333,7 @@ Test(mpi_recording, halo_at_two_and_four_ranks)
     raw_rank raw[MAX_RANKS];
     char dir[1024];
     for (int np = 2; np <= 4; np += 2) {
-        check_example(np, "mpi_halo", "10", 1, NULL, dir, sizeof dir, raw);
+        check_example(np, "example_mpi_halo", "10", 1, NULL, dir, sizeof dir, raw);
         for (int rank = 0; rank < np; rank++) {
             char rank_dir[1200];
             snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
@@ -352,7 +376,7 @@ Test(mpi_recording, reduce_collectives_and_a_split)
 {
     raw_rank raw[MAX_RANKS];
     char dir[1024];
-    check_example(4, "mpi_reduce", "", 1, NULL, dir, sizeof dir, raw);
+    check_example(4, "example_mpi_reduce", "", 1, NULL, dir, sizeof dir, raw);
     for (int rank = 0; rank < 4; rank++) {
         cr_expect_eq(raw[rank].comms_made, 1, "rank %d: one communicator made", rank);
         cr_expect_eq(raw[rank].comms_freed, 1, "rank %d: and freed", rank);
@@ -386,7 +410,7 @@ Test(mpi_recording, devices_tests_and_waits)
 {
     raw_rank raw[MAX_RANKS];
     char dir[1024];
-    check_example(4, "mpi_devices", "", 1, NULL, dir, sizeof dir, raw);
+    check_example(4, "example_mpi_devices", "", 1, NULL, dir, sizeof dir, raw);
     cr_expect_gt(raw[0].calls[OFFTRACE_MPI_CALL_Test], 2, "rank 0 polls with MPI_Test");
     cr_expect_leq(raw[0].requests_tested, 3, "a request's failed tests are recorded once");
     for (int rank = 1; rank < 4; rank++)
@@ -427,7 +451,7 @@ Test(mpi_recording, clock_of_a_rank_on_another_machine)
     char dir[1024];
     const long long skew = 5000000000LL, ppm = 100;
     char *env[] = {"OFFTRACE_TEST_RANK_CLOCK=1:5000000000:100", NULL};
-    check_example(2, "mpi_reduce", "", 1, env, dir, sizeof dir, raw);
+    check_example(2, "example_mpi_reduce", "", 1, env, dir, sizeof dir, raw);
     clock_line c[2];
     cr_assert_eq(clock_lines(dir, 0, c), 2);
     for (int i = 0; i < 2; i++)
@@ -458,7 +482,7 @@ Test(mpi_recording, ranks_of_one_machine_share_the_clock)
 {
     raw_rank raw[MAX_RANKS];
     char dir[1024];
-    check_example(2, "mpi_devices", "1000", 1, NULL, dir, sizeof dir, raw);
+    check_example(2, "example_mpi_devices", "1000", 1, NULL, dir, sizeof dir, raw);
     for (int rank = 0; rank < 2; rank++) {
         clock_line c[2];
         cr_assert_eq(clock_lines(dir, rank, c), 2);
@@ -467,12 +491,24 @@ Test(mpi_recording, ranks_of_one_machine_share_the_clock)
     }
 }
 
+Test(mpi_recording, threads_and_a_request_completed_by_another_thread)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    check_example(2, "mpi_threads", "", 1, NULL, dir, sizeof dir, raw);
+    for (int rank = 0; rank < 2; rank++) {
+        cr_expect_eq(raw[rank].requests_started, 201, "rank %d: 100 sends and 101 receives started", rank);
+        cr_expect_eq(raw[rank].done_elsewhere, 1, "rank %d: only the handed-over receive ends on another thread",
+                     rank);
+    }
+}
+
 /* libofftrace-mpi.so preloaded without offtrace: PMPI alone, nothing changes. */
 Test(mpi_recording, untraced_with_the_wrappers_preloaded)
 {
     run_result with, without;
-    untraced_run(2, "mpi_reduce", "", MPI_LIB, &with);
-    untraced_run(2, "mpi_reduce", "", NULL, &without);
+    untraced_run(2, "example_mpi_reduce", "", MPI_LIB, &with);
+    untraced_run(2, "example_mpi_reduce", "", NULL, &without);
     cr_assert_eq(with.status, without.status);
     char *a = sorted_lines(with.out), *b = sorted_lines(without.out);
     cr_expect_str_eq(a, b);

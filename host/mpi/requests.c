@@ -15,7 +15,8 @@
  * One handle may stand for several requests at once: Open MPI hands out one
  * shared, already complete request for every send that completed at once
  * (its ompi_request_empty). So a handle is a key of several entries, in the
- * order they started; each completion of that handle takes its oldest.
+ * order they started; each completion of that handle takes the oldest its
+ * thread started (else the oldest).
  * (A program that drops a request without completing or freeing it leaves
  * its entry behind, and that handle's next request would complete it.)
  *
@@ -35,6 +36,7 @@ typedef struct request_entry {
     uint64_t id;
     uint64_t comm;
     MPI_Datatype type;
+    uint32_t thread; /* the thread that started it (thread_token) */
     uint8_t kind, tested;
 } request_entry;
 
@@ -43,6 +45,16 @@ static request_entry *slots;
 static size_t capacity, used; /* capacity: a power of two */
 static size_t pending;         /* = used, read without the lock to skip the table when empty */
 static uint64_t next_id;
+static uint32_t next_thread;
+static __thread uint32_t thread_token __attribute__((tls_model("initial-exec")));
+
+/* This thread's number for the table (from 1, taken on first use). */
+static uint32_t this_thread(void)
+{
+    if (!thread_token)
+        thread_token = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
+    return thread_token;
+}
 
 #define OT_MPI_REQUESTS_FIRST 1024u
 
@@ -95,25 +107,35 @@ uint64_t ot_mpi_request_started(MPI_Request request, int kind, uint64_t comm, MP
             i = (i + 1) & (capacity - 1);
         used++;
         id = ++next_id;
-        slots[i] = (request_entry){.key = key, .id = id, .comm = comm, .type = type, .kind = (uint8_t)kind};
+        slots[i] = (request_entry){.key = key, .id = id, .comm = comm, .type = type, .thread = this_thread(),
+                                   .kind = (uint8_t)kind};
         __atomic_store_n(&pending, used, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&lock);
     return id;
 }
 
-/* Under the lock: the slot of \p key's oldest entry (the first of its probe
- * run: removals shift later entries back, keeping their order), or SIZE_MAX. */
+/* Under the lock: the slot of \p key's oldest entry started by this thread,
+ * else its oldest entry (a request completed on another thread than its
+ * start), or SIZE_MAX. Oldest: the first of its probe run (removals shift
+ * later entries back, keeping their order). Why this thread's first: a
+ * shared handle (ompi_request_empty) completed by a thread is one of its
+ * own sends. */
 static size_t find(uint64_t key)
 {
     if (!key || !capacity)
         return SIZE_MAX;
-    for (size_t i = slot_of(key, capacity);; i = (i + 1) & (capacity - 1)) {
-        if (slots[i].key == key)
+    size_t any = SIZE_MAX;
+    uint32_t me = this_thread();
+    for (size_t i = slot_of(key, capacity); slots[i].key; i = (i + 1) & (capacity - 1)) {
+        if (slots[i].key != key)
+            continue;
+        if (slots[i].thread == me)
             return i;
-        if (!slots[i].key)
-            return SIZE_MAX;
+        if (any == SIZE_MAX)
+            any = i;
     }
+    return any;
 }
 
 /* Under the lock: empty slot \p i, moving later entries of its run back
