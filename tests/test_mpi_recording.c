@@ -503,6 +503,39 @@ Test(mpi_recording, threads_and_a_request_completed_by_another_thread)
     }
 }
 
+/* MPI_Abort: mpirun kills every rank within about a second, so a rank's
+ * record may or may not convert before it dies; the raw records survive
+ * and `offtrace convert` makes each rank's archive afterwards. */
+Test(mpi_recording, abort_leaves_every_rank_convertible)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_abort");
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    run_result r;
+    traced_run(2, "mpi_abort", "", dir, NULL, &r);
+    cr_expect(!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0, "the job failed");
+    cr_expect(strstr(r.err, "offtrace: rank 1 called MPI_Abort(3)") != NULL, "one line says why:\n%s", r.err);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200], anchor[1300];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        snprintf(anchor, sizeof anchor, "%s/traces.otf2", rank_dir);
+        raw_rank raw;
+        read_raw(rank_dir, &raw);
+        cr_expect_eq(raw.calls[OFFTRACE_MPI_CALL_Abort], rank == 1, "rank %d: MPI_Abort recorded", rank);
+        cr_expect_eq(raw.n.sends + raw.n.recvs, 1, "rank %d: the message before the abort", rank);
+        if (access(anchor, F_OK) != 0) { /* killed before its record converted */
+            run_result c;
+            cr_assert_eq(run_offtrace(&c, "convert", rank_dir, NULL), 0);
+            cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "convert %s: %s", rank_dir, c.err);
+            run_free(&c);
+        }
+        char *message = NULL;
+        cr_expect_eq(otf2_print_check(rank_dir, &message), 0, "rank %d's archive: %s", rank, message);
+        free(message);
+    }
+}
+
 /* libofftrace-mpi.so preloaded without offtrace: PMPI alone, nothing changes. */
 Test(mpi_recording, untraced_with_the_wrappers_preloaded)
 {
