@@ -37,8 +37,6 @@ static MPI_Comm clock_comm = MPI_COMM_NULL; /* a private dup of the world: the e
 static int measure_with_rank0;              /* this rank is on another machine than rank 0 */
 static unsigned char *measure;              /* rank 0: per rank, whether to measure */
 
-int ot_mpi_world_rank(void) { return world_rank; }
-
 typedef struct node_id {
     char boot[OT_MPI_BOOT_ID_MAX];
     char host[OT_MPI_HOST_MAX];

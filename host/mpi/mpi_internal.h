@@ -126,7 +126,6 @@ uint64_t ot_mpi_request_started(MPI_Request request, int kind, uint64_t comm, MP
 void ot_mpi_requests_prepare(void) OT_MPI_HIDDEN;
 
 /* ---- the clock and the rank (init.c) ---- */
-int ot_mpi_world_rank(void) OT_MPI_HIDDEN;
 /** \brief At attach: MPI was initialized before the recorder came (mpi.rank, the world). */
 void ot_mpi_attached_late(const ot_mpi_recorder *rec) OT_MPI_HIDDEN;
 
