@@ -536,6 +536,47 @@ Test(mpi_recording, abort_leaves_every_rank_convertible)
     }
 }
 
+/* Measurement off from the start: no MPI event is recorded, but the rank's
+ * definitions are (the merge and the clock correction need them). */
+Test(mpi_recording, paused_records_no_call_but_the_definitions)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_paused");
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    run_result r;
+    char *env[] = {"OFFTRACE_START_PAUSED=1", NULL};
+    traced_run(2, "example_mpi_reduce", "", dir, env, &r);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200], path[1300];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        raw_rank raw;
+        read_raw(rank_dir, &raw);
+        cr_expect_eq(raw.regions + raw.other_records, 0, "rank %d: nothing recorded while off", rank);
+        snprintf(path, sizeof path, "%s/raw/" OFFTRACE_RAW_MPI_RANK_FILE, rank_dir);
+        char *text = read_whole_file(path, NULL);
+        char want[16];
+        snprintf(want, sizeof want, "%d 2 ", rank);
+        cr_expect(text && !strncmp(text, want, strlen(want)), "rank %d: mpi.rank %s", rank, text);
+        free(text);
+        clock_line c[2];
+        cr_expect_eq(clock_lines(dir, rank, c), 2, "rank %d: both clock lines", rank);
+        char *message = NULL;
+        cr_expect_eq(otf2_print_check(rank_dir, &message), 0, "rank %d's archive: %s", rank, message);
+        free(message);
+    }
+    /* each half of two ranks has one member: rank 0 and rank 1 each write their communicator */
+    for (int rank = 0; rank < 2; rank++) {
+        char path[1300];
+        snprintf(path, sizeof path, "%s/rank.%d/raw/" OFFTRACE_RAW_MPI_COMMS_FILE, dir, rank);
+        char *text = read_whole_file(path, NULL);
+        cr_expect(text && count_occurrences(text, "\n") == 1, "rank %d: its split communicator's line: %s", rank,
+                  text);
+        free(text);
+    }
+}
+
 /* libofftrace-mpi.so preloaded without offtrace: PMPI alone, nothing changes. */
 Test(mpi_recording, untraced_with_the_wrappers_preloaded)
 {

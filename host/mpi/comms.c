@@ -170,7 +170,7 @@ static void made(ot_mpi_call *c, MPI_Comm parent, MPI_Comm made_comm, uint8_t op
     offtrace_raw_record r = {.id = id, .target_id = parent_id, .bytes = (uint64_t)size,
                              .src_addr = (uint64_t)(uint32_t)rank, .subkind = op, .event = OFFTRACE_RAW_MPI_COMM};
     ot_mpi_put(c, &r);
-    if (rank == 0 && id != OFFTRACE_RAW_MPI_COMM_UNKNOWN && c->open)
+    if (rank == 0 && id != OFFTRACE_RAW_MPI_COMM_UNKNOWN) /* a definition: also while measurement is off */
         write_members(c->rec, made_comm, id, parent_id, size);
 }
 

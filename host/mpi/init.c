@@ -81,7 +81,7 @@ static void clock_result(ot_mpi_call *c, uint8_t phase, int same, int64_t offset
     int len = snprintf(line, sizeof line, "%s %llu %lld %llu %d\n",
                        phase == OFFTRACE_RAW_MPI_CLOCK_INIT ? "init" : "finalize", (unsigned long long)local_ns,
                        (long long)offset, (unsigned long long)rtt, same);
-    if (c->open && len > 0 && (size_t)len < sizeof line)
+    if (len > 0 && (size_t)len < sizeof line) /* a definition: written while measurement is off too */
         c->rec->append(OFFTRACE_RAW_MPI_CLOCK_FILE, line, (size_t)len);
 }
 
@@ -153,10 +153,9 @@ static void after_init(ot_mpi_call *c)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     node_id mine;
     this_node(c ? c->rec : NULL, &mine);
-    if (c) {
+    if (c) { /* mpi.rank is a definition: written while measurement is off too */
         ot_mpi_comm_world(c);
-        if (c->open)
-            write_rank(c->rec, &mine);
+        write_rank(c->rec, &mine);
     }
     if (!all_recorded(c ? c->rec : NULL))
         return;
