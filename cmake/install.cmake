@@ -44,6 +44,9 @@ install(TARGETS offtrace_cli RUNTIME DESTINATION ${OFFTRACE_INSTALL_BINDIR})
 install(TARGETS offtrace offtrace-device LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 install(TARGETS offtrace-user LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR})
 install(TARGETS offtrace-capture LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR}) # the map capture (issue 15, preloaded by record)
+if(TARGET offtrace-mpi)
+  install(TARGETS offtrace-mpi LIBRARY DESTINATION ${OFFTRACE_INSTALL_LIBDIR}) # the PMPI wrappers (issue 16)
+endif()
 if(TARGET offtrace-device-cupti)
   # Keeps its absolute rpath to libcupti (device/cupti/CMakeLists.txt), in
   # the build tree too, without the placeholder's empty entries.

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "session.h"
+#include "rank_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -325,6 +326,7 @@ static int append_line(const char *file, const char *line)
 void ot_session_clock_pair(void)
 {
     ot_clock_pair p = ot_clock_pair_take();
+    p.monotonic_ns = ot_rank_clock(p.monotonic_ns); /* OFFTRACE_TEST_RANK_CLOCK (issue 16) */
     char line[96];
     snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)p.ticks,
              (unsigned long long)p.monotonic_ns, (unsigned long long)p.realtime_ns);

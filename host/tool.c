@@ -61,6 +61,7 @@
 #include "session.h"
 #include "stream.h"
 #include "tool_chain.h"
+#include "mpi_binding.h"
 #include "user_binding.h"
 #include "map_capture.h" /* issue 15: variable names */
 
@@ -851,6 +852,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
                         "pages or write to disk themselves\n");
     ot_exit_path_arm();
     ot_user_binding_attach(); /* the program's own words, if it has libofftrace-user.so (user_binding.c) */
+    ot_mpi_binding_attach(); /* MPI calls, if libofftrace-mpi.so is in the process (issue 16) */
     ot_map_capture_attach(); /* map entries, if libofftrace-capture.so is preloaded (issue 15) */
     ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
     return 1;
@@ -860,6 +862,7 @@ static void tool_finalize(ompt_data_t *tool_data)
 {
     ot_chain_finalize();
     ot_user_binding_detach();
+    ot_mpi_binding_detach();
     ot_exit_path_run();
 }
 

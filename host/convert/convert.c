@@ -17,6 +17,7 @@
 #include "host_mutex.h"
 #include "progress.h"
 #include "user_pass.h"
+#include "mpi_pass.h"
 #include "nvtx_pass.h"
 #include "map_names.h" /* issue 15 */
 #include "job.h"       /* issue 16 */
@@ -296,6 +297,7 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     if (c->user_calls_dropped)
         set_number(c->tw, "USER_CALLS_DROPPED", c->user_calls_dropped);
     ot_nvtx_properties(c);
+    ot_mpi_properties(c);
     set_ignored_counts(c);
     set_number(c->tw, "RECORDS_OF_DEVICES_BEYOND_LIMIT", c->records_of_unshown_devices);
     set_number(c->tw, "BUFFER_FLUSHES", c->buffer_flushes);
@@ -339,6 +341,7 @@ static void converter_free(converter *c)
     ot_host_tasks_free(c);
     ot_user_defs_free(c);
     ot_nvtx_defs_free(c);
+    ot_mpi_free(c);
     ot_map_names_free(c);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);

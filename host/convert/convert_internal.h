@@ -91,6 +91,10 @@ typedef struct converter {
     uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
     size_t nvtx_pending;                /**< start/end ranges of the thread in conversion to close (nvtx_pass.c) */
     struct ot_map_sites *maps;          /**< map sites and what deletes free (map_names.c, issue 15) */
+    /* MPI (issue 16, mpi_pass.c) */
+    uint32_t *mpi_regions;              /**< region of each call number (OTF2_RegionRef; UINT32_MAX: none yet) */
+    uint64_t mpi_calls;                 /**< MPI calls written as regions */
+    uint64_t mpi_records_not_converted; /**< MPI messages, requests, collectives, comms, clocks: part 3b's */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -22,6 +22,7 @@
 #include "external_sort.h"
 #include "host_mutex.h"
 #include "user_pass.h"
+#include "mpi_pass.h"
 #include "nvtx_pass.h"
 #include "host_tasks.h"
 #include "openmp_naming.h"
@@ -885,6 +886,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             ot_user_convert(p, r, t);
         else if (source >= OFFTRACE_SOURCE_NVTX_RANGE && source <= OFFTRACE_SOURCE_NVTX_PROBLEM)
             ot_nvtx_convert(p, r, t);
+        else if (source >= OFFTRACE_SOURCE_MPI_CALL && source <= OFFTRACE_SOURCE_MPI_CLOCK)
+            ot_mpi_convert(p, r, t);
         else { /* the recorder's buffer flushes, and every kind that is a plain region */
             p->c->buffer_flushes += source == OFFTRACE_SOURCE_FLUSH && r->endpoint == OFFTRACE_RAW_BEGIN;
             on_plain_region(p, r, t, plain_region_class(source));

@@ -238,6 +238,29 @@ static inline offtrace_location_role offtrace_location_role_by_name(const char *
     /* measurement control (issue 14) */                                                                     \
     X(MEASUREMENT, RAW, MEASUREMENT, "control_tool, ot_measurement_set, OFFTRACE_START_PAUSED",              \
       "subkind 0 off (BEGIN) / 1 on (END): an off window on the switching thread", NONE)                      \
+    /* MPI through libofftrace-mpi.so's PMPI wrappers (issue 16, docs/mpi.md; fields in raw_format.h) */     \
+    X(MPI_CALL, RAW, MPI_CALL, "(libofftrace-mpi.so: every MPI_* call of offtrace/mpi_calls.h)",             \
+      "subkind = call number, codeptr = caller; COMPLETE, or BEGIN/END around its other MPI records", NONE)   \
+    X(MPI_SEND, RAW, MPI_SEND, "(libofftrace-mpi.so: MPI_Send, Bsend, Ssend, Rsend, Sendrecv*)",             \
+      "id = comm, src_addr = destination, dst_addr = tag, bytes; BEGIN", NONE)                                \
+    X(MPI_RECV, RAW, MPI_RECV, "(libofftrace-mpi.so: MPI_Recv, Sendrecv*)",                                  \
+      "id = comm, src_addr = source, dst_addr = tag, bytes; BEGIN", NONE)                                     \
+    X(MPI_ISEND, RAW, MPI_ISEND, "(libofftrace-mpi.so: MPI_Isend, Ibsend, Issend, Irsend)",                  \
+      "as MPI_SEND, target_id = request id; BEGIN", NONE)                                                     \
+    X(MPI_IRECV_REQUEST, RAW, MPI_IRECV_REQUEST, "(libofftrace-mpi.so: MPI_Irecv)",                          \
+      "id = comm, target_id = request id; BEGIN", NONE)                                                       \
+    X(MPI_REQUEST_DONE, RAW, MPI_REQUEST_DONE, "(libofftrace-mpi.so: MPI_Wait*, MPI_Test*)",                 \
+      "target_id = request id, subkind = how; a receive's comm, source, tag, bytes; BEGIN", NONE)            \
+    X(MPI_REQUEST_TEST, RAW, MPI_REQUEST_TEST, "(libofftrace-mpi.so: MPI_Test* that completed nothing)",    \
+      "target_id = request id; BEGIN", NONE)                                                                  \
+    X(MPI_COLLECTIVE, RAW, MPI_COLLECTIVE, "(libofftrace-mpi.so: collectives)",                              \
+      "END: id = comm, subkind = operation, src_addr = root, bytes = sent, dst_addr = received; BEGIN/END",  \
+      NONE)                                                                                                   \
+    X(MPI_COMM, RAW, MPI_COMM, "(libofftrace-mpi.so: MPI_Init, MPI_Comm_dup/split/split_type/create/free)",  \
+      "id = comm, subkind = operation, bytes = size, src_addr = own rank, target_id = parent; BEGIN", NONE)  \
+    X(MPI_CLOCK, RAW, MPI_CLOCK, "(libofftrace-mpi.so: MPI_Init, MPI_Finalize)",                             \
+      "subkind = phase, id = same boot, bytes = offset ns, src_addr = round trip, dst_addr = rank 0 time; "  \
+      "BEGIN", NONE)                                                                                          \
     X(DEVICE_PARALLEL, DEVICE, PARALLEL, "parallel_begin, parallel_end (host-offload collector)",            \
       "thread, codeptr, value = team size, subkind 1 = league; BEGIN/END", DEVICE_FILE)                       \
     X(DEVICE_IMPLICIT_TASK, DEVICE, IMPLICIT_TASK, "implicit_task (host-offload collector)",                \
@@ -443,6 +466,30 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
       OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
     X(NVTX_MARK, NVTX_MARK, "nvtx mark", ENTER_LEAVE, ARTIFICIAL, USER, HOST_THREAD,                               \
       OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
+    /* MPI (issue 16, docs/mpi.md): one region per MPI function ("MPI_Send"), its role from offtrace/mpi_calls.h;   \
+     * the message, request and collective records are OTF2's MPI events (the forms MPI_*), which this converter    \
+     * does not write yet: it counts them (OFFTRACE::MPI_RECORDS_NOT_CONVERTED). Communicators and clocks are       \
+     * definitions and properties, no class. */                                                                      \
+    X(MPI_P2P, MPI_CALL, "MPI point-to-point", ENTER_LEAVE, POINT2POINT, MPI, HOST_THREAD,                          \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_COLLECTIVE, MPI_CALL, "MPI collective", ENTER_LEAVE, COLL_ALL2ALL, MPI, HOST_THREAD,                      \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_OTHER, MPI_CALL, "MPI", ENTER_LEAVE, FUNCTION, MPI, HOST_THREAD,                                          \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_SEND, MPI_SEND, "", MPI_SEND, UNKNOWN, MPI, HOST_THREAD,                                                  \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_RECV, MPI_RECV, "", MPI_RECV, UNKNOWN, MPI, HOST_THREAD,                                                  \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_ISEND, MPI_ISEND, "", MPI_ISEND, UNKNOWN, MPI, HOST_THREAD,                                               \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_IRECV_REQUEST, MPI_IRECV_REQUEST, "", MPI_IRECV_REQUEST, UNKNOWN, MPI, HOST_THREAD,                       \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_REQUEST_DONE, MPI_REQUEST_DONE, "", MPI_REQUEST_DONE, UNKNOWN, MPI, HOST_THREAD,                          \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_REQUEST_TEST, MPI_REQUEST_TEST, "", MPI_REQUEST_TEST, UNKNOWN, MPI, HOST_THREAD,                          \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+    X(MPI_COLLECTIVE_BEGIN_END, MPI_COLLECTIVE, "", MPI_COLLECTIVE, UNKNOWN, MPI, HOST_THREAD,                      \
+      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
     /* OpenMP executing on the device (host-offload collector) */                                                    \
     X(DEVICE_PARALLEL, DEVICE_PARALLEL, "parallel", ENTER_LEAVE, PARALLEL, OPENMP, DEVICE_THREAD,                   \
       DEVICE_OPENMP, NONE, OTHER, 0, DEV_PARALLEL, "device openmp", NONE)                                            \
@@ -498,6 +545,14 @@ typedef enum offtrace_event_form {
     OFFTRACE_FORM_RMA_GET,
     OFFTRACE_FORM_RMA_COMPLETE,
     OFFTRACE_FORM_METRIC,
+    /* OTF2's MPI events (issue 16); not written yet (the converter counts them) */
+    OFFTRACE_FORM_MPI_SEND,          /**< MpiSend */
+    OFFTRACE_FORM_MPI_RECV,          /**< MpiRecv */
+    OFFTRACE_FORM_MPI_ISEND,         /**< MpiIsend */
+    OFFTRACE_FORM_MPI_IRECV_REQUEST, /**< MpiIrecvRequest */
+    OFFTRACE_FORM_MPI_REQUEST_DONE,  /**< MpiIsendComplete, MpiIrecv or MpiRequestCancelled */
+    OFFTRACE_FORM_MPI_REQUEST_TEST,  /**< MpiRequestTest */
+    OFFTRACE_FORM_MPI_COLLECTIVE,    /**< MpiCollectiveBegin, MpiCollectiveEnd */
 } offtrace_event_form;
 
 /** What every user of the catalogue needs of a class, as plain values. */

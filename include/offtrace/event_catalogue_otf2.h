@@ -19,6 +19,7 @@
 #define OFFTRACE_OTF2_PARADIGM_OPENMP_TARGET ((OTF2_Paradigm)OFFTRACE_PARADIGM_OPENMP_TARGET)
 #define OFFTRACE_OTF2_PARADIGM_MEASUREMENT_SYSTEM OTF2_PARADIGM_MEASUREMENT_SYSTEM
 #define OFFTRACE_OTF2_PARADIGM_USER OTF2_PARADIGM_USER
+#define OFFTRACE_OTF2_PARADIGM_MPI OTF2_PARADIGM_MPI
 
 /** \brief The region role of class \p c (the default, for classes whose subkind refines it). */
 static inline OTF2_RegionRole offtrace_class_role(offtrace_event_class c)

@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 9u /* 9: map entries (issue 15); 8 is NVTX's (issue 14) */
+#define OFFTRACE_RAW_VERSION 10u /* 10: MPI (issue 16); 9: map entries (issue 15); 8 is NVTX's (issue 14) */
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 
@@ -78,7 +78,17 @@
     X(NVTX_PROBLEM, 36)       /* bad or unsupported input, or calls before recording: BEGIN, subkind = cause, bytes = count */ \
     /* measurement control (issue 14; kinds 40-44) */ \
     X(MEASUREMENT, 40)        /* recording switched: BEGIN subkind 0 = off (a window opens), END subkind 1 = on */ \
-    /* MPI calls through libofftrace-mpi.so's PMPI wrappers (issue 16): kinds 50-59 reserved */
+    /* MPI calls through libofftrace-mpi.so's PMPI wrappers (issue 16, kinds 50-59; fields below) */ \
+    X(MPI_CALL, 50)           /* a wrapped call: COMPLETE, or BEGIN/END around the records below */ \
+    X(MPI_SEND, 51)           /* a blocking send, before it: BEGIN */ \
+    X(MPI_RECV, 52)           /* a blocking receive completed: BEGIN */ \
+    X(MPI_ISEND, 53)          /* a non-blocking send started: BEGIN */ \
+    X(MPI_IRECV_REQUEST, 54)  /* a non-blocking receive started: BEGIN */ \
+    X(MPI_REQUEST_DONE, 55)   /* a non-blocking request completed: BEGIN */ \
+    X(MPI_REQUEST_TEST, 56)   /* a request's first test that found it not complete: BEGIN */ \
+    X(MPI_COLLECTIVE, 57)     /* a collective: BEGIN before it, END after */ \
+    X(MPI_COMM, 58)           /* a communicator made or freed: BEGIN */ \
+    X(MPI_CLOCK, 59)          /* this rank's clock against rank 0's at MPI_Init and MPI_Finalize: BEGIN */
 
 enum offtrace_raw_event {
     OFFTRACE_RAW_NONE = 0,
@@ -209,6 +219,37 @@ enum offtrace_raw_flag {
  *             the tool's initialisation. A target construct begun while off
  *             has no record and gives the device collector the target id
  *             UINT64_MAX, whose device records the converter leaves out.
+ *  - MPI_*:   issue 16, docs/mpi.md; written by libofftrace-mpi.so on the
+ *             thread that called MPI. A communicator is named by its job-wide
+ *             id (OFFTRACE_RAW_MPI_COMM_*; derived ones as `mpi.comms` says),
+ *             a peer by its rank in that communicator, bytes are count *
+ *             MPI_Type_size. MPI_CALL: subkind = the call number
+ *             (offtrace/mpi_calls.h), codeptr = the caller; COMPLETE for a
+ *             call that records nothing else, else BEGIN ... END around its
+ *             other records. MPI_SEND: id = comm, src_addr = destination
+ *             rank, dst_addr = tag, bytes. MPI_RECV: id = comm, src_addr =
+ *             source rank (from the status), dst_addr = tag (from the
+ *             status), bytes (MPI_Get_count). MPI_ISEND: as MPI_SEND plus
+ *             target_id = the request id (a per-process counter from 1).
+ *             MPI_IRECV_REQUEST: id = comm, target_id = the request id.
+ *             MPI_REQUEST_DONE: target_id = the request id, subkind = enum
+ *             offtrace_raw_mpi_done; for a receive also id = comm, src_addr
+ *             = source, dst_addr = tag, bytes. MPI_REQUEST_TEST: target_id.
+ *             MPI_COLLECTIVE: BEGIN carries nothing; END: id = comm,
+ *             subkind = the operation (OFFTRACE_RAW_MPI_COLL_*, OTF2's
+ *             values), src_addr = the root's rank (OFFTRACE_RAW_MPI_NO_ROOT:
+ *             none), bytes = bytes this rank sent, dst_addr = bytes it
+ *             received (Score-P's rules, docs/mpi.md). MPI_COMM: id = the
+ *             communicator, subkind = enum offtrace_raw_mpi_comm_op, bytes =
+ *             its size, src_addr = this rank's rank in it, target_id = the
+ *             communicator it was made from (OFFTRACE_RAW_MPI_COMM_UNKNOWN:
+ *             none). MPI_CLOCK: subkind = enum offtrace_raw_mpi_clock_phase,
+ *             id = 1 when this rank shares rank 0's boot (one clock: offset
+ *             0 by rule, not measured), bytes = the offset in ns (int64 bits)
+ *             to add to this rank's CLOCK_MONOTONIC ns to get rank 0's,
+ *             src_addr = the fastest round trip in ns, dst_addr = rank 0's
+ *             CLOCK_MONOTONIC ns at the measurement (the same line goes to
+ *             `mpi.clock`).
  */
 typedef struct offtrace_raw_record {
     uint64_t time;       /**< host clock ticks, see clock.pairs */
@@ -464,5 +505,67 @@ enum offtrace_raw_nvtx_problem {
 #define OFFTRACE_RAW_MAP_DEFS "map-sites.defs" /* not maps.*: those are the memory map snapshots */
 #define OFFTRACE_RAW_MAP_NAME_MAX 1024u
 #define OFFTRACE_RAW_MAP_ENTRIES_MAX 1024u
+
+/* ---- MPI (issue 16, docs/mpi.md): written by libofftrace-mpi.so ---- */
+
+/** Communicator ids every rank gives alike; derived communicators get a
+ *  64-bit id with bit 63 set, the same on every member (mpi.comms). */
+#define OFFTRACE_RAW_MPI_COMM_WORLD 0ull
+#define OFFTRACE_RAW_MPI_COMM_SELF 1ull
+#define OFFTRACE_RAW_MPI_COMM_UNKNOWN UINT64_MAX /**< a handle the wrappers never saw made */
+#define OFFTRACE_RAW_MPI_NO_ROOT 0xFFFFFFFFull   /**< a collective without a root */
+
+/** How a request ended (MPI_REQUEST_DONE's subkind). */
+enum offtrace_raw_mpi_done {
+    OFFTRACE_RAW_MPI_DONE_ISEND = 1,
+    OFFTRACE_RAW_MPI_DONE_IRECV = 2,
+    OFFTRACE_RAW_MPI_DONE_CANCELLED = 3,
+};
+
+/** What happened to a communicator (MPI_COMM's subkind). */
+enum offtrace_raw_mpi_comm_op {
+    OFFTRACE_RAW_MPI_COMM_OP_WORLD = 1, /**< MPI_COMM_WORLD, at MPI_Init */
+    OFFTRACE_RAW_MPI_COMM_OP_DUP = 2,
+    OFFTRACE_RAW_MPI_COMM_OP_SPLIT = 3, /**< MPI_Comm_split and MPI_Comm_split_type */
+    OFFTRACE_RAW_MPI_COMM_OP_CREATE = 4,
+    OFFTRACE_RAW_MPI_COMM_OP_FREE = 5,
+};
+
+/** When the clock was compared (MPI_CLOCK's subkind). */
+enum offtrace_raw_mpi_clock_phase {
+    OFFTRACE_RAW_MPI_CLOCK_INIT = 1,
+    OFFTRACE_RAW_MPI_CLOCK_FINALIZE = 2,
+};
+
+/** Collective operations (MPI_COLLECTIVE END's subkind): OTF2_CollectiveOp's
+ *  values, so that the converter passes them on (it checks they agree). */
+#define OFFTRACE_RAW_MPI_COLLECTIVE_OPS(X) \
+    X(BARRIER, 0) X(BCAST, 1) X(GATHER, 2) X(GATHERV, 3) X(SCATTER, 4) X(SCATTERV, 5) X(ALLGATHER, 6) \
+    X(ALLGATHERV, 7) X(ALLTOALL, 8) X(ALLTOALLV, 9) X(ALLTOALLW, 10) X(ALLREDUCE, 11) X(REDUCE, 12) \
+    X(REDUCE_SCATTER, 13) X(SCAN, 14) X(EXSCAN, 15) X(REDUCE_SCATTER_BLOCK, 16)
+
+enum offtrace_raw_mpi_collective_op {
+#define OFFTRACE_RAW_MPI_COLL_ENUM(op, value) OFFTRACE_RAW_MPI_COLL_##op = value,
+    OFFTRACE_RAW_MPI_COLLECTIVE_OPS(OFFTRACE_RAW_MPI_COLL_ENUM)
+#undef OFFTRACE_RAW_MPI_COLL_ENUM
+    OFFTRACE_RAW_MPI_COLL_NONE = 255,
+};
+
+/**
+ * The MPI files of a rank's raw/ (text, one line each, appended with one
+ * write()):
+ *  - `mpi.rank`: "<rank> <size> <job id> <hostname> <boot id>\n", written
+ *    at MPI_Init (job id "-" when the launcher gave none).
+ *  - `mpi.comms`: "<id> <parent id> <size> <world rank of member 0> ...
+ *    <world rank of member size-1>\n" per derived communicator, written by
+ *    its member 0 only (the union over the job's ranks defines them all;
+ *    MPI_COMM_WORLD and MPI_COMM_SELF are implicit).
+ *  - `mpi.clock`: "<init|finalize> <local ns> <offset ns> <round trip ns>
+ *    <same boot 0|1>\n" per MPI_CLOCK record: rank 0's time = local +
+ *    offset, in CLOCK_MONOTONIC ns of the recorder's clock pairs.
+ */
+#define OFFTRACE_RAW_MPI_RANK_FILE "mpi.rank"
+#define OFFTRACE_RAW_MPI_COMMS_FILE "mpi.comms"
+#define OFFTRACE_RAW_MPI_CLOCK_FILE "mpi.clock"
 
 #endif /* OFFTRACE_RAW_FORMAT_H */

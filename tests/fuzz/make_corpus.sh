@@ -53,7 +53,7 @@ raw_seed() { # raw_seed NAME: corpus/raw/seed-NAME from $scratch/NAME/raw
             add_part "$seed" "$f" "$raw/$f" $((4096 + 64 * (records < 300 ? records : 300)))
             ;;
         device-*.rec) add_part "$seed" "$f" "$raw/$f" $((64 + 48 * 200)) ;;
-        clock.pairs | devices.txt | user.defs | nvtx.defs | map-sites.defs) add_part "$seed" "$f" "$raw/$f" ;;
+        clock.pairs | devices.txt | user.defs | nvtx.defs | map-sites.defs | mpi.*) add_part "$seed" "$f" "$raw/$f" ;;
         esac
     done
 }
@@ -68,7 +68,13 @@ record devpar "$bin/hostile_devpar"
 record user_phases "$bin/example_user_phases" 2
 record nvtx_phases "$bin/example_nvtx_phases"
 record map_names "$bin/map_names"
-for name in two_devices saxpy nowait devpar user_phases nvtx_phases map_names; do
+seeds="two_devices saxpy nowait devpar user_phases nvtx_phases map_names"
+if [ -x "$bin/example_mpi_reduce" ] && [ -f "$build/lib/libofftrace-mpi.so" ]; then
+    # MPI records (issue 16): one rank alone (MPI's singleton start), libofftrace-mpi.so preloaded
+    LD_PRELOAD="$build/lib/libofftrace-mpi.so" record mpi_reduce "$bin/example_mpi_reduce" 1000
+    seeds="$seeds mpi_reduce"
+fi
+for name in $seeds; do
     raw_seed $name
 done
 

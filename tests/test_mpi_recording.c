@@ -1,0 +1,597 @@
+/*
+ * MPI recording (issue 16 part 3a, docs/mpi.md): the MPI examples run under
+ * mpirun with one `offtrace record` per rank and libofftrace-mpi.so
+ * preloaded. Each rank's raw records are read back with the converter's
+ * raw reader and compared with two counts offtrace has no part in: the
+ * MPICOUNT line the program prints (what it asked MPI to do) and the
+ * MPICOUNTER line of libmpi_counter.so, a PMPI layer preloaded into an
+ * untraced run of the same program. Each rank's archive must be valid
+ * (otf2-print -Werror) with one region per MPI function, and the program's
+ * output and exit status must be the untraced run's.
+ *
+ * Every mpirun is bounded (timeout 60, mpirun --timeout 50); durations are
+ * never asserted (two cores, up to four ranks).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check/archive_check.h"
+#include "check/run.h"
+#include "offtrace/mpi_calls.h"
+#include "offtrace/raw_format.h"
+#include "raw_reader.h"
+
+#define MAX_RANKS 4
+#define MPI_LIB OFFTRACE_LIB_DIR "/libofftrace-mpi.so"
+#define COUNTER_LIB OFFTRACE_LIB_DIR "/libmpi_counter.so"
+
+/* What a rank did, as one of the three sources tells it (-1: not told). */
+typedef struct rank_count {
+    long sends, bytes_sent, recvs, bytes_recv, coll, coll_sent, coll_recv;
+} rank_count;
+
+/* What the raw records of one rank hold beyond the counts. */
+typedef struct raw_rank {
+    rank_count n;
+    unsigned calls[OFFTRACE_MPI_CALL_COUNT]; /* MPI_CALL regions by call number */
+    unsigned call_begins, call_ends;
+    unsigned requests_started, requests_done, requests_tested, requests_done_twice;
+    unsigned comms_made, comms_freed, world;
+    uint64_t split_id;
+    unsigned clocks;
+    unsigned unknown_comm; /* messages and collectives on an id never made */
+    unsigned regions, other_records; /* MPI calls (BEGIN or COMPLETE); MPI records of the other kinds */
+    unsigned done_elsewhere; /* requests completed on another thread than the one that started them */
+} raw_rank;
+
+/* `timeout 60 mpirun ... -np N sh -c SCRIPT` with \p env added. */
+static void mpirun(int np, const char *script, char *const env[], run_result *r)
+{
+    char npbuf[16];
+    snprintf(npbuf, sizeof npbuf, "%d", np);
+    /* By name: Open MPI takes an absolute mpirun path for --prefix ("/usr/bin/mpirun" -> "/"), and refuses it. */
+    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
+    char *argv[] = {"timeout", "60", (char *)(slash ? slash + 1 : OFFTRACE_MPIRUN), "--allow-run-as-root", "--oversubscribe", "--mca",
+                    "mpi_yield_when_idle", "1", "--timeout", "50", "-np", npbuf, "sh", "-c", (char *)script, NULL};
+    cr_assert_eq(run_command(argv, env, NULL, r), 0, "mpirun could not be run");
+}
+
+static void traced_run(int np, const char *example, const char *args, const char *dir, char *const extra_env[],
+                       run_result *r)
+{
+    char script[2048];
+    snprintf(script, sizeof script,
+             "exec %s/offtrace record -o %s -- %s/%s %s", OFFTRACE_BIN_DIR, dir,
+             OFFTRACE_BIN_DIR, example, args);
+    char *env[8] = {"LD_PRELOAD=" MPI_LIB, "OFFTRACE_KEEP_RAW=1"};
+    for (int i = 0; extra_env && extra_env[i] && i < 5; i++)
+        env[2 + i] = extra_env[i];
+    mpirun(np, script, env, r);
+}
+
+static void untraced_run(int np, const char *example, const char *args, const char *preload, run_result *r)
+{
+    char script[2048];
+    snprintf(script, sizeof script, "exec %s/%s %s", OFFTRACE_BIN_DIR, example, args);
+    char pre[1024];
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", preload ? preload : "");
+    char *env[] = {pre, NULL};
+    mpirun(np, script, preload ? env : NULL, r);
+}
+
+/* The "<tag> rank=R k=v ..." line of rank \p rank in \p text, parsed; 0 when found. */
+static int count_line(const char *text, const char *tag, int rank, rank_count *c)
+{
+    char head[64];
+    snprintf(head, sizeof head, "%s rank=%d ", tag, rank);
+    const char *at = text ? strstr(text, head) : NULL;
+    if (!at)
+        return -1;
+    *c = (rank_count){-1, -1, -1, -1, -1, -1, -1};
+    int n = sscanf(at + strlen(head), "sends=%ld bytes_sent=%ld recvs=%ld bytes_recv=%ld coll=%ld coll_sent=%ld "
+                                      "coll_recv=%ld",
+                   &c->sends, &c->bytes_sent, &c->recvs, &c->bytes_recv, &c->coll, &c->coll_sent, &c->coll_recv);
+    return n >= 5 ? 0 : -1;
+}
+
+static void read_raw(const char *rank_dir, raw_rank *out)
+{
+    memset(out, 0, sizeof *out);
+    char raw[1024], err[256] = "";
+    snprintf(raw, sizeof raw, "%s/raw", rank_dir);
+    ot_raw_recording rec;
+    cr_assert_eq(ot_raw_load(raw, &rec, err, sizeof err), 0, "%s: %s", raw, err);
+    /* request ids seen started and done, per process (ids are small counters) */
+    unsigned char started[4096] = {0}, done[4096] = {0};
+    unsigned short started_on[4096] = {0}, done_on[4096] = {0}; /* stream index + 1 */
+    for (size_t s = 0; s < rec.stream_count; s++) {
+        ot_raw_cursor cur = {.fd = -1};
+        cr_assert_eq(ot_raw_cursor_open(&cur, &rec.streams[s]), 0);
+        for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
+            if (r->event == OFFTRACE_RAW_MPI_CALL)
+                out->regions += r->endpoint != OFFTRACE_RAW_END;
+            else if (r->event >= OFFTRACE_RAW_MPI_SEND && r->event <= OFFTRACE_RAW_MPI_CLOCK)
+                out->other_records++;
+            switch (r->event) {
+            case OFFTRACE_RAW_MPI_CALL:
+                if (r->endpoint != OFFTRACE_RAW_END && r->subkind < OFFTRACE_MPI_CALL_COUNT)
+                    out->calls[r->subkind]++;
+                out->call_begins += r->endpoint == OFFTRACE_RAW_BEGIN;
+                out->call_ends += r->endpoint == OFFTRACE_RAW_END;
+                break;
+            case OFFTRACE_RAW_MPI_SEND:
+            case OFFTRACE_RAW_MPI_ISEND:
+                out->n.sends++;
+                out->n.bytes_sent += (long)r->bytes;
+                out->unknown_comm += r->id == OFFTRACE_RAW_MPI_COMM_UNKNOWN;
+                if (r->event == OFFTRACE_RAW_MPI_ISEND && r->target_id < sizeof started)
+                    started[r->target_id]++, started_on[r->target_id] = (unsigned short)(s + 1),
+                        out->requests_started++;
+                break;
+            case OFFTRACE_RAW_MPI_RECV:
+                out->n.recvs++;
+                out->n.bytes_recv += (long)r->bytes;
+                out->unknown_comm += r->id == OFFTRACE_RAW_MPI_COMM_UNKNOWN;
+                break;
+            case OFFTRACE_RAW_MPI_IRECV_REQUEST:
+                if (r->target_id < sizeof started)
+                    started[r->target_id]++, started_on[r->target_id] = (unsigned short)(s + 1),
+                        out->requests_started++;
+                break;
+            case OFFTRACE_RAW_MPI_REQUEST_DONE:
+                if (r->target_id < sizeof done) {
+                    out->requests_done_twice += done[r->target_id]++ > 0;
+                    done_on[r->target_id] = (unsigned short)(s + 1);
+                }
+                if (r->subkind == OFFTRACE_RAW_MPI_DONE_IRECV) {
+                    out->n.recvs++;
+                    out->n.bytes_recv += (long)r->bytes;
+                }
+                break;
+            case OFFTRACE_RAW_MPI_REQUEST_TEST:
+                out->requests_tested++;
+                break;
+            case OFFTRACE_RAW_MPI_COLLECTIVE:
+                if (r->endpoint == OFFTRACE_RAW_END) {
+                    out->n.coll++;
+                    out->n.coll_sent += (long)r->bytes;
+                    out->n.coll_recv += (long)r->dst_addr;
+                    out->unknown_comm += r->id == OFFTRACE_RAW_MPI_COMM_UNKNOWN;
+                }
+                break;
+            case OFFTRACE_RAW_MPI_COMM:
+                if (r->subkind == OFFTRACE_RAW_MPI_COMM_OP_WORLD)
+                    out->world++;
+                else if (r->subkind == OFFTRACE_RAW_MPI_COMM_OP_FREE)
+                    out->comms_freed++;
+                else
+                    out->comms_made++;
+                if (r->subkind == OFFTRACE_RAW_MPI_COMM_OP_SPLIT)
+                    out->split_id = r->id;
+                break;
+            case OFFTRACE_RAW_MPI_CLOCK:
+                out->clocks++;
+                break;
+            default:
+                break;
+            }
+        }
+        ot_raw_cursor_close(&cur);
+    }
+    for (size_t id = 0; id < sizeof done; id++) /* after every stream: a request may end on another thread */
+        out->requests_done += done[id] && started[id],
+            out->done_elsewhere += done[id] && started[id] && done_on[id] != started_on[id];
+    ot_raw_free(&rec);
+}
+
+static void same_count(const rank_count *want, const rank_count *got, const char *what, int rank, int with_coll_bytes)
+{
+    cr_expect_eq(got->sends, want->sends, "rank %d: %s sends %ld, the program %ld", rank, what, got->sends,
+                 want->sends);
+    cr_expect_eq(got->bytes_sent, want->bytes_sent, "rank %d: %s bytes sent %ld, the program %ld", rank, what,
+                 got->bytes_sent, want->bytes_sent);
+    cr_expect_eq(got->recvs, want->recvs, "rank %d: %s receives %ld, the program %ld", rank, what, got->recvs,
+                 want->recvs);
+    cr_expect_eq(got->bytes_recv, want->bytes_recv, "rank %d: %s bytes received %ld, the program %ld", rank, what,
+                 got->bytes_recv, want->bytes_recv);
+    cr_expect_eq(got->coll, want->coll, "rank %d: %s collectives %ld, the program %ld", rank, what, got->coll,
+                 want->coll);
+    if (with_coll_bytes) {
+        cr_expect_eq(got->coll_sent, want->coll_sent, "rank %d: %s collective bytes sent %ld, the program %ld", rank,
+                     what, got->coll_sent, want->coll_sent);
+        cr_expect_eq(got->coll_recv, want->coll_recv, "rank %d: %s collective bytes received %ld, the program %ld",
+                     rank, what, got->coll_recv, want->coll_recv);
+    }
+}
+
+static int qsort_strcmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The lines of \p text sorted, as one string (ranks print in any order). */
+static char *sorted_lines(const char *text)
+{
+    char *copy = strdup(text ? text : ""), *save = NULL;
+    char *lines[512];
+    size_t n = 0;
+    for (char *l = strtok_r(copy, "\n", &save); l && n < 512; l = strtok_r(NULL, "\n", &save))
+        lines[n++] = l;
+    qsort(lines, n, sizeof *lines, qsort_strcmp);
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(lines[i]) + 1;
+    char *out = calloc(1, len);
+    for (size_t i = 0; i < n; i++)
+        strcat(strcat(out, lines[i]), "\n");
+    free(copy);
+    return out;
+}
+
+/* How many Enter events of region \p name the job's archive in \p dir has on
+ * rank \p rank's locations (ids rank << 40 | ..., docs/mpi.md). */
+static unsigned region_enters(const char *dir, int rank, const char *name)
+{
+    char anchor[1024], needle[256];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    snprintf(needle, sizeof needle, "Region: \"%s\"", name);
+    char *argv[] = {"otf2-print", anchor, NULL};
+    run_result r;
+    if (run_command(argv, NULL, NULL, &r) != 0)
+        return 0;
+    unsigned n = 0;
+    for (char *line = r.out; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        n += !strncmp(line, "ENTER ", 6) && strstr(line, needle) != NULL &&
+             (int)(strtoull(line + 6, NULL, 10) >> 40) == rank;
+        line = end ? end + 1 : NULL;
+    }
+    run_free(&r);
+    return n;
+}
+
+/* The whole comparison for one example at \p np ranks; the raw ranks in \p raw. */
+static void check_example(int np, const char *example, const char *args, int with_coll_bytes, char *const env[],
+                          char *dir, size_t dir_size, raw_rank raw[MAX_RANKS])
+{
+    scratch_path(dir, (unsigned)dir_size, example);
+    run_result traced, plain, counted;
+    traced_run(np, example, args, dir, env, &traced);
+    untraced_run(np, example, args, NULL, &plain);
+    untraced_run(np, example, args, COUNTER_LIB, &counted);
+    cr_assert(WIFEXITED(plain.status) && WEXITSTATUS(plain.status) == 0, "untraced run failed: %s", plain.err);
+    cr_assert_eq(traced.status, plain.status, "traced exit status %d, untraced %d; stderr:\n%s", traced.status,
+                 plain.status, traced.err);
+    char *a = sorted_lines(traced.out), *b = sorted_lines(plain.out);
+    cr_expect_str_eq(a, b, "the program's output changed under offtrace");
+    free(a);
+    free(b);
+    for (int rank = 0; rank < np; rank++) {
+        rank_count program, counter;
+        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0, "no MPICOUNT of rank %d", rank);
+        cr_assert_eq(count_line(counted.err, "MPICOUNTER", rank, &counter), 0, "no MPICOUNTER of rank %d:\n%s",
+                     rank, counted.err);
+        char rank_dir[1200];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        read_raw(rank_dir, &raw[rank]);
+        same_count(&program, &raw[rank].n, "offtrace's raw records", rank, with_coll_bytes);
+        same_count(&program, &counter, "libmpi_counter", rank, 0);
+        cr_expect_eq(raw[rank].call_begins, raw[rank].call_ends, "rank %d: MPI calls begun %u, ended %u", rank,
+                     raw[rank].call_begins, raw[rank].call_ends);
+        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Init] + raw[rank].calls[OFFTRACE_MPI_CALL_Init_thread], 1,
+                     "rank %d: MPI_Init or MPI_Init_thread", rank);
+        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Finalize], 1, "rank %d: MPI_Finalize", rank);
+        cr_expect_eq(raw[rank].world, 1, "rank %d: one MPI_COMM_WORLD record", rank);
+        cr_expect_eq(raw[rank].clocks, 2, "rank %d: clock compared at Init and Finalize", rank);
+        cr_expect_eq(raw[rank].requests_done, raw[rank].requests_started, "rank %d: requests started %u, done %u",
+                     rank, raw[rank].requests_started, raw[rank].requests_done);
+        cr_expect_eq(raw[rank].requests_done_twice, 0, "rank %d: a request completed twice", rank);
+        cr_expect_eq(raw[rank].unknown_comm, 0, "rank %d: communication on an unknown communicator", rank);
+        if (strcmp(example, "mpi_threads") != 0)
+            cr_expect_eq(raw[rank].done_elsewhere, 0, "rank %d: a request ended on another thread", rank);
+        char *message = NULL, part_dir[1300];
+        cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
+        free(message);
+        cr_expect_eq(region_enters(dir, rank, "MPI_Init") + region_enters(dir, rank, "MPI_Init_thread"), 1,
+                     "rank %d: the archive's MPI_Init region", rank);
+        /* the rank's own numbers: its part's properties (the merge moved its events into the job's archive) */
+        snprintf(part_dir, sizeof part_dir, "%s/part", rank_dir);
+        uint64_t calls = 0, not_converted = 0;
+        cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_CALLS", &calls), 0);
+        cr_expect_eq(calls, raw[rank].regions, "rank %d: MPI calls in the archive %" PRIu64 ", recorded %u", rank,
+                     calls, raw[rank].regions);
+        cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_RECORDS_NOT_CONVERTED", &not_converted), 0);
+        cr_expect_eq(not_converted, raw[rank].other_records, "rank %d: MPI records not converted %" PRIu64
+                     ", recorded %u", rank, not_converted, raw[rank].other_records);
+    }
+    run_free(&traced);
+    run_free(&plain);
+    run_free(&counted);
+}
+
+Test(mpi_recording, every_call_of_the_table_is_wrapped)
+{
+    void *lib = dlopen(MPI_LIB, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(lib, "%s", dlerror());
+    for (unsigned call = 0; call < OFFTRACE_MPI_CALL_COUNT; call++) {
+        const char *name = offtrace_mpi_call_name(call);
+        void *fn = dlsym(lib, name);
+        Dl_info info;
+        cr_expect(fn && dladdr(fn, &info) && strstr(info.dli_fname, "libofftrace-mpi"),
+                  "%s is not libofftrace-mpi.so's", name);
+    }
+    cr_expect_null(offtrace_mpi_call_name(OFFTRACE_MPI_CALL_COUNT));
+}
+
+Test(mpi_recording, halo_at_two_and_four_ranks)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    for (int np = 2; np <= 4; np += 2) {
+        check_example(np, "example_mpi_halo", "10", 1, NULL, dir, sizeof dir, raw);
+        for (int rank = 0; rank < np; rank++) {
+            char rank_dir[1200];
+            snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+            cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Allreduce], 10, "rank %d", rank);
+            cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Waitall], 10, "rank %d", rank);
+            cr_expect_eq(region_enters(dir, rank, "MPI_Allreduce"), 10, "rank %d: MPI_Allreduce regions", rank);
+            cr_expect_eq(region_enters(dir, rank, "MPI_Irecv"), 20, "rank %d: MPI_Irecv regions (MPI_PROC_NULL too)",
+                         rank);
+        }
+    }
+}
+
+/* The members of the communicator whose mpi.comms line starts with \p id, in \p dir's ranks: "a b". */
+static int comm_members(const char *dir, int np, uint64_t id, char *members, size_t size)
+{
+    int found = 0;
+    for (int rank = 0; rank < np; rank++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/rank.%d/raw/" OFFTRACE_RAW_MPI_COMMS_FILE, dir, rank);
+        char *text = read_whole_file(path, NULL);
+        for (char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+            end = strchr(line, '\n');
+            if (end)
+                *end = 0;
+            unsigned long long got, parent;
+            int n, used;
+            if (sscanf(line, "%llu %llu %d %n", &got, &parent, &n, &used) == 3 && got == id) {
+                found++;
+                snprintf(members, size, "%s", line + used);
+                cr_expect_eq(parent, OFFTRACE_RAW_MPI_COMM_WORLD, "split from the world");
+                cr_expect_eq(n, 2, "two members");
+            }
+        }
+        free(text);
+    }
+    return found;
+}
+
+Test(mpi_recording, reduce_collectives_and_a_split)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    check_example(4, "example_mpi_reduce", "", 1, NULL, dir, sizeof dir, raw);
+    for (int rank = 0; rank < 4; rank++) {
+        cr_expect_eq(raw[rank].comms_made, 1, "rank %d: one communicator made", rank);
+        cr_expect_eq(raw[rank].comms_freed, 1, "rank %d: and freed", rank);
+        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Sendrecv], 1, "rank %d", rank);
+    }
+    cr_expect_eq(raw[0].split_id, raw[2].split_id, "the even ranks' communicator has one id");
+    cr_expect_eq(raw[1].split_id, raw[3].split_id, "the odd ranks' communicator has one id");
+    cr_expect_neq(raw[0].split_id, raw[1].split_id, "even and odd communicators have different ids");
+    char members[64] = "";
+    cr_expect_eq(comm_members(dir, 4, raw[0].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_str_eq(members, "0 2");
+    cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_str_eq(members, "1 3");
+}
+
+/* Whether rank \p rank's raw/ has device-<N>.rec files (it offloaded). */
+static int device_files(const char *dir, int rank)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/rank.%d/raw", dir, rank);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += !strncmp(e->d_name, "device-", 7);
+    if (d)
+        closedir(d);
+    return n;
+}
+
+Test(mpi_recording, devices_tests_and_waits)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    check_example(4, "example_mpi_devices", "", 1, NULL, dir, sizeof dir, raw);
+    cr_expect_gt(raw[0].calls[OFFTRACE_MPI_CALL_Test], 2, "rank 0 polls with MPI_Test");
+    cr_expect_leq(raw[0].requests_tested, 3, "a request's failed tests are recorded once");
+    for (int rank = 1; rank < 4; rank++)
+        cr_expect_eq(raw[rank].calls[OFFTRACE_MPI_CALL_Wait], 1, "rank %d", rank);
+    for (int rank = 0; rank < 4; rank++)
+        cr_expect_eq(device_files(dir, rank) > 0, rank % 2 == 0, "rank %d: device records only on even ranks",
+                     rank);
+}
+
+/* One "<phase> <local> <offset> <rtt> <same>" line of mpi.clock. */
+typedef struct clock_line {
+    char phase[16];
+    unsigned long long local;
+    long long offset;
+    unsigned long long rtt;
+    int same;
+} clock_line;
+
+static int clock_lines(const char *dir, int rank, clock_line lines[2])
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/rank.%d/raw/" OFFTRACE_RAW_MPI_CLOCK_FILE, dir, rank);
+    char *text = read_whole_file(path, NULL);
+    int n = 0;
+    for (char *line = text, *end; line && *line && n < 2; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (sscanf(line, "%15s %llu %lld %llu %d", lines[n].phase, &lines[n].local, &lines[n].offset, &lines[n].rtt,
+                   &lines[n].same) == 5)
+            n++;
+    }
+    free(text);
+    return n;
+}
+
+Test(mpi_recording, clock_of_a_rank_on_another_machine)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    const long long skew = 5000000000LL, ppm = 100;
+    char *env[] = {"OFFTRACE_TEST_RANK_CLOCK=1:5000000000:100", NULL};
+    check_example(2, "example_mpi_reduce", "", 1, env, dir, sizeof dir, raw);
+    clock_line c[2];
+    cr_assert_eq(clock_lines(dir, 0, c), 2);
+    for (int i = 0; i < 2; i++)
+        cr_expect(c[i].same == 1 && c[i].offset == 0 && c[i].rtt == 0, "rank 0 is the reference");
+    cr_expect_str_eq(c[0].phase, "init");
+    cr_expect_str_eq(c[1].phase, "finalize");
+    cr_assert_eq(clock_lines(dir, 1, c), 2);
+    for (int i = 0; i < 2; i++) {
+        /* The truth: rank 1's clock runs skew ahead plus ppm of the time since its first reading (under a
+         * minute here); the fastest round trip bounds the measurement's error by half of it. */
+        long long bound = (long long)c[i].rtt / 2 + 60LL * 1000000000LL / 1000000 * ppm;
+        cr_expect_eq(c[i].same, 0, "rank 1 is measured (another boot id)");
+        cr_expect_gt(c[i].rtt, 0);
+        cr_expect(c[i].offset <= -skew + (long long)c[i].rtt / 2 + 1 && c[i].offset >= -skew - bound,
+                  "%s offset %lld, the truth -%lld (drift up to %lld more), round trip %llu", c[i].phase,
+                  c[i].offset, skew, bound, c[i].rtt);
+    }
+    cr_expect_leq(c[1].offset, c[0].offset + (long long)(c[0].rtt + c[1].rtt) / 2, "the drift goes one way");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/rank.1/raw/" OFFTRACE_RAW_MPI_RANK_FILE, dir);
+    char *rank_line = read_whole_file(path, NULL);
+    cr_expect(rank_line && !strncmp(rank_line, "1 2 ", 4), "mpi.rank: %s", rank_line);
+    cr_expect(rank_line && strstr(rank_line, "-skewed"), "the skewed rank looks like another machine");
+    free(rank_line);
+}
+
+Test(mpi_recording, ranks_of_one_machine_share_the_clock)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    check_example(2, "example_mpi_devices", "1000", 1, NULL, dir, sizeof dir, raw);
+    for (int rank = 0; rank < 2; rank++) {
+        clock_line c[2];
+        cr_assert_eq(clock_lines(dir, rank, c), 2);
+        for (int i = 0; i < 2; i++)
+            cr_expect(c[i].same == 1 && c[i].offset == 0, "rank %d: one machine, offset 0 by rule", rank);
+    }
+}
+
+Test(mpi_recording, threads_and_a_request_completed_by_another_thread)
+{
+    raw_rank raw[MAX_RANKS];
+    char dir[1024];
+    check_example(2, "mpi_threads", "", 1, NULL, dir, sizeof dir, raw);
+    for (int rank = 0; rank < 2; rank++) {
+        cr_expect_eq(raw[rank].requests_started, 201, "rank %d: 100 sends and 101 receives started", rank);
+        cr_expect_eq(raw[rank].done_elsewhere, 1, "rank %d: only the handed-over receive ends on another thread",
+                     rank);
+    }
+}
+
+/* MPI_Abort: mpirun kills every rank within about a second, so a rank's
+ * record may or may not convert before it dies; the raw records survive
+ * and `offtrace convert` makes each rank's archive afterwards. */
+Test(mpi_recording, abort_leaves_every_rank_convertible)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_abort");
+    run_result r;
+    traced_run(2, "mpi_abort", "", dir, NULL, &r);
+    cr_expect(!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0, "the job failed");
+    cr_expect(strstr(r.err, "offtrace: rank 1 called MPI_Abort(3)") != NULL, "one line says why:\n%s", r.err);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        raw_rank raw;
+        read_raw(rank_dir, &raw);
+        cr_expect_eq(raw.calls[OFFTRACE_MPI_CALL_Abort], rank == 1, "rank %d: MPI_Abort recorded", rank);
+        cr_expect_eq(raw.n.sends + raw.n.recvs, 1, "rank %d: the message before the abort", rank);
+    }
+    char anchor[1300];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    if (access(anchor, F_OK) != 0) { /* nobody lived to merge: the user's `offtrace convert` after the job */
+        run_result c;
+        cr_assert_eq(run_offtrace(&c, "convert", dir, NULL), 0);
+        cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "convert %s: %s", dir, c.err);
+        run_free(&c);
+    }
+    char *message = NULL;
+    cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
+    free(message);
+    cr_expect_eq(region_enters(dir, 1, "MPI_Abort"), 1, "rank 1's MPI_Abort in the job's archive");
+}
+
+/* Measurement off from the start: no MPI event is recorded, but the rank's
+ * definitions are (the merge and the clock correction need them). */
+Test(mpi_recording, paused_records_no_call_but_the_definitions)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_paused");
+    run_result r;
+    char *env[] = {"OFFTRACE_START_PAUSED=1", NULL};
+    traced_run(2, "example_mpi_reduce", "", dir, env, &r);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200], path[1300];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        raw_rank raw;
+        read_raw(rank_dir, &raw);
+        cr_expect_eq(raw.regions + raw.other_records, 0, "rank %d: nothing recorded while off", rank);
+        snprintf(path, sizeof path, "%s/raw/" OFFTRACE_RAW_MPI_RANK_FILE, rank_dir);
+        char *text = read_whole_file(path, NULL);
+        char want[16];
+        snprintf(want, sizeof want, "%d 2 ", rank);
+        cr_expect(text && !strncmp(text, want, strlen(want)), "rank %d: mpi.rank %s", rank, text);
+        free(text);
+        clock_line c[2];
+        cr_expect_eq(clock_lines(dir, rank, c), 2, "rank %d: both clock lines", rank);
+    }
+    char *message = NULL;
+    cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
+    free(message);
+    /* each half of two ranks has one member: rank 0 and rank 1 each write their communicator */
+    for (int rank = 0; rank < 2; rank++) {
+        char path[1300];
+        snprintf(path, sizeof path, "%s/rank.%d/raw/" OFFTRACE_RAW_MPI_COMMS_FILE, dir, rank);
+        char *text = read_whole_file(path, NULL);
+        cr_expect(text && count_occurrences(text, "\n") == 1, "rank %d: its split communicator's line: %s", rank,
+                  text);
+        free(text);
+    }
+}
+
+/* libofftrace-mpi.so preloaded without offtrace: PMPI alone, nothing changes. */
+Test(mpi_recording, untraced_with_the_wrappers_preloaded)
+{
+    run_result with, without;
+    untraced_run(2, "example_mpi_reduce", "", MPI_LIB, &with);
+    untraced_run(2, "example_mpi_reduce", "", NULL, &without);
+    cr_assert_eq(with.status, without.status);
+    char *a = sorted_lines(with.out), *b = sorted_lines(without.out);
+    cr_expect_str_eq(a, b);
+    cr_expect_eq(strstr(with.err, "offtrace"), NULL, "%s", with.err);
+    free(a);
+    free(b);
+    run_free(&with);
+    run_free(&without);
+}
