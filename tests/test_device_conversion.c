@@ -5,6 +5,9 @@
  * device time of a chosen host instant. The converted archive must put each
  * record back at that instant (within rounding), keep it inside its target
  * region, order queues by time, and count what it drops, closes or ignores.
+ * Issue 17: a GPU's launches and the kernels they run later on the device
+ * carry one host operation, and `offtrace report` takes kernel times from
+ * the device (its collect pass on the converted archive).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -23,6 +26,7 @@
 #include "offtrace/collector.h"
 #include "offtrace/event_catalogue.h"
 #include "offtrace/raw_format.h"
+#include "report.h"
 
 /* ---- the truth ---- */
 
@@ -64,6 +68,7 @@ typedef struct options {
     int zero_tail;     /* the device file ends in never-written (zero) records */
     int foreign_file;  /* a device file of another format version */
     int many_devices;  /* after the target region, one on each of devices 1..70 */
+    int gpu_launches;  /* issue 17: a GPU's kernels, run later and longer than their launches (launch_records) */
 } options;
 
 static offtrace_raw_record host_record(uint8_t event, uint8_t endpoint, uint64_t ns)
@@ -82,8 +87,79 @@ static offtrace_raw_record sync_record(uint64_t ns, uint64_t width_ticks, uint64
     return r;
 }
 
+/* ---- issue 17: kernels on a GPU run after their launch returned ----
+ *
+ * In the one target region: three launches of 10 us each. The first two
+ * kernels run on the device 40 us and 30 us after their launch began, for
+ * 200 us and 300 us; the third launch's kernel never reaches the recording
+ * (it keeps its launch span); a fourth kernel on the device names a host
+ * operation no launch had. A host->device data op and the copy it caused
+ * carry one operation too. */
+#define LAUNCHES 3
+static const uint64_t launch_begin[LAUNCHES] = {T0 + 10000, T0 + 300000, T0 + 700000};
+#define LAUNCH_NS 10000ull
+static const uint64_t kernel_begin[2] = {T0 + 50000, T0 + 330000};
+static const uint64_t kernel_ns[2] = {200000, 300000};
+#define LAUNCH_OP(i) (500ull + (uint64_t)(i))
+#define STRAY_OP 999ull
+#define COPY_BEGIN (T0 + 260000)
+#define COPY_END (T0 + 270000)
+
+static size_t launch_records(offtrace_raw_record *r)
+{
+    size_t n = 0;
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    r[n++] = sync_record(SYNC_BEGIN, 10, device_of(SYNC_BEGIN), OFFTRACE_RAW_SYNC_TARGET_BEGIN);
+    for (int i = 0; i < LAUNCHES; i++) {
+        if (i == 1) { /* the data op, between the first and second launch */
+            r[n] = host_record(OFFTRACE_RAW_DATA_OP, OFFTRACE_RAW_BEGIN, COPY_BEGIN);
+            r[n].id = DATA_OP_ID, r[n].target_id = TARGET_ID, r[n].subkind = ompt_target_data_transfer_to_device;
+            r[n].bytes = 4096, r[n].src_addr = 0x1000, r[n].dst_addr = 0x2000, r[n].dst_device = 0;
+            r[n++].flags = OFFTRACE_RAW_FLAG_IN_CONSTRUCT;
+            r[n] = r[n - 1], r[n].time = ticks_of(COPY_END), r[n++].endpoint = OFFTRACE_RAW_END;
+        }
+        r[n] = host_record(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_BEGIN, launch_begin[i]);
+        r[n].id = LAUNCH_OP(i), r[n].target_id = TARGET_ID, r[n++].bytes = 1;
+        r[n] = host_record(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_END, launch_begin[i] + LAUNCH_NS);
+        r[n].id = LAUNCH_OP(i), r[n++].target_id = TARGET_ID;
+    }
+    r[n++] = sync_record(SYNC_END, 10, device_of(SYNC_END), OFFTRACE_RAW_SYNC_TARGET_END);
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    return n;
+}
+
+static offtrace_device_record queued_on(uint8_t kind, uint8_t endpoint, uint64_t ns, uint64_t op)
+{
+    offtrace_device_record d = {.time = device_of(ns), .target_id = TARGET_ID, .op_id = op, .thread = QUEUE,
+                                .kind = kind, .endpoint = endpoint, .flags = OFFTRACE_DEVICE_FLAG_STREAM};
+    return d;
+}
+
+static size_t launch_device_records(offtrace_device_record *r)
+{
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        r[n++] = queued_on(OFFTRACE_DEVICE_KERNEL, OFFTRACE_DEVICE_BEGIN, kernel_begin[i],
+                           LAUNCH_OP(i) | OFFTRACE_OPERATION_SUBMIT_BIT);
+        r[n++] = queued_on(OFFTRACE_DEVICE_KERNEL, OFFTRACE_DEVICE_END, kernel_begin[i] + kernel_ns[i],
+                           LAUNCH_OP(i) | OFFTRACE_OPERATION_SUBMIT_BIT);
+    }
+    r[n] = queued_on(OFFTRACE_DEVICE_MEMCPY, OFFTRACE_DEVICE_BEGIN, COPY_BEGIN + 2000, DATA_OP_ID);
+    r[n].subkind = OFFTRACE_COPY_HOST_TO_DEVICE, r[n++].value = 4096;
+    r[n] = queued_on(OFFTRACE_DEVICE_MEMCPY, OFFTRACE_DEVICE_END, COPY_END - 2000, DATA_OP_ID);
+    r[n].subkind = OFFTRACE_COPY_HOST_TO_DEVICE, r[n++].value = 4096;
+    const uint64_t stray = STRAY_OP | OFFTRACE_OPERATION_SUBMIT_BIT;
+    r[n++] = queued_on(OFFTRACE_DEVICE_KERNEL, OFFTRACE_DEVICE_BEGIN, T0 + 800000, stray);
+    r[n++] = queued_on(OFFTRACE_DEVICE_KERNEL, OFFTRACE_DEVICE_END, T0 + 810000, stray);
+    return n;
+}
+
 static size_t host_records(offtrace_raw_record *r, const options *o)
 {
+    if (o->gpu_launches)
+        return launch_records(r);
     size_t n = 0;
     r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
     r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
@@ -236,8 +312,8 @@ static void make_recording(char *dir, size_t size, const char *name, const optio
     free(stream);
 
     offtrace_device_record r[64];
-    size_t n = device_records(r);
-    cr_assert_eq(n, DEVICE_RECORD_COUNT);
+    size_t n = o->gpu_launches ? launch_device_records(r) : device_records(r);
+    cr_assert_eq(n, o->gpu_launches ? 8u : DEVICE_RECORD_COUNT);
     write_device_file(dir, "device-0.rec", OFFTRACE_RAW_VERSION, r, n, o->zero_tail ? 5 : 0);
     if (o->foreign_file)
         write_device_file(dir, "device-3.rec", 999, r, n, 0);
@@ -354,7 +430,8 @@ static void add_event(trace *t, OTF2_LocationRef l, OTF2_TimeStamp time, OTF2_Re
 /* The device activity attributes (event_catalogue.h, issue 17) as text. */
 static void describe_detail(const trace *t, OTF2_AttributeList *a, char *out, size_t size)
 {
-    static const char *const names[] = {"bytes", "grid", "block", "registers", "shared"};
+    static const char *const names[OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT] = {"bytes", "grid", "block", "registers",
+                                                                               "shared", "op"};
     size_t used = 0;
     out[0] = 0;
     for (uint32_t i = 0; a && i < OTF2_AttributeList_GetNumberOfElements(a); i++) {
@@ -604,10 +681,11 @@ Test(device_conversion, queue_activities_carry_bytes_and_launch_configuration)
     cr_assert_eq(q->count, 8);
     cr_assert_str_eq(region_name(t, &q->events[0]), "memcpy host->device"); /* a host data op's copy */
     cr_assert_str_eq(region_name(t, &q->events[2]), "memcpy host->device (kernel launch)");
-    cr_assert_str_eq(q->events[0].detail, "bytes=4096");
-    cr_assert_str_eq(q->events[2].detail, "bytes=16");
+    /* op: the host operation that caused it (its data op, the launch), without the collector's submit bit */
+    cr_assert_str_eq(q->events[0].detail, "op=79 bytes=4096");
+    cr_assert_str_eq(q->events[2].detail, "op=78 bytes=16");
     cr_assert_str_eq(q->events[4].detail, "bytes=64");
-    cr_assert_str_eq(q->events[6].detail, "grid=80x3x2 block=128x2x1 registers=40 shared=5120");
+    cr_assert_str_eq(q->events[6].detail, "op=78 grid=80x3x2 block=128x2x1 registers=40 shared=5120");
     cr_assert_str_eq(q->events[1].detail, "");
     cr_assert_str_eq(q->events[7].detail, "");
     free_trace(t);
@@ -777,4 +855,148 @@ Test(device_conversion, progress_shows_on_a_terminal_only_and_is_erased)
     cr_assert_str_eq(got, "", "progress in a pipe: '%s'", got);
     close(fds[0]);
     close(fds[1]);
+}
+
+/* ---- issue 17: a launch and its kernel's run on the device, paired ---- */
+
+/* The Enter on \p l of the region named \p region (a prefix) whose detail is \p detail, or NULL. */
+static const event *enter_with(const trace *t, const trace_location *l, const char *region, const char *detail)
+{
+    for (size_t i = 0; l && i < l->count; i++)
+        if (l->events[i].enter && !strncmp(region_name(t, &l->events[i]), region, strlen(region)) &&
+            !strcmp(l->events[i].detail, detail))
+            return &l->events[i];
+    return NULL;
+}
+
+/* The Leave that closes the Enter \p e on \p l (activities on a location do not overlap here). */
+static const event *leave_of(const trace_location *l, const event *e)
+{
+    for (const event *x = e + 1; x < l->events + l->count; x++)
+        if (!x->enter && x->region == e->region)
+            return x;
+    return NULL;
+}
+
+/* The host's launch of a kernel (on its stream location) and the device's
+ * own run of it (on its queue) carry one host operation; so do a data op
+ * and the copy it caused. */
+Test(device_conversion, launch_and_its_kernel_on_the_device_carry_one_host_operation)
+{
+    char dir[4096];
+    options o = {.gpu_launches = 1};
+    make_recording(dir, sizeof dir, "devconv-host-op", &o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    trace *t = read_trace(dir);
+    trace_location *stream = location_by_id(t, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, 0, 0));
+    trace_location *q = location_by_id(t, DEVICE_QUEUE_LOCATION(0, 0));
+    cr_assert_not_null(stream);
+    cr_assert_not_null(q);
+    char op[32];
+    for (int i = 0; i < LAUNCHES; i++) {
+        snprintf(op, sizeof op, "op=%llu", (unsigned long long)LAUNCH_OP(i));
+        const event *launch = enter_with(t, stream, "", op);
+        cr_assert_not_null(launch, "no launch carries %s", op);
+        cr_assert_eq(launch->time, launch_begin[i]);
+        if (i < 2)
+            cr_assert_not_null(enter_with(t, q, "kernel (device)", op), "no kernel on the device carries %s", op);
+    }
+    cr_assert_not_null(enter_with(t, q, "kernel (device)", "op=999"));
+    cr_assert_not_null(enter_with(t, q, "memcpy host->device", "op=79 bytes=4096"));
+    const event *data_op = NULL;
+    for (size_t i = 0; i < t->location_count && !data_op; i++)
+        if (&t->locations[i] != q)
+            data_op = enter_with(t, &t->locations[i], "data op host->device", "op=79");
+    cr_assert_not_null(data_op, "the host's data op does not carry its operation");
+    cr_assert_eq(data_op->time, COPY_BEGIN);
+    free_trace(t);
+}
+
+static uint64_t at_least(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* On a GPU a kernel's time is its run on the device, not its launch: the
+ * report's kernel times are exactly the archive's device spans of the paired
+ * kernels, a launch without its kernel keeps its launch span, and the
+ * launch latency is the device start less the launch begin. */
+Test(device_conversion, report_takes_kernel_times_from_the_device)
+{
+    char dir[4096];
+    options o = {.gpu_launches = 1};
+    make_recording(dir, sizeof dir, "devconv-report", &o);
+    convert(dir);
+    trace *t = read_trace(dir);
+    trace_location *stream = location_by_id(t, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, 0, 0));
+    trace_location *q = location_by_id(t, DEVICE_QUEUE_LOCATION(0, 0));
+    uint64_t run[2], latency = 0, latency_max = 0, unpaired_launch_ns = 0;
+    char op[32];
+    for (int i = 0; i < LAUNCHES; i++) {
+        snprintf(op, sizeof op, "op=%llu", (unsigned long long)LAUNCH_OP(i));
+        const event *launch = enter_with(t, stream, "", op);
+        cr_assert_not_null(launch);
+        if (i == 2) {
+            unpaired_launch_ns = leave_of(stream, launch)->time - launch->time;
+            continue;
+        }
+        const event *k = enter_with(t, q, "kernel (device)", op);
+        cr_assert_not_null(k);
+        run[i] = leave_of(q, k)->time - k->time;
+        /* the truth, through the clock sync (rounding: a few ns) */
+        cr_assert(run[i] + 4 >= kernel_ns[i] && run[i] <= kernel_ns[i] + 4, "kernel %d ran %llu ns on the device", i,
+                  (unsigned long long)run[i]);
+        latency += k->time - launch->time;
+        latency_max = at_least(latency_max, k->time - launch->time);
+    }
+    cr_assert_eq(unpaired_launch_ns, LAUNCH_NS);
+    free_trace(t);
+
+    ot_report r;
+    char err[512] = "";
+    cr_assert_eq(ot_report_collect(dir, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ot_report_find(&r), 0);
+    cr_assert_eq(r.device_count, 1);
+    const ot_rp_device *d = &r.devices[0];
+    cr_assert_eq(d->kernel_time, OT_RP_KERNEL_TIME_DEVICE);
+    cr_assert_eq(d->kernels, LAUNCHES);
+    cr_assert_eq(d->kernel_ns, run[0] + run[1] + LAUNCH_NS, "kernel time %llu, the device's %llu + %llu + launch %llu",
+                 (unsigned long long)d->kernel_ns, (unsigned long long)run[0], (unsigned long long)run[1],
+                 (unsigned long long)LAUNCH_NS);
+    cr_assert_eq(d->kernel_max_ns, at_least(run[0], run[1]));
+    cr_assert_eq(d->launches_paired, 2);
+    cr_assert_eq(d->launches_unpaired, 1);
+    cr_assert_eq(d->device_kernels_unpaired, 1, "the kernel of operation 999 had no launch");
+    cr_assert_eq(d->latency_ns, latency);
+    cr_assert_eq(d->latency_max_ns, latency_max);
+    cr_assert_eq(r.kernel_count, 1);
+    cr_assert_eq(r.kernels[0].count, LAUNCHES);
+    cr_assert_eq(r.kernels[0].total_ns, d->kernel_ns);
+    cr_assert_eq(r.kernels[0].max_ns, d->kernel_max_ns);
+    uint64_t site_kernel_ns = 0, site_kernels = 0;
+    for (size_t i = 0; i < r.site_count; i++)
+        site_kernel_ns += r.sites[i].kernel_ns, site_kernels += r.sites[i].kernels;
+    cr_assert_eq(site_kernels, LAUNCHES);
+    cr_assert_eq(site_kernel_ns, d->kernel_ns);
+
+    /* the device's start-up is its one instance: its kernels, paired or not, as the tables say */
+    cr_assert_eq(d->startup.kernel_ns, d->kernel_ns);
+
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    ot_rp_options opts = {0};
+    ot_report_print_text(&r, &opts, out);
+    fclose(out);
+    for (char *from = text, *to = text;; from++) { /* lines joined: words wrap anywhere */
+        if (*from == '\n')
+            for (*from = ' '; from[1] == ' ';)
+                from++;
+        if (!(*to++ = *from))
+            break;
+    }
+    cr_assert(strstr(text, "device 0: kernel time is each kernel's run on the device, paired with its launch (2"),
+              "%s", text);
+    cr_assert(strstr(text, "1 launches whose kernel the device did not record"), "%s", text);
+    free(text);
+    ot_report_free(&r);
 }

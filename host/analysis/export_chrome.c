@@ -236,7 +236,9 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         [OT_TR_ATTR_NVTX_COLOR] = "\"nvtx color\":", [OT_TR_ATTR_NVTX_PAYLOAD] = "\"nvtx payload\":",
         [OT_TR_ATTR_NVTX_PAYLOAD_FLOAT] = "\"nvtx payload\":"};
     for (int k = 0; span->attrs && k < OT_TR_ATTRS; k++) {
-        if (!(span->attrs >> k & 1))
+        /* not the host operation (issue 17): it pairs a launch with its kernel for the report, and a slice
+         * gains nothing from the id */
+        if (!(span->attrs >> k & 1) || k == OT_TR_ATTR_HOST_OPERATION)
             continue;
         if (k >= OT_TR_ATTR_NVTX_COLOR) { /* NVTX (issue 14): a colour string, a signed or a floating payload */
             write_nvtx_arg(w, k, span->attr[k], any ? "," : open);

@@ -2,7 +2,7 @@
 # archive (docs/report.md). Included from host/CMakeLists.txt; paths are
 # relative to host/.
 target_sources(offtrace_analysis PRIVATE
-  analysis/report_collect.c analysis/report_kernels.c analysis/report_transfers.c
+  analysis/report_collect.c analysis/report_kernels.c analysis/report_launches.c analysis/report_transfers.c
   analysis/report_history.c analysis/report_index.c analysis/report_findings.c
   analysis/report_highlights.c analysis/report_rows.c analysis/report_text.c analysis/report_json.c
   analysis/report_openmp.c analysis/report_openmp_print.c analysis/report_user.c

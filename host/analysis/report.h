@@ -35,12 +35,29 @@ typedef enum ot_rp_kind {
     OT_RP_KINDS
 } ot_rp_kind;
 
+/** Where a device's kernel times come from. */
+typedef enum ot_rp_kernel_time {
+    OT_RP_KERNEL_TIME_LAUNCH = 0, /**< the host's launch spans (host-offload: the launch is the execution) */
+    OT_RP_KERNEL_TIME_DEVICE,     /**< the device's own execution of each kernel, paired with its launch */
+    OT_RP_KERNEL_TIME_UNPAIRED,   /**< the device recorded its kernels, but the archive cannot pair them
+                                       (written before the launches carried their host operation): launch spans */
+} ot_rp_kernel_time;
+
 /** Per device. */
 typedef struct ot_rp_device {
     int device;
     uint64_t kernels, kernel_ns, kernel_max_ns;
     uint64_t transfers[2], bytes[2], transfer_ns[2]; /**< by OT_RP_H2D / OT_RP_D2H */
     uint64_t memory_peak;                            /**< high-water mark of "device memory in use" */
+    /** What its kernel times are (issue 17, docs/report.md "Kernel time on a GPU"): the host's launch
+     *  spans (a host-offload device, whose launch is the execution), or each kernel's own execution on the
+     *  device (a device whose collector recorded it, CUPTI), paired with its launch through their host
+     *  operation. A launch whose device kernel never came keeps its launch span. */
+    ot_rp_kernel_time kernel_time;
+    uint64_t launches_paired;        /**< launches whose kernel time is the device's (kernel_time DEVICE) */
+    uint64_t launches_unpaired;      /**< launches of such a device that kept their launch span */
+    uint64_t device_kernels_unpaired; /**< device kernels no launch claimed (not in kernel time) */
+    uint64_t latency_ns, latency_max_ns; /**< launch latency of the paired: launch begin to the kernel's start */
     /** Start-up: the device's first construct instance (the earliest entered
      *  of those that used it: the runtime initialises the device) and its
      *  first target instance that launched a kernel (the image is loaded

@@ -233,6 +233,7 @@ static void startup_settle(rp_state *s)
 static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
 {
     uint64_t ns = time - f->enter;
+    f->kernel_ns += f->launch_waiting_ns; /* their kernels did not run inside it: their launches count */
     startup_candidate(s, f, ns);
     if (f->active)
         f->busy_ns += time - f->busy_since;
@@ -262,11 +263,21 @@ static int is_alloc_op(const ot_tr_region *region)
     return region->klass == OT_TR_DATA_OP && (region->op == OT_TR_OP_ALLOC || region->op == OT_TR_OP_DELETE);
 }
 
-/* A kernel or transfer keeps its device busy (the host OpenMP gaps between targets). */
-static int is_device_activity(const ot_tr_location *loc, const ot_tr_region *region)
+/* A kernel's execution on a device queue (CUPTI) */
+static int is_device_kernel(const ot_tr_location *loc, const ot_tr_region *region)
 {
-    return (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
-           (loc->klass == OT_TR_RDMA && region->klass == OT_TR_TRANSFER);
+    return loc->klass == OT_TR_DEVICE_QUEUE && region->cls == OFFTRACE_CLASS_QUEUE_KERNEL;
+}
+
+/* A kernel or transfer keeps its device busy (the host OpenMP gaps between targets): a kernel while it
+ * runs, which is its launch unless the device recorded its kernels' own times. */
+static int is_device_activity(const rp_state *s, const ot_tr_location *loc, const ot_tr_region *region)
+{
+    if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
+        return !rp_kernels_on_device(s, loc->device);
+    if (is_device_kernel(loc, region))
+        return rp_kernels_on_device(s, loc->device);
+    return loc->klass == OT_TR_RDMA && region->klass == OT_TR_TRANSFER;
 }
 
 static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
@@ -274,9 +285,10 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_state *s = user;
     const ot_tr_region *region = span->region;
     ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
-    if (is_device_activity(loc, region))
+    if (is_device_activity(s, loc, region))
         rp_omp_device_activity(s, loc->device, span->begin, 1);
-    if (loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL)
+    if ((loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
+        (is_device_kernel(loc, region) && rp_kernels_on_device(s, loc->device)))
         return rp_kernel_enter(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
     if (loc->klass != OT_TR_HOST_THREAD || slot < 0)
@@ -303,7 +315,7 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         return rp_user_leave(s, s->slot_of_location[loc->index], loc, span);
     if (span->unfinished)
         return 0;
-    if (is_device_activity(loc, span->region))
+    if (is_device_activity(s, loc, span->region))
         rp_omp_device_activity(s, loc->device, span->end, 0);
     if (x->kind == RP_SPAN_KERNEL)
         return rp_kernel_leave(s, loc, span);
@@ -359,6 +371,7 @@ static int on_end(void *user, const ot_tr_archive *a)
 {
     rp_state *s = user;
     s->r->summary.unmatched_completions = ot_tr_unmatched_completions(a);
+    rp_kernels_end(s);
     return 0;
 }
 
@@ -385,6 +398,8 @@ static int setup_locations(rp_state *s, const ot_tr_archive *a)
         if (s->slot_of_location[i] >= 0)
             s->threads[s->slot_of_location[i]].loc = ot_tr_location_at(a, i);
     s->r->summary.host_threads = s->thread_count;
+    if (rp_kernels_begin(s, a))
+        return -ENOMEM;
     return rp_omp_begin(s);
 }
 
@@ -453,6 +468,7 @@ static void state_free(rp_state *s)
     rp_omp_free(s);
     rp_user_free(s);
     rp_variables_free(s);
+    rp_kernels_free(s);
 }
 
 int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)

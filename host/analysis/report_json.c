@@ -98,6 +98,16 @@ static void devices(const ot_report *r, FILE *to)
         number(to, "kernel_time_ns", d->kernel_ns, 1);
         number(to, "kernel_mean_ns", d->kernels ? d->kernel_ns / d->kernels : 0, 1);
         number(to, "kernel_max_ns", d->kernel_max_ns, 1);
+        if (d->kernel_time == OT_RP_KERNEL_TIME_UNPAIRED) /* a GPU's (issue 17); absent: launch spans */
+            field(to, "kernel_time_source", "launch_unpaired", 1);
+        if (d->kernel_time == OT_RP_KERNEL_TIME_DEVICE) {
+            field(to, "kernel_time_source", "device", 1);
+            number(to, "launches_paired", d->launches_paired, 1);
+            number(to, "launches_unpaired", d->launches_unpaired, 1);
+            number(to, "device_kernels_unpaired", d->device_kernels_unpaired, 1);
+            number(to, "launch_latency_mean_ns", d->launches_paired ? d->latency_ns / d->launches_paired : 0, 1);
+            number(to, "launch_latency_max_ns", d->latency_max_ns, 1);
+        }
         transfers(to, d->transfers, d->bytes, d->transfer_ns);
         fputs(", ", to);
         number(to, "memory_peak_bytes", d->memory_peak, 1);

@@ -28,6 +28,8 @@ typedef struct rp_frame {
     uint64_t serial;           /* unique per instance */
     uint64_t enter;
     uint64_t kernel_ns, transfer_ns, alloc_ns;
+    uint64_t launch_waiting_ns;  /* launches that ended and wait for their kernel on the device (issue 17):
+                                    at its end, their launch spans count as its kernels' time */
     uint64_t busy_ns, busy_since;
     uint32_t active;           /* kernels and transfers of the instance now active */
     int device;                /* -1 until a kernel or transfer names it */
@@ -61,12 +63,31 @@ typedef struct rp_thread {
     rp_streak streak;
 } rp_thread;
 
-/** A kernel running on a stream. */
+/** A kernel: its launch on a stream, or (a device whose kernel times are its own) its execution on a
+ *  device queue, which takes over what its launch found. */
 typedef struct rp_open_kernel {
     int32_t row, site;
     int thread;                /* -1 when no target instance claimed it */
     uint64_t serial;
+    uint64_t op;               /* its launch's host operation, 0 none */
 } rp_open_kernel;
+
+/** A launch waiting for its device kernel (report_launches.c): found by (device, host operation). */
+typedef struct rp_launch {
+    uint64_t op;               /* 0: a free slot */
+    int device;
+    enum { RP_LAUNCH_OPEN, RP_LAUNCH_DONE, RP_LAUNCH_RUNNING } state; /* launch span open / ended / its
+                                                                         device kernel began while it was open */
+    uint64_t begin, end;       /* the launch span (end: once DONE) */
+    rp_open_kernel kernel;
+} rp_launch;
+
+/** Launches in flight: bounded (RP_LAUNCHES), whatever the archive's size. */
+#define RP_LAUNCHES 4096
+typedef struct rp_launches {
+    rp_launch *slots;          /* 2 * RP_LAUNCHES, open addressing */
+    size_t live;
+} rp_launches;
 
 /** An open host OpenMP region (report_openmp.c): what its Leave needs. */
 typedef struct rp_omp_span {
@@ -116,6 +137,7 @@ typedef struct rp_state {
     int32_t *site_of_region;   /* region index -> site, -1 */
     size_t region_count;
     uint8_t *device_seen;      /* device number -> has a location */
+    rp_launches launches;      /* launches of devices whose kernel times are their own, waiting for them */
     rp_startup (*startup)[2];  /* device number -> [first construct, first kernel-launching target] */
     rp_index kernel_rows, xsite_rows;
     rp_history *history;
@@ -149,8 +171,29 @@ int32_t rp_add_row(void **rows, size_t *count, size_t *cap, size_t size);
 ot_rp_device *rp_device(rp_state *s, int device);
 
 /* report_kernels.c */
+/** \brief Decide each device's kernel time (ot_rp_kernel_time) from the definitions. \return 0 or -ENOMEM. */
+int rp_kernels_begin(rp_state *s, const ot_tr_archive *a);
+/** \brief Whether \p device's kernel times are its own executions (its queue kernels, not its launches). */
+int rp_kernels_on_device(const rp_state *s, int device);
+/** \brief A kernel's launch (a stream's KERNEL region) or, on such a device, its execution (a queue's
+ *  QUEUE_KERNEL region) enters / leaves. */
 int rp_kernel_enter(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span);
 int rp_kernel_leave(rp_state *s, const ot_tr_location *loc, const ot_tr_span *span);
+/** \brief After the read: launches whose device kernel never came keep their launch span. */
+void rp_kernels_end(rp_state *s);
+void rp_kernels_free(rp_state *s);
+
+/* report_launches.c */
+int rp_launches_init(rp_launches *t);
+/** \brief The launch of host operation \p op on \p device, or NULL. */
+rp_launch *rp_launch_find(rp_launches *t, int device, uint64_t op);
+/** \brief A new entry for it (state OPEN), or NULL when RP_LAUNCHES are in flight (make room first). */
+rp_launch *rp_launch_add(rp_launches *t, int device, uint64_t op);
+/** \brief Forget \p l (a pointer rp_launch_find or _add gave, still valid). */
+void rp_launch_remove(rp_launches *t, rp_launch *l);
+/** \brief Hand every DONE entry to \p settle and forget it (room, or the end of the read). */
+void rp_launches_settle(rp_launches *t, void (*settle)(void *user, const rp_launch *l), void *user);
+void rp_launches_free(rp_launches *t);
 
 /* report_transfers.c */
 /** \brief A put/get is issued; \p x->data is its rp_pending. */

@@ -133,6 +133,34 @@ static void sites_without_lines(const ot_report *r, FILE *to)
     wrap(to, "note: ", 6, text);
 }
 
+/* What a device's kernel times are, where they are not its launches' (a GPU's: issue 17). */
+static void kernel_time_note(const ot_rp_device *d, FILE *to)
+{
+    char text[640], a[32], b[32], first[32];
+    int n = 0;
+    if (d->kernel_time == OT_RP_KERNEL_TIME_LAUNCH)
+        return;
+    snprintf(first, sizeof first, "  device %d: ", d->device);
+    if (d->kernel_time == OT_RP_KERNEL_TIME_UNPAIRED) {
+        wrap(to, first, 4, "its kernels ran on the device later than their launches, but this archive cannot "
+                           "pair the two (it was written before a launch carried its host operation): kernel "
+                           "time here is launch time, not the kernels' run on the device.");
+        return;
+    }
+    n = snprintf(text, sizeof text, "kernel time is each kernel's run on the device, paired with its launch "
+                 "(%llu kernels); launch to kernel start: mean %s, max %s.",
+                 (unsigned long long)d->launches_paired,
+                 ot_report_time(d->launches_paired ? d->latency_ns / d->launches_paired : 0, a, sizeof a),
+                 ot_report_time(d->latency_max_ns, b, sizeof b));
+    if (d->launches_unpaired && n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, " %llu launches whose kernel the device did not record "
+                      "count their launch time.", (unsigned long long)d->launches_unpaired);
+    if (d->device_kernels_unpaired && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, " %llu kernels on the device matched no launch and are not "
+                 "counted.", (unsigned long long)d->device_kernels_unpaired);
+    wrap(to, first, 4, text);
+}
+
 static void devices(const ot_report *r, FILE *to)
 {
     char a[32], b[32], c[32], m[32];
@@ -145,6 +173,8 @@ static void devices(const ot_report *r, FILE *to)
                 ot_report_time(d->kernels ? d->kernel_ns / d->kernels : 0, b, sizeof b),
                 ot_report_time(d->kernel_max_ns, c, sizeof c), ot_report_bytes(d->memory_peak, m, sizeof m));
     }
+    for (size_t i = 0; i < r->device_count; i++)
+        kernel_time_note(&r->devices[i], to);
     fprintf(to, "\nTransfers per device (host-offload devices share the host's memory: theirs are memory copies)"
             "\n  %3s  %-12s %8s %11s %10s %8s\n", "dev", "direction", "count", "bytes",
             "time", "GB/s");

@@ -311,7 +311,7 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         [OT_TR_ATTR_PARENT_TASK] = "parent task", [OT_TR_ATTR_PREDECESSOR_TASK] = "predecessor task",
         [OT_TR_ATTR_LOCK_ID] = "(a uint32: above)", [OT_TR_ATTR_NVTX_CATEGORY] = "(a uint32: above)",
         [OT_TR_ATTR_NVTX_COLOR] = "(a uint32: above)", [OT_TR_ATTR_NVTX_PAYLOAD] = "(an int64: above)",
-        [OT_TR_ATTR_NVTX_PAYLOAD_FLOAT] = "(a double: above)"};
+        [OT_TR_ATTR_NVTX_PAYLOAD_FLOAT] = "(a double: above)", [OT_TR_ATTR_HOST_OPERATION] = "host operation"};
     for (int k = 0; k < OT_TR_ATTRS; k++)
         if (!strcmp(string_of(a, name), span_attribute_names[k])) {
             a->span_attr[k] = self;
@@ -1241,6 +1241,10 @@ uint64_t ot_tr_first_time(const ot_tr_archive *a) { return a->first_time; }
 uint64_t ot_tr_duration(const ot_tr_archive *a) { return a->duration; }
 uint64_t ot_tr_realtime(const ot_tr_archive *a) { return a->realtime; }
 const char *ot_tr_creator(const ot_tr_archive *a) { return a->creator ? a->creator : ""; }
+int ot_tr_defines_attribute(const ot_tr_archive *a, int k)
+{
+    return k >= 0 && k < OT_TR_ATTRS && a->span_attr[k] != NO_ATTRIBUTE;
+}
 uint64_t ot_tr_unknown_events(const ot_tr_archive *a) { return a->unknown_events; }
 uint64_t ot_tr_events(const ot_tr_archive *a) { return a->handled_events; }
 uint64_t ot_tr_last_time(const ot_tr_archive *a) { return a->last_time; }

@@ -174,6 +174,9 @@ enum ot_tr_attribute {
     OT_TR_ATTR_NVTX_COLOR,      /**< "nvtx color": 0xAARRGGBB (an OTF2 uint32) */
     OT_TR_ATTR_NVTX_PAYLOAD,    /**< "nvtx payload": an OTF2 int64, its bits */
     OT_TR_ATTR_NVTX_PAYLOAD_FLOAT, /**< "nvtx payload (floating)": an OTF2 double, its bits */
+    /** "host operation" (issue 17): the host operation of a kernel launch (on its kernel stream), of a data op,
+     *  and of the device activity it caused (on a device queue); equal values pair them */
+    OT_TR_ATTR_HOST_OPERATION,
     OT_TR_ATTRS
 };
 
@@ -278,6 +281,10 @@ const char *ot_tr_property(const ot_tr_archive *a, const char *name);
 
 /** \brief The archive's creator string ("" if none). */
 const char *ot_tr_creator(const ot_tr_archive *a);
+
+/** \brief Whether the archive defines span attribute \p k (enum ot_tr_attribute): an archive written before
+ *         offtrace wrote it has no such definition, and none of its Enters carries it. */
+int ot_tr_defines_attribute(const ot_tr_archive *a, int k);
 
 /** \brief Events read so far of kinds this reader does not interpret. */
 uint64_t ot_tr_unknown_events(const ot_tr_archive *a);

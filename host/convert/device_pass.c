@@ -228,22 +228,30 @@ static void add_string(converter *c, OTF2_AttributeList *a, OTF2_AttributeRef re
 }
 
 /* The attributes of an activity whose BEGIN is \p begin (and END \p end,
- * NULL where unknown); NULL when it has none. */
+ * NULL where unknown); NULL when it has none. The host operation that
+ * caused it (its launch, its data op) goes without the collector's submit
+ * bit: it is the id the host's launch or data op carries (host_pass.c). */
 static OTF2_AttributeList *activity_detail(converter *c, location_state *l, const offtrace_device_record *begin,
                                            const offtrace_device_record *end)
 {
     int copy = begin->kind == OFFTRACE_DEVICE_MEMCPY || begin->kind == OFFTRACE_DEVICE_MEMSET;
     int kernel = begin->kind == OFFTRACE_DEVICE_KERNEL && (begin->value || (end && (end->value || end->codeptr)));
-    if (!(begin->flags & OFFTRACE_DEVICE_FLAG_STREAM) || !((copy && begin->value) || kernel))
+    uint64_t op = begin->op_id & ~OFFTRACE_OPERATION_SUBMIT_BIT;
+    if (!(begin->flags & OFFTRACE_DEVICE_FLAG_STREAM) || !((copy && begin->value) || kernel || op))
         return NULL;
     if (!l->attributes && !(l->attributes = OTF2_AttributeList_New()))
         return NULL;
     OTF2_AttributeList *a = l->attributes;
     char text[64];
+    if (op)
+        OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, op);
     if (copy) {
-        OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_BYTES, begin->value);
+        if (begin->value)
+            OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_BYTES, begin->value);
         return a;
     }
+    if (!kernel)
+        return a;
     if (begin->value) {
         snprintf(text, sizeof text, "%llux%llux%llu", (unsigned long long)(begin->value & 0xffffffffu),
                  (unsigned long long)(begin->value >> 32 & 0xffffu), (unsigned long long)(begin->value >> 48));

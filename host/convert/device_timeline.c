@@ -9,9 +9,10 @@
 /* below OFFTRACE_RDMA_LOCATION_NUMBER: a stream never takes the RDMA row's id */
 #define MAX_STREAMS 64
 
-/* seq: the order of arrival, so that equal times keep it (as a stable sort would). */
+/* seq: the order of arrival, so that equal times keep it (as a stable sort would).
+ * op: a kernel launch's host operation (0: none), written on its Enter. */
 typedef struct interval {
-    uint64_t begin, end, seq;
+    uint64_t begin, end, seq, op;
     OTF2_RegionRef region;
 } interval;
 
@@ -68,20 +69,20 @@ ot_device_timeline *ot_dt_new(int num, const char *scratch_dir)
 }
 
 static int add_interval(ot_device_timeline *d, ot_external_sort *sort, uint64_t begin, uint64_t end,
-                        OTF2_RegionRef region)
+                        OTF2_RegionRef region, uint64_t op)
 {
-    interval i = {begin, end < begin ? begin : end, d->seq++, region};
+    interval i = {begin, end < begin ? begin : end, d->seq++, op, region};
     return ot_es_add(sort, &i);
 }
 
-int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
+int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region, uint64_t op)
 {
-    return add_interval(d, d->kernels, begin, end, region);
+    return add_interval(d, d->kernels, begin, end, region, op);
 }
 
 int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
 {
-    return add_interval(d, d->transfers, begin, end, region);
+    return add_interval(d, d->transfers, begin, end, region, 0);
 }
 
 int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
@@ -93,6 +94,18 @@ int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
 static void enter(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t t, OTF2_RegionRef r)
 {
     OTF2_EvtWriter_Enter(ew, NULL, t, r);
+    ot_tw_cover(w, t);
+}
+
+/* A kernel launch's Enter carries its host operation: the device's own
+ * record of the kernel (a queue activity, device_pass.c) carries the same,
+ * so that a reader pairs the launch with the execution exactly. */
+static void enter_launch(ot_trace_writer *w, OTF2_EvtWriter *ew, OTF2_AttributeList *a, const interval *k,
+                         uint64_t t)
+{
+    if (a && k->op)
+        OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, k->op);
+    OTF2_EvtWriter_Enter(ew, a && k->op ? a : NULL, t, k->region);
     ot_tw_cover(w, t);
 }
 
@@ -111,6 +124,7 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
     OTF2_EvtWriter *writers[MAX_STREAMS] = {0};
     uint64_t last_end[MAX_STREAMS] = {0};
     unsigned used = 0;
+    OTF2_AttributeList *attributes = OTF2_AttributeList_New(); /* NULL: launches go without their operation */
     int rc = ot_es_finish(d->kernels);
     for (const interval *k; rc == 0;) {
         k = ot_es_next(d->kernels);
@@ -123,8 +137,10 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
             snprintf(name, sizeof name, "device %d stream %u", d->num, used);
             writers[used] = ot_tw_add_location(w, offtrace_location_id(OFFTRACE_LOC_KERNEL_STREAM, d->num, used), name,
                                                OFFTRACE_LOC_KERNEL_STREAM, d->num, 0, NULL);
-            if (!writers[used])
-                return -ENOMEM;
+            if (!writers[used]) {
+                rc = -ENOMEM;
+                break;
+            }
             used++;
         }
         if (!k)
@@ -133,10 +149,12 @@ static int write_kernels(ot_device_timeline *d, ot_trace_writer *w)
             s = used - 1;
         uint64_t begin = k->begin < last_end[s] ? last_end[s] : k->begin;
         uint64_t end = k->end < begin ? begin : k->end;
-        enter(w, writers[s], begin, k->region);
+        enter_launch(w, writers[s], attributes, k, begin);
         leave(w, writers[s], end, k->region);
         last_end[s] = end;
     }
+    if (attributes)
+        OTF2_AttributeList_Delete(attributes);
     for (unsigned s = 0; s < used; s++)
         ot_tw_end_location(w, writers[s]);
     return rc ? rc : ot_es_error(d->kernels);

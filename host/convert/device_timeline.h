@@ -29,8 +29,9 @@ typedef struct ot_device_timeline ot_device_timeline;
  */
 ot_device_timeline *ot_dt_new(int num, const char *scratch_dir);
 
-/** \brief A kernel ran from \p begin to \p end (ns). */
-int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region);
+/** \brief A kernel was launched from \p begin to \p end (ns) by host operation \p op (0: unknown), written
+ *         on its Enter (OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION). */
+int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region, uint64_t op);
 
 /** \brief A transfer occupied the device's link from \p begin to \p end. */
 int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region);

@@ -306,7 +306,7 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
                 ot_dt_add_memory(d->timeline, t, -(int64_t)bytes);
         }
     } else if (o->event == OFFTRACE_RAW_SUBMIT && d && d->timeline) {
-        ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr));
+        ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr), o->id);
     } else if (o->event == OFFTRACE_RAW_TARGET) {
         ot_target_spans_put(c->spans, o->id, o->begin, t);
     }
@@ -407,12 +407,13 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
         o->outer = api_region(p->c, r->subkind, r->codeptr);
     o->region = named ? named_region : data_op_region(p->c, r->subkind);
     enter(p, t, o->outer);
-    if (named && o->region != NO_REGION) { /* the variable on the Enter (issue 15) */
-        ot_map_add_attributes(p->c, p->attributes, &op);
+    if (o->region != NO_REGION) {
+        if (named) /* the variable on the Enter (issue 15) */
+            ot_map_add_attributes(p->c, p->attributes, &op);
+        /* and its operation, which the device's copy it caused carries too (issue 17, device_pass.c) */
+        OTF2_AttributeList_AddUint64(p->attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, r->id);
         OTF2_EvtWriter_Enter(p->w, p->attributes, t, o->region);
         ot_tw_cover(p->c->tw, t);
-    } else {
-        enter(p, t, o->region);
     }
     device_state *d = ot_cv_device(p->c, o->device);
     if (!d || !d->rdma || !(is_to_device(r->subkind) || is_from_device(r->subkind)))

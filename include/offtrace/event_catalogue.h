@@ -600,7 +600,8 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
  * attribute defined before them (NVTX's 19, host/convert/trace_writer.h):
  * renumbering is this one number.
  */
-/* OTF2 attributes 27-31: device activity detail (issue 17, host/convert/trace_writer.h); 32-36 reserved for MPI (issue 16). */
+/* OTF2 attributes 27-31: device activity detail (issue 17, host/convert/trace_writer.h); 32: the host operation of a
+ * kernel launch, a data op or a device activity (issue 17); 33-37 reserved for MPI (issue 16). */
 #define OFFTRACE_MAP_ATTRIBUTE_FIRST 20u
 #define OFFTRACE_MAP_ATTRIBUTES(X)                                                                              \
     X(VARIABLE, 0, STRING, "variable",                                                                          \
@@ -640,14 +641,17 @@ enum offtrace_map_attribute {
     X(GRID, 1, STRING, "grid", "the kernel's grid: blocks in x, y and z (\"256x1x1\")")                        \
     X(BLOCK, 2, STRING, "block", "the kernel's thread block: threads in x, y and z (\"128x1x1\")")            \
     X(REGISTERS, 3, UINT32, "registers per thread", "registers the kernel's code uses per thread")            \
-    X(SHARED_MEMORY, 4, UINT32, "shared memory per block", "bytes of shared memory per block, static + dynamic")
+    X(SHARED_MEMORY, 4, UINT32, "shared memory per block", "bytes of shared memory per block, static + dynamic") \
+    X(HOST_OPERATION, 5, UINT64, "host operation",                                                             \
+      "the host operation (OMPT host_op_id of a kernel submit or data op) that caused it: on the launch of a "   \
+      "kernel, on a data op, and on the device activity it caused; equal values pair them")
 
 enum offtrace_device_activity_attribute {
 #define OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM(a, offset, type, name, description) \
     OFFTRACE_ACTIVITY_ATTR_##a = OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST + offset,
     OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM)
 #undef OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_ENUM
-    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT = 5
+    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT = 6
 };
 _Static_assert(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST == OFFTRACE_MAP_ATTRIBUTE_FIRST + OFFTRACE_MAP_ATTRIBUTE_COUNT,
                "device activity attributes follow the map attributes without a gap");
