@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "report.h"
+#include "report_ranks.h"
 
 void ot_report_json_string(FILE *to, const char *s)
 {
@@ -93,7 +94,8 @@ static void devices(const ot_report *r, FILE *to)
     fputs("  \"devices\": [", to);
     for (size_t i = 0; i < r->device_count; i++) {
         const ot_rp_device *d = &r->devices[i];
-        fprintf(to, "%s\n    {\"device\": %d, ", i ? "," : "", d->device);
+        fprintf(to, "%s\n    {", i ? "," : "");
+        ot_report_device_json(r, d->device, to);
         number(to, "kernels", d->kernels, 1);
         number(to, "kernel_time_ns", d->kernel_ns, 1);
         number(to, "kernel_mean_ns", d->kernels ? d->kernel_ns / d->kernels : 0, 1);
@@ -231,6 +233,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     field(to, "creator", r->creator ? r->creator : "", 0);
     fputs(",\n", to);
     summary(r, to);
+    ot_report_print_ranks_json(r, to);
     devices(r, to);
     table(r, o, to, "constructs", 's', construct, 1);
     table(r, o, to, "kernels", 'k', kernel, 1);
