@@ -6,7 +6,8 @@
  *        every put/get on its own rank's device) and through `offtrace
  *        report --json` (the ranks array: per rank, the kernels, transfers
  *        and bytes that one untraced process of the same deterministic
- *        program reports to the independent OMPT counter).
+ *        program reports to the independent OMPT counter), and the view's
+ *        and Chrome export's grouping by rank.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -247,6 +248,53 @@ static void check_report(const char *dir, const runtime_counts *rt)
     run_free(&r);
 }
 
+static char *file_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no %s", path);
+    char *text = NULL;
+    size_t size = 0;
+    cr_assert(getdelim(&text, &size, '\0', f) > 0, "%s is empty", path);
+    fclose(f);
+    return text;
+}
+
+/* view: a group of rows per rank (its host threads, then its devices); export: one process per rank. */
+static void check_view_and_export(const char *dir)
+{
+    char svg[600], chrome[600];
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    snprintf(chrome, sizeof chrome, "%s.json", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", svg, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "view: %s", r.err);
+    run_free(&r);
+    char *text = file_text(svg);
+    const char *headings[] = {">MPI Rank 0<", ">rank 0 device 0<", ">MPI Rank 1<", ">rank 1 device 0<"};
+    const char *at = text;
+    for (size_t i = 0; i < 4; i++) {
+        const char *h = strstr(at, headings[i]);
+        cr_assert_not_null(h, "view: no group heading %s after the one before", headings[i]);
+        at = h;
+    }
+    free(text);
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", "-o", chrome, dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export: %s", r.err);
+    run_free(&r);
+    text = file_text(chrome);
+    size_t at_error = 0;
+    cr_assert_eq(json_check(text, strlen(text), &at_error), 0, "export: invalid JSON at byte %zu", at_error);
+    for (int rank = 0; rank < 2; rank++) {
+        char want[128];
+        snprintf(want, sizeof want, "\"process_name\",\"pid\":%d,\"args\":{\"name\":\"MPI Rank %d\"}", rank, rank);
+        cr_assert_not_null(strstr(text, want), "export: no %s", want);
+        snprintf(want, sizeof want, "\"thread_name\",\"pid\":%d,", rank);
+        cr_assert_not_null(strstr(text, want), "export: rank %d has no threads", rank);
+    }
+    cr_assert_null(strstr(text, "\"pid\":2,"), "export: a pid that is no rank");
+    free(text);
+}
+
 static void job_of(const char *example)
 {
     runtime_counts rt;
@@ -256,6 +304,7 @@ static void job_of(const char *example)
     record_job(example, dir, sizeof dir);
     check_trace_read(dir, &rt);
     check_report(dir, &rt);
+    check_view_and_export(dir);
 }
 
 Test(report_mpi, two_ranks_of_cg)

@@ -125,7 +125,8 @@ static void construct(const ot_report *r, size_t i, FILE *to)
     field(to, "file", s->file, 1);
     number(to, "line", s->line, 1);
     field(to, "kind", ot_report_kind_id(s->kind), 1);
-    fprintf(to, "\"nowait\": %s, \"device\": %d, ", s->nowait ? "true" : "false", s->device);
+    fprintf(to, "\"nowait\": %s, ", s->nowait ? "true" : "false");
+    ot_report_device_json(r, s->device, to);
     number(to, "count", s->count, 1);
     number(to, "host_time_ns", s->host_ns, 1);
     number(to, "mean_ns", s->count ? s->host_ns / s->count : 0, 1);
@@ -148,7 +149,7 @@ static void kernel(const ot_report *r, size_t i, FILE *to)
     field(to, "name", k->name, 1);
     field(to, "short_name", k->short_name, 1);
     field(to, "site", k->site >= 0 ? r->sites[k->site].site : "", 1);
-    fprintf(to, "\"device\": %d, ", k->device);
+    ot_report_device_json(r, k->device, to);
     number(to, "count", k->count, 1);
     number(to, "total_ns", k->total_ns, 1);
     number(to, "mean_ns", k->count ? k->total_ns / k->count : 0, 1);
@@ -168,7 +169,7 @@ static void xsite(const ot_report *r, size_t i, FILE *to)
     field(to, "site", s->site, 1);
     field(to, "kind", ot_report_kind_id(s->kind), 1);
     field(to, "direction", x->direction == OT_RP_H2D ? "host->device" : "device->host", 1);
-    fprintf(to, "\"device\": %d, ", x->device);
+    ot_report_device_json(r, x->device, to);
     number(to, "count", x->count, 1);
     number(to, "bytes", x->bytes, 1);
     number(to, "time_ns", x->ns, 1);
@@ -215,7 +216,7 @@ static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
         }
         field(to, "host_openmp_site", f->omp_site >= 0 ? r->omp_sites[f->omp_site].name : "", 1);
         field(to, "other_site", f->other_site >= 0 ? r->sites[f->other_site].site : "", 1);
-        fprintf(to, "\"device\": %d, ", f->device);
+        ot_report_device_json(r, f->device, to);
         number(to, "count", f->count, 1);
         number(to, "bytes_at_stake", f->bytes_at_stake, 1);
         number(to, "time_at_stake_ns", f->ns_at_stake, 1);

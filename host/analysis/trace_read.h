@@ -22,6 +22,15 @@
  * transfers oldest first with `completed` 0, then its open regions innermost
  * first with `unfinished` set and `end` = the archive's last event time.
  *
+ * An MPI job's archive (docs/mpi.md): every location has its rank
+ * (OFFTRACE::MPI_RANK, else the id's bits 40-63; 0 in one process); devices
+ * are keyed by (rank, device number) (ot_tr_location.device, see
+ * ot_tr_device_stride), and a put/get's remote is resolved through its RMA
+ * window, the window's communicator and that communicator's group, so each
+ * rank's transfers land on its own device's RDMA location. An archive of
+ * one process reads exactly as before (its device keys are its device
+ * numbers).
+ *
  * Memory: definitions (strings, regions, locations) are held; events are
  * not: OTF2's global event reader merges the locations' event files chunk by
  * chunk, and the per-location stacks grow only with nesting (at most

@@ -71,12 +71,8 @@ static void rows(const ot_view *v, FILE *f)
         const ot_view_row *r = &v->rows[i];
         fprintf(f, "%s{\"label\":", i ? "," : "");
         ot_view_json_string(f, r->label);
-        if (r->klass == OT_TR_HOST_THREAD)
-            fputs(",\"group\":\"host\"", f);
-        else if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
-            fprintf(f, ",\"group\":\"device %d\"", r->device);
-        else
-            fputs(",\"group\":\"other locations\"", f);
+        char group[48];
+        fprintf(f, ",\"group\":\"%s\"", ot_view_group_name(r, group, sizeof group));
         fprintf(f, ",\"kind\":\"%s\",\"device\":%d,\"levels\":%d}", kind_of(r->klass), r->device, r->levels);
     }
     fputs("]", f);
