@@ -192,8 +192,8 @@ void ot_report_print_ranks_text(const ot_report *r, FILE *to)
                 ot_report_time(x->transfer_ns[0] + x->transfer_ns[1], xt, sizeof xt));
     }
     ot_rp_imbalance m = ot_report_imbalance(r);
-    fprintf(to, "  imbalance (max/mean over the ranks with a part): offload time %.2f (rank %u), transfer time "
-            "%.2f (rank %u)\n", m.offload, m.offload_rank, m.transfer, m.transfer_rank);
+    fprintf(to, "  imbalance (max/mean over ranks with a part): offload %.2f (rank %u), transfers %.2f (rank %u)\n",
+            m.offload, m.offload_rank, m.transfer, m.transfer_rank);
     for (size_t i = 0; i < r->rank_count; i++)
         if (r->ranks[i].state != OT_RP_RANK_COMPLETE)
             fprintf(to, "  rank %u %s%s%s\n", r->ranks[i].rank, state_names[r->ranks[i].state],
