@@ -277,6 +277,7 @@ static void check_view_and_export(const char *dir)
         cr_assert_not_null(h, "view: no group heading %s after the one before", headings[i]);
         at = h;
     }
+    cr_assert_not_null(strstr(text, " (rank 1 device 0)"), "view: no transfer arrow to rank 1's device");
     free(text);
     cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", "-o", chrome, dir, NULL), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export: %s", r.err);

@@ -138,8 +138,13 @@ static void counters(const ot_view_trace *t, FILE *f)
     fputs(",\"counters\":[", f);
     for (size_t i = 0; i < t->ncounters; i++) {
         const ot_view_counter *c = &t->counters[i];
-        fprintf(f, "%s{\"name\":\"device %d memory in use\",\"device\":%d,\"row\":%zu,\"max\":%" PRIu64 "}",
-                i ? "," : "", c->device, c->device, c->row, c->max);
+        char device[48];
+        if (c->row < t->frame->nrows)
+            ot_view_device_name(&t->frame->rows[c->row], device, sizeof device);
+        else
+            snprintf(device, sizeof device, "device %d", c->device);
+        fprintf(f, "%s{\"name\":\"%s memory in use\",\"device\":%d,\"row\":%zu,\"max\":%" PRIu64 "}",
+                i ? "," : "", device, c->device, c->row, c->max);
     }
     fputs("]", f);
 }

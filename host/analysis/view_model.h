@@ -177,6 +177,9 @@ int ot_view_row_starts_group(const ot_view *v, size_t i);
 /** \brief The heading of \p r's group: "host", "device 0", "other locations"; in a job "MPI Rank 1",
  *  "rank 1 device 0". */
 const char *ot_view_group_name(const ot_view_row *r, char *buf, size_t size);
+
+/** \brief \p r's device in words: "device 0"; in a job "rank 1 device 0". */
+const char *ot_view_device_name(const ot_view_row *r, char *buf, size_t size);
 /** \brief Height of one level of a row (px): rows with one level are drawn taller. */
 unsigned ot_view_level_height(const ot_view_row *r);
 /** \brief Give each row its y and height; set rows_bottom, legend_y and height. */

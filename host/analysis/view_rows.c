@@ -55,6 +55,15 @@ const char *ot_view_group_name(const ot_view_row *r, char *buf, size_t size)
     return buf;
 }
 
+const char *ot_view_device_name(const ot_view_row *r, char *buf, size_t size)
+{
+    if (r->job)
+        snprintf(buf, size, "rank %u device %d", r->rank, r->device_number);
+    else
+        snprintf(buf, size, "device %d", r->device);
+    return buf;
+}
+
 static int row_cmp(const void *pa, const void *pb)
 {
     const ot_view_row *a = pa, *b = pb;
