@@ -73,7 +73,10 @@ static void rows(const ot_view *v, FILE *f)
         ot_view_json_string(f, r->label);
         char group[48];
         fprintf(f, ",\"group\":\"%s\"", ot_view_group_name(r, group, sizeof group));
-        fprintf(f, ",\"kind\":\"%s\",\"device\":%d,\"levels\":%d}", kind_of(r->klass), r->device, r->levels);
+        fprintf(f, ",\"kind\":\"%s\",\"device\":%d,\"levels\":%d", kind_of(r->klass), r->device, r->levels);
+        if (r->job) /* an MPI job's archive: its rank, and the device's number in it */
+            fprintf(f, ",\"rank\":%u,\"number\":%d", r->rank, r->device_number);
+        fputc('}', f);
     }
     fputs("]", f);
 }
