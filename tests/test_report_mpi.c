@@ -293,6 +293,20 @@ static void check_view_and_export(const char *dir)
         cr_assert_not_null(strstr(text, want), "export: rank %d has no threads", rank);
     }
     cr_assert_null(strstr(text, "\"pid\":2,"), "export: a pid that is no rank");
+    /* every transfer arrow's id once: the ranks' transfers number alike, Chrome's flow ids are global */
+    size_t starts = 0, repeated = 0;
+    for (const char *s = strstr(text, "{\"ph\":\"s\""); s; s = strstr(s + 1, "{\"ph\":\"s\"")) {
+        const char *id = strstr(s, "\"id\":\"");
+        cr_assert_not_null(id);
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(id, ","), id);
+        for (const char *t = strstr(text, "{\"ph\":\"s\""); t && t < s; t = strstr(t + 1, "{\"ph\":\"s\""))
+            repeated += strncmp(strstr(t, "\"id\":\""), key, strlen(key)) == 0 &&
+                        strstr(t, "\"id\":\"")[strlen(key)] == ',';
+        starts++;
+    }
+    cr_assert(starts > 0, "export: no transfer arrows");
+    cr_assert_eq(repeated, 0, "export: %zu transfer arrows share an id with another", repeated);
     free(text);
 }
 

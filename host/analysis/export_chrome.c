@@ -392,8 +392,10 @@ static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer 
     int r = x->device >= 0 && x->device <= e->max_device ? e->rdma_lane[x->device] : -1;
     if (r < 0) /* no RDMA row to point at: no arrow */
         return status(e);
-    write_flow(e, &e->lanes[loc->index], 0, x->issued, x->id, x->to_device);
-    write_flow(e, &e->lanes[r], 1, x->issued, x->id, x->to_device);
+    /* Chrome's flow ids are global; each rank of a job numbers its transfers alike: the rank in bits 48-63. */
+    uint64_t id = e->job ? x->id ^ (uint64_t)loc->rank << 48 : x->id;
+    write_flow(e, &e->lanes[loc->index], 0, x->issued, id, x->to_device);
+    write_flow(e, &e->lanes[r], 1, x->issued, id, x->to_device);
     e->stats.flows++;
     return status(e);
 }
