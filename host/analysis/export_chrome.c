@@ -27,8 +27,9 @@
 #include "export_writer.h"
 #include "trace_read.h"
 
-/* pids: the host is 1, device d is 2 + d. tids are distinct from every pid
- * (Perfetto treats tids as system-wide, like Linux thread ids). */
+/* pids: the host is 1, device d is 2 + d; in an MPI job's archive the pid is
+ * the rank, its host threads and devices its threads. tids are distinct from
+ * every pid (Perfetto treats tids as system-wide, like Linux thread ids). */
 #define HOST_PID 1u
 #define DEVICE_PID(d) (2u + (unsigned)(d))
 #define TID_BASE 100000u
@@ -65,6 +66,7 @@ typedef struct exporter {
     size_t lane_count;
     int *rdma_lane;            /* device -> its RDMA row's lane, -1 */
     int max_device;
+    int job;                   /* several ranks: one process per rank */
     region_text **regions;     /* by region id */
     size_t region_count;
     uint64_t origin, realtime;
@@ -392,8 +394,10 @@ static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer 
     int r = x->device >= 0 && x->device <= e->max_device ? e->rdma_lane[x->device] : -1;
     if (r < 0) /* no RDMA row to point at: no arrow */
         return status(e);
-    write_flow(e, &e->lanes[loc->index], 0, x->issued, x->id, x->to_device);
-    write_flow(e, &e->lanes[r], 1, x->issued, x->id, x->to_device);
+    /* Chrome's flow ids are global; each rank of a job numbers its transfers alike: the rank in bits 48-63. */
+    uint64_t id = e->job ? x->id ^ (uint64_t)loc->rank << 48 : x->id;
+    write_flow(e, &e->lanes[loc->index], 0, x->issued, id, x->to_device);
+    write_flow(e, &e->lanes[r], 1, x->issued, id, x->to_device);
     e->stats.flows++;
     return status(e);
 }
@@ -457,10 +461,24 @@ static unsigned class_rank(ot_tr_location_class k)
     }
 }
 
+/* Display order: by rank (0 in one process), then host threads before devices in number order, then class. */
+typedef struct lane_key {
+    uint32_t rank;
+    int device;
+    unsigned klass;
+    uint32_t index;
+} lane_key;
+
 static int by_key(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    const lane_key *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->klass != y->klass)
+        return x->klass < y->klass ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 /* tids follow the display order, because Perfetto orders thread tracks by
@@ -468,23 +486,23 @@ static int by_key(const void *a, const void *b)
 static int assign_lanes(exporter *e, const ot_tr_archive *a)
 {
     size_t n = e->lane_count;
-    uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+    lane_key *key = malloc((n ? n : 1) * sizeof *key);
     if (!key)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const ot_tr_location *l = ot_tr_location_at(a, i);
-        key[i] = (uint64_t)(l->device + 1) << 40 | (uint64_t)class_rank(l->klass) << 32 | i;
+        key[i] = (lane_key){l->rank, l->device_number, class_rank(l->klass), (uint32_t)i};
     }
     qsort(key, n, sizeof *key, by_key);
     for (size_t p = 0; p < n; p++) {
-        size_t i = (size_t)(key[p] & 0xFFFFFFFFu);
+        size_t i = key[p].index;
         const ot_tr_location *l = ot_tr_location_at(a, i);
         lane *ln = &e->lanes[i];
         if (!(ln->name = strdup(l->name))) {
             free(key);
             return -1;
         }
-        ln->pid = l->device >= 0 ? DEVICE_PID(l->device) : HOST_PID;
+        ln->pid = e->job ? l->rank : l->device >= 0 ? DEVICE_PID(l->device) : HOST_PID;
         ln->tid = TID_BASE + (uint32_t)p;
         ln->prefix_len = (uint8_t)snprintf(ln->prefix, sizeof ln->prefix, ",\"pid\":%u,\"tid\":%u,\"ts\":", ln->pid,
                                            ln->tid);
@@ -549,8 +567,41 @@ static char *device_name(const exporter *e, const ot_tr_archive *a, int device)
     return buf;
 }
 
+/* A job: one process per rank, "MPI Rank N", its locations its threads. */
+static void write_job_metadata(exporter *e, const ot_tr_archive *a)
+{
+    OT_JW_LIT(e->w, "{\"traceEvents\":[\n");
+    int first = 1;
+    for (uint32_t r = 0; r < ot_tr_rank_count(a); r++) {
+        char name[32];
+        snprintf(name, sizeof name, "MPI Rank %u", r);
+        if (!first)
+            next_event(e);
+        first = 0;
+        OT_JW_LIT(e->w, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+        ot_jw_u64(e->w, r);
+        OT_JW_LIT(e->w, ",\"args\":{\"name\":");
+        ot_jw_string(e->w, name);
+        OT_JW_LIT(e->w, "}}");
+        next_event(e);
+        OT_JW_LIT(e->w, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+        ot_jw_u64(e->w, r);
+        OT_JW_LIT(e->w, ",\"args\":{\"sort_index\":");
+        ot_jw_u64(e->w, r);
+        OT_JW_LIT(e->w, "}}");
+    }
+    for (size_t i = 0; i < e->lane_count; i++) {
+        const lane *l = &e->lanes[i];
+        write_name(e, "thread", l->pid, &l->tid, ot_tr_location_at(a, i)->name, l->tid - TID_BASE);
+    }
+}
+
 static void write_metadata(exporter *e, const ot_tr_archive *a)
 {
+    if (e->job) {
+        write_job_metadata(e, a);
+        return;
+    }
     OT_JW_LIT(e->w, "{\"traceEvents\":[\n"
                     "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"host\"}}");
     next_event(e);
@@ -582,6 +633,7 @@ static int on_begin(void *user, const ot_tr_archive *a)
     e->origin = ot_tr_first_time(a);
     e->realtime = ot_tr_realtime(a);
     e->max_device = ot_tr_max_device(a);
+    e->job = ot_tr_rank_count(a) > 1;
     e->lane_count = ot_tr_location_count(a);
     e->region_count = ot_tr_region_count(a);
     e->creator = strdup(ot_tr_creator(a));

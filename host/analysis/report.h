@@ -45,7 +45,9 @@ typedef enum ot_rp_kernel_time {
 
 /** Per device. */
 typedef struct ot_rp_device {
-    int device;
+    int device;                                      /**< its key (trace_read.h): its number in one process */
+    uint32_t rank;                                   /**< its MPI rank (0 in one process) */
+    int number;                                      /**< its device number in its rank's process */
     uint64_t kernels, kernel_ns, kernel_max_ns;
     uint64_t transfers[2], bytes[2], transfer_ns[2]; /**< by OT_RP_H2D / OT_RP_D2H */
     uint64_t memory_peak;                            /**< high-water mark of "device memory in use" */
@@ -279,6 +281,7 @@ typedef struct ot_report {
     struct ot_rp_user_row *user_rows; size_t user_row_count, user_row_cap; /**< report_user.c */
     struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
     struct ot_rp_variable *variables; size_t variable_count, variable_cap; /**< report_variables.c */
+    struct ot_rp_rank *ranks; size_t rank_count; int device_stride; /**< report_ranks.c; rank_count 0: one process */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "offtrace/event_catalogue.h"
+#include "report_ranks.h"
 #include "report_state.h"
 
 /* ---- rows ---- */
@@ -177,6 +178,7 @@ static void instance_begin(rp_state *s, rp_thread *t, const ot_tr_span *span)
     s->r->summary.constructs[row->kind]++;
     if (span->region->construct == OT_TR_CONSTRUCT_TARGET)
         rp_omp_target_begin(s, (int32_t)(t - s->threads), site, span->begin);
+    rp_rank_construct(s, t->loc, span->begin, 1);
 }
 
 /* Start-up candidates: the earliest entered instance of each device, and
@@ -247,6 +249,7 @@ static void instance_end(rp_state *s, rp_thread *t, rp_frame *f, uint64_t time)
         rp_omp_target_end(s, (int32_t)(t - s->threads), f->site, f->device, time);
     if (t->instances == 1)
         rp_user_construct_end(s, (int32_t)(t - s->threads), f, ns);
+    rp_rank_construct(s, t->loc, time, 0);
     if (--t->instances == 0 && --s->threads_inside == 0)
         s->r->summary.inside_ns += time - s->inside_since;
 }
@@ -285,6 +288,7 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_state *s = user;
     const ot_tr_region *region = span->region;
     ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
+    rp_rank_time(s, loc, span->begin);
     if (is_device_activity(s, loc, region))
         rp_omp_device_activity(s, loc->device, span->begin, 1);
     if ((loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
@@ -311,6 +315,7 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
 {
     rp_state *s = user;
     rp_span *x = span->data;
+    rp_rank_time(s, loc, span->end);
     if (x->kind == RP_SPAN_USER) /* also unfinished: the user tables count what stayed open */
         return rp_user_leave(s, s->slot_of_location[loc->index], loc, span);
     if (span->unfinished)
@@ -431,7 +436,7 @@ static int on_begin(void *user, const ot_tr_archive *a)
     r->summary.measurement_off_switches = off ? strtoull(off, NULL, 10) : 0;
     off = ot_tr_property(a, "OFFTRACE::MEASUREMENT_OFF_NS");
     r->summary.measurement_off_ns = off ? strtoull(off, NULL, 10) : 0;
-    return setup_locations(s, a);
+    return rp_ranks_begin(s, a) ? -ENOMEM : setup_locations(s, a);
 }
 
 /* Devices without a location (numbers skipped) leave the table. */
@@ -453,6 +458,7 @@ static void wrap_up(rp_state *s)
     rp_omp_wrap_up(s);
     startup_settle(s);
     compact_devices(s);
+    rp_ranks_wrap_up(s);
 }
 
 static void state_free(rp_state *s)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_ranks.h"
 
 /* Thresholds (docs/report.md, "Findings"). */
 #define TRIP_MIN 2                  /* round trips of one site before it is a pattern */
@@ -59,10 +60,10 @@ static ot_rp_finding *add(finding_list *l, ot_rp_finding_kind kind, int32_t site
     return f;
 }
 
-static const char *device_text(int device, char *buf, size_t size)
+static const char *device_text(const ot_report *r, int device, char *buf, size_t size)
 {
     if (device >= 0)
-        snprintf(buf, size, "device %d", device);
+        ot_report_device_name(r, device, buf, size);
     else
         snprintf(buf, size, "%s", device == -2 ? "its devices" : "the device");
     return buf;
@@ -89,7 +90,7 @@ static int repeated_upload(finding_list *l, const ot_report *r, int32_t i)
     f->count = e->repeat_copies;
     f->bytes_at_stake = e->repeat_bytes;
     f->ns_at_stake = e->repeat_ns;
-    device_text(f->device, dev, sizeof dev);
+    device_text(r, f->device, dev, sizeof dev);
     snprintf(f->message, sizeof f->message,
              "%s sends %s to %s that is already there: the same %s in %llu consecutive regions%s; "
              "%llu copies (%s, %s) repeat what the device holds. If the host did not change it in between, "
@@ -131,7 +132,7 @@ static int round_trip(finding_list *l, const ot_report *r, int32_t i)
              "if the host did not change the data in between, both copies are avoidable; keep it on the "
              "device with `target data`, and `target update from` only what the host reads.",
              s->site, ot_report_named_text(r, &f->variables, "data", what, sizeof what), partner,
-             device_text(f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
+             device_text(r, f->device, dev, sizeof dev), (unsigned long long)e->trip_count,
              ot_report_bytes(e->trip_bytes, b, sizeof b), ot_report_time(e->trip_ns, t, sizeof t),
              ot_report_time(e->trip_gap_ns / e->trip_count, g, sizeof g));
     return 0;
@@ -219,7 +220,7 @@ static int device_idle(finding_list *l, const ot_report *r, int32_t i, int short
              "the host waited %s in %s (%llu instances) while %s ran no kernel and no transfer for %.0f%% of it "
              "(%s); %s.",
              ot_report_time(s->host_ns, h, sizeof h), s->site, (unsigned long long)s->count,
-             device_text(f->device, dev, sizeof dev), 100.0 * (double)idle / (double)s->host_ns,
+             device_text(r, f->device, dev, sizeof dev), 100.0 * (double)idle / (double)s->host_ns,
              ot_report_time(idle, t, sizeof t), why);
     return 0;
 }
@@ -386,7 +387,7 @@ static int host_serial(finding_list *l, const ot_report *r, const ot_rp_gap *g)
                  ot_report_time(g->serial_ns, ser, sizeof ser), g->wait_ns ? " (and waited in barriers)" : "");
     snprintf(f->message, sizeof f->message,
              "between the target at %s and the next target at %s, %s sat idle %s of %s in %llu gaps while the host thread %s.",
-             r->sites[g->from_site].site, r->sites[g->to_site].site, device_text(g->device, dev, sizeof dev),
+             r->sites[g->from_site].site, r->sites[g->to_site].site, device_text(r, g->device, dev, sizeof dev),
              ot_report_time(g->idle_ns, idle, sizeof idle), ot_report_time(g->gap_ns, gap, sizeof gap),
              (unsigned long long)g->count, what);
     return 0;

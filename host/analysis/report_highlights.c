@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_ranks.h"
 
 static double percent(uint64_t part, uint64_t whole)
 {
@@ -85,8 +86,11 @@ char *ot_report_startup_sentence(const ot_report *r)
             continue;
         uint64_t rest = minus(d->startup.host_ns,
                               d->startup.kernel_ns + d->startup.transfer_ns + d->startup.alloc_ns);
-        fprintf(t.f, " Device %d: %s at %s%s%s (kernels %s, transfers %s, allocation/free %s, launch/runtime %s).",
-                d->device, ot_report_time(d->startup.host_ns, a, sizeof a),
+        char dev[48];
+        ot_report_device_name(r, d->device, dev, sizeof dev);
+        dev[0] = (char)(dev[0] - 'a' + 'A'); /* "Device 0", "Rank 1 device 0" */
+        fprintf(t.f, " %s: %s at %s%s%s (kernels %s, transfers %s, allocation/free %s, launch/runtime %s).",
+                dev, ot_report_time(d->startup.host_ns, a, sizeof a),
                 d->startup.site >= 0 ? r->sites[d->startup.site].name : "",
                 d->startup.site >= 0 && d->startup.launch_site >= 0 ? " and the first launch at " : "",
                 d->startup.launch_site >= 0 ? r->sites[d->startup.launch_site].name : "",
@@ -191,10 +195,11 @@ static void top_items(const ot_report *r, FILE *out)
     uint64_t kall, xall;
     const ot_rp_kernel *k = top_kernel(r, &kall);
     const ot_rp_xsite *x = top_transfer_site(r, &xall);
-    char t[32], by[32];
+    char t[32], by[32], dev[48];
     if (k)
-        fprintf(out, "Top kernel: %s (%s, device %d), %llu launch%s, %s, %.0f%% of all kernel time. ",
-                k->short_name, k->site >= 0 ? r->sites[k->site].site : "no target region", k->device,
+        fprintf(out, "Top kernel: %s (%s, %s), %llu launch%s, %s, %.0f%% of all kernel time. ",
+                k->short_name, k->site >= 0 ? r->sites[k->site].site : "no target region",
+                ot_report_device_name(r, k->device, dev, sizeof dev),
                 (unsigned long long)k->count, k->count == 1 ? "" : "es", ot_report_time(k->total_ns, t, sizeof t),
                 percent(k->total_ns, kall));
     if (x)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "report.h"
+#include "report_ranks.h"
 
 void ot_report_json_string(FILE *to, const char *s)
 {
@@ -93,7 +94,8 @@ static void devices(const ot_report *r, FILE *to)
     fputs("  \"devices\": [", to);
     for (size_t i = 0; i < r->device_count; i++) {
         const ot_rp_device *d = &r->devices[i];
-        fprintf(to, "%s\n    {\"device\": %d, ", i ? "," : "", d->device);
+        fprintf(to, "%s\n    {", i ? "," : "");
+        ot_report_device_json(r, d->device, to);
         number(to, "kernels", d->kernels, 1);
         number(to, "kernel_time_ns", d->kernel_ns, 1);
         number(to, "kernel_mean_ns", d->kernels ? d->kernel_ns / d->kernels : 0, 1);
@@ -133,7 +135,8 @@ static void construct(const ot_report *r, size_t i, FILE *to)
     field(to, "file", s->file, 1);
     number(to, "line", s->line, 1);
     field(to, "kind", ot_report_kind_id(s->kind), 1);
-    fprintf(to, "\"nowait\": %s, \"device\": %d, ", s->nowait ? "true" : "false", s->device);
+    fprintf(to, "\"nowait\": %s, ", s->nowait ? "true" : "false");
+    ot_report_device_json(r, s->device, to);
     number(to, "count", s->count, 1);
     number(to, "host_time_ns", s->host_ns, 1);
     number(to, "mean_ns", s->count ? s->host_ns / s->count : 0, 1);
@@ -156,7 +159,7 @@ static void kernel(const ot_report *r, size_t i, FILE *to)
     field(to, "name", k->name, 1);
     field(to, "short_name", k->short_name, 1);
     field(to, "site", k->site >= 0 ? r->sites[k->site].site : "", 1);
-    fprintf(to, "\"device\": %d, ", k->device);
+    ot_report_device_json(r, k->device, to);
     number(to, "count", k->count, 1);
     number(to, "total_ns", k->total_ns, 1);
     number(to, "mean_ns", k->count ? k->total_ns / k->count : 0, 1);
@@ -176,7 +179,7 @@ static void xsite(const ot_report *r, size_t i, FILE *to)
     field(to, "site", s->site, 1);
     field(to, "kind", ot_report_kind_id(s->kind), 1);
     field(to, "direction", x->direction == OT_RP_H2D ? "host->device" : "device->host", 1);
-    fprintf(to, "\"device\": %d, ", x->device);
+    ot_report_device_json(r, x->device, to);
     number(to, "count", x->count, 1);
     number(to, "bytes", x->bytes, 1);
     number(to, "time_ns", x->ns, 1);
@@ -223,7 +226,7 @@ static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
         }
         field(to, "host_openmp_site", f->omp_site >= 0 ? r->omp_sites[f->omp_site].name : "", 1);
         field(to, "other_site", f->other_site >= 0 ? r->sites[f->other_site].site : "", 1);
-        fprintf(to, "\"device\": %d, ", f->device);
+        ot_report_device_json(r, f->device, to);
         number(to, "count", f->count, 1);
         number(to, "bytes_at_stake", f->bytes_at_stake, 1);
         number(to, "time_at_stake_ns", f->ns_at_stake, 1);
@@ -241,6 +244,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     field(to, "creator", r->creator ? r->creator : "", 0);
     fputs(",\n", to);
     summary(r, to);
+    ot_report_print_ranks_json(r, to);
     devices(r, to);
     table(r, o, to, "constructs", 's', construct, 1);
     table(r, o, to, "kernels", 'k', kernel, 1);

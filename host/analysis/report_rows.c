@@ -154,6 +154,7 @@ double ot_report_gbps(uint64_t bytes, uint64_t ns)
 
 void ot_report_free(ot_report *r)
 {
+    free(r->ranks);
     for (size_t i = 0; i < r->site_count; i++) {
         free(r->sites[i].name);
         free(r->sites[i].site);

@@ -15,6 +15,7 @@
 
 #include "report.h"
 #include "report_history.h"
+#include "report_ranks.h"
 
 #define WIDTH 100
 
@@ -163,12 +164,14 @@ static void kernel_time_note(const ot_rp_device *d, FILE *to)
 
 static void devices(const ot_report *r, FILE *to)
 {
-    char a[32], b[32], c[32], m[32];
-    fprintf(to, "\nDevices\n  %3s %8s %11s %10s %10s %13s\n", "dev", "kernels", "kernel time", "mean", "max",
+    char a[32], b[32], c[32], m[32], dev[48];
+    int w = r->rank_count ? 20 : 3; /* a job's devices are named "rank R device D" */
+    fprintf(to, "\nDevices\n  %*s %8s %11s %10s %10s %13s\n", w, "dev", "kernels", "kernel time", "mean", "max",
             "memory peak");
     for (size_t i = 0; i < r->device_count; i++) {
         const ot_rp_device *d = &r->devices[i];
-        fprintf(to, "  %3d %8llu %11s %10s %10s %13s\n", d->device, (unsigned long long)d->kernels,
+        fprintf(to, "  %*s %8llu %11s %10s %10s %13s\n", w, ot_report_device_label(r, d->device, dev, sizeof dev),
+                (unsigned long long)d->kernels,
                 ot_report_time(d->kernel_ns, a, sizeof a),
                 ot_report_time(d->kernels ? d->kernel_ns / d->kernels : 0, b, sizeof b),
                 ot_report_time(d->kernel_max_ns, c, sizeof c), ot_report_bytes(d->memory_peak, m, sizeof m));
@@ -176,12 +179,13 @@ static void devices(const ot_report *r, FILE *to)
     for (size_t i = 0; i < r->device_count; i++)
         kernel_time_note(&r->devices[i], to);
     fprintf(to, "\nTransfers per device (host-offload devices share the host's memory: theirs are memory copies)"
-            "\n  %3s  %-12s %8s %11s %10s %8s\n", "dev", "direction", "count", "bytes",
+            "\n  %*s  %-12s %8s %11s %10s %8s\n", w, "dev", "direction", "count", "bytes",
             "time", "GB/s");
     for (size_t i = 0; i < r->device_count; i++)
         for (int dir = 0; dir < 2; dir++) {
             const ot_rp_device *d = &r->devices[i];
-            fprintf(to, "  %3d  %-12s %8llu %11s %10s %8.2f\n", d->device, dir ? "device->host" : "host->device",
+            fprintf(to, "  %*s  %-12s %8llu %11s %10s %8.2f\n", w, ot_report_device_label(r, d->device, dev, sizeof dev),
+                    dir ? "device->host" : "host->device",
                     (unsigned long long)d->transfers[dir], ot_report_bytes(d->bytes[dir], a, sizeof a),
                     ot_report_time(d->transfer_ns[dir], b, sizeof b), ot_report_gbps(d->bytes[dir], d->transfer_ns[dir]));
         }
@@ -228,8 +232,9 @@ static void outliers(const ot_report *r, FILE *to)
         if (!ot_report_kernel_outlier(k, &others))
             continue;
         char *text = NULL, a[32], b[32];
-        if (asprintf(&text, "%s on device %d: its slowest launch took %s, %.0fx the %s mean of its other %llu "
-                     "launch%s.", k->short_name, k->device, ot_report_time(k->max_ns, a, sizeof a),
+        char dev[48];
+        if (asprintf(&text, "%s on %s: its slowest launch took %s, %.0fx the %s mean of its other %llu "
+                     "launch%s.", k->short_name, ot_report_device_name(r, k->device, dev, sizeof dev), ot_report_time(k->max_ns, a, sizeof a),
                      others ? (double)k->max_ns / (double)others : 0.0, ot_report_time(others, b, sizeof b),
                      (unsigned long long)(k->count - 1), k->count == 2 ? "" : "es") < 0)
             return;
@@ -244,13 +249,15 @@ static void kernels(const ot_report *r, const ot_rp_options *o, FILE *to)
     uint64_t all = 0;
     for (size_t i = 0; i < r->kernel_count; i++)
         all += r->kernels[i].total_ns;
-    fprintf(to, "\nTop kernels (by %s)\n  %-28s %-22s %3s %6s %8s %8s %8s %5s\n", sort_name(o->sort), "kernel",
-            "launched at", "dev", "count", "total", "mean", "max", "share");
+    int w = ot_report_device_short_width(r);
+    fprintf(to, "\nTop kernels (by %s)\n  %-28s %-22s %*s %6s %8s %8s %8s %5s\n", sort_name(o->sort), "kernel",
+            "launched at", w, r->rank_count ? "r:dev" : "dev", "count", "total", "mean", "max", "share");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_kernel *k = &r->kernels[order[j]];
-        char c1[40], c2[32], t[3][32];
-        fprintf(to, "  %-28s %-22s %3d %6llu %8s %8s %8s %4.0f%%\n", fit(k->short_name, 28, 0, c1, sizeof c1),
-                k->site >= 0 ? fit(r->sites[k->site].site, 22, 1, c2, sizeof c2) : "-", k->device,
+        char c1[40], c2[32], t[3][32], dev[32];
+        fprintf(to, "  %-28s %-22s %*s %6llu %8s %8s %8s %4.0f%%\n", fit(k->short_name, 28, 0, c1, sizeof c1),
+                k->site >= 0 ? fit(r->sites[k->site].site, 22, 1, c2, sizeof c2) : "-", w,
+                ot_report_device_short(r, k->device, dev, sizeof dev),
                 (unsigned long long)k->count, ot_report_time(k->total_ns, t[0], 32),
                 ot_report_time(k->count ? k->total_ns / k->count : 0, t[1], 32), ot_report_time(k->max_ns, t[2], 32),
                 all ? 100.0 * (double)k->total_ns / (double)all : 0.0);
@@ -265,14 +272,16 @@ static void kernels(const ot_report *r, const ot_rp_options *o, FILE *to)
 static void transfer_sites(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     size_t n, *order = ot_report_order(r, 'x', o->sort, &n), shown = rows_to_show(o, n);
-    fprintf(to, "\nTop transfer sites (by %s)\n  %-24s %-7s %-12s %3s %6s %9s %8s %7s %9s\n", sort_name(o->sort),
-            "site", "kind", "direction", "dev", "count", "bytes", "time", "GB/s", "mean size");
+    int w = ot_report_device_short_width(r);
+    fprintf(to, "\nTop transfer sites (by %s)\n  %-24s %-7s %-12s %*s %6s %9s %8s %7s %9s\n", sort_name(o->sort),
+            "site", "kind", "direction", w, r->rank_count ? "r:dev" : "dev", "count", "bytes", "time", "GB/s", "mean size");
     for (size_t j = 0; j < shown; j++) {
         const ot_rp_xsite *x = &r->xsites[order[j]];
         const ot_rp_site *s = &r->sites[x->site];
-        char cut[32], b[32], t[32], m[32];
-        fprintf(to, "  %-24s %-7s %-12s %3d %6llu %9s %8s %7.2f %9s\n", fit(s->site, 24, 1, cut, sizeof cut),
-                short_kind(s), x->direction == OT_RP_H2D ? "host->device" : "device->host", x->device,
+        char cut[32], b[32], t[32], m[32], dev[32];
+        fprintf(to, "  %-24s %-7s %-12s %*s %6llu %9s %8s %7.2f %9s\n", fit(s->site, 24, 1, cut, sizeof cut),
+                short_kind(s), x->direction == OT_RP_H2D ? "host->device" : "device->host", w,
+                ot_report_device_short(r, x->device, dev, sizeof dev),
                 (unsigned long long)x->count, ot_report_bytes(x->bytes, b, sizeof b), ot_report_time(x->ns, t, sizeof t),
                 ot_report_gbps(x->bytes, x->ns), ot_report_bytes(x->count ? x->bytes / x->count : 0, m, sizeof m));
     }
@@ -321,6 +330,7 @@ void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
 {
     header(r, to);
     sites_without_lines(r, to);
+    ot_report_print_ranks_text(r, to);
     devices(r, to);
     constructs(r, o, to);
     kernels(r, o, to);

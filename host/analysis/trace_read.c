@@ -26,12 +26,31 @@
  * bounds them (64 MiB of regions); one flipped byte must not cost GiBs. */
 #define MAX_DEFINITION_REF (1u << 20)
 
+/* The highest MPI rank (a job of 2^24 ranks, the location ids' rank bits) and device key a reader's tables
+ * are sized for. */
+#define MAX_RANK ((1u << 24) - 1)
+#define MAX_DEVICE_KEY ((1u << 24) - 1)
+
 /* A group of type REGIONS: a class of the class table if its name says so. */
 typedef struct region_group {
     OTF2_StringRef name;
     uint64_t *members;
     uint32_t count;
 } region_group;
+
+/* A group of locations or of ranks (COMM_LOCATIONS, COMM_GROUP, COMM_SELF): what an RMA remote resolves through. */
+typedef struct comm_group {
+    OTF2_GroupRef self;
+    OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
+    uint64_t *members;
+    uint32_t count;
+} comm_group;
+
+/* A communicator's group, or a window's communicator: (self, what it names). */
+typedef struct ref_pair {
+    uint32_t self, names;
+} ref_pair;
 
 /* A location property, resolved once every string and location is in. */
 typedef struct location_property {
@@ -62,10 +81,16 @@ struct ot_tr_archive {
     size_t region_count;
     ot_tr_location *locations;   /* definition order */
     size_t location_count;
-    uint64_t *rank_location;     /* comm rank -> location id (COMM_LOCATIONS members) */
+    comm_group *comm_groups;     /* COMM_LOCATIONS / COMM_GROUP / COMM_SELF groups, definition order */
+    size_t comm_group_count;
+    ref_pair *comms;             /* communicator -> its group */
+    size_t comm_count;
+    ref_pair *windows;           /* RMA window -> its communicator */
+    size_t window_count;
     OTF2_StringRef *group_names; /* location group ref -> name */
     size_t group_count;
-    uint32_t rank_count;
+    uint32_t rank_count;         /* 1 + the highest rank of a location */
+    int device_stride;           /* device key = rank * device_stride + device number */
     region_group *region_groups;
     size_t region_group_count;
     location_property *location_properties;
@@ -93,8 +118,13 @@ struct ot_tr_archive {
     int stop;                    /* a visitor's nonzero return, or -EINVAL for a bad reference */
     char bad_reference[160];
     lane *lanes;                 /* by location index: open instances and transfers in flight */
-    int32_t *rdma_lane;          /* device -> its RDMA location's index, -1 */
-    int *rank_device;            /* comm rank -> device of that location, -1 */
+    int32_t *rdma_lane;          /* device key -> its RDMA location's index, -1 */
+    int32_t **window_target;     /* RMA window -> (remote rank -> location index, -1), NULL: none resolved */
+    uint32_t *window_size;       /* RMA window -> its remote ranks */
+    size_t window_targets;
+    int32_t *fallback_target;    /* remote -> location index through the first COMM_LOCATIONS group (an
+                                    archive without windows), -1 */
+    uint32_t fallback_size;
     size_t rdma_devices;
     size_t span_stride, transfer_stride; /* a record and the visitor's scratch after it */
     uint64_t last_time, next_serial, unmatched_completions, regions_too_deep;
@@ -234,14 +264,44 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
     ot_tr_archive *a = u;
     if (type == OTF2_GROUP_TYPE_REGIONS)
         return keep_region_group(a, name, n, members);
-    if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS || a->rank_location)
+    if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS && type != OTF2_GROUP_TYPE_COMM_GROUP &&
+        type != OTF2_GROUP_TYPE_COMM_SELF)
         return OTF2_CALLBACK_SUCCESS;
-    a->rank_location = malloc((n ? n : 1) * sizeof *a->rank_location);
-    if (!a->rank_location)
+    comm_group *g = realloc(a->comm_groups, (a->comm_group_count + 1) * sizeof *g);
+    if (!g)
         return OTF2_CALLBACK_INTERRUPT;
-    memcpy(a->rank_location, members, n * sizeof *members);
-    a->rank_count = n;
+    a->comm_groups = g;
+    g = &g[a->comm_group_count];
+    *g = (comm_group){self, type, paradigm, malloc((n ? n : 1) * sizeof *members), n};
+    if (!g->members)
+        return OTF2_CALLBACK_INTERRUPT;
+    memcpy(g->members, members, n * sizeof *members);
+    a->comm_group_count++;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode keep_pair(ref_pair **pairs, size_t *count, uint32_t self, uint32_t names)
+{
+    ref_pair *p = realloc(*pairs, (*count + 1) * sizeof *p);
+    if (!p)
+        return OTF2_CALLBACK_INTERRUPT;
+    *pairs = p;
+    p[(*count)++] = (ref_pair){self, names};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                  OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    ot_tr_archive *a = u;
+    return keep_pair(&a->comms, &a->comm_count, self, group);
+}
+
+static OTF2_CallbackCode def_window(void *u, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                    OTF2_RmaWinFlag flags)
+{
+    ot_tr_archive *a = u;
+    return keep_pair(&a->windows, &a->window_count, self, comm);
 }
 
 static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef location, OTF2_StringRef name,
@@ -378,6 +438,8 @@ static int read_global_definitions(ot_tr_archive *a)
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_location_group);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_window);
     OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
@@ -463,11 +525,14 @@ static int integer_value(OTF2_Type type, OTF2_AttributeValue v, uint64_t *out)
 /* A location is what its OFFTRACE::LOCATION_ROLE property says, on the
  * device its OFFTRACE::DEVICE property names; a location without a role is
  * OT_TR_OTHER_LOCATION. */
-static void classify_locations(ot_tr_archive *a)
+static int device_keys(ot_tr_archive *a);
+
+static int classify_locations(ot_tr_archive *a)
 {
     for (size_t i = 0; i < a->location_count; i++) {
         a->locations[i].klass = OT_TR_OTHER_LOCATION;
         a->locations[i].device = -1;
+        a->locations[i].rank = (uint32_t)(a->locations[i].id >> 40); /* the job's location ids, until a property says */
     }
     for (size_t i = 0; i < a->location_property_count; i++) {
         const location_property *p = &a->location_properties[i];
@@ -485,7 +550,42 @@ static void classify_locations(ot_tr_archive *a)
         else if (!strcmp(key, OFFTRACE_LOCATION_DEVICE_PROPERTY) && integer_value(p->type, p->value, &device) == 0 &&
                  device < 0x10000)
             l->device = (int)device;
+        else if (!strcmp(key, OFFTRACE_LOCATION_MPI_RANK_PROPERTY) && integer_value(p->type, p->value, &device) == 0 &&
+                 device <= MAX_RANK)
+            l->rank = (uint32_t)device;
     }
+    return device_keys(a);
+}
+
+/* Devices are keyed by (rank, device number): key = rank * stride + number, so that one process's keys are
+ * its device numbers and two ranks' device 0 stay two devices. */
+static int device_keys(ot_tr_archive *a)
+{
+    int max_number = -1;
+    a->rank_count = 1;
+    for (size_t i = 0; i < a->location_count; i++) {
+        ot_tr_location *l = &a->locations[i];
+        l->device_number = l->device;
+        if (l->device > max_number)
+            max_number = l->device;
+        if (l->rank >= a->rank_count)
+            a->rank_count = l->rank + 1;
+    }
+    a->device_stride = max_number + 1 > 0 ? max_number + 1 : 1;
+    for (size_t i = 0; i < a->location_count; i++) {
+        ot_tr_location *l = &a->locations[i];
+        if (l->device < 0)
+            continue;
+        uint64_t key = (uint64_t)l->rank * (uint64_t)a->device_stride + (uint64_t)l->device;
+        if (key > MAX_DEVICE_KEY) {
+            snprintf(a->bad_reference, sizeof a->bad_reference,
+                     "its ranks times devices per rank (%u x %d) are more devices than offtrace reads",
+                     a->rank_count, a->device_stride);
+            return -EINVAL;
+        }
+        l->device = (int)key;
+    }
+    return 0;
 }
 
 static int resolve_names(ot_tr_archive *a)
@@ -508,8 +608,7 @@ static int resolve_names(ot_tr_archive *a)
         /* grow() zero-fills, so an undefined group in range reads as string 0 */
         l->group = group < a->group_count ? string_of(a, a->group_names[group]) : "";
     }
-    classify_locations(a);
-    return 0;
+    return classify_locations(a);
 }
 
 /* ---- events ---- */
@@ -814,8 +913,17 @@ static void join_rdma(ot_tr_archive *a, const lane *issuer, const ot_tr_transfer
     }
 }
 
+/* The location a put/get's remote rank names: through its window's table, else (an archive without windows)
+ * through the first COMM_LOCATIONS group; -1 when neither knows it. */
+static int32_t remote_target(const ot_tr_archive *a, OTF2_RmaWinRef win, uint32_t remote)
+{
+    if (win < a->window_targets && a->window_target[win])
+        return remote < a->window_size[win] ? a->window_target[win][remote] : -1;
+    return remote < a->fallback_size ? a->fallback_target[remote] : -1;
+}
+
 static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_AttributeList *al,
-                             uint32_t remote, uint64_t bytes, uint64_t id, int to_device)
+                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id, int to_device)
 {
     const ot_tr_location *loc = location_of(a, l);
     if (!loc)
@@ -830,8 +938,9 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
         return out_of_memory(a);
     ot_tr_transfer *x = transfer_at(a, ln, ln->in_flight++);
     *x = (ot_tr_transfer){.to_device = to_device, .device = -1, .bytes = bytes, .id = id, .issued = t};
-    if (remote < a->rank_count)
-        x->device = a->rank_device[remote];
+    int32_t target = remote_target(a, win, remote);
+    if (target >= 0)
+        x->device = a->locations[target].device;
     if (!a->visitor.without_addresses)
         read_addresses(a, al, x);
     read_map(a, al, &x->map);
@@ -846,13 +955,13 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
 static OTF2_CallbackCode ev_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
                                 OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma(u, l, t, al, remote, bytes, id, 1);
+    return rma(u, l, t, al, win, remote, bytes, id, 1);
 }
 
 static OTF2_CallbackCode ev_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
                                 OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma(u, l, t, al, remote, bytes, id, 0);
+    return rma(u, l, t, al, win, remote, bytes, id, 0);
 }
 
 /* The completion ends the latest put/get with its id on its location. */
@@ -934,13 +1043,13 @@ static OTF2_CallbackCode local_leave(OTF2_LocationRef l, OTF2_TimeStamp t, uint6
 static OTF2_CallbackCode local_put(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al,
                                    OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma(u, l, t, al, remote, bytes, id, 1);
+    return rma(u, l, t, al, win, remote, bytes, id, 1);
 }
 
 static OTF2_CallbackCode local_get(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al,
                                    OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma(u, l, t, al, remote, bytes, id, 0);
+    return rma(u, l, t, al, win, remote, bytes, id, 0);
 }
 
 static OTF2_CallbackCode local_complete(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
@@ -1055,6 +1164,80 @@ static int deliver_leftovers(ot_tr_archive *a)
     return rc;
 }
 
+/* \p n location ids as location indexes (-1: not defined), malloc'd. */
+static int32_t *target_indexes(ot_tr_archive *a, const uint64_t *ids, uint32_t n)
+{
+    int32_t *t = malloc((n ? n : 1) * sizeof *t);
+    for (uint32_t i = 0; t && i < n; i++) {
+        const ot_tr_location *l = location_of(a, ids[i]);
+        t[i] = l ? (int32_t)l->index : -1;
+    }
+    return t;
+}
+
+static const comm_group *comm_group_of(const ot_tr_archive *a, OTF2_GroupRef ref)
+{
+    for (size_t i = 0; i < a->comm_group_count; i++)
+        if (a->comm_groups[i].self == ref)
+            return &a->comm_groups[i];
+    return NULL;
+}
+
+static const comm_group *comm_locations_of(const ot_tr_archive *a, OTF2_Paradigm paradigm)
+{
+    for (size_t i = 0; i < a->comm_group_count; i++)
+        if (a->comm_groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS && a->comm_groups[i].paradigm == paradigm)
+            return &a->comm_groups[i];
+    return NULL;
+}
+
+/* What a put/get's remote rank names, per window: OTF2 defines it as a rank of the window's communicator,
+ * whose group's members index the COMM_LOCATIONS group of its paradigm. In a job's archive every rank has
+ * its own window, so each rank's transfers land on its own device's RDMA location. */
+static int resolve_windows(ot_tr_archive *a)
+{
+    for (size_t i = 0; i < a->comm_group_count; i++)
+        if (a->comm_groups[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+            a->fallback_target = target_indexes(a, a->comm_groups[i].members, a->comm_groups[i].count);
+            if (!a->fallback_target)
+                return -ENOMEM;
+            a->fallback_size = a->comm_groups[i].count;
+            break;
+        }
+    for (size_t w = 0; w < a->window_count; w++)
+        if (a->windows[w].self < MAX_DEFINITION_REF && a->windows[w].self >= a->window_targets)
+            a->window_targets = a->windows[w].self + 1;
+    a->window_target = calloc(a->window_targets ? a->window_targets : 1, sizeof *a->window_target);
+    a->window_size = calloc(a->window_targets ? a->window_targets : 1, sizeof *a->window_size);
+    if (!a->window_target || !a->window_size)
+        return -ENOMEM;
+    for (size_t w = 0; w < a->window_count; w++) {
+        const ref_pair *win = &a->windows[w];
+        const comm_group *g = NULL, *locations = NULL;
+        for (size_t c = 0; c < a->comm_count && !g; c++)
+            if (a->comms[c].self == win->names)
+                g = comm_group_of(a, a->comms[c].names);
+        if (g && g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+            locations = g;
+        else if (g)
+            locations = comm_locations_of(a, g->paradigm);
+        if (!locations || win->self >= a->window_targets || a->window_target[win->self])
+            continue;
+        int32_t *t = malloc((g->count ? g->count : 1) * sizeof *t);
+        if (!t)
+            return -ENOMEM;
+        for (uint32_t r = 0; r < g->count; r++) {
+            uint64_t id = g == locations ? g->members[r]
+                          : g->members[r] < locations->count ? locations->members[g->members[r]] : UINT64_MAX;
+            const ot_tr_location *l = id == UINT64_MAX ? NULL : location_of(a, id);
+            t[r] = l ? (int32_t)l->index : -1;
+        }
+        a->window_target[win->self] = t;
+        a->window_size[win->self] = g->count;
+    }
+    return 0;
+}
+
 /* The read's per-location state, and which location is each device's RDMA row. */
 static int prepare_delivery(ot_tr_archive *a)
 {
@@ -1075,15 +1258,7 @@ static int prepare_delivery(ot_tr_archive *a)
         if (l->klass == OT_TR_RDMA && l->device >= 0 && a->rdma_lane[l->device] < 0)
             a->rdma_lane[l->device] = (int32_t)i;
     }
-    /* A put/get names its device by the rank of the device's RDMA location. */
-    a->rank_device = malloc((a->rank_count ? a->rank_count : 1) * sizeof *a->rank_device);
-    if (!a->rank_device)
-        return -ENOMEM;
-    for (uint32_t r = 0; r < a->rank_count; r++) {
-        const ot_tr_location *target = location_of(a, a->rank_location[r]);
-        a->rank_device[r] = target ? target->device : -1;
-    }
-    return 0;
+    return resolve_windows(a);
 }
 
 /* ---- the read ---- */
@@ -1096,7 +1271,16 @@ static void archive_free(ot_tr_archive *a)
     }
     free(a->lanes);
     free(a->rdma_lane);
-    free(a->rank_device);
+    for (size_t i = 0; a->window_target && i < a->window_targets; i++)
+        free(a->window_target[i]);
+    free(a->window_target);
+    free(a->window_size);
+    free(a->fallback_target);
+    for (size_t i = 0; i < a->comm_group_count; i++)
+        free(a->comm_groups[i].members);
+    free(a->comm_groups);
+    free(a->comms);
+    free(a->windows);
     for (size_t i = 0; i < a->string_count; i++)
         free(a->strings[i]);
     for (size_t i = 0; i < a->property_count; i++)
@@ -1106,7 +1290,6 @@ static void archive_free(ot_tr_archive *a)
     free(a->regions);
     free(a->region_defined);
     free(a->locations);
-    free(a->rank_location);
     for (size_t i = 0; i < a->region_group_count; i++)
         free(a->region_groups[i].members);
     free(a->region_groups);
@@ -1267,17 +1450,22 @@ const ot_tr_span *ot_tr_open_span(const ot_tr_archive *a, const ot_tr_location *
 
 int ot_tr_device_count(const ot_tr_archive *a)
 {
-    uint64_t seen[1024] = {0};
+    int max = ot_tr_max_device(a);
+    uint64_t *seen = calloc((size_t)(max + 1) / 64 + 1, sizeof *seen);
     int n = 0;
-    for (size_t i = 0; i < a->location_count; i++) {
+    for (size_t i = 0; seen && i < a->location_count; i++) {
         int d = a->locations[i].device;
-        if (d >= 0 && d < 65536 && !(seen[d / 64] >> (d % 64) & 1)) {
+        if (d >= 0 && !(seen[d / 64] >> (d % 64) & 1)) {
             seen[d / 64] |= 1ull << (d % 64);
             n++;
         }
     }
+    free(seen);
     return n;
 }
+
+int ot_tr_device_stride(const ot_tr_archive *a) { return a->device_stride > 0 ? a->device_stride : 1; }
+uint32_t ot_tr_rank_count(const ot_tr_archive *a) { return a->rank_count ? a->rank_count : 1; }
 
 int ot_tr_max_device(const ot_tr_archive *a)
 {

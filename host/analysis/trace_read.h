@@ -22,6 +22,15 @@
  * transfers oldest first with `completed` 0, then its open regions innermost
  * first with `unfinished` set and `end` = the archive's last event time.
  *
+ * An MPI job's archive (docs/mpi.md): every location has its rank
+ * (OFFTRACE::MPI_RANK, else the id's bits 40-63; 0 in one process); devices
+ * are keyed by (rank, device number) (ot_tr_location.device, see
+ * ot_tr_device_stride), and a put/get's remote is resolved through its RMA
+ * window, the window's communicator and that communicator's group, so each
+ * rank's transfers land on its own device's RDMA location. An archive of
+ * one process reads exactly as before (its device keys are its device
+ * numbers).
+ *
  * Memory: definitions (strings, regions, locations) are held; events are
  * not: OTF2's global event reader merges the locations' event files chunk by
  * chunk, and the per-location stacks grow only with nesting (at most
@@ -69,7 +78,12 @@ typedef struct ot_tr_location {
     const char *name;
     const char *group;    /**< its location group's name ("Process", "generic-64bit device 0"), or "" */
     ot_tr_location_class klass;
-    int device;           /**< device number, -1 for host threads */
+    /** Its device, -1 for host threads: the device's key, one per (rank, device number) in the archive,
+     *  rank * ot_tr_device_stride() + device_number; in an archive of one process (rank 0) the device
+     *  number itself. */
+    int device;
+    int device_number;    /**< the device's number in its rank's process, -1 for host threads */
+    uint32_t rank;        /**< its MPI rank: OFFTRACE::MPI_RANK, else id >> 40; 0 outside a job */
     uint32_t index;       /**< 0 .. location_count-1, in definition order */
     uint64_t events;      /**< number of events the definition announces */
 } ot_tr_location;
@@ -146,7 +160,8 @@ typedef struct ot_tr_map {
 /** A put (host->device) or get (device->host), with its completion once it came. */
 typedef struct ot_tr_transfer {
     int to_device;
-    int device;           /**< from the remote RDMA location, -1 if unknown */
+    int device;           /**< the device's key (ot_tr_location.device) of the remote RDMA location, resolved
+                               through the put/get's window, its communicator and group; -1 if unknown */
     uint64_t bytes;
     uint64_t id;          /**< the matching id of the put/get and its completion */
     int has_addresses;    /**< offtrace >= 0.1 archives carry both addresses */
@@ -272,9 +287,17 @@ uint64_t ot_tr_first_time(const ot_tr_archive *a);
 uint64_t ot_tr_duration(const ot_tr_archive *a);
 uint64_t ot_tr_realtime(const ot_tr_archive *a);
 
-/** \brief Number of devices with a location, and the highest device number (-1 if none). */
+/** \brief Number of devices with a location (one per (rank, device number)), and the highest device key
+ *         (ot_tr_location.device; -1 if none). */
 int ot_tr_device_count(const ot_tr_archive *a);
 int ot_tr_max_device(const ot_tr_archive *a);
+
+/** \brief The device keys of one rank: key = rank * stride + device number (1 + the highest device
+ *         number of any rank; 1 when there is no device). */
+int ot_tr_device_stride(const ot_tr_archive *a);
+
+/** \brief Ranks of an MPI job's archive: 1 + the highest rank of a location (1 for one process). */
+uint32_t ot_tr_rank_count(const ot_tr_archive *a);
 
 /** \brief An archive property ("OFFTRACE::LOST_RECORDS"), or NULL. */
 const char *ot_tr_property(const ot_tr_archive *a, const char *name);

@@ -71,13 +71,12 @@ static void rows(const ot_view *v, FILE *f)
         const ot_view_row *r = &v->rows[i];
         fprintf(f, "%s{\"label\":", i ? "," : "");
         ot_view_json_string(f, r->label);
-        if (r->klass == OT_TR_HOST_THREAD)
-            fputs(",\"group\":\"host\"", f);
-        else if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
-            fprintf(f, ",\"group\":\"device %d\"", r->device);
-        else
-            fputs(",\"group\":\"other locations\"", f);
-        fprintf(f, ",\"kind\":\"%s\",\"device\":%d,\"levels\":%d}", kind_of(r->klass), r->device, r->levels);
+        char group[48];
+        fprintf(f, ",\"group\":\"%s\"", ot_view_group_name(r, group, sizeof group));
+        fprintf(f, ",\"kind\":\"%s\",\"device\":%d,\"levels\":%d", kind_of(r->klass), r->device, r->levels);
+        if (r->job) /* an MPI job's archive: its rank, and the device's number in it */
+            fprintf(f, ",\"rank\":%u,\"number\":%d", r->rank, r->device_number);
+        fputc('}', f);
     }
     fputs("]", f);
 }
@@ -142,8 +141,13 @@ static void counters(const ot_view_trace *t, FILE *f)
     fputs(",\"counters\":[", f);
     for (size_t i = 0; i < t->ncounters; i++) {
         const ot_view_counter *c = &t->counters[i];
-        fprintf(f, "%s{\"name\":\"device %d memory in use\",\"device\":%d,\"row\":%zu,\"max\":%" PRIu64 "}",
-                i ? "," : "", c->device, c->device, c->row, c->max);
+        char device[48];
+        if (c->row < t->frame->nrows)
+            ot_view_device_name(&t->frame->rows[c->row], device, sizeof device);
+        else
+            snprintf(device, sizeof device, "device %d", c->device);
+        fprintf(f, "%s{\"name\":\"%s memory in use\",\"device\":%d,\"row\":%zu,\"max\":%" PRIu64 "}",
+                i ? "," : "", device, c->device, c->row, c->max);
     }
     fputs("]", f);
 }

@@ -90,7 +90,10 @@ typedef struct ot_view_row {
     char *group;            /**< its location group's name ("generic-64bit device 0"), or "" */
     uint64_t location;      /**< OTF2 location id */
     ot_tr_location_class klass;
-    int device;             /**< -1 for host threads */
+    int device;             /**< -1 for host threads; the device's key (trace_read.h) */
+    uint32_t rank;          /**< its MPI rank (0 in one process) */
+    int device_number;      /**< the device's number in its rank, -1 for host threads */
+    int job;                /**< the archive has several ranks: groups are per rank */
     int levels;             /**< sub-rows in use (1 .. ot_view.depth) */
     ot_view_level level[OT_VIEW_MAX_DEPTH];
     unsigned y, height;     /**< set by ot_view_layout */
@@ -167,8 +170,16 @@ int ot_view_make_rows(ot_view *v, const ot_tr_archive *a);
 long ot_view_row_of(const ot_view *v, uint64_t location);
 /** \brief The RDMA row of a device, or -1. */
 long ot_view_rdma_row(const ot_view *v, int device);
-/** \brief Whether row \p i is the first of its group (host threads, one device, other producers). */
+/** \brief Whether row \p i is the first of its group (host threads, one device, other producers; in an MPI
+ *  job per rank: its host threads, then its devices). */
 int ot_view_row_starts_group(const ot_view *v, size_t i);
+
+/** \brief The heading of \p r's group: "host", "device 0", "other locations"; in a job "MPI Rank 1",
+ *  "rank 1 device 0". */
+const char *ot_view_group_name(const ot_view_row *r, char *buf, size_t size);
+
+/** \brief \p r's device in words: "device 0"; in a job "rank 1 device 0". */
+const char *ot_view_device_name(const ot_view_row *r, char *buf, size_t size);
 /** \brief Height of one level of a row (px): rows with one level are drawn taller. */
 unsigned ot_view_level_height(const ot_view_row *r);
 /** \brief Give each row its y and height; set rows_bottom, legend_y and height. */

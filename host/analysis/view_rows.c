@@ -6,6 +6,7 @@
  *        transfer arrows land); locations of other producers at the end.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,20 +31,43 @@ static int kind_order(ot_tr_location_class k)
     }
 }
 
-/* Host threads (group 0), devices in number order (1 + device), others last. */
-static long group_of(const ot_view_row *r)
+/* Per rank (one process: rank 0): host threads (group 0), devices in number order (1 + device); others last. */
+static long long group_of(const ot_view_row *r)
+{
+    long long rank = (long long)r->rank << 20;
+    if (r->klass == OT_TR_HOST_THREAD)
+        return rank;
+    if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
+        return rank + 1 + (long long)r->device_number;
+    return 1LL << 50;
+}
+
+const char *ot_view_group_name(const ot_view_row *r, char *buf, size_t size)
 {
     if (r->klass == OT_TR_HOST_THREAD)
-        return 0;
-    if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
-        return 1 + (long)r->device;
-    return 1L << 20;
+        snprintf(buf, size, r->job ? "MPI Rank %u" : "host", r->rank);
+    else if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION && r->job)
+        snprintf(buf, size, "rank %u device %d", r->rank, r->device_number);
+    else if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
+        snprintf(buf, size, "device %d", r->device);
+    else
+        snprintf(buf, size, "other locations");
+    return buf;
+}
+
+const char *ot_view_device_name(const ot_view_row *r, char *buf, size_t size)
+{
+    if (r->job)
+        snprintf(buf, size, "rank %u device %d", r->rank, r->device_number);
+    else
+        snprintf(buf, size, "device %d", r->device);
+    return buf;
 }
 
 static int row_cmp(const void *pa, const void *pb)
 {
     const ot_view_row *a = pa, *b = pb;
-    long ga = group_of(a), gb = group_of(b);
+    long long ga = group_of(a), gb = group_of(b);
     if (ga != gb)
         return ga < gb ? -1 : 1;
     int ka = kind_order(a->klass), kb = kind_order(b->klass);
@@ -68,6 +92,9 @@ int ot_view_make_rows(ot_view *v, const ot_tr_archive *a)
         r->location = l->id;
         r->klass = l->klass;
         r->device = l->device;
+        r->rank = l->rank;
+        r->device_number = l->device_number;
+        r->job = ot_tr_rank_count(a) > 1;
         r->levels = 1;
     }
     qsort(v->rows, v->nrows, sizeof *v->rows, row_cmp);

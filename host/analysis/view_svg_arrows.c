@@ -50,11 +50,12 @@ static void tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a
     ot_view_format_duration(a->t0 - v->trace_start, at, sizeof at);
     ot_view_format_duration(a->last - v->trace_start, last, sizeof last);
     const char *way = fl->to_device ? "host\xe2\x86\x92" "device" : "device\xe2\x86\x92host";
-    int device = v->rows[fl->rdma_row].device;
+    char device[48];
+    ot_view_device_name(&v->rows[fl->rdma_row], device, sizeof device);
     if (a->count == 1)
-        fprintf(f, " data-tip=\"transfer %s (device %d)&#10;%s in %s, at %s\"", way, device, bytes, busy, at);
+        fprintf(f, " data-tip=\"transfer %s (%s)&#10;%s in %s, at %s\"", way, device, bytes, busy, at);
     else
-        fprintf(f, " data-tip=\"%" PRIu32 " transfers %s (device %d) from %s to %s&#10;%s, %s in flight in all\"",
+        fprintf(f, " data-tip=\"%" PRIu32 " transfers %s (%s) from %s to %s&#10;%s, %s in flight in all\"",
                 a->count, way, device, at, last, bytes, busy);
 }
 

@@ -58,12 +58,7 @@ static void axis(const ot_view *v, FILE *f)
 static void group_heading(const ot_view *v, const ot_view_row *r, FILE *f)
 {
     char name[48];
-    if (r->klass == OT_TR_HOST_THREAD)
-        snprintf(name, sizeof name, "host");
-    else if (r->device >= 0 && r->klass != OT_TR_OTHER_LOCATION)
-        snprintf(name, sizeof name, "device %d", r->device);
-    else
-        snprintf(name, sizeof name, "other locations");
+    ot_view_group_name(r, name, sizeof name);
     fprintf(f, "<line x1=\"0\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#9a9a9a\"/>\n", r->y - 13, v->width, r->y - 13);
     fprintf(f, "<text data-k=\"group\" x=\"8\" y=\"%u\" font-weight=\"bold\">%s</text>\n", r->y - 2, name);
 }

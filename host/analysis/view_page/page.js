@@ -224,7 +224,7 @@
                 x.title = 'hide this row ("show all rows" brings it back)';
                 x.addEventListener('click', function () { hidden[i] = true; relayout(); });
                 var name = add(lab, 'span', 'ot-row-name', r.label);
-                name.title = r.label + ' (' + r.kind + (r.device >= 0 ? ', device ' + r.device : '') + ')';
+                name.title = r.label + ' (' + r.kind + (r.device >= 0 ? ', ' + deviceName(r) : '') + ')';
                 y += rowH[i] + ROW_GAP;
             }
             (countersAfter[i] || []).forEach(function (ci) {
@@ -741,7 +741,11 @@
     }
     function rowName(i) {
         var r = data.rows[i];
-        return r ? r.label + (r.device >= 0 ? ' (device ' + r.device + ', ' + r.kind + ')' : ' (' + r.kind + ')') : '';
+        return r ? r.label + (r.device >= 0 ? ' (' + deviceName(r) + ', ' + r.kind + ')' : ' (' + r.kind + ')') : '';
+    }
+    /* "device 0"; in an MPI job's archive (rows carry their rank) "rank 1 device 0". */
+    function deviceName(r) {
+        return r.rank !== undefined ? 'rank ' + r.rank + ' device ' + r.number : 'device ' + r.device;
     }
     /* Every bar of the current frame's tiles (not only those drawn), for flow partners. */
     function tileBars() {
