@@ -43,9 +43,6 @@ static int job_outcome(ot_job_finish outcome, const char *job_dir, unsigned size
         }
         ot_summary_print(&s, job_dir, stderr);
         return 0;
-    case OT_JOB_NOT_MERGED:
-        fprintf(stderr, "offtrace convert: %u ranks in %s/: %s\n", size, job_dir, msg);
-        return 0;
     case OT_JOB_MERGE_FAILED:
         fprintf(stderr, "offtrace convert: %s\n", msg);
         return 2;

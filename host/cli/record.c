@@ -577,9 +577,6 @@ static void finish_job(const record_opts *o)
         ot_summary_print(&s, o->job_dir, stderr);
         print_next_steps(o->job_dir);
         return;
-    case OT_JOB_NOT_MERGED:
-        fprintf(stderr, "offtrace: %u ranks recorded into %s/: %s\n", o->job.size, o->job_dir, msg);
-        return;
     case OT_JOB_MERGE_FAILED:
         say(o, msg);
         return;

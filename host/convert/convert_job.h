@@ -22,7 +22,6 @@ typedef enum ot_job_finish {
     OT_JOB_MERGED_ELSEWHERE, /**< all are done and another process claimed the merge */
     OT_JOB_MERGED,           /**< this process merged: `<job>/traces.otf2` */
     OT_JOB_MERGE_FAILED,     /**< this process tried to merge; one line in msg */
-    OT_JOB_NOT_MERGED,       /**< every part is there, but this build has no merge (one line in msg) */
 } ot_job_finish;
 
 /**
