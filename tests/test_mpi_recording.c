@@ -1,7 +1,7 @@
 /*
  * MPI recording (issue 16 part 3a, docs/mpi.md): the MPI examples run under
- * mpirun with one `offtrace record` per rank and libofftrace-mpi.so
- * preloaded. Each rank's raw records are read back with the converter's
+ * mpirun with one `offtrace record` per rank, which preloads
+ * libofftrace-mpi.so because the program loads libmpi. Each rank's raw records are read back with the converter's
  * raw reader and compared with two counts offtrace has no part in: the
  * MPICOUNT line the program prints (what it asked MPI to do) and the
  * MPICOUNTER line of libmpi_counter.so, a PMPI layer preloaded into an
@@ -72,9 +72,9 @@ static void traced_run(int np, const char *example, const char *args, const char
     snprintf(script, sizeof script,
              "exec %s/offtrace record -o %s -- %s/%s %s", OFFTRACE_BIN_DIR, dir,
              OFFTRACE_BIN_DIR, example, args);
-    char *env[8] = {"LD_PRELOAD=" MPI_LIB, "OFFTRACE_KEEP_RAW=1"};
-    for (int i = 0; extra_env && extra_env[i] && i < 5; i++)
-        env[2 + i] = extra_env[i];
+    char *env[8] = {"OFFTRACE_KEEP_RAW=1"}; /* record preloads the wrappers: the program loads libmpi */
+    for (int i = 0; extra_env && extra_env[i] && i < 6; i++)
+        env[1 + i] = extra_env[i];
     mpirun(np, script, env, r);
 }
 
@@ -389,9 +389,9 @@ Test(mpi_recording, reduce_collectives_and_a_split)
     cr_expect_eq(raw[1].split_id, raw[3].split_id, "the odd ranks' communicator has one id");
     cr_expect_neq(raw[0].split_id, raw[1].split_id, "even and odd communicators have different ids");
     char members[64] = "";
-    cr_expect_eq(comm_members(dir, 4, raw[0].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_eq(comm_members(dir, 4, raw[0].split_id, members, sizeof members), 2, "written by each member");
     cr_expect_str_eq(members, "0 2");
-    cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 2, "written by each member");
     cr_expect_str_eq(members, "1 3");
 }
 
@@ -481,11 +481,13 @@ Test(mpi_recording, clock_of_a_rank_on_another_machine)
     free(rank_line);
 }
 
+/* Also: the user preloads the wrappers already (record adds no second copy). */
 Test(mpi_recording, ranks_of_one_machine_share_the_clock)
 {
     raw_rank raw[MAX_RANKS];
     char dir[1024];
-    check_example(2, "example_mpi_devices", "1000", 1, NULL, dir, sizeof dir, raw);
+    char *env[] = {"LD_PRELOAD=" MPI_LIB, NULL};
+    check_example(2, "example_mpi_devices", "1000", 1, env, dir, sizeof dir, raw);
     for (int rank = 0; rank < 2; rank++) {
         clock_line c[2];
         cr_assert_eq(clock_lines(dir, rank, c), 2);
@@ -594,4 +596,48 @@ Test(mpi_recording, untraced_with_the_wrappers_preloaded)
     free(b);
     run_free(&with);
     run_free(&without);
+}
+
+/* The preload decision: --no-mpi keeps the wrappers out of an MPI program;
+ * a script that starts the MPI program does not load libmpi itself, so it
+ * gets them only with --mpi. */
+static void record_with(const char *option, const char *program, const char *dir, raw_rank raw[2])
+{
+    char script[2048];
+    snprintf(script, sizeof script, "exec %s/offtrace record %s -o %s -- %s", OFFTRACE_BIN_DIR, option, dir,
+             program);
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
+    run_result r;
+    mpirun(2, script, env, &r);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", script, r.err);
+    cr_expect(strstr(r.out, "MPICOUNT rank=1 ") != NULL, "the program ran: %s", r.out);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        read_raw(rank_dir, &raw[rank]);
+    }
+}
+
+Test(mpi_recording, mpi_and_no_mpi_decide_the_preload)
+{
+    char dir[1024], program[1024];
+    raw_rank raw[2];
+    snprintf(program, sizeof program, "%s/example_mpi_reduce", OFFTRACE_BIN_DIR);
+    scratch_path(dir, sizeof dir, "mpi_no_mpi");
+    record_with("--no-mpi", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_eq(raw[rank].regions + raw[rank].other_records, 0, "rank %d: --no-mpi recorded MPI", rank);
+    snprintf(program, sizeof program, "sh -c 'exec %s/example_mpi_reduce'", OFFTRACE_BIN_DIR);
+    scratch_path(dir, sizeof dir, "mpi_script");
+    record_with("", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_eq(raw[rank].regions, 0, "rank %d: a script is not an MPI program", rank);
+    scratch_path(dir, sizeof dir, "mpi_forced");
+    record_with("--mpi", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_gt(raw[rank].regions, 0, "rank %d: --mpi preloads the wrappers into the script's program", rank);
+    char *message = NULL;
+    cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
+    free(message);
 }
