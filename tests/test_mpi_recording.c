@@ -258,6 +258,112 @@ static unsigned region_enters(const char *dir, int rank, const char *name)
     return n;
 }
 
+/* One MPI message event of the job's archive as OTF2's reader prints it:
+ * the location it is on, its peer's location (OTF2 resolves the peer's
+ * rank in the communicator through the communicator's group), the
+ * communicator, tag and length. */
+typedef struct archive_message {
+    uint64_t self, peer, comm, tag, length;
+    int used;
+} archive_message;
+
+typedef struct archive_mpi {
+    rank_count n[MAX_RANKS];
+    archive_message *sends, *recvs;
+    size_t send_count, recv_count;
+} archive_mpi;
+
+/* The number in the "<...>" after \p field in \p line. */
+static uint64_t ref_after(const char *line, const char *field)
+{
+    const char *at = strstr(line, field);
+    at = at ? strchr(at, '<') : NULL;
+    return at ? strtoull(at + 1, NULL, 10) : UINT64_MAX;
+}
+
+static uint64_t number_after(const char *line, const char *field)
+{
+    const char *at = strstr(line, field);
+    return at ? strtoull(at + strlen(field), NULL, 10) : UINT64_MAX;
+}
+
+static void add_message(archive_message **list, size_t *count, uint64_t self, const char *line, const char *peer)
+{
+    *list = realloc(*list, (*count + 1) * sizeof **list);
+    cr_assert_not_null(*list);
+    (*list)[(*count)++] = (archive_message){self, ref_after(line, peer), ref_after(line, "Communicator: "),
+                                            number_after(line, "Tag: "), number_after(line, "Length: "), 0};
+}
+
+/* The MPI events of the job's archive in \p dir, read by otf2-print. */
+static void read_archive_mpi(const char *dir, archive_mpi *a)
+{
+    memset(a, 0, sizeof *a);
+    char anchor[1024];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", anchor, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    for (char *line = r.out, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        if (strncmp(line, "MPI_", 4))
+            continue;
+        char event[64];
+        unsigned long long location;
+        if (sscanf(line, "%63s %llu", event, &location) != 2)
+            continue;
+        unsigned rank = (unsigned)(location >> 40);
+        cr_assert_lt(rank, MAX_RANKS, "%s", line);
+        rank_count *n = &a->n[rank];
+        if (!strcmp(event, "MPI_SEND") || !strcmp(event, "MPI_ISEND")) {
+            add_message(&a->sends, &a->send_count, location, line, "Receiver: ");
+            n->sends++;
+            n->bytes_sent += (long)a->sends[a->send_count - 1].length;
+        } else if (!strcmp(event, "MPI_RECV") || !strcmp(event, "MPI_IRECV")) {
+            add_message(&a->recvs, &a->recv_count, location, line, "Sender: ");
+            n->recvs++;
+            n->bytes_recv += (long)a->recvs[a->recv_count - 1].length;
+        } else if (!strcmp(event, "MPI_COLLECTIVE_END")) {
+            n->coll++;
+            n->coll_sent += (long)number_after(line, "Sent: ");
+            n->coll_recv += (long)number_after(line, "Received: ");
+        }
+    }
+    run_free(&r);
+}
+
+/* OTF2's matching: a send's receive is the next unmatched one on the
+ * receiver with the same sender, communicator and tag (FIFO); lengths equal.
+ * \return messages left without a partner. */
+static size_t unmatched_messages(archive_mpi *a)
+{
+    size_t unmatched = 0;
+    for (size_t i = 0; i < a->send_count; i++) {
+        const archive_message *s = &a->sends[i];
+        archive_message *match = NULL;
+        for (size_t j = 0; j < a->recv_count && !match; j++) {
+            archive_message *r = &a->recvs[j];
+            /* by rank: the peer is the rank's master thread, the event may be on any of its threads */
+            if (!r->used && r->self >> 40 == s->peer >> 40 && r->peer >> 40 == s->self >> 40 && r->comm == s->comm &&
+                r->tag == s->tag)
+                match = r;
+        }
+        if (!match) {
+            unmatched++;
+            continue;
+        }
+        match->used = 1;
+        cr_expect_eq(match->length, s->length, "message from %" PRIu64 " to %" PRIu64 " tag %" PRIu64
+                     ": sent %" PRIu64 " bytes, received %" PRIu64, s->self, s->peer, s->tag, s->length,
+                     match->length);
+    }
+    for (size_t j = 0; j < a->recv_count; j++)
+        unmatched += !a->recvs[j].used;
+    return unmatched;
+}
+
 /* The whole comparison for one example at \p np ranks; the raw ranks in \p raw. */
 static void check_example(int np, const char *example, const char *args, int with_coll_bytes, char *const env[],
                           char *dir, size_t dir_size, raw_rank raw[MAX_RANKS])
@@ -309,9 +415,28 @@ static void check_example(int np, const char *example, const char *args, int wit
         cr_expect_eq(calls, raw[rank].regions, "rank %d: MPI calls in the archive %" PRIu64 ", recorded %u", rank,
                      calls, raw[rank].regions);
         cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_RECORDS_NOT_CONVERTED", &not_converted), 0);
-        cr_expect_eq(not_converted, raw[rank].other_records, "rank %d: MPI records not converted %" PRIu64
-                     ", recorded %u", rank, not_converted, raw[rank].other_records);
+        cr_expect_eq(not_converted, 0, "rank %d: MPI records not converted %" PRIu64, rank, not_converted);
+        /* every record but the definitions (communicators, clocks) is one OTF2 MPI event */
+        uint64_t events = 0, definitions = raw[rank].world + raw[rank].comms_made + raw[rank].comms_freed +
+                                                raw[rank].clocks;
+        cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_EVENTS", &events), 0);
+        cr_expect_eq(events, raw[rank].other_records - definitions, "rank %d: MPI events %" PRIu64
+                     ", recorded %" PRIu64, rank, events, raw[rank].other_records - definitions);
     }
+    /* the job's archive, read by OTF2's reader: per rank what the program
+     * says it did, and every message's send matched with its receive */
+    archive_mpi in_archive;
+    read_archive_mpi(dir, &in_archive);
+    for (int rank = 0; rank < np; rank++) {
+        rank_count program;
+        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0);
+        same_count(&program, &in_archive.n[rank], "the job's archive", rank, with_coll_bytes);
+    }
+    cr_expect_gt(in_archive.send_count, 0, "the archive has messages");
+    cr_expect_eq(unmatched_messages(&in_archive), 0, "%zu sends, %zu receives: messages without a partner",
+                 in_archive.send_count, in_archive.recv_count);
+    free(in_archive.sends);
+    free(in_archive.recvs);
     run_free(&traced);
     run_free(&plain);
     run_free(&counted);

@@ -408,6 +408,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
+    if (c->tw)
+        ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
