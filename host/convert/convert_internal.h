@@ -99,6 +99,12 @@ typedef struct converter {
     uint64_t mpi_definitions;           /**< MPI_COMM and MPI_CLOCK records: definitions, not events */
     uint64_t mpi_comms_damaged;         /**< lines of raw/mpi.comms that define nothing */
     uint64_t mpi_collective_begin;      /**< the open collective's begin (ns), UINT64_MAX: none */
+    /* this rank's clock against rank 0's (raw/mpi.clock): at mpi_clock_at[i]
+     * (this rank's ns) rank 0's time is that + mpi_clock_offset[i]; 0 points:
+     * no correction (rank 0, one machine, no MPI) */
+    int mpi_clock_points;
+    uint64_t mpi_clock_at[2];
+    int64_t mpi_clock_offset[2];
     size_t mpi_collective_stream;       /**< on this stream */
 } converter;
 

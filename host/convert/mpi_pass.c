@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "convert_internal.h"
 #include "host_mutex.h"
@@ -53,9 +54,56 @@ static OTF2_RegionRef call_region(converter *c, unsigned call)
     return c->mpi_regions[call];
 }
 
+/* raw/mpi.clock: "<init|finalize> <local ns> <offset ns> <round trip ns> <same boot>".
+ * Ranks that share rank 0's boot have offset 0 by rule: nothing to correct. */
+static void clock_load(converter *c, const char *raw_dir)
+{
+    char path[4400], phase[16];
+    snprintf(path, sizeof path, "%s/" OFFTRACE_RAW_MPI_CLOCK_FILE, raw_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    unsigned long long local, rtt;
+    long long offset;
+    int same, points = 0, moved = 0;
+    while (points < 2 && fscanf(f, "%15s %llu %lld %llu %d", phase, &local, &offset, &rtt, &same) == 5) {
+        if (strcmp(phase, points == 0 ? "init" : "finalize") != 0 || (points && local <= c->mpi_clock_at[0]))
+            break;
+        c->mpi_clock_at[points] = local;
+        c->mpi_clock_offset[points] = offset;
+        moved |= offset != 0;
+        char key[48], value[32];
+        snprintf(key, sizeof key, "MPI_CLOCK_OFFSET_%s_NS", points ? "FINALIZE" : "INIT");
+        snprintf(value, sizeof value, "%lld", offset);
+        ot_tw_property(c->tw, key, value);
+        snprintf(key, sizeof key, "MPI_CLOCK_ROUND_TRIP_%s_NS", points ? "FINALIZE" : "INIT");
+        snprintf(value, sizeof value, "%llu", rtt);
+        ot_tw_property(c->tw, key, value);
+        points++;
+    }
+    fclose(f);
+    c->mpi_clock_points = moved ? points : 0;
+}
+
+uint64_t ot_mpi_on_rank0_clock(const converter *c, uint64_t ns)
+{
+    int64_t offset = c->mpi_clock_offset[0];
+    if (c->mpi_clock_points == 2 && ns > c->mpi_clock_at[0]) { /* the drift: linear between the two */
+        if (ns >= c->mpi_clock_at[1])
+            offset = c->mpi_clock_offset[1];
+        else
+            offset += (int64_t)((double)(c->mpi_clock_offset[1] - c->mpi_clock_offset[0]) *
+                                (double)(ns - c->mpi_clock_at[0]) / (double)(c->mpi_clock_at[1] - c->mpi_clock_at[0]));
+    }
+    if (offset < 0 && (uint64_t)-offset > ns)
+        return 0;
+    return ns + (uint64_t)offset;
+}
+
 void ot_mpi_defs_load(converter *c, const char *raw_dir)
 {
     c->mpi_collective_begin = UINT64_MAX;
+    clock_load(c, raw_dir);
     char path[4400];
     snprintf(path, sizeof path, "%s/" OFFTRACE_RAW_MPI_RANK_FILE, raw_dir);
     FILE *f = fopen(path, "r");

@@ -28,6 +28,12 @@ struct thread_pass;
  *         never called MPI_Init under the wrappers. */
 void ot_mpi_defs_load(struct converter *c, const char *raw_dir);
 
+/** \brief \p ns of this rank's clock on rank 0's clock (raw/mpi.clock: the
+ *         offset interpolated between MPI_Init's and MPI_Finalize's
+ *         measurement, MPI_Init's alone when Finalize never came; outside
+ *         them the nearest). Only when c->mpi_clock_points. */
+uint64_t ot_mpi_on_rank0_clock(const struct converter *c, uint64_t ns);
+
 /** \brief One MPI_* record of the thread of \p p at \p t (ns). */
 void ot_mpi_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
 
