@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "check/archive_check.h"
+#include "check/otf2_rules.h"
 #include "check/run.h"
 #include "offtrace/mpi_calls.h"
 #include "offtrace/raw_format.h"
@@ -442,6 +443,13 @@ static void check_example(int np, const char *example, const char *args, int wit
         same_count(&program, &in_archive.n[rank], "the job's archive", rank, with_coll_bytes);
     }
     cr_expect_gt(in_archive.send_count, 0, "the archive has messages");
+    /* and the structure rules, MPI matching included, on OTF2's reader (check/otf2_rules.h) */
+    char anchor[1100], summary[4096];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    otf2_rules_report rules;
+    cr_expect_eq(otf2_rules_check(anchor, &rules), 0, "OTF2 cannot read %s", anchor);
+    otf2_rules_summary(&rules, summary, sizeof summary);
+    cr_expect_eq(otf2_rules_total(&rules), 0, "%s", summary);
     cr_expect_eq(unmatched_messages(&in_archive), 0, "%zu sends, %zu receives: messages without a partner",
                  in_archive.send_count, in_archive.recv_count);
     free(in_archive.sends);
