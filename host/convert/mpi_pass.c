@@ -54,6 +54,8 @@ static OTF2_RegionRef call_region(converter *c, unsigned call)
     return c->mpi_regions[call];
 }
 
+#define OT_MPI_MAX_RANKS (1u << 24)
+
 /* raw/mpi.clock: "<init|finalize> <local ns> <offset ns> <round trip ns> <same boot>".
  * Ranks that share rank 0's boot have offset 0 by rule: nothing to correct. */
 static void clock_load(converter *c, const char *raw_dir)
@@ -108,7 +110,8 @@ void ot_mpi_defs_load(converter *c, const char *raw_dir)
     snprintf(path, sizeof path, "%s/" OFFTRACE_RAW_MPI_RANK_FILE, raw_dir);
     FILE *f = fopen(path, "r");
     unsigned rank, size;
-    int ok = f && fscanf(f, "%u %u", &rank, &size) == 2 && rank < size;
+    /* a size past what location ids hold (rank << 40: 2^24 ranks) is damage, not a job */
+    int ok = f && fscanf(f, "%u %u", &rank, &size) == 2 && rank < size && size <= OT_MPI_MAX_RANKS;
     if (f)
         fclose(f);
     if (!ok)
