@@ -535,6 +535,39 @@ Test(mpi_recording, reduce_collectives_and_a_split)
     cr_expect_str_eq(members, "0 2");
     cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 2, "written by each member");
     cr_expect_str_eq(members, "1 3");
+    /* the job's archive: each communicator once, a split half with its two members' master threads */
+    char anchor[1100];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", "-G", anchor, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    unsigned world = 0, self = 0, halves[2] = {0, 0};
+    char *half_group[2] = {NULL, NULL};
+    for (char *line = r.out, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        int is_comm = !strncmp(line, "COMM ", 5), is_group = !strncmp(line, "GROUP ", 6);
+        world += is_comm && strstr(line, "Name: \"MPI_COMM_WORLD\"") != NULL;
+        self += is_comm && strstr(line, "Name: \"MPI_COMM_SELF\"") != NULL;
+        for (int h = 0; h < 2; h++) {
+            char name[64];
+            snprintf(name, sizeof name, "Name: \"MPI comm %" PRIu64 "\"", raw[h].split_id);
+            halves[h] += is_comm && strstr(line, name) != NULL;
+            if (is_group && strstr(line, name))
+                half_group[h] = line;
+        }
+    }
+    cr_expect_eq(world, 1, "one MPI_COMM_WORLD in the job's archive");
+    cr_expect_eq(self, 1, "one MPI_COMM_SELF in the job's archive");
+    for (int h = 0; h < 2; h++) {
+        cr_expect_eq(halves[h], 1, "the %s ranks' communicator once", h ? "odd" : "even");
+        char want[160];
+        snprintf(want, sizeof want, "2 Members: %d (\"Master thread\" <%" PRIu64 ">), %d (\"Master thread\" <%" PRIu64
+                 ">)", h, (uint64_t)h << 40, h + 2, (uint64_t)(h + 2) << 40);
+        cr_expect(half_group[h] && strstr(half_group[h], want), "its group: %s, want %s", half_group[h], want);
+    }
+    run_free(&r);
 }
 
 /* Whether rank \p rank's raw/ has device-<N>.rec files (it offloaded). */
