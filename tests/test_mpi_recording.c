@@ -717,6 +717,43 @@ Test(mpi_recording, abort_leaves_every_rank_convertible)
     cr_expect_eq(region_enters(dir, 1, "MPI_Abort"), 1, "rank 1's MPI_Abort in the job's archive");
 }
 
+/* A rank on "another machine" whose clock runs 5 s behind, then MPI_Abort:
+ * it never reaches MPI_Finalize, so its part is moved by MPI_Init's offset
+ * alone, and the message before the abort is still received after it was
+ * sent (5 s before, uncorrected). */
+Test(mpi_recording, abort_corrects_a_rank_by_its_init_offset)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_abort_skewed");
+    run_result r;
+    char *env[] = {"OFFTRACE_TEST_RANK_CLOCK=1:-5000000000:0", NULL};
+    traced_run(2, "mpi_abort", "", dir, env, &r);
+    cr_expect(!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0, "the job failed");
+    run_free(&r);
+    char anchor[1300];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    if (access(anchor, F_OK) != 0) {
+        run_result c;
+        cr_assert_eq(run_offtrace(&c, "convert", dir, NULL), 0);
+        cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "convert %s: %s", dir, c.err);
+        run_free(&c);
+    }
+    archive_mpi in_archive;
+    read_archive_mpi(dir, &in_archive);
+    cr_expect_eq(in_archive.send_count, 1, "rank 0's one message");
+    cr_expect_eq(unmatched_messages(&in_archive), 0, "the message has its receive");
+    free(in_archive.sends);
+    free(in_archive.recvs);
+    char part[1300];
+    snprintf(part, sizeof part, "%s/rank.1/part", dir);
+    uint64_t offset = 0, unused;
+    cr_expect_eq(archive_property(part, "OFFTRACE::MPI_CLOCK_OFFSET_INIT_NS", &offset), 0);
+    cr_expect(offset > 4900000000u && offset < 5100000000u, "rank 1's offset at MPI_Init %" PRIu64 ", the truth 5 s",
+              offset);
+    cr_expect_neq(archive_property(part, "OFFTRACE::MPI_CLOCK_OFFSET_FINALIZE_NS", &unused), 0,
+                  "rank 1 never reached MPI_Finalize");
+}
+
 /* Measurement off from the start: no MPI event is recorded, but the rank's
  * definitions are (the merge and the clock correction need them). */
 Test(mpi_recording, paused_records_no_call_but_the_definitions)
