@@ -1,7 +1,7 @@
 /*
  * MPI recording (issue 16 part 3a, docs/mpi.md): the MPI examples run under
- * mpirun with one `offtrace record` per rank and libofftrace-mpi.so
- * preloaded. Each rank's raw records are read back with the converter's
+ * mpirun with one `offtrace record` per rank, which preloads
+ * libofftrace-mpi.so because the program loads libmpi. Each rank's raw records are read back with the converter's
  * raw reader and compared with two counts offtrace has no part in: the
  * MPICOUNT line the program prints (what it asked MPI to do) and the
  * MPICOUNTER line of libmpi_counter.so, a PMPI layer preloaded into an
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "check/archive_check.h"
+#include "check/otf2_rules.h"
 #include "check/run.h"
 #include "offtrace/mpi_calls.h"
 #include "offtrace/raw_format.h"
@@ -72,9 +73,9 @@ static void traced_run(int np, const char *example, const char *args, const char
     snprintf(script, sizeof script,
              "exec %s/offtrace record -o %s -- %s/%s %s", OFFTRACE_BIN_DIR, dir,
              OFFTRACE_BIN_DIR, example, args);
-    char *env[8] = {"LD_PRELOAD=" MPI_LIB, "OFFTRACE_KEEP_RAW=1"};
-    for (int i = 0; extra_env && extra_env[i] && i < 5; i++)
-        env[2 + i] = extra_env[i];
+    char *env[8] = {"OFFTRACE_KEEP_RAW=1"}; /* record preloads the wrappers: the program loads libmpi */
+    for (int i = 0; extra_env && extra_env[i] && i < 6; i++)
+        env[1 + i] = extra_env[i];
     mpirun(np, script, env, r);
 }
 
@@ -258,6 +259,121 @@ static unsigned region_enters(const char *dir, int rank, const char *name)
     return n;
 }
 
+/* One MPI message event of the job's archive as OTF2's reader prints it:
+ * the location it is on, its peer's location (OTF2 resolves the peer's
+ * rank in the communicator through the communicator's group), the
+ * communicator, tag and length. */
+typedef struct archive_message {
+    uint64_t self, peer, comm, tag, length, time;
+    int used;
+} archive_message;
+
+typedef struct archive_mpi {
+    rank_count n[MAX_RANKS];
+    archive_message *sends, *recvs;
+    size_t send_count, recv_count;
+} archive_mpi;
+
+/* The number in the "<...>" after \p field in \p line. */
+static uint64_t ref_after(const char *line, const char *field)
+{
+    const char *at = strstr(line, field);
+    at = at ? strchr(at, '<') : NULL;
+    return at ? strtoull(at + 1, NULL, 10) : UINT64_MAX;
+}
+
+static uint64_t number_after(const char *line, const char *field)
+{
+    const char *at = strstr(line, field);
+    return at ? strtoull(at + strlen(field), NULL, 10) : UINT64_MAX;
+}
+
+static void add_message(archive_message **list, size_t *count, uint64_t self, uint64_t time, const char *line,
+                        const char *peer)
+{
+    *list = realloc(*list, (*count + 1) * sizeof **list);
+    cr_assert_not_null(*list);
+    (*list)[(*count)++] = (archive_message){self, ref_after(line, peer), ref_after(line, "Communicator: "),
+                                            number_after(line, "Tag: "), number_after(line, "Length: "), time, 0};
+}
+
+/* The MPI events of the job's archive in \p dir, read by otf2-print. */
+static void read_archive_mpi(const char *dir, archive_mpi *a)
+{
+    memset(a, 0, sizeof *a);
+    char anchor[1024];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", anchor, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    for (char *line = r.out, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        if (strncmp(line, "MPI_", 4))
+            continue;
+        char event[64];
+        unsigned long long location, time;
+        if (sscanf(line, "%63s %llu %llu", event, &location, &time) != 3)
+            continue;
+        unsigned rank = (unsigned)(location >> 40);
+        cr_assert_lt(rank, MAX_RANKS, "%s", line);
+        rank_count *n = &a->n[rank];
+        if (!strcmp(event, "MPI_SEND") || !strcmp(event, "MPI_ISEND")) {
+            add_message(&a->sends, &a->send_count, location, time, line, "Receiver: ");
+            n->sends++;
+            n->bytes_sent += (long)a->sends[a->send_count - 1].length;
+        } else if (!strcmp(event, "MPI_RECV") || !strcmp(event, "MPI_IRECV")) {
+            add_message(&a->recvs, &a->recv_count, location, time, line, "Sender: ");
+            n->recvs++;
+            n->bytes_recv += (long)a->recvs[a->recv_count - 1].length;
+        } else if (!strcmp(event, "MPI_COLLECTIVE_END")) {
+            n->coll++;
+            n->coll_sent += (long)number_after(line, "Sent: ");
+            n->coll_recv += (long)number_after(line, "Received: ");
+        }
+    }
+    run_free(&r);
+}
+
+/* OTF2's matching: a send's receive is the next unmatched one on the
+ * receiver with the same sender, communicator and tag (FIFO); lengths equal.
+ * \return messages left without a partner. */
+static size_t unmatched_messages(archive_mpi *a)
+{
+    size_t unmatched = 0;
+    for (size_t i = 0; i < a->send_count; i++) {
+        const archive_message *s = &a->sends[i];
+        archive_message *match = NULL;
+        for (size_t j = 0; j < a->recv_count && !match; j++) {
+            archive_message *r = &a->recvs[j];
+            /* by rank: the peer is the rank's master thread, the event may be on any of its threads */
+            if (!r->used && r->self >> 40 == s->peer >> 40 && r->peer >> 40 == s->self >> 40 && r->comm == s->comm &&
+                r->tag == s->tag)
+                match = r;
+        }
+        if (!match) {
+            unmatched++;
+            continue;
+        }
+        match->used = 1;
+        /* Causality across ranks, on rank 0's clock: a message is received
+         * after it was sent. A send's event may be written a little after
+         * the data left (MpiIsend follows PMPI_Isend; two cores, four
+         * ranks): 0.5 s of slack, far below the 5 s the clock test skews a
+         * rank by, which the conversion must undo. */
+        cr_expect_geq(match->time + 500000000u, s->time, "message from %" PRIu64 " to %" PRIu64 " tag %" PRIu64
+                      " received at %" PRIu64 ", sent at %" PRIu64 ": a clock not corrected", s->self, s->peer,
+                      s->tag, match->time, s->time);
+        cr_expect_eq(match->length, s->length, "message from %" PRIu64 " to %" PRIu64 " tag %" PRIu64
+                     ": sent %" PRIu64 " bytes, received %" PRIu64, s->self, s->peer, s->tag, s->length,
+                     match->length);
+    }
+    for (size_t j = 0; j < a->recv_count; j++)
+        unmatched += !a->recvs[j].used;
+    return unmatched;
+}
+
 /* The whole comparison for one example at \p np ranks; the raw ranks in \p raw. */
 static void check_example(int np, const char *example, const char *args, int with_coll_bytes, char *const env[],
                           char *dir, size_t dir_size, raw_rank raw[MAX_RANKS])
@@ -309,9 +425,35 @@ static void check_example(int np, const char *example, const char *args, int wit
         cr_expect_eq(calls, raw[rank].regions, "rank %d: MPI calls in the archive %" PRIu64 ", recorded %u", rank,
                      calls, raw[rank].regions);
         cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_RECORDS_NOT_CONVERTED", &not_converted), 0);
-        cr_expect_eq(not_converted, raw[rank].other_records, "rank %d: MPI records not converted %" PRIu64
-                     ", recorded %u", rank, not_converted, raw[rank].other_records);
+        cr_expect_eq(not_converted, 0, "rank %d: MPI records not converted %" PRIu64, rank, not_converted);
+        /* every record but the definitions (communicators, clocks) is one OTF2 MPI event */
+        uint64_t events = 0, definitions = raw[rank].world + raw[rank].comms_made + raw[rank].comms_freed +
+                                                raw[rank].clocks;
+        cr_expect_eq(archive_property(part_dir, "OFFTRACE::MPI_EVENTS", &events), 0);
+        cr_expect_eq(events, raw[rank].other_records - definitions, "rank %d: MPI events %" PRIu64
+                     ", recorded %" PRIu64, rank, events, raw[rank].other_records - definitions);
     }
+    /* the job's archive, read by OTF2's reader: per rank what the program
+     * says it did, and every message's send matched with its receive */
+    archive_mpi in_archive;
+    read_archive_mpi(dir, &in_archive);
+    for (int rank = 0; rank < np; rank++) {
+        rank_count program;
+        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0);
+        same_count(&program, &in_archive.n[rank], "the job's archive", rank, with_coll_bytes);
+    }
+    cr_expect_gt(in_archive.send_count, 0, "the archive has messages");
+    /* and the structure rules, MPI matching included, on OTF2's reader (check/otf2_rules.h) */
+    char anchor[1100], summary[4096];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    otf2_rules_report rules;
+    cr_expect_eq(otf2_rules_check(anchor, &rules), 0, "OTF2 cannot read %s", anchor);
+    otf2_rules_summary(&rules, summary, sizeof summary);
+    cr_expect_eq(otf2_rules_total(&rules), 0, "%s", summary);
+    cr_expect_eq(unmatched_messages(&in_archive), 0, "%zu sends, %zu receives: messages without a partner",
+                 in_archive.send_count, in_archive.recv_count);
+    free(in_archive.sends);
+    free(in_archive.recvs);
     run_free(&traced);
     run_free(&plain);
     run_free(&counted);
@@ -389,10 +531,43 @@ Test(mpi_recording, reduce_collectives_and_a_split)
     cr_expect_eq(raw[1].split_id, raw[3].split_id, "the odd ranks' communicator has one id");
     cr_expect_neq(raw[0].split_id, raw[1].split_id, "even and odd communicators have different ids");
     char members[64] = "";
-    cr_expect_eq(comm_members(dir, 4, raw[0].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_eq(comm_members(dir, 4, raw[0].split_id, members, sizeof members), 2, "written by each member");
     cr_expect_str_eq(members, "0 2");
-    cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 1, "written once, by member 0");
+    cr_expect_eq(comm_members(dir, 4, raw[1].split_id, members, sizeof members), 2, "written by each member");
     cr_expect_str_eq(members, "1 3");
+    /* the job's archive: each communicator once, a split half with its two members' master threads */
+    char anchor[1100];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    char *argv[] = {"otf2-print", "-G", anchor, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    unsigned world = 0, self = 0, halves[2] = {0, 0};
+    char *half_group[2] = {NULL, NULL};
+    for (char *line = r.out, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        int is_comm = !strncmp(line, "COMM ", 5), is_group = !strncmp(line, "GROUP ", 6);
+        world += is_comm && strstr(line, "Name: \"MPI_COMM_WORLD\"") != NULL;
+        self += is_comm && strstr(line, "Name: \"MPI_COMM_SELF\"") != NULL;
+        for (int h = 0; h < 2; h++) {
+            char name[64];
+            snprintf(name, sizeof name, "Name: \"MPI comm %" PRIu64 "\"", raw[h].split_id);
+            halves[h] += is_comm && strstr(line, name) != NULL;
+            if (is_group && strstr(line, name))
+                half_group[h] = line;
+        }
+    }
+    cr_expect_eq(world, 1, "one MPI_COMM_WORLD in the job's archive");
+    cr_expect_eq(self, 1, "one MPI_COMM_SELF in the job's archive");
+    for (int h = 0; h < 2; h++) {
+        cr_expect_eq(halves[h], 1, "the %s ranks' communicator once", h ? "odd" : "even");
+        char want[160];
+        snprintf(want, sizeof want, "2 Members: %d (\"Master thread\" <%" PRIu64 ">), %d (\"Master thread\" <%" PRIu64
+                 ">)", h, (uint64_t)h << 40, h + 2, (uint64_t)(h + 2) << 40);
+        cr_expect(half_group[h] && strstr(half_group[h], want), "its group: %s, want %s", half_group[h], want);
+    }
+    run_free(&r);
 }
 
 /* Whether rank \p rank's raw/ has device-<N>.rec files (it offloaded). */
@@ -481,11 +656,13 @@ Test(mpi_recording, clock_of_a_rank_on_another_machine)
     free(rank_line);
 }
 
+/* Also: the user preloads the wrappers already (record adds no second copy). */
 Test(mpi_recording, ranks_of_one_machine_share_the_clock)
 {
     raw_rank raw[MAX_RANKS];
     char dir[1024];
-    check_example(2, "example_mpi_devices", "1000", 1, NULL, dir, sizeof dir, raw);
+    char *env[] = {"LD_PRELOAD=" MPI_LIB, NULL};
+    check_example(2, "example_mpi_devices", "1000", 1, env, dir, sizeof dir, raw);
     for (int rank = 0; rank < 2; rank++) {
         clock_line c[2];
         cr_assert_eq(clock_lines(dir, rank, c), 2);
@@ -538,6 +715,43 @@ Test(mpi_recording, abort_leaves_every_rank_convertible)
     cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
     free(message);
     cr_expect_eq(region_enters(dir, 1, "MPI_Abort"), 1, "rank 1's MPI_Abort in the job's archive");
+}
+
+/* A rank on "another machine" whose clock runs 5 s behind, then MPI_Abort:
+ * it never reaches MPI_Finalize, so its part is moved by MPI_Init's offset
+ * alone, and the message before the abort is still received after it was
+ * sent (5 s before, uncorrected). */
+Test(mpi_recording, abort_corrects_a_rank_by_its_init_offset)
+{
+    char dir[1024];
+    scratch_path(dir, sizeof dir, "mpi_abort_skewed");
+    run_result r;
+    char *env[] = {"OFFTRACE_TEST_RANK_CLOCK=1:-5000000000:0", NULL};
+    traced_run(2, "mpi_abort", "", dir, env, &r);
+    cr_expect(!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0, "the job failed");
+    run_free(&r);
+    char anchor[1300];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    if (access(anchor, F_OK) != 0) {
+        run_result c;
+        cr_assert_eq(run_offtrace(&c, "convert", dir, NULL), 0);
+        cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "convert %s: %s", dir, c.err);
+        run_free(&c);
+    }
+    archive_mpi in_archive;
+    read_archive_mpi(dir, &in_archive);
+    cr_expect_eq(in_archive.send_count, 1, "rank 0's one message");
+    cr_expect_eq(unmatched_messages(&in_archive), 0, "the message has its receive");
+    free(in_archive.sends);
+    free(in_archive.recvs);
+    char part[1300];
+    snprintf(part, sizeof part, "%s/rank.1/part", dir);
+    uint64_t offset = 0, unused;
+    cr_expect_eq(archive_property(part, "OFFTRACE::MPI_CLOCK_OFFSET_INIT_NS", &offset), 0);
+    cr_expect(offset > 4900000000u && offset < 5100000000u, "rank 1's offset at MPI_Init %" PRIu64 ", the truth 5 s",
+              offset);
+    cr_expect_neq(archive_property(part, "OFFTRACE::MPI_CLOCK_OFFSET_FINALIZE_NS", &unused), 0,
+                  "rank 1 never reached MPI_Finalize");
 }
 
 /* Measurement off from the start: no MPI event is recorded, but the rank's
@@ -594,4 +808,48 @@ Test(mpi_recording, untraced_with_the_wrappers_preloaded)
     free(b);
     run_free(&with);
     run_free(&without);
+}
+
+/* The preload decision: --no-mpi keeps the wrappers out of an MPI program;
+ * a script that starts the MPI program does not load libmpi itself, so it
+ * gets them only with --mpi. */
+static void record_with(const char *option, const char *program, const char *dir, raw_rank raw[2])
+{
+    char script[2048];
+    snprintf(script, sizeof script, "exec %s/offtrace record %s -o %s -- %s", OFFTRACE_BIN_DIR, option, dir,
+             program);
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
+    run_result r;
+    mpirun(2, script, env, &r);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", script, r.err);
+    cr_expect(strstr(r.out, "MPICOUNT rank=1 ") != NULL, "the program ran: %s", r.out);
+    run_free(&r);
+    for (int rank = 0; rank < 2; rank++) {
+        char rank_dir[1200];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
+        read_raw(rank_dir, &raw[rank]);
+    }
+}
+
+Test(mpi_recording, mpi_and_no_mpi_decide_the_preload)
+{
+    char dir[1024], program[1024];
+    raw_rank raw[2];
+    snprintf(program, sizeof program, "%s/example_mpi_reduce", OFFTRACE_BIN_DIR);
+    scratch_path(dir, sizeof dir, "mpi_no_mpi");
+    record_with("--no-mpi", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_eq(raw[rank].regions + raw[rank].other_records, 0, "rank %d: --no-mpi recorded MPI", rank);
+    snprintf(program, sizeof program, "sh -c 'exec %s/example_mpi_reduce'", OFFTRACE_BIN_DIR);
+    scratch_path(dir, sizeof dir, "mpi_script");
+    record_with("", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_eq(raw[rank].regions, 0, "rank %d: a script is not an MPI program", rank);
+    scratch_path(dir, sizeof dir, "mpi_forced");
+    record_with("--mpi", program, dir, raw);
+    for (int rank = 0; rank < 2; rank++)
+        cr_expect_gt(raw[rank].regions, 0, "rank %d: --mpi preloads the wrappers into the script's program", rank);
+    char *message = NULL;
+    cr_expect_eq(otf2_print_check(dir, &message), 0, "the job's archive: %s", message);
+    free(message);
 }

@@ -86,7 +86,13 @@ typedef enum breakage {
     B_ATTRIBUTE_TYPE,
     B_WINDOW_CREATE_WITHOUT_FLAG,
     B_PROGRAM_BEGIN_WITHOUT_END,
+    B_MPI_MATCHED, /* MPI: only these archives have MPI definitions and events; this one breaks nothing */
+    B_MPI_SEND_UNMATCHED,
+    B_MPI_LENGTHS_DIFFER,
+    B_MPI_PEER_NOT_IN_COMM,
 } breakage;
+
+static int is_mpi(breakage b) { return b >= B_MPI_MATCHED; }
 
 enum {
     S_EMPTY, S_MACHINE, S_DEVICE, S_PROCESS, S_THREAD, S_STREAM, S_MAIN, S_KERNEL, S_LOCATIONS, S_GROUP, S_COMM,
@@ -134,6 +140,10 @@ static uint64_t write_thread(OTF2_EvtWriter *w, breakage b)
     OTF2_EvtWriter_RmaGet(w, NULL, T0 + 30, 0, 1, 32, 2), n++;
     OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, T0 + 40, b == B_COMPLETION_OTHER_WINDOW ? 1 : 0, 2), n++;
     OTF2_EvtWriter_Enter(w, NULL, T0 + 50, R_KERNEL), n++;
+    if (is_mpi(b)) /* a message to itself on a communicator of one: sent, then received */
+        OTF2_EvtWriter_MpiSend(w, NULL, T0 + 51, b == B_MPI_PEER_NOT_IN_COMM ? 1 : 0, 1, 5, 64), n++;
+    if (b == B_MPI_LENGTHS_DIFFER || b == B_MPI_MATCHED)
+        OTF2_EvtWriter_MpiRecv(w, NULL, T0 + 52, 0, 1, 5, b == B_MPI_MATCHED ? 64 : 32), n++;
     OTF2_EvtWriter_Leave(w, NULL, T0 + 60, R_KERNEL), n++;
     if (b != B_REGION_LEFT_OPEN)
         OTF2_EvtWriter_Leave(w, NULL, b == B_TIME_BACKWARDS ? LEAVE_MAIN_TIME : T0 + 140,
@@ -220,6 +230,14 @@ static void write_definitions(OTF2_GlobalDefWriter *g, breakage b, const uint64_
                                         OTF2_GROUP_FLAG_NONE, 2, locations);
     OTF2_GlobalDefWriter_WriteComm(g, 0, S_COMM, b == B_COMM_OF_LOCATIONS_GROUP ? 0 : 1, OTF2_UNDEFINED_COMM,
                                    OTF2_COMM_FLAG_NONE);
+    if (is_mpi(b)) { /* paradigm MPI: its own COMM_LOCATIONS group (the thread) and a communicator of it */
+        uint64_t thread = L_THREAD, rank = 0;
+        OTF2_GlobalDefWriter_WriteGroup(g, 2, S_LOCATIONS, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, 1, &thread);
+        OTF2_GlobalDefWriter_WriteGroup(g, 3, S_GROUP, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, 1, &rank);
+        OTF2_GlobalDefWriter_WriteComm(g, 1, S_COMM, 3, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
     OTF2_GlobalDefWriter_WriteRmaWin(g, 0, S_WINDOW, 0, OTF2_RMA_WIN_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteRmaWin(g, 1, S_WINDOW, 0, OTF2_RMA_WIN_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteMetricMember(g, 0, S_MEMORY, S_EMPTY, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
@@ -310,6 +328,17 @@ Test(otf2_rules_broken, the_unbroken_archive_keeps_every_rule)
     cr_assert_eq(report.events, 15);
 }
 
+Test(otf2_rules_broken, a_matched_mpi_message_keeps_every_rule)
+{
+    char anchor[4200], summary[8192];
+    write_archive(B_MPI_MATCHED, anchor, sizeof anchor);
+    otf2_rules_report report;
+    cr_assert_eq(otf2_rules_check(anchor, &report), 0);
+    otf2_rules_summary(&report, summary, sizeof summary);
+    cr_assert_eq(otf2_rules_total(&report), 0, "%s", summary);
+    cr_assert_eq(report.events, 17);
+}
+
 /* The archive broken by \p b breaks \p rule, and its message names the rule and \p where. */
 static void expect_broken(breakage b, otf2_rule rule, const char *where)
 {
@@ -379,3 +408,6 @@ BROKEN(attribute_value_of_the_wrong_type, B_ATTRIBUTE_TYPE, OTF2_RULE_ATTRIBUTE_
 BROKEN(window_created_without_the_flag, B_WINDOW_CREATE_WITHOUT_FLAG, OTF2_RULE_CREATE_DESTROY_FLAG,
        "location 0, event 4 (RmaWinCreate")
 BROKEN(program_begin_without_end, B_PROGRAM_BEGIN_WITHOUT_END, OTF2_RULE_PROGRAM_BEGIN_END, "LocationGroup 0")
+BROKEN(mpi_send_never_received, B_MPI_SEND_UNMATCHED, OTF2_RULE_MPI_MATCHING, "a send no receive matches (64 bytes)")
+BROKEN(mpi_received_length_differs, B_MPI_LENGTHS_DIFFER, OTF2_RULE_MPI_MATCHING, "another length")
+BROKEN(mpi_receiver_not_in_comm, B_MPI_PEER_NOT_IN_COMM, OTF2_RULE_MPI_PEER_RANK, "receiver 1 is no rank")

@@ -135,6 +135,16 @@ int ot_cli_explain_unloadable(const char *program);
  */
 int ot_cli_explain_missing_interpreter(const char *program);
 
+/**
+ * \brief Whether \p program is an MPI program: its own dynamic loader
+ *        (PT_INTERP --list, in the present environment, running none of
+ *        the program's code) loads a libmpi.so.N, directly or through
+ *        another library. \p soname gets that library's soname.
+ * \return 1 when it does, 0 when it does not, -1 when that cannot be
+ *         known (a script, a static program, a loader that failed).
+ */
+int ot_cli_program_mpi(const char *program, char *soname, size_t size);
+
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);
 

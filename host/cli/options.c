@@ -188,6 +188,12 @@ static const option options[] = {
     {.id = OT_OPT_NO_CAPTURE, .verbs = OT_VERB_RECORD, .long_name = "no-capture", .kind = SWITCH,
      .help = "do not preload the map capture: data operations without variable names, map types and construct "
              "lines of their own (share/doc/offtrace/variables.md)"},
+    {.id = OT_OPT_MPI, .verbs = OT_VERB_RECORD, .long_name = "mpi", .kind = SWITCH,
+     .help = "preload offtrace's MPI wrappers even when the program does not load libmpi itself (a script that "
+             "starts the MPI program); without it they are preloaded when the program's loader lists libmpi.so "
+             "(share/doc/offtrace/mpi.md)"},
+    {.id = OT_OPT_NO_MPI, .verbs = OT_VERB_RECORD, .long_name = "no-mpi", .kind = SWITCH,
+     .help = "do not preload offtrace's MPI wrappers: no MPI calls and messages in the trace"},
     {.id = OT_OPT_HELP, .verbs = EVERY_VERB, .short_name = 'h', .long_name = "help", .kind = SWITCH,
      .help = "this help"},
 };

@@ -51,6 +51,8 @@ typedef enum ot_cli_opt {
     OT_OPT_QUIET,       /**< convert --quiet (the library's helper process; not in --help) */
     OT_OPT_FILTER,      /**< record --filter (issue 14, docs/filters.md) */
     OT_OPT_NO_CAPTURE,  /**< record --no-capture (issue 15, docs/variables.md) */
+    OT_OPT_MPI,         /**< record --mpi (issue 16, docs/mpi.md) */
+    OT_OPT_NO_MPI,      /**< record --no-mpi */
     OT_OPT_HELP,        /**< -h, --help: every verb */
     OT_OPT_COUNT
 } ot_cli_opt;

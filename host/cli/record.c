@@ -43,6 +43,7 @@ typedef struct record_opts {
     int start_paused;
     const char *filter;
     int no_capture; /* issue 15: no map capture */
+    int mpi;        /* issue 16: 1 --mpi, -1 --no-mpi, 0 as the program's libraries say */
     char **program;
     /* issue 16: one rank of an MPI job (job.h): records into <job dir>/rank.N */
     int in_job;
@@ -62,6 +63,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .start_paused = args->text[OT_OPT_START_PAUSED] != NULL,
                          .filter = args->text[OT_OPT_FILTER],
                          .no_capture = args->text[OT_OPT_NO_CAPTURE] != NULL,
+                         .mpi = args->text[OT_OPT_MPI] ? 1 : args->text[OT_OPT_NO_MPI] ? -1 : 0,
                          .program = args->program};
 }
 
@@ -172,6 +174,7 @@ static int preloadable_path(const char *lib, char *out, size_t size)
 }
 
 static void remove_capture_link(void);
+static char mpi_link[96];
 
 static void remove_preload_link(void)
 {
@@ -235,6 +238,66 @@ static void remove_capture_link(void)
 {
     if (capture_link[0])
         unlink(capture_link);
+    if (mpi_link[0])
+        unlink(mpi_link);
+}
+
+/* ---- the MPI wrappers (issue 16, docs/mpi.md) ----
+ * libofftrace-mpi.so goes into an MPI program only: a program that does not
+ * load libmpi must not get it (it would load libmpi). Whether it does is
+ * asked of the program's own loader (loader.c), before anything else is
+ * preloaded; the wrappers go behind the map capture and the collector, in
+ * front of the user's preloads. A user who preloads them already keeps
+ * that one copy. */
+#ifndef OFFTRACE_MPI_SONAME
+#define OFFTRACE_MPI_SONAME ""
+#endif
+static const char *mpi_built_for = OFFTRACE_MPI_SONAME; /* "": not known, any libmpi */
+
+static int preload_mpi(const record_opts *o, const char *self)
+{
+    if (o->mpi < 0)
+        return 0;
+    char soname[128] = "", line[PATH_MAX + 256];
+    if (!o->mpi && ot_cli_program_mpi(o->program[0], soname, sizeof soname) != 1)
+        return 0;
+    int quiet = o->in_job && o->job.rank != 0; /* one line for the job, not one per rank */
+    const char *user = getenv("LD_PRELOAD");
+    if (user && strstr(user, "libofftrace-mpi.so"))
+        return 0;
+    if (soname[0] && mpi_built_for[0] && strcmp(soname, mpi_built_for)) {
+        snprintf(line, sizeof line, "%s loads %s, offtrace's MPI wrappers were built for %s: MPI calls are not "
+                 "recorded (build offtrace against the program's MPI)", o->program[0], soname, mpi_built_for);
+        if (!quiet)
+            say(o, line);
+        return 0;
+    }
+    char lib[PATH_MAX + 64], real[PATH_MAX];
+    snprintf(lib, sizeof lib, "%s/../lib/libofftrace-mpi.so", self);
+    if (access(lib, R_OK) != 0) {
+        snprintf(line, sizeof line, "%s is an MPI program but offtrace was built without MPI (%s is missing): MPI "
+                 "calls are not recorded", o->program[0], lib);
+        if (!quiet)
+            say(o, line);
+        return 0;
+    }
+    if (!strpbrk(lib, " \t\n:"))
+        return prepend_to_list("LD_PRELOAD", lib);
+    if (!preload_link_dir[0]) {
+        snprintf(preload_link_dir, sizeof preload_link_dir, "/tmp/offtrace-preload-XXXXXX");
+        if (!mkdtemp(preload_link_dir))
+            preload_link_dir[0] = '\0';
+    }
+    snprintf(mpi_link, sizeof mpi_link, "%s/libofftrace-mpi.so", preload_link_dir);
+    if (!preload_link_dir[0] || !realpath(lib, real) || symlink(real, mpi_link) != 0) {
+        mpi_link[0] = '\0';
+        snprintf(line, sizeof line, "cannot preload the MPI wrappers from a path with spaces or colons (%s): MPI "
+                 "calls are not recorded", lib);
+        if (!quiet)
+            say(o, line);
+        return 0;
+    }
+    return prepend_to_list("LD_PRELOAD", mpi_link);
 }
 
 static int setup_environment(const record_opts *o, const char *dir)
@@ -274,6 +337,8 @@ static int setup_environment(const record_opts *o, const char *dir)
                         "to the trace\n", nvtx);
     else
         setenv("NVTX_INJECTION64_PATH", lib, 1);
+    if (preload_mpi(o, self) != 0) /* first: it ends up behind the two below */
+        return -1;
     if (!o->host_only && preload_collector(self) != 0)
         return -1;
     return o->no_capture ? 0 : preload_capture(self);
@@ -605,6 +670,8 @@ static int pass_on(int status)
 
 int ot_cmd_record(const ot_cli_args *args)
 {
+    if (args->text[OT_OPT_MPI] && args->text[OT_OPT_NO_MPI])
+        return ot_cli_usage_error(args->verb, "--mpi and --no-mpi exclude each other");
     record_opts o = opts_of(args);
     char why[256];
     if ((o.in_job = ot_job_detect(&o.job, why, sizeof why)) < 0) {

@@ -25,7 +25,8 @@
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
 {
-    return ot_timemap_apply(c->rec.ticks_to_ns, ticks);
+    uint64_t ns = ot_timemap_apply(c->rec.ticks_to_ns, ticks);
+    return __builtin_expect(c->mpi_clock_points != 0, 0) ? ot_mpi_on_rank0_clock(c, ns) : ns;
 }
 
 /* ---- devices ---- */
@@ -408,6 +409,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
+    if (c->tw)
+        ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
@@ -430,7 +433,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         char secs[32];
         snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
-        rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns, msg, msg_size);
+        rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
+                         msg_size); /* times on rank 0's clock: the rank's own realtime offset, shifted alike */
         ot_progress_stop(shown);
     } else {
         ot_progress_stop(shown);

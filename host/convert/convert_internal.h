@@ -94,7 +94,18 @@ typedef struct converter {
     /* MPI (issue 16, mpi_pass.c) */
     uint32_t *mpi_regions;              /**< region of each call number (OTF2_RegionRef; UINT32_MAX: none yet) */
     uint64_t mpi_calls;                 /**< MPI calls written as regions */
-    uint64_t mpi_records_not_converted; /**< MPI messages, requests, collectives, comms, clocks: part 3b's */
+    uint64_t mpi_records_not_converted; /**< MPI records of no event: on a communicator not defined, damaged */
+    uint64_t mpi_events;                /**< OTF2 MPI events written (messages, requests, collectives) */
+    uint64_t mpi_definitions;           /**< MPI_COMM and MPI_CLOCK records: definitions, not events */
+    uint64_t mpi_comms_damaged;         /**< lines of raw/mpi.comms that define nothing */
+    uint64_t mpi_collective_begin;      /**< the open collective's begin (ns), UINT64_MAX: none */
+    /* this rank's clock against rank 0's (raw/mpi.clock): at mpi_clock_at[i]
+     * (this rank's ns) rank 0's time is that + mpi_clock_offset[i]; 0 points:
+     * no correction (rank 0, one machine, no MPI) */
+    int mpi_clock_points;
+    uint64_t mpi_clock_at[2];
+    int64_t mpi_clock_offset[2];
+    size_t mpi_collective_stream;       /**< on this stream */
 } converter;
 
 /** \brief Host ticks to host ns. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "offtrace/offtrace.h"
+#include "offtrace/raw_format.h"
 #include "topology.h"
 
 typedef struct interned { char *key; uint32_t id; } interned;
@@ -76,6 +77,11 @@ struct ot_trace_writer {
      * high bits, its process group's name. Not a part: is_job_part 0. */
     int is_job_part;
     uint32_t job_rank;
+    /* MPI communicators (issue 16, ot_tw_mpi_world): world_size 0 = none. */
+    uint32_t mpi_world_size;
+    OTF2_StringRef mpi_names[3]; /* the ranks' group, MPI_COMM_WORLD, MPI_COMM_SELF */
+    struct mpi_comm { uint64_t id, parent; uint32_t size; OTF2_StringRef name; uint64_t *members; } *mpi_comms;
+    size_t mpi_comm_count, mpi_comm_capacity;
 };
 
 static uint64_t hash_text(const char *s)
@@ -873,6 +879,105 @@ static void write_user_metrics(ot_trace_writer *w, OTF2_GlobalDefWriter *g)
     }
 }
 
+/* ---- MPI communicators (issue 16, docs/mpi.md) ----
+ * One COMM_LOCATIONS group of paradigm MPI whose member i is rank i's
+ * master thread (i << 40: the job's location ids), so that a communicator's
+ * group lists world ranks; MPI_COMM_WORLD over all of them, one COMM_SELF
+ * group for MPI_COMM_SELF, and a COMM_GROUP per derived communicator. The
+ * ranks' other parts define the same, and the merge makes them one. */
+#define OT_MPI_COMM_WORLD_REF ((OTF2_CommRef)2)
+#define OT_MPI_COMM_SELF_REF ((OTF2_CommRef)3)
+
+void ot_tw_mpi_world(ot_trace_writer *w, uint32_t size)
+{
+    w->mpi_world_size = size ? size : 1;
+    w->mpi_names[0] = ot_tw_string(w, "MPI ranks");
+    w->mpi_names[1] = ot_tw_string(w, "MPI_COMM_WORLD");
+    w->mpi_names[2] = ot_tw_string(w, "MPI_COMM_SELF");
+    w->thread_team_used = 1; /* comm 1: the refs stay dense (the team is defined with them) */
+}
+
+int ot_tw_mpi_add_comm(ot_trace_writer *w, uint64_t id, uint64_t parent, uint32_t size, const uint32_t *world_ranks)
+{
+    if (!w->mpi_world_size || ot_tw_mpi_comm(w, id) != OTF2_UNDEFINED_COMM)
+        return 0;
+    for (uint32_t i = 0; i < size; i++)
+        if (world_ranks[i] >= w->mpi_world_size)
+            return -EINVAL;
+    if (w->mpi_comm_count == w->mpi_comm_capacity) {
+        size_t cap = w->mpi_comm_capacity ? 2 * w->mpi_comm_capacity : 8;
+        struct mpi_comm *grown = realloc(w->mpi_comms, cap * sizeof *grown);
+        if (!grown)
+            return -ENOMEM;
+        w->mpi_comms = grown;
+        w->mpi_comm_capacity = cap;
+    }
+    uint64_t *members = malloc((size ? size : 1) * sizeof *members);
+    if (!members)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < size; i++)
+        members[i] = world_ranks[i];
+    char name[48];
+    snprintf(name, sizeof name, "MPI comm %llu", (unsigned long long)id);
+    w->mpi_comms[w->mpi_comm_count++] = (struct mpi_comm){id, parent, size, ot_tw_string(w, name), members};
+    return 0;
+}
+
+OTF2_CommRef ot_tw_mpi_comm(const ot_trace_writer *w, uint64_t id)
+{
+    if (!w->mpi_world_size)
+        return OTF2_UNDEFINED_COMM;
+    if (id == OFFTRACE_RAW_MPI_COMM_WORLD)
+        return OT_MPI_COMM_WORLD_REF;
+    if (id == OFFTRACE_RAW_MPI_COMM_SELF)
+        return OT_MPI_COMM_SELF_REF;
+    for (size_t i = 0; i < w->mpi_comm_count; i++)
+        if (w->mpi_comms[i].id == id)
+            return (OTF2_CommRef)(OT_MPI_COMM_SELF_REF + 1 + i);
+    return OTF2_UNDEFINED_COMM;
+}
+
+/* After the thread team's groups, which are written whenever MPI is. */
+static int write_mpi_comms(ot_trace_writer *w, OTF2_GlobalDefWriter *g, const def_strings *d)
+{
+    if (!w->mpi_world_size)
+        return 0;
+    OTF2_GroupRef next = 4;
+    for (int c = 0; c < OFFTRACE_CLASS_COUNT; c++)
+        next += d->class_groups[c] != OTF2_UNDEFINED_STRING;
+    uint32_t n = w->mpi_world_size;
+    uint64_t *members = malloc((size_t)n * 2 * sizeof *members);
+    if (!members)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        members[i] = offtrace_job_location_id(i, 0);
+        members[n + i] = i;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, next, w->mpi_names[0], OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, n, members);
+    OTF2_GlobalDefWriter_WriteGroup(g, next + 1, w->mpi_names[1], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, n, members + n);
+    OTF2_GlobalDefWriter_WriteGroup(g, next + 2, w->mpi_names[2], OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 0, NULL);
+    free(members);
+    for (size_t i = 0; i < w->mpi_comm_count; i++)
+        OTF2_GlobalDefWriter_WriteGroup(g, next + 3 + (OTF2_GroupRef)i, w->mpi_comms[i].name,
+                                        OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        w->mpi_comms[i].size, w->mpi_comms[i].members);
+    OTF2_GlobalDefWriter_WriteComm(g, OT_MPI_COMM_WORLD_REF, w->mpi_names[1], next + 1, OTF2_UNDEFINED_COMM,
+                                   OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteComm(g, OT_MPI_COMM_SELF_REF, w->mpi_names[2], next + 2, OTF2_UNDEFINED_COMM,
+                                   OTF2_COMM_FLAG_NONE);
+    for (size_t i = 0; i < w->mpi_comm_count; i++) {
+        OTF2_CommRef parent = ot_tw_mpi_comm(w, w->mpi_comms[i].parent);
+        if (parent >= OT_MPI_COMM_SELF_REF + 1 + i) /* defined after it (never: a parent is made first) */
+            parent = OTF2_UNDEFINED_COMM;
+        OTF2_GlobalDefWriter_WriteComm(g, (OTF2_CommRef)(OT_MPI_COMM_SELF_REF + 1 + i), w->mpi_comms[i].name,
+                                       next + 3 + (OTF2_GroupRef)i, parent, OTF2_COMM_FLAG_NONE);
+    }
+    return 0;
+}
+
 int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_t err_size)
 {
     uint64_t *event_counts = calloc(w->location_count ? w->location_count : 1, sizeof *event_counts);
@@ -917,6 +1022,8 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
         rc = write_class_table(w, g, d);
     if (rc == 0)
         rc = write_thread_team(w, g, d);
+    if (rc == 0)
+        rc = write_mpi_comms(w, g, d);
     write_memory_metric(g, d);
     write_user_metrics(w, g);
     OTF2_Archive_CloseGlobalDefWriter(w->archive, g);
@@ -938,6 +1045,9 @@ void ot_tw_abort(ot_trace_writer *w)
 {
     if (!w)
         return;
+    for (size_t i = 0; i < w->mpi_comm_count; i++)
+        free(w->mpi_comms[i].members);
+    free(w->mpi_comms);
     if (w->archive)
         OTF2_Archive_Close(w->archive);
     OTF2_Error_RegisterCallback(w->previous_error_handler, NULL);

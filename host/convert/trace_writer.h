@@ -81,6 +81,27 @@ OTF2_CommRef ot_tw_thread_team(ot_trace_writer *w);
 #define OT_ATTR_NVTX_PAYLOAD_FLOAT ((OTF2_AttributeRef)19)
 
 /**
+ * \brief This archive holds MPI events of a job of \p size ranks (issue 16,
+ *        docs/mpi.md): defines MPI_COMM_WORLD, MPI_COMM_SELF and the group
+ *        of the ranks' master threads (rank i: location i << 40) they and
+ *        every communicator of ot_tw_mpi_add_comm index. Before events name
+ *        a communicator (ot_tw_mpi_comm).
+ */
+void ot_tw_mpi_world(ot_trace_writer *w, uint32_t size);
+
+/**
+ * \brief Define the derived communicator of job-wide id \p id (raw
+ *        mpi.comms), made from \p parent, whose member i is world rank
+ *        \p world_ranks[i]. An id already defined is left as it is.
+ * \return 0, -EINVAL for a rank past the world, -ENOMEM.
+ */
+int ot_tw_mpi_add_comm(ot_trace_writer *w, uint64_t id, uint64_t parent, uint32_t size, const uint32_t *world_ranks);
+
+/** \brief The communicator of job-wide id \p id; OTF2_UNDEFINED_COMM when
+ *         not defined (no ot_tw_mpi_world, or an id mpi.comms did not name). */
+OTF2_CommRef ot_tw_mpi_comm(const ot_trace_writer *w, uint64_t id);
+
+/**
  * \brief Open `<dir>/traces.otf2` for writing.
  * \param max_locations  an upper bound of the locations to come (OTF2's
  *        definition chunks must hold 10 bytes per location).

@@ -129,7 +129,10 @@ static void world_ranks(MPI_Comm comm, int n, int *out)
         free(ranks);
 }
 
-/* Member 0's line of mpi.comms: "<id> <parent> <size> <world ranks>\n". */
+/* The line of mpi.comms: "<id> <parent> <size> <world ranks>\n". Every member
+ * writes it into its own raw/: its part of the archive defines the
+ * communicators it used with their members (docs/mpi.md), and another rank's
+ * raw/ may be gone (converted) when this rank's is converted. */
 static void write_members(const ot_mpi_recorder *rec, MPI_Comm comm, uint64_t id, uint64_t parent, int size)
 {
     int *world = malloc((size_t)size * sizeof *world);
@@ -170,7 +173,7 @@ static void made(ot_mpi_call *c, MPI_Comm parent, MPI_Comm made_comm, uint8_t op
     offtrace_raw_record r = {.id = id, .target_id = parent_id, .bytes = (uint64_t)size,
                              .src_addr = (uint64_t)(uint32_t)rank, .subkind = op, .event = OFFTRACE_RAW_MPI_COMM};
     ot_mpi_put(c, &r);
-    if (rank == 0 && id != OFFTRACE_RAW_MPI_COMM_UNKNOWN) /* a definition: also while measurement is off */
+    if (id != OFFTRACE_RAW_MPI_COMM_UNKNOWN) /* a definition: also while measurement is off */
         write_members(c->rec, made_comm, id, parent_id, size);
 }
 

@@ -467,9 +467,8 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
     X(NVTX_MARK, NVTX_MARK, "nvtx mark", ENTER_LEAVE, ARTIFICIAL, USER, HOST_THREAD,                               \
       OTHER_REGION, NONE, OTHER, 0, USER, "nvtx", NONE)                                                              \
     /* MPI (issue 16, docs/mpi.md): one region per MPI function ("MPI_Send"), its role from offtrace/mpi_calls.h;   \
-     * the message, request and collective records are OTF2's MPI events (the forms MPI_*), which this converter    \
-     * does not write yet: it counts them (OFFTRACE::MPI_RECORDS_NOT_CONVERTED). Communicators and clocks are       \
-     * definitions and properties, no class. */                                                                      \
+     * the message, request and collective records are OTF2's MPI events (the forms MPI_*, host/convert/mpi_pass.c) \
+     * inside the call's region. Communicators and clocks are definitions and properties, no class. */               \
     X(MPI_P2P, MPI_CALL, "MPI point-to-point", ENTER_LEAVE, POINT2POINT, MPI, HOST_THREAD,                          \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
     X(MPI_COLLECTIVE, MPI_CALL, "MPI collective", ENTER_LEAVE, COLL_ALL2ALL, MPI, HOST_THREAD,                      \

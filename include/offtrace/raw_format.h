@@ -557,9 +557,9 @@ enum offtrace_raw_mpi_collective_op {
  *  - `mpi.rank`: "<rank> <size> <job id> <hostname> <boot id>\n", written
  *    at MPI_Init (job id "-" when the launcher gave none).
  *  - `mpi.comms`: "<id> <parent id> <size> <world rank of member 0> ...
- *    <world rank of member size-1>\n" per derived communicator, written by
- *    its member 0 only (the union over the job's ranks defines them all;
- *    MPI_COMM_WORLD and MPI_COMM_SELF are implicit).
+ *    <world rank of member size-1>\n" per derived communicator this rank
+ *    is a member of (every member writes it; MPI_COMM_WORLD and
+ *    MPI_COMM_SELF are implicit).
  *  - `mpi.clock`: "<init|finalize> <local ns> <offset ns> <round trip ns>
  *    <same boot 0|1>\n" per MPI_CLOCK record: rank 0's time = local +
  *    offset, in CLOCK_MONOTONIC ns of the recorder's clock pairs.

@@ -136,12 +136,22 @@ typedef struct group {
     OTF2_GroupType type;
     OTF2_Paradigm paradigm;
     uint32_t size;
+    uint64_t *members; /* COMM_LOCATIONS and COMM_GROUP: for the peers of MPI messages */
 } group;
 
 typedef struct comm {
     uint32_t size; /* ranks of its group: members of a COMM_GROUP, 1 for COMM_SELF */
     OTF2_CommFlag flags;
+    uint32_t group; /* index into group_defs; UINT32_MAX: none */
 } comm;
+
+/* One MPI message end: a send or a receive, between two processes (LocationGroups). */
+typedef struct mpi_message {
+    OTF2_CommRef comm;
+    uint64_t sender, receiver; /* LocationGroup refs */
+    uint32_t tag;
+    uint64_t length, time, location, position;
+} mpi_message;
 
 typedef struct rma_win {
     OTF2_CommRef comm;
@@ -186,6 +196,8 @@ typedef struct checker {
     uint64_t position, time;
     const char *event;
     idmap op_index; /* matching ids of the current location's RMA operations -> index into its ops */
+    mpi_message *sends, *receives;
+    size_t send_count, receive_count;
     int out_of_memory;
 } checker;
 
@@ -586,6 +598,14 @@ static OTF2_CallbackCode d_group(void *u, OTF2_GroupRef self, OTF2_StringRef nam
         g->type = type;
         g->paradigm = paradigm;
         g->size = count;
+        g->members = NULL;
+        if ((type == OTF2_GROUP_TYPE_COMM_LOCATIONS || type == OTF2_GROUP_TYPE_COMM_GROUP) && count) {
+            g->members = malloc(count * sizeof *members);
+            if (g->members)
+                memcpy(g->members, members, count * sizeof *members);
+            else
+                c->out_of_memory = 1;
+        }
         if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
             /* "the corresponding group definition with type COMM_LOCATIONS and the same paradigm": one. */
             if (c->comm_locations_of[paradigm])
@@ -721,6 +741,7 @@ static OTF2_CallbackCode d_comm(void *u, OTF2_CommRef self, OTF2_StringRef name,
     if (m) {
         m->size = size;
         m->flags = flags;
+        m->group = idmap_get(&c->groups, group_ref, &index) ? index : UINT32_MAX;
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -1136,6 +1157,134 @@ static void comm_life(checker *c, const char *event, OTF2_TimeStamp t, uint64_t 
                       comm_ref);
 }
 
+/* ---- MPI messages ----
+ * OTF2_Events.h, MpiSend: "receiver: MPI rank of receiver in communicator";
+ * MpiRecv: "sender: MPI rank of sender in communicator"; a COMM_GROUP's
+ * members are indexes into its paradigm's COMM_LOCATIONS group. MPI matches
+ * a receive to the oldest pending send of the same communicator, sender and
+ * tag (MPI standard, "Semantics of point-to-point communication": order),
+ * so per (communicator, sending process, receiving process, tag) the n-th
+ * send is the n-th receive, and their lengths agree. A process is a
+ * LocationGroup: any of its threads may send or receive. */
+
+/* The LocationGroup of rank \p rank of \p comm_ref, seen from the current location; UINT64_MAX: none. */
+static uint64_t process_of_rank(checker *c, OTF2_CommRef comm_ref, uint32_t rank)
+{
+    uint32_t index;
+    if (!idmap_get(&c->comms, comm_ref, &index) || c->comm_defs[index].group == UINT32_MAX)
+        return UINT64_MAX;
+    const group *g = &c->group_defs[c->comm_defs[index].group];
+    if (g->type == OTF2_GROUP_TYPE_COMM_SELF)
+        return rank == 0 ? c->current->group : UINT64_MAX;
+    if (g->type != OTF2_GROUP_TYPE_COMM_GROUP || rank >= g->size || !g->members ||
+        !c->comm_locations_of[g->paradigm])
+        return UINT64_MAX;
+    const group *all = &c->group_defs[c->comm_locations_of[g->paradigm] - 1];
+    uint64_t member = g->members[rank];
+    if (member >= all->size || !all->members || !idmap_get(&c->locations, all->members[member], &index))
+        return UINT64_MAX;
+    return c->locs[index].group;
+}
+
+static void mpi_message_end(checker *c, const char *event, OTF2_TimeStamp t, uint64_t pos, OTF2_AttributeList *attrs,
+                            int is_send, uint32_t peer, OTF2_CommRef comm_ref, uint32_t tag, uint64_t length)
+{
+    begin_event(c, t, pos, event, attrs);
+    if (!evt_reference(c, "communicator", &c->comms, "Comm", comm_ref))
+        return;
+    uint64_t other = process_of_rank(c, comm_ref, peer);
+    if (other == UINT64_MAX) {
+        evt_violation(c, OTF2_RULE_MPI_PEER_RANK, "%s %u is no rank of communicator %u with a location",
+                      is_send ? "receiver" : "sender", peer, comm_ref);
+        return;
+    }
+    mpi_message m = {comm_ref, is_send ? c->current->group : other, is_send ? other : c->current->group, tag, length,
+                     t, c->current->id, pos};
+    mpi_message **list = is_send ? &c->sends : &c->receives;
+    size_t *count = is_send ? &c->send_count : &c->receive_count;
+    mpi_message *grown = grow(c, *list, *count, sizeof **list);
+    if (!grown)
+        return;
+    *list = grown;
+    grown[(*count)++] = m;
+}
+
+static OTF2_CallbackCode e_mpi_send(EVENT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length)
+{
+    mpi_message_end(u, "MpiSend", t, pos, attrs, 1, receiver, comm, tag, length);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_mpi_isend(EVENT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+                                     uint64_t request)
+{
+    (void)request;
+    mpi_message_end(u, "MpiIsend", t, pos, attrs, 1, receiver, comm, tag, length);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_mpi_recv(EVENT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length)
+{
+    mpi_message_end(u, "MpiRecv", t, pos, attrs, 0, sender, comm, tag, length);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_mpi_irecv(EVENT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t length,
+                                     uint64_t request)
+{
+    (void)request;
+    mpi_message_end(u, "MpiIrecv", t, pos, attrs, 0, sender, comm, tag, length);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int by_channel(const mpi_message *a, const mpi_message *b)
+{
+#define OT_CMP(f) if (a->f != b->f) return a->f < b->f ? -1 : 1;
+    OT_CMP(comm) OT_CMP(sender) OT_CMP(receiver) OT_CMP(tag)
+#undef OT_CMP
+    return 0;
+}
+
+static int by_channel_then_time(const void *x, const void *y)
+{
+    const mpi_message *a = x, *b = y;
+    int k = by_channel(a, b);
+    if (k)
+        return k;
+    return a->time != b->time ? (a->time < b->time ? -1 : 1) : (a->position > b->position) - (a->position < b->position);
+}
+
+static void mpi_violation(checker *c, const mpi_message *m, const char *what, uint64_t bytes)
+{
+    char where[160];
+    snprintf(where, sizeof where, "location %llu, event at %llu (comm %u, tag %u, from process %llu to %llu)",
+             (unsigned long long)m->location, (unsigned long long)m->time, m->comm, m->tag,
+             (unsigned long long)m->sender, (unsigned long long)m->receiver);
+    def_violation(c, OTF2_RULE_MPI_MATCHING, where, "%s (%llu bytes)", what, (unsigned long long)bytes);
+}
+
+static void check_mpi_matching(checker *c)
+{
+    qsort(c->sends, c->send_count, sizeof *c->sends, by_channel_then_time);
+    qsort(c->receives, c->receive_count, sizeof *c->receives, by_channel_then_time);
+    size_t s = 0, r = 0;
+    while (s < c->send_count || r < c->receive_count) {
+        int k = s == c->send_count ? 1 : r == c->receive_count ? -1 : by_channel(&c->sends[s], &c->receives[r]);
+        if (k < 0) {
+            mpi_violation(c, &c->sends[s], "a send no receive matches", c->sends[s].length);
+            s++;
+        } else if (k > 0) {
+            mpi_violation(c, &c->receives[r], "a receive no send matches", c->receives[r].length);
+            r++;
+        } else {
+            if (c->sends[s].length != c->receives[r].length)
+                mpi_violation(c, &c->receives[r], "a receive of another length than its send's", c->sends[s].length);
+            s++;
+            r++;
+        }
+    }
+}
+
 static OTF2_CallbackCode e_comm_create(EVENT_ARGS, OTF2_CommRef comm_ref)
 {
     comm_life(u, "CommCreate", t, pos, attrs, comm_ref);
@@ -1368,6 +1517,10 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
     OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, e_measurement);
     OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, e_fork);
     OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, e_join);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, e_mpi_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, e_mpi_isend);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, e_mpi_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, e_mpi_irecv);
     OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, e_acquire);
     OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, e_release);
     return cb;
@@ -1480,8 +1633,12 @@ static void free_checker(checker *c)
     free(c->attribute_types);
     free(c->location_groups);
     free(c->locs);
+    for (size_t i = 0; i < c->group_count; i++)
+        free(c->group_defs[i].members);
     free(c->group_defs);
     free(c->comm_defs);
+    free(c->sends);
+    free(c->receives);
     free(c->window_defs);
     free(c->member_types);
     free(c->metric_defs);
@@ -1505,8 +1662,10 @@ int otf2_rules_check(const char *anchor, otf2_rules_report *report)
             report->locations = c->loc_count;
             rc = read_events(reader, c);
         }
-        if (rc == 0)
+        if (rc == 0) {
             check_programs(c);
+            check_mpi_matching(c);
+        }
         if (c->out_of_memory)
             rc = -1;
         free_checker(c);

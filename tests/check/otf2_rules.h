@@ -10,7 +10,12 @@
  * line naming the rule, and the definition or the location and event where it
  * was seen.
  *
- * Not checked: events of the MPI, OpenMP (Omp*), RMA synchronisation and
+ * MPI point-to-point messages (MpiSend/MpiIsend against MpiRecv/MpiIrecv)
+ * are checked: the peer is a rank of the communicator, and every send is
+ * matched by exactly one receive in the order MPI matches them (per
+ * communicator, sending and receiving process (LocationGroup), and tag, in
+ * time order), of the same length. Not checked: the other events of the MPI
+ * family (requests, collectives), the OpenMP (Omp*), RMA synchronisation and
  * lock, I/O and calling-context families are counted for
  * `location-event-count` but not otherwise examined (their timestamps
  * included); the MPI-only "should match the MPI rank" of COMM_LOCATIONS
@@ -48,7 +53,9 @@
     X(METRIC_OCCURRENCE, "metric-occurrence")                                                              \
     X(ATTRIBUTE_VALUE, "attribute-value")                                                                  \
     X(CREATE_DESTROY_FLAG, "create-destroy-flag")                                                          \
-    X(PROGRAM_BEGIN_END, "program-begin-end")
+    X(PROGRAM_BEGIN_END, "program-begin-end")                                                              \
+    X(MPI_PEER_RANK, "mpi-peer-rank")                                                                      \
+    X(MPI_MATCHING, "mpi-matching")
 
 typedef enum otf2_rule {
 #define OTF2_RULE_ENUM(id, name) OTF2_RULE_##id,
