@@ -438,28 +438,44 @@ API uint64_t offtrace_user_clock_now(void)
     return ot_clock_ticks();
 }
 
-/* ns per tick, from two pairs at least 1 ms apart (waits for the second
- * once, when called less than 1 ms after the load). */
-static double ns_per_tick(ot_clock_pair *now)
+/* The mapping ticks -> ns: a reference pair and the rate between the load's
+ * pair and it, at least 1 ms apart (the first conversion waits for that once,
+ * when called sooner). It is kept, so that a later tick never maps to an
+ * earlier ns (two pairs taken for two calls differ by their read jitter,
+ * which made t1 >= t0 map to to_ns(t1) < to_ns(t0) under load), and renewed
+ * only when the time since the load has grown tenfold (10 ms, 100 ms, 1 s,
+ * ...), each time with a tenfold longer baseline and so a better rate. */
+static pthread_mutex_t mapping_lock = PTHREAD_MUTEX_INITIALIZER;
+static ot_clock_pair mapping_ref;
+static double mapping_rate;
+static uint64_t mapping_renew_after_ns; /* 0: no mapping yet */
+
+static void mapping_of_now(ot_clock_pair *ref, double *rate)
 {
-    if (!ot_clock_use_tsc) {
-        *now = ot_clock_pair_take();
-        return 1.0;
+    pthread_mutex_lock(&mapping_lock);
+    ot_clock_pair now = ot_clock_pair_take();
+    if (!mapping_renew_after_ns || now.monotonic_ns - loaded_at.monotonic_ns >= mapping_renew_after_ns) {
+        while (now.monotonic_ns - loaded_at.monotonic_ns < 1000000u)
+            now = ot_clock_pair_take();
+        uint64_t since_load = now.monotonic_ns - loaded_at.monotonic_ns;
+        mapping_ref = now;
+        mapping_rate = (double)since_load / (double)(now.ticks - loaded_at.ticks);
+        mapping_renew_after_ns = since_load * 10;
     }
-    do
-        *now = ot_clock_pair_take();
-    while (now->monotonic_ns - loaded_at.monotonic_ns < 1000000u);
-    return (double)(now->monotonic_ns - loaded_at.monotonic_ns) / (double)(now->ticks - loaded_at.ticks);
+    *ref = mapping_ref;
+    *rate = mapping_rate;
+    pthread_mutex_unlock(&mapping_lock);
 }
 
 API uint64_t offtrace_user_clock_to_ns(uint64_t ticks)
 {
     if (!ot_clock_use_tsc)
         return ticks; /* the ticks are CLOCK_MONOTONIC ns */
-    ot_clock_pair now;
-    double rate = ns_per_tick(&now);
-    double delta = ((double)(int64_t)(ticks - now.ticks)) * rate;
-    return (uint64_t)((int64_t)now.monotonic_ns + (int64_t)delta);
+    ot_clock_pair ref;
+    double rate;
+    mapping_of_now(&ref, &rate);
+    double delta = ((double)(int64_t)(ticks - ref.ticks)) * rate;
+    return (uint64_t)((int64_t)ref.monotonic_ns + (int64_t)delta);
 }
 
 API uint64_t offtrace_user_clock_resolution_ns(void)
@@ -470,8 +486,9 @@ API uint64_t offtrace_user_clock_resolution_ns(void)
             return 1;
         return (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
     }
-    ot_clock_pair now;
-    double rate = ns_per_tick(&now);
+    ot_clock_pair ref;
+    double rate;
+    mapping_of_now(&ref, &rate);
     uint64_t ns = (uint64_t)rate;
     if ((double)ns < rate)
         ns++;
