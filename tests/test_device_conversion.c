@@ -271,7 +271,11 @@ static void write_device_file(const char *dir, const char *name, uint32_t versio
     h->version = version;
     h->record_size = sizeof *r;
     h->device_num = 0;
-    snprintf(h->backend, sizeof h->backend, "host-offload");
+    /* queue activity (with host operation ids) is what CUPTI delivers; device threads alone, host offload */
+    int queues = 0;
+    for (size_t i = 0; i < n; i++)
+        queues |= (r[i].flags & OFFTRACE_DEVICE_FLAG_STREAM) != 0;
+    snprintf(h->backend, sizeof h->backend, "%s", queues ? "cupti" : "host-offload");
     memcpy(buf + sizeof *h, r, n * sizeof *r);
     write_file(dir, name, buf, size);
     free(buf);

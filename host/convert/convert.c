@@ -365,6 +365,20 @@ static int archive_dir_of(const char *dir, ot_job_place *place, char *out, size_
     return rc;
 }
 
+/* Whether a device's activity names the host operations behind it (a
+ * backend other than host-offload: CUPTI, OMPT device tracing), so that the
+ * host's launches and data operations carry their operation id for readers
+ * to pair them with it (issue 17). Host-offload archives, where the launch is
+ * the execution, are spared the attribute on every launch and data op. */
+static int operations_paired(const ot_raw_recording *rec)
+{
+    for (size_t i = 0; i < rec->device_stream_count; i++)
+        if (rec->device_streams[i].header.backend[0] &&
+            strncmp(rec->device_streams[i].header.backend, "host-offload", sizeof rec->device_streams[i].header.backend))
+            return 1;
+    return 0;
+}
+
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
 {
     char raw_dir[4200], archive_dir[4200];
@@ -385,6 +399,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         snprintf(msg, msg_size, "offtrace: out of memory reading the NVTX definitions");
     if (rc == 0 && (rc = ot_map_names_load(c, raw_dir)) != 0) /* issue 15 */
         snprintf(msg, msg_size, "offtrace: out of memory reading the map sites");
+    if (rc == 0)
+        c->operations_paired = operations_paired(&c->rec);
     if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
         snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
                  "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",

@@ -70,6 +70,7 @@ typedef struct converter {
     /* how far outside its target region the farthest clamped device event
      * lay, before and after it (ns): a bound on the clock sync's error */
     uint64_t device_clamped_max_before_ns, device_clamped_max_after_ns;
+    int operations_paired; /* launches and data ops carry their host operation (convert.c, issue 17) */
     uint64_t device_records_without_device, device_locations, sync_points, sync_points_imprecise;
     uint64_t device_records_without_location; /**< thread/queue number past 16 bits, or its id taken */
     uint64_t device_records_of_unknown_targets; /**< naming a target region the host never recorded */

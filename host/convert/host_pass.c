@@ -306,7 +306,7 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
                 ot_dt_add_memory(d->timeline, t, -(int64_t)bytes);
         }
     } else if (o->event == OFFTRACE_RAW_SUBMIT && d && d->timeline) {
-        ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr), o->id);
+        ot_dt_add_kernel(d->timeline, o->begin, t, kernel_region(c, o->codeptr), c->operations_paired ? o->id : 0);
     } else if (o->event == OFFTRACE_RAW_TARGET) {
         ot_target_spans_put(c->spans, o->id, o->begin, t);
     }
@@ -411,7 +411,8 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
         if (named) /* the variable on the Enter (issue 15) */
             ot_map_add_attributes(p->c, p->attributes, &op);
         /* and its operation, which the device's copy it caused carries too (issue 17, device_pass.c) */
-        OTF2_AttributeList_AddUint64(p->attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, r->id);
+        if (p->c->operations_paired)
+            OTF2_AttributeList_AddUint64(p->attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, r->id);
         OTF2_EvtWriter_Enter(p->w, p->attributes, t, o->region);
         ot_tw_cover(p->c->tw, t);
     }
