@@ -36,34 +36,38 @@ int rp_mpi_call(const ot_tr_region *region)
            region->cls == OFFTRACE_CLASS_MPI_OTHER;
 }
 
-/* Grows \p *array of \p *cap elements of \p size to hold index \p i, zeroing the new ones. */
-static int grow(void *array, size_t *cap, size_t size, size_t i)
+/* \p array (\p *cap elements of \p size) grown to hold index \p i, the new elements zero; NULL when out of
+ * memory (\p array stays). */
+static void *grow(void *array, size_t *cap, size_t size, size_t i)
 {
     if (i < *cap)
-        return 0;
+        return array;
     size_t n = *cap ? *cap : 16;
     while (n <= i)
         n *= 2;
-    char *p = realloc(*(void **)array, n * size);
+    char *p = realloc(array, n * size);
     if (!p)
-        return -ENOMEM;
+        return NULL;
     memset(p + *cap * size, 0, (n - *cap) * size);
-    *(void **)array = p;
     *cap = n;
-    return 0;
+    return p;
 }
 
 static ot_rp_mpi_call *row_of(struct ot_rp_mpi *m, const ot_tr_region *region)
 {
-    if (grow(&m->of_region, &m->region_cap, sizeof *m->of_region, region->id))
+    ot_rp_mpi_call **of_region = grow(m->of_region, &m->region_cap, sizeof *of_region, region->id);
+    if (!of_region)
         return NULL;
+    m->of_region = of_region;
     if (m->of_region[region->id])
         return m->of_region[region->id];
     for (size_t i = 0; i < m->count; i++)
         if (!strcmp(m->order[i]->name, region->name))
             return m->of_region[region->id] = m->order[i];
-    if (grow(&m->order, &m->cap, sizeof *m->order, m->count))
+    ot_rp_mpi_call **order = grow(m->order, &m->cap, sizeof *order, m->count);
+    if (!order)
         return NULL;
+    m->order = order;
     ot_rp_mpi_call *x = calloc(1, sizeof *x);
     if (!x || !(x->name = strdup(region->name))) {
         free(x);
@@ -95,8 +99,10 @@ int rp_mpi_span(ot_report *r, const ot_tr_location *loc, const ot_tr_span *span,
     if (!r->mpi && !(r->mpi = calloc(1, sizeof *r->mpi)))
         return -ENOMEM;
     struct ot_rp_mpi *m = r->mpi;
-    if (grow(&m->ranks, &m->rank_cap, sizeof *m->ranks, loc->rank))
+    rp_mpi_rank *ranks = grow(m->ranks, &m->rank_cap, sizeof *ranks, loc->rank);
+    if (!ranks)
         return -ENOMEM;
+    m->ranks = ranks;
     rp_mpi_rank *k = &m->ranks[loc->rank];
     ot_rp_mpi_call *x = row_of(m, span->region);
     if (!x)
