@@ -7,7 +7,8 @@
  *        report --json` (the ranks array: per rank, the kernels, transfers
  *        and bytes that one untraced process of the same deterministic
  *        program reports to the independent OMPT counter), and the view's
- *        and Chrome export's grouping by rank.
+ *        and Chrome export's grouping by rank; and the MPI calls table of
+ *        a job of example_mpi_halo.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -330,4 +331,70 @@ Test(report_mpi, two_ranks_of_cg)
 Test(report_mpi, two_ranks_of_saxpy)
 {
     job_of("example_saxpy");
+}
+
+/* ---- the MPI calls table: a job of example_mpi_halo, 10 steps ---- */
+
+/* The mpi_calls row of \p function, or NULL. */
+static const char *mpi_call_row(const char *top, const char *function)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\"%s\"", function);
+    for (size_t i = 0; element(top, "mpi_calls", i); i++) {
+        const char *row = element(top, "mpi_calls", i);
+        const char *name = member(row, "function");
+        if (name && !strncmp(name, want, strlen(want)))
+            return row;
+    }
+    return NULL;
+}
+
+Test(report_mpi, mpi_calls_of_halo)
+{
+    char dir[512];
+    scratch_path(dir, (unsigned)sizeof dir, "job-halo-calls");
+    mpirun_on_path();
+    char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
+                    "mpi_yield_when_idle", "1", "--timeout", "55", "-np", "2", OFFTRACE_BIN_DIR "/offtrace",
+                    "record", "-o", dir, "--", OFFTRACE_BIN_DIR "/example_mpi_halo", "10", NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of example_mpi_halo: %s", r.err);
+    run_free(&r);
+
+    cr_assert_eq(run_offtrace(&r, "report", "--json", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "report --json: %s", r.err);
+    size_t at = 0;
+    cr_assert_eq(json_check(r.out, strlen(r.out), &at), 0, "invalid JSON at byte %zu: %.80s", at, r.out + at);
+    const char *top = r.out;
+    /* mpi_halo.c: one MPI_Allreduce and one MPI_Waitall per step on each rank */
+    const char *allreduce = mpi_call_row(top, "MPI_Allreduce"), *waitall = mpi_call_row(top, "MPI_Waitall");
+    cr_assert_not_null(allreduce, "no MPI_Allreduce row");
+    cr_assert_not_null(waitall, "no MPI_Waitall row");
+    cr_assert_eq(number(allreduce, "count"), 20);
+    cr_assert_eq(number(waitall, "count"), 20);
+    size_t rows = length(top, "mpi_calls");
+    cr_assert(rows >= 4, "%zu MPI functions (Init, Isend, Irecv, Waitall, Allreduce, Finalize expected)", rows);
+    long long previous = -1;
+    for (size_t i = 0; i < rows; i++) {
+        const char *x = element(top, "mpi_calls", i);
+        long long mean = number(x, "mean_ns"), max = number(x, "max_ns"), total = number(x, "total_ns");
+        cr_assert(number(x, "count") > 0 && mean <= max && max <= total, "row %zu: mean %lld max %lld total %lld",
+                  i, mean, max, total);
+        cr_assert(previous < 0 || total <= previous, "row %zu is not by total time", i);
+        previous = total;
+    }
+    for (size_t i = 0; i < 2; i++) {
+        const char *x = element(top, "ranks", i);
+        long long mpi = number(x, "mpi_ns"), host = number(x, "host_time_ns");
+        cr_assert(mpi > 0 && mpi <= host, "rank %zu: %lld ns in MPI, %lld host", i, mpi, host);
+    }
+    run_free(&r);
+
+    cr_assert_eq(run_offtrace(&r, "report", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "report: %s", r.err);
+    cr_assert_not_null(strstr(r.out, "\nMPI calls ("), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "  MPI_Allreduce "), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "  in MPI, per rank"), "%s", r.out);
+    run_free(&r);
 }

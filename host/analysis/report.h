@@ -282,6 +282,7 @@ typedef struct ot_report {
     struct ot_rp_user_value *user_values; size_t user_value_count, user_value_cap; /**< report_user.c */
     struct ot_rp_variable *variables; size_t variable_count, variable_cap; /**< report_variables.c */
     struct ot_rp_rank *ranks; size_t rank_count; int device_stride; /**< report_ranks.c; rank_count 0: one process */
+    struct ot_rp_mpi *mpi;   /**< report_mpi.c; NULL: no MPI calls */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "offtrace/event_catalogue.h"
+#include "report_mpi.h"
 #include "report_ranks.h"
 #include "report_state.h"
 
@@ -289,6 +290,8 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     const ot_tr_region *region = span->region;
     ((rp_span *)span->data)->kind = RP_SPAN_OTHER; /* until it is found to be more */
     rp_rank_time(s, loc, span->begin);
+    if (loc->klass == OT_TR_HOST_THREAD && rp_mpi_call(region) && rp_mpi_span(s->r, loc, span, 1))
+        return -ENOMEM;
     if (is_device_activity(s, loc, region))
         rp_omp_device_activity(s, loc->device, span->begin, 1);
     if ((loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
@@ -316,6 +319,8 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_state *s = user;
     rp_span *x = span->data;
     rp_rank_time(s, loc, span->end);
+    if (loc->klass == OT_TR_HOST_THREAD && rp_mpi_call(span->region) && rp_mpi_span(s->r, loc, span, 0))
+        return -ENOMEM;
     if (x->kind == RP_SPAN_USER) /* also unfinished: the user tables count what stayed open */
         return rp_user_leave(s, s->slot_of_location[loc->index], loc, span);
     if (span->unfinished)

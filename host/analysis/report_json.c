@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "report.h"
+#include "report_mpi.h"
 #include "report_ranks.h"
 
 void ot_report_json_string(FILE *to, const char *s)
@@ -245,6 +246,7 @@ void ot_report_print_json(const ot_report *r, const ot_rp_options *o, FILE *to)
     fputs(",\n", to);
     summary(r, to);
     ot_report_print_ranks_json(r, to);
+    ot_report_print_mpi_json(r, o, to);
     devices(r, to);
     table(r, o, to, "constructs", 's', construct, 1);
     table(r, o, to, "kernels", 'k', kernel, 1);

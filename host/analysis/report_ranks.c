@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "offtrace/event_catalogue.h"
+#include "report_mpi.h"
 #include "report_state.h"
 
 static const char *const state_names[] = {"complete", "partial", "missing"};
@@ -223,7 +224,9 @@ void ot_report_print_ranks_json(const ot_report *r, FILE *to)
         json_transfers(to, "host_to_device", x->transfers[OT_RP_H2D], x->bytes[OT_RP_H2D], x->transfer_ns[OT_RP_H2D],
                        ", ");
         json_transfers(to, "device_to_host", x->transfers[OT_RP_D2H], x->bytes[OT_RP_D2H], x->transfer_ns[OT_RP_D2H],
-                       "}");
+                       r->mpi ? "" : "}");
+        if (r->mpi)
+            fprintf(to, ", \"mpi_ns\": %llu}", (unsigned long long)ot_report_mpi_rank_ns(r, x->rank));
     }
     ot_rp_imbalance m = ot_report_imbalance(r);
     fprintf(to, "\n  ],\n  \"rank_imbalance\": {\"offload\": %.3f, \"offload_rank\": %u, \"transfer\": %.3f, "

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_mpi.h"
 
 typedef struct sort_context {
     const ot_report *r;
@@ -155,6 +156,7 @@ double ot_report_gbps(uint64_t bytes, uint64_t ns)
 void ot_report_free(ot_report *r)
 {
     free(r->ranks);
+    ot_report_mpi_free(r);
     for (size_t i = 0; i < r->site_count; i++) {
         free(r->sites[i].name);
         free(r->sites[i].site);

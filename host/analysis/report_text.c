@@ -15,6 +15,7 @@
 
 #include "report.h"
 #include "report_history.h"
+#include "report_mpi.h"
 #include "report_ranks.h"
 
 #define WIDTH 100
@@ -331,6 +332,7 @@ void ot_report_print_text(const ot_report *r, const ot_rp_options *o, FILE *to)
     header(r, to);
     sites_without_lines(r, to);
     ot_report_print_ranks_text(r, to);
+    ot_report_print_mpi_text(r, o, to);
     devices(r, to);
     constructs(r, o, to);
     kernels(r, o, to);
