@@ -17,6 +17,7 @@
 #include "check/archive_check.h"
 #include "check/host_openmp_check.h"
 #include "check/json_check.h"
+#include "check/json_walk.h"
 #include "check/run.h"
 #include "check/runtime_counts.h"
 
@@ -52,55 +53,12 @@ static char *report_json(const char *dir)
     return out;
 }
 
-/* ---- reading the report's JSON (its own output: objects, arrays, numbers, strings) ---- */
+/* ---- reading the report's JSON (check/json_walk.h; these assert what a test needs to be there) ---- */
 
-/* Past the JSON value at p (string, number, literal, object or array). */
-static const char *skip_value(const char *p)
-{
-    if (*p == '"') {
-        for (p++; *p && *p != '"'; p++)
-            if (*p == '\\' && p[1])
-                p++;
-        return *p ? p + 1 : p;
-    }
-    if (*p != '{' && *p != '[') {
-        while (*p && !strchr(",}] \n", *p))
-            p++;
-        return p;
-    }
-    int depth = 0;
-    do {
-        if (*p == '"') {
-            p = skip_value(p);
-            continue;
-        }
-        depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
-        p++;
-    } while (*p && depth > 0);
-    return p;
-}
-
-static const char *skip_space(const char *p)
-{
-    while (*p == ' ' || *p == '\n' || *p == ',' || *p == ':')
-        p++;
-    return p;
-}
-
-/* The value of \p key among the members of the object at \p obj (not of nested ones), or NULL. */
 static const char *member(const char *obj, const char *key)
 {
     cr_assert(obj && *obj == '{', "not an object");
-    const char *p = skip_space(obj + 1);
-    size_t n = strlen(key);
-    while (*p == '"') {
-        int match = !strncmp(p + 1, key, n) && p[1 + n] == '"';
-        p = skip_space(skip_value(p));
-        if (match)
-            return p;
-        p = skip_space(skip_value(p));
-    }
-    return NULL;
+    return json_member(obj, key);
 }
 
 static long long number(const char *obj, const char *key)
@@ -110,12 +68,9 @@ static long long number(const char *obj, const char *key)
     return strtoll(v, NULL, 10);
 }
 
-/* Does the string member \p key of \p obj equal \p want? */
 static int string_is(const char *obj, const char *key, const char *want)
 {
-    const char *v = member(obj, key);
-    size_t n = strlen(want);
-    return v && *v == '"' && !strncmp(v + 1, want, n) && v[1 + n] == '"';
+    return json_string_is(obj, key, want);
 }
 
 /* The \p i-th element of the array \p key of the object at \p obj, or NULL past its end. */
@@ -123,18 +78,12 @@ static const char *element(const char *obj, const char *key, size_t i)
 {
     const char *p = member(obj, key);
     cr_assert(p && *p == '[', "no array %s", key);
-    p = skip_space(p + 1);
-    for (size_t k = 0; k < i && *p && *p != ']'; k++)
-        p = skip_space(skip_value(p));
-    return *p && *p != ']' ? p : NULL;
+    return json_element(obj, key, i);
 }
 
 static size_t length(const char *obj, const char *key)
 {
-    size_t n = 0;
-    while (element(obj, key, n))
-        n++;
-    return n;
+    return json_length(obj, key);
 }
 
 /* ---- counts against the archive and the runtime ---- */
