@@ -138,31 +138,31 @@ ot_rp_imbalance ot_report_imbalance(const ot_report *r)
     return m;
 }
 
-const char *ot_report_device_label(const ot_report *r, int device, char *buf, size_t size)
+/* A device's name in one of two forms: \p alone for a one-process archive
+ * (or a device of no rank), \p ranked with the rank and its device number. */
+static const char *device_text(const ot_report *r, int device, const char *alone, const char *ranked, char *buf,
+                               size_t size)
 {
     if (!r->rank_count || device < 0 || r->device_stride <= 0)
-        snprintf(buf, size, "%d", device);
+        snprintf(buf, size, alone, device);
     else
-        snprintf(buf, size, "rank %d device %d", device / r->device_stride, device % r->device_stride);
+        snprintf(buf, size, ranked, device / r->device_stride, device % r->device_stride);
     return buf;
+}
+
+const char *ot_report_device_label(const ot_report *r, int device, char *buf, size_t size)
+{
+    return device_text(r, device, "%d", "rank %d device %d", buf, size);
 }
 
 const char *ot_report_device_name(const ot_report *r, int device, char *buf, size_t size)
 {
-    if (!r->rank_count || device < 0 || r->device_stride <= 0)
-        snprintf(buf, size, "device %d", device);
-    else
-        snprintf(buf, size, "rank %d device %d", device / r->device_stride, device % r->device_stride);
-    return buf;
+    return device_text(r, device, "device %d", "rank %d device %d", buf, size);
 }
 
 const char *ot_report_device_short(const ot_report *r, int device, char *buf, size_t size)
 {
-    if (!r->rank_count || device < 0 || r->device_stride <= 0)
-        snprintf(buf, size, "%d", device);
-    else
-        snprintf(buf, size, "%d:%d", device / r->device_stride, device % r->device_stride);
-    return buf;
+    return device_text(r, device, "%d", "%d:%d", buf, size);
 }
 
 int ot_report_device_short_width(const ot_report *r) { return r->rank_count ? 6 : 3; }
