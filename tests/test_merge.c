@@ -41,6 +41,7 @@ typedef struct job_defs {
     int regions_named_main, regions_named_target, rank_only_regions;
     uint32_t target_class_members, comm_locations_groups, comm_location_members, windows, comms;
     int rank_properties_on_groups;
+    int clock_offsets_on_groups;
     char records_of_rank1[32];
     uint64_t clock_offset, clock_length;
 } job_defs;
@@ -127,6 +128,9 @@ static OTF2_CallbackCode d_group_property(void *u, OTF2_LocationGroupRef group, 
     if (!strcmp(jstr(d, name), "OFFTRACE::RECORDS") && type == OTF2_TYPE_STRING &&
         !strcmp(d->location_groups[group], "MPI Rank 1"))
         snprintf(d->records_of_rank1, sizeof d->records_of_rank1, "%s", jstr(d, value.stringRef));
+    if (!strcmp(jstr(d, name), "OFFTRACE::MPI_CLOCK_OFFSET_INIT_NS") && type == OTF2_TYPE_STRING &&
+        !strcmp(jstr(d, value.stringRef), "0"))
+        d->clock_offsets_on_groups++;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -308,6 +312,7 @@ Test(merge, two_parts_keep_every_event_and_unify_definitions)
     cr_expect_eq(hosts, 1, "one node-a");
     cr_expect_eq(d.rank_properties_on_groups, 2, "each rank's process group says its rank");
     cr_expect_str_eq(d.records_of_rank1, "101", "a property that differs per rank goes to the rank's group");
+    cr_expect_eq(d.clock_offsets_on_groups, 2, "a rank's clock offset stays with its group, even when alike");
     /* rank 0's part covers 1000..1060, rank 1's 1100..1160 */
     cr_expect_eq(d.clock_offset, 1000, "the job begins with its first part");
     cr_expect_eq(d.clock_length, 161, "and ends with its last");
@@ -333,6 +338,9 @@ Test(merge, two_parts_keep_every_event_and_unify_definitions)
     free(v);
     v = archive_property(anchor, "OFFTRACE::SAME");
     cr_expect_str_eq(v ? v : "", "x");
+    free(v);
+    v = archive_property(anchor, "OFFTRACE::MPI_CLOCK_OFFSET_INIT_NS");
+    cr_expect_str_eq(v ? v : "", "per rank: see the ranks' location groups", "offsets are never summed");
     free(v);
     v = archive_property(anchor, OFFTRACE_JOB_PART_PROPERTY);
     cr_expect_null(v, "the job archive is no part");

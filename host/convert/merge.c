@@ -873,6 +873,15 @@ static int merge_owned(const char *name)
            !strcmp(name, OFFTRACE_JOB_ID_PROPERTY) || !strcmp(name, OFFTRACE_PARTIAL_RANKS_PROPERTY);
 }
 
+/* Properties that describe one rank and mean nothing summed or alike for
+ * the job: the clock correction applied to it (mpi_pass.c). They always go
+ * to the ranks' groups, even where every rank has the same value. */
+static int rank_owned(const char *name)
+{
+    static const char clock[] = OFFTRACE_PROPERTY_PREFIX "MPI_CLOCK_";
+    return !strncmp(name, clock, sizeof clock - 1);
+}
+
 /* The "rank state reason" lines of the ranks that are not complete ("" if none). */
 static char *incomplete_ranks(const merger *m, int all)
 {
@@ -913,7 +922,8 @@ static int is_number(const char *s, int *integer)
  * is the job's. One that differs (or that only some parts have) goes to each
  * rank's process location group under the same name, and the job's value is
  * the sum when every value is a number (records, losses, seconds), else
- * says where to look. */
+ * says where to look. A rank's own properties (rank_owned) always go to
+ * its group, and the job's value says where to look. */
 static void union_properties(merger *m, OTF2_Archive *archive)
 {
     for (int r = 0; r < m->size; r++) {
@@ -938,7 +948,8 @@ static void union_properties(merger *m, OTF2_Archive *archive)
                     fractional += strtod(v, NULL);
                 }
             }
-            if (same) {
+            int per_rank = rank_owned(name);
+            if (same && !per_rank) {
                 OTF2_Archive_SetProperty(archive, name, first, true);
                 continue;
             }
@@ -949,7 +960,9 @@ static void union_properties(merger *m, OTF2_Archive *archive)
                                        (OTF2_AttributeValue){.stringRef = string_of(m, v)});
             }
             char value[64];
-            if (numbers && integers)
+            if (per_rank)
+                snprintf(value, sizeof value, "per rank: see the ranks' location groups");
+            else if (numbers && integers)
                 snprintf(value, sizeof value, "%" PRIu64, sum);
             else if (numbers)
                 snprintf(value, sizeof value, "%.6f", fractional);

@@ -81,6 +81,8 @@ static void clock_load(converter *c, const char *raw_dir)
         snprintf(key, sizeof key, "MPI_CLOCK_ROUND_TRIP_%s_NS", points ? "FINALIZE" : "INIT");
         snprintf(value, sizeof value, "%llu", rtt);
         ot_tw_property(c->tw, key, value);
+        if (!points) /* the rule that gave the offsets: a shared clock, or measured (docs/mpi.md) */
+            ot_tw_property(c->tw, "MPI_CLOCK_SAME_MACHINE", same ? "1" : "0");
         points++;
     }
     fclose(f);

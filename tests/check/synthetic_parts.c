@@ -261,6 +261,7 @@ int write_synthetic_part(const char *job_dir, int rank, const char *partial)
     snprintf(value, sizeof value, "%d", 100 + rank);
     OTF2_Archive_SetProperty(ar, "OFFTRACE::RECORDS", value, true);
     OTF2_Archive_SetProperty(ar, "OFFTRACE::SAME", "x", true);
+    OTF2_Archive_SetProperty(ar, "OFFTRACE::MPI_CLOCK_OFFSET_INIT_NS", "0", true); /* alike, yet the rank's own */
     OTF2_Archive_OpenEvtFiles(ar);
     OTF2_EvtWriter *master = OTF2_Archive_GetEvtWriter(ar, p.master);
     OTF2_EvtWriter *rdma = OTF2_Archive_GetEvtWriter(ar, p.rdma);
