@@ -227,8 +227,8 @@ static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transf
         b->v->transfers_undrawn++;
         return 0;
     }
-    int rc = b->sink->transfer(b->sink->user, b->row_of[loc->index], (size_t)rdma, x->to_device, x->issued,
-                               x->completed, x->bytes);
+    int rc = b->sink->arrow(b->sink->user, b->row_of[loc->index], (size_t)rdma, x->to_device ? OT_VIEW_H2D : OT_VIEW_D2H,
+                            x->issued, x->completed, x->bytes);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 
@@ -286,10 +286,10 @@ static void bucket_finish(void *user, size_t row, int level, size_t first, uint6
     ot_view_finish_pieces(&((ot_view *)user)->rows[row], level, first, serial, dur);
 }
 
-static int bucket_transfer(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                           uint64_t bytes)
+static int bucket_arrow(void *user, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                        uint64_t bytes)
 {
-    return ot_view_put_transfer(user, host_row, rdma_row, to_device, t0, t1, bytes);
+    return ot_view_put_arrow(user, row_a, row_b, kind, t0, t1, bytes);
 }
 
 int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char *err, size_t err_size)
@@ -303,7 +303,7 @@ int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char
     v->width = o->width ? o->width : OT_VIEW_DEFAULT_WIDTH;
     v->plot_w = v->width - OT_VIEW_LABEL_W - OT_VIEW_RIGHT_W;
     ot_view_sink sink = {.user = v, .piece = bucket_piece, .pieces = bucket_pieces, .finish = bucket_finish,
-                         .transfer = bucket_transfer};
+                         .arrow = bucket_arrow};
     int rc = ot_view_read(dir, v, o, &sink, err, err_size);
     if (rc) {
         ot_view_free(v);
