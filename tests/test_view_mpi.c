@@ -17,6 +17,9 @@
  *    deepest tile in the file where each arrow starts) one arrow per
  *    message, per direction as otf2-print says; MPI regions in their
  *    classes.
+ *  - the same job with rank 1's part missing (rank 0's recording converted
+ *    and merged alone): no arrow and no flow, every message rank 0 sent or
+ *    received counted as left out in view's line, the page and the export.
  *
  * mpirun runs under `timeout 60` (and mpirun's --timeout); no duration is
  * asserted.
@@ -129,11 +132,14 @@ static void halo(halo_job *j)
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
         cr_assert_eq(system(cmd), 0);
         mpirun_on_path();
+        /* the raw recordings kept: a_rank_without_its_part makes a job of rank 0's alone */
         char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                        "mpi_yield_when_idle", "1", "--timeout", "55", "-np", "2", OFFTRACE_BIN_DIR "/offtrace",
-                        "record", "-o", fresh, "--", OFFTRACE_BIN_DIR "/example_mpi_halo", STEPS, NULL};
+                        "mpi_yield_when_idle", "1", "--timeout", "55", "-x", "OFFTRACE_KEEP_RAW", "-np", "2",
+                        OFFTRACE_BIN_DIR "/offtrace", "record", "-o", fresh, "--",
+                        OFFTRACE_BIN_DIR "/example_mpi_halo", STEPS, NULL};
+        char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
         run_result r;
-        cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+        cr_assert_eq(run_command(argv, env, NULL, &r), 0);
         cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of example_mpi_halo: %s", r.err);
         char fresh_out[700];
         snprintf(fresh_out, sizeof fresh_out, "%s/ranks.stdout", fresh);
@@ -444,4 +450,81 @@ Test(view_mpi, the_page_has_an_arrow_per_message_at_full_detail)
         for (int t = 0; t < RANKS; t++)
             cr_assert_eq(by_pair[s][t], j.by_pair[s][t], "rank %d -> rank %d: %" PRIu64 " arrows, %" PRIu64 " sent",
                          s, t, by_pair[s][t], j.by_pair[s][t]);
+}
+
+/* ---- a message without its other side ---- */
+
+/* The job again, of rank 0's recording alone (`offtrace convert` of its kept raw/, then of the job: rank 1
+ * "missing"): each of rank 0's sends and receives lacks its other side. */
+Test(view_mpi, a_message_without_its_other_side_is_left_out_and_counted)
+{
+    halo_job j;
+    halo(&j);
+    char dir[600], cmd[2000];
+    snprintf(dir, sizeof dir, "%s-rank0", j.dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/rank.0' && cp '%s/job' '%s/' && cp -r '%s/rank.0/raw' '%s/rank.0/'",
+             dir, dir, j.dir, dir, j.dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    char rank0[700];
+    snprintf(rank0, sizeof rank0, "%s/rank.0", dir);
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", rank0, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "convert rank 0: %s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "convert", dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "convert the job: %s", r.err);
+    run_free(&r);
+    /* rank 0's sends and receives, each without its other side (halo: as many of each) */
+    uint64_t sides = 2 * j.sends[0];
+    char want[128];
+
+    char svg[700];
+    snprintf(svg, sizeof svg, "%s.svg", dir);
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", svg, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "view: %s", r.err);
+    snprintf(want, sizeof want, ", 0 MPI messages as 0 arrows (%" PRIu64 " left out: ", sides);
+    cr_assert_not_null(strstr(r.out, want), "view's line does not say %s: %s", want, r.out);
+    run_free(&r);
+    char *text = read_whole_file(svg, NULL);
+    cr_assert_not_null(text);
+    cr_assert_null(strstr(text, "<path data-k=\"m\""), "a message arrow without its other side");
+    free(text);
+
+    char html[700];
+    snprintf(html, sizeof html, "%s.html", dir);
+    cr_assert_eq(run_offtrace(&r, "view", dir, "-o", html, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "view: %s", r.err);
+    run_free(&r);
+    text = read_whole_file(html, NULL);
+    cr_assert_not_null(text);
+    snprintf(want, sizeof want, "\"messages\":0,\"messages_left_out\":%" PRIu64 ",", sides);
+    cr_assert_not_null(strstr(text, want), "the page's data does not say %s", want);
+    for (const char *a = strstr(text, "\"arrows\":["); a; a = strstr(a + 1, "\"arrows\":[")) {
+        /* [[row a, row b, kind, count, ...], ...]: no kind 2 */
+        const char *p = a + strlen("\"arrows\":[");
+        unsigned row_a, row_b, kind;
+        int used = 0;
+        while (sscanf(p, "[%u,%u,%u,%n", &row_a, &row_b, &kind, &used) == 3 && used > 0) {
+            cr_assert_neq(kind, 2, "the page has a message arrow");
+            p = strchr(p, ']') + 1;
+            p += *p == ',';
+            used = 0;
+        }
+    }
+    free(text);
+
+    char json[700];
+    snprintf(json, sizeof json, "%s.json", dir);
+    cr_assert_eq(run_offtrace(&r, "export", "--format", "chrome", "-o", json, dir, NULL), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "export: %s", r.err);
+    snprintf(want, sizeof want, "0 MPI message arrows (%" PRIu64 " left out: ", sides);
+    cr_assert_not_null(strstr(r.err, want), "export's line does not say %s: %s", want, r.err);
+    run_free(&r);
+    size_t at = 0;
+    cr_assert_eq(json_check_file(json, &at), 0, "%s is not JSON (byte %zu)", json, at);
+    text = read_whole_file(json, NULL);
+    cr_assert_not_null(text);
+    cr_assert_null(strstr(text, "\"cat\":\"mpi.message\""), "a message flow without its other side");
+    cr_assert_eq(line_number(strstr(text, "\"otherData\""), "mpi_messages_left_out"), (long long)sides);
+    free(text);
 }
