@@ -462,8 +462,9 @@ Test(view_mpi, a_message_without_its_other_side_is_left_out_and_counted)
     halo(&j);
     char dir[600], cmd[2000];
     snprintf(dir, sizeof dir, "%s-rank0", j.dir);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/rank.0' && cp '%s/job' '%s/' && cp -r '%s/rank.0/raw' '%s/rank.0/'",
-             dir, dir, j.dir, dir, j.dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/rank.0' && cp '%s/job' '%s/' && cp -r '%s/rank.0/raw' '%s/rank.0/'", dir,
+             dir, j.dir, dir, j.dir, dir);
     cr_assert_eq(system(cmd), 0);
     char rank0[700];
     snprintf(rank0, sizeof rank0, "%s/rank.0", dir);

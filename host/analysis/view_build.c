@@ -228,8 +228,9 @@ static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transf
         b->v->transfers_undrawn++;
         return 0;
     }
-    int rc = b->sink->arrow(b->sink->user, b->row_of[loc->index], (size_t)rdma, x->to_device ? OT_VIEW_H2D : OT_VIEW_D2H,
-                            x->issued, x->completed, x->bytes);
+    ot_view_arrow_kind kind = x->to_device ? OT_VIEW_H2D : OT_VIEW_D2H;
+    int rc = b->sink->arrow(b->sink->user, b->row_of[loc->index], (size_t)rdma, kind, x->issued, x->completed,
+                            x->bytes);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 

@@ -52,18 +52,17 @@ static void message_tip(const ot_view *v, const ot_view_flow *fl, const ot_view_
     ot_view_format_duration(a->busy, busy, sizeof busy);
     ot_view_format_duration(a->t0 - v->trace_start, at, sizeof at);
     ot_view_format_duration(a->last > v->trace_start ? a->last - v->trace_start : 0, last, sizeof last);
-    uint32_t from = v->rows[fl->row_a].rank, to = v->rows[fl->row_b].rank;
-    if (a->count == 1 && a->t1 >= a->t0)
-        fprintf(f, " data-tip=\"MPI message rank %" PRIu32 " \xe2\x86\x92 rank %" PRIu32 "&#10;%s, sent at %s, received %s later\"",
-                from, to, bytes, at, busy);
-    else if (a->count == 1)
-        fprintf(f, " data-tip=\"MPI message rank %" PRIu32 " \xe2\x86\x92 rank %" PRIu32 "&#10;%s, sent at %s, received at %s"
-                   " (before the send: the ranks' clocks differ by more)\"",
-                from, to, bytes, at, last);
-    else
-        fprintf(f, " data-tip=\"%" PRIu32 " MPI messages rank %" PRIu32 " \xe2\x86\x92 rank %" PRIu32 " sent from %s, the last"
-                   " received at %s&#10;%s, %s in flight in all\"",
-                a->count, from, to, at, last, bytes, busy);
+    fputs(" data-tip=\"", f);
+    if (a->count > 1)
+        fprintf(f, "%" PRIu32 " ", a->count);
+    fprintf(f, "MPI message%s rank %" PRIu32 " \xe2\x86\x92 rank %" PRIu32 "&#10;", a->count > 1 ? "s" : "",
+            v->rows[fl->row_a].rank, v->rows[fl->row_b].rank);
+    if (a->count > 1)
+        fprintf(f, "%s, sent from %s, the last received at %s, %s in flight in all\"", bytes, at, last, busy);
+    else if (a->t1 >= a->t0)
+        fprintf(f, "%s, sent at %s, received %s later\"", bytes, at, busy);
+    else /* the clock correction across ranks is this precise only (docs/mpi.md) */
+        fprintf(f, "%s, sent at %s, received at %s: before it was sent, by the ranks' clocks\"", bytes, at, last);
 }
 
 static void tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a, FILE *f)
