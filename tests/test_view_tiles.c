@@ -87,7 +87,7 @@ static const char to_lines[] =
     "    text = text[a:text.index('</script>', a)]\n"
     "d = json.loads(text)\n"
     "if 'format' in d:\n"
-    "    assert d['format'] == 'offtrace-view' and d['version'] == 1 and d['tile_px'] == 1024\n"
+    "    assert d['format'] == 'offtrace-view' and d['version'] == 2 and d['tile_px'] == 1024\n"
     "    print('H', d['duration'], d['max_level'], len(d['rows']), int(d['complete']), int(d['serve']), d['events'])\n"
     "    for r in d['regions']:\n"
     "        line = re.search(r'_l([0-9]+)$', r['name'])\n"

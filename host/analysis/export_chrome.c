@@ -2,8 +2,9 @@
  * \file export_chrome.c
  * \brief The Chrome trace-event export of export_chrome.h: a trace_read
  *        visitor that writes each region instance the reader pairs as an "X"
- *        event, each put and get as a flow arrow, and memory samples as
- *        counters, as they stream past.
+ *        event, each put and get and each MPI message as a flow arrow, an MPI
+ *        collective's operation, communicator, root and bytes as its call's
+ *        args, and memory samples as counters, as they stream past.
  *
  * Order, for importers that take events at equal timestamps in file order
  * (older Perfetto and Catapult bind a flow to the slice open at its time,
@@ -34,6 +35,19 @@
 #define DEVICE_PID(d) (2u + (unsigned)(d))
 #define TID_BASE 100000u
 
+/* MPI messages' flow ids have bit 63 set: Chrome's flow ids are global, and a transfer's (its RMA matching id,
+ * in a job with the rank in bits 48-62) never has it. */
+#define MESSAGE_FLOW_ID (1ull << 63)
+
+/* One rank's part in a collective (issue 16), kept from its CollectiveEnd until the slice of the MPI call
+ * around it is written (at its Leave, or later when held), which gets it as args. */
+typedef struct pending_collective {
+    uint64_t call_serial;      /* the MPI call's ot_tr_span.serial */
+    char op[40];               /* "MPI_Allreduce" */
+    uint32_t comm, size, root, root_rank;
+    uint64_t sent, received;
+} pending_collective;
+
 /* Slices held at one depth of a location until their parent is written. */
 typedef struct held_slices {
     ot_tr_span *spans;
@@ -47,6 +61,8 @@ typedef struct lane {
     uint32_t pid, tid;
     char *name;
     held_slices *held;         /* by depth (OT_TR_MAX_DEPTH + 1), made at the first held slice */
+    pending_collective *collectives; /* of MPI calls not written yet: one, or a few while slices are held */
+    size_t collective_count, collective_capacity;
 } lane;
 
 /* A region's JSON, built at its first Enter. */
@@ -199,8 +215,36 @@ static void write_nvtx_arg(ot_jw *w, int k, uint64_t bits, const char *lead)
         ot_jw_raw(w, text, (size_t)n);
 }
 
-/* The bytes (and addresses) of the put/get a data op or a transfer region moved. */
-static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
+/* An MPI collective's part on this rank (issue 16), as args of its call's slice. */
+static int write_collective_args(ot_jw *w, const pending_collective *c, int any)
+{
+    static const char open[] = ",\"args\":{";
+    ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
+    OT_JW_LIT(w, "\"op\":");
+    ot_jw_string(w, c->op);
+    OT_JW_LIT(w, ",\"communicator\":");
+    ot_jw_u64(w, c->comm);
+    if (c->size) {
+        OT_JW_LIT(w, ",\"communicator size\":");
+        ot_jw_u64(w, c->size);
+    }
+    if (c->root != OTF2_UNDEFINED_UINT32) {
+        OT_JW_LIT(w, ",\"root\":");
+        ot_jw_u64(w, c->root);
+        if (c->root_rank != OTF2_UNDEFINED_UINT32) {
+            OT_JW_LIT(w, ",\"root rank\":");
+            ot_jw_u64(w, c->root_rank);
+        }
+    }
+    OT_JW_LIT(w, ",\"bytes sent\":");
+    ot_jw_u64(w, c->sent);
+    OT_JW_LIT(w, ",\"bytes received\":");
+    ot_jw_u64(w, c->received);
+    return 1;
+}
+
+/* The bytes (and addresses) of the put/get a data op or a transfer region moved; an MPI collective's part. */
+static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span, const pending_collective *coll)
 {
     static const char open[] = ",\"args\":{";
     ot_tr_region_class k = span->region->klass;
@@ -271,6 +315,8 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         ot_jw_u64(w, (uint64_t)span->map.implicit);
         any = 1;
     }
+    if (coll)
+        any = write_collective_args(w, coll, any);
     if (span->unfinished) {
         ot_jw_raw(w, any ? "," : open, any ? 1 : sizeof open - 1);
         OT_JW_LIT(w, "\"unfinished\":true");
@@ -280,10 +326,24 @@ static void write_args(ot_jw *w, const region_text *t, const ot_tr_span *span)
         OT_JW_LIT(w, "}");
 }
 
+/* The collective kept for the MPI call \p span, taken off the lane; NULL if none (the common case: no scan). */
+static const pending_collective *take_collective(lane *l, const ot_tr_span *span, pending_collective *out)
+{
+    for (size_t i = 0; i < l->collective_count; i++)
+        if (l->collectives[i].call_serial == span->serial) {
+            *out = l->collectives[i];
+            l->collectives[i] = l->collectives[--l->collective_count];
+            return out;
+        }
+    return NULL;
+}
+
 /* One "X" event: a region instance on lane l. */
-static void write_slice(exporter *e, const lane *l, const ot_tr_span *span)
+static void write_slice(exporter *e, lane *l, const ot_tr_span *span)
 {
     const region_text *t = e->regions[span->region->id];
+    pending_collective kept;
+    const pending_collective *coll = l->collective_count ? take_collective(l, span, &kept) : NULL;
     ot_jw *w = e->w;
     next_event(e);
     ot_jw_raw(w, t->head, t->head_len);
@@ -291,7 +351,7 @@ static void write_slice(exporter *e, const lane *l, const ot_tr_span *span)
     ot_jw_us(w, rel(e, span->begin));
     OT_JW_LIT(w, ",\"dur\":");
     ot_jw_us(w, span->end > span->begin ? (int64_t)(span->end - span->begin) : 0);
-    write_args(w, t, span);
+    write_args(w, t, span, coll);
     OT_JW_LIT(w, "}");
     e->stats.slices++;
     e->stats.unfinished += span->unfinished != 0;
@@ -316,6 +376,35 @@ static void write_flow(exporter *e, const lane *l, int end, uint64_t time, uint6
     ot_jw_raw(w, l->prefix, l->prefix_len);
     ot_jw_us(w, rel(e, time));
     OT_JW_LIT(w, "}");
+}
+
+/* An MPI message's flow start ("s" on the sender's thread at the send, inside its MPI_Send / MPI_Isend) or
+ * end ("f", bound to the enclosing slice, on the receiver's thread at the receive: its MPI_Recv or the
+ * MPI_Wait / MPI_Test that completed it). */
+static void write_message_flow(exporter *e, const lane *l, int end, uint64_t time, uint64_t id,
+                               const ot_tr_message *m)
+{
+    ot_jw *w = e->flows;
+    OT_JW_LIT(w, ",\n");
+    if (end)
+        OT_JW_LIT(w, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"MPI message\",\"cat\":\"mpi.message\",\"id\":\"");
+    else
+        OT_JW_LIT(w, "{\"ph\":\"s\",\"name\":\"MPI message\",\"cat\":\"mpi.message\",\"id\":\"");
+    ot_jw_hex(w, id);
+    OT_JW_LIT(w, "\"");
+    ot_jw_raw(w, l->prefix, l->prefix_len);
+    ot_jw_us(w, rel(e, time));
+    OT_JW_LIT(w, ",\"args\":{\"from rank\":");
+    ot_jw_u64(w, m->send_rank);
+    OT_JW_LIT(w, ",\"to rank\":");
+    ot_jw_u64(w, m->recv_rank);
+    OT_JW_LIT(w, ",\"tag\":");
+    ot_jw_u64(w, m->tag);
+    OT_JW_LIT(w, ",\"communicator\":");
+    ot_jw_u64(w, m->comm);
+    OT_JW_LIT(w, ",\"bytes\":");
+    ot_jw_u64(w, end ? m->recv_bytes : m->bytes);
+    OT_JW_LIT(w, "}}");
 }
 
 /* ---- the visitor ---- */
@@ -399,6 +488,56 @@ static int on_issue(void *user, const ot_tr_location *loc, const ot_tr_transfer 
     write_flow(e, &e->lanes[loc->index], 0, x->issued, id, x->to_device);
     write_flow(e, &e->lanes[r], 1, x->issued, id, x->to_device);
     e->stats.flows++;
+    return status(e);
+}
+
+/* An MPI message (issue 16): one flow from its send to its receive, with an id of its own. One whose send or
+ * receive is not in the archive (a rank died, a part is missing) has no end to point at: counted only. */
+static int on_message(void *user, const ot_tr_message *m)
+{
+    exporter *e = user;
+    if (!m->sender || !m->receiver) {
+        e->stats.messages_left_out++;
+        return status(e);
+    }
+    uint64_t id = MESSAGE_FLOW_ID | ++e->stats.message_flows;
+    write_message_flow(e, &e->lanes[m->sender->index], 0, m->send_time, id, m);
+    write_message_flow(e, &e->lanes[m->receiver->index], 1, m->recv_time, id, m);
+    return status(e);
+}
+
+/* One rank's part in a collective (issue 16): kept for its MPI call's slice, which is written later (at its
+ * Leave); outside any call (not an archive offtrace writes) an instant of its own. */
+static int on_collective(void *user, const ot_tr_location *loc, const ot_tr_collective *c)
+{
+    exporter *e = user;
+    lane *l = &e->lanes[loc->index];
+    pending_collective p = {.call_serial = c->call_serial, .comm = c->comm, .size = c->size, .root = c->root,
+                            .root_rank = c->root_rank, .sent = c->sent, .received = c->received};
+    snprintf(p.op, sizeof p.op, "%s", c->op_name ? c->op_name : "MPI collective");
+    e->stats.collectives++;
+    if (!c->call) {
+        next_event(e);
+        OT_JW_LIT(e->w, "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+        ot_jw_string(e->w, p.op);
+        OT_JW_LIT(e->w, ",\"cat\":\"mpi.collective\"");
+        ot_jw_raw(e->w, l->prefix, l->prefix_len);
+        ot_jw_us(e->w, rel(e, c->end));
+        write_collective_args(e->w, &p, 0);
+        OT_JW_LIT(e->w, "}}");
+        return status(e);
+    }
+    if (l->collective_count == l->collective_capacity) {
+        size_t capacity = l->collective_capacity ? 2 * l->collective_capacity : 4;
+        pending_collective *more = realloc(l->collectives, capacity * sizeof *more);
+        if (!more) {
+            e->oom = 1;
+            return 1;
+        }
+        l->collectives = more;
+        l->collective_capacity = capacity;
+    }
+    l->collectives[l->collective_count++] = p;
     return status(e);
 }
 
@@ -698,6 +837,11 @@ static void write_trailer(exporter *e)
     write_count(w, "counter_samples", e->stats.counters);
     write_count(w, "unfinished_slices", e->stats.unfinished);
     write_count(w, "unmatched_events", e->stats.unmatched);
+    if (e->job || e->stats.message_flows || e->stats.messages_left_out || e->stats.collectives) { /* issue 16 */
+        write_count(w, "mpi_message_flows", e->stats.message_flows);
+        write_count(w, "mpi_messages_left_out", e->stats.messages_left_out);
+        write_count(w, "mpi_collectives", e->stats.collectives);
+    }
     OT_JW_LIT(w, "}}\n");
 }
 
@@ -714,6 +858,7 @@ static void exporter_free(exporter *e)
         for (size_t d = 0; e->lanes[i].held && d <= OT_TR_MAX_DEPTH; d++)
             free(e->lanes[i].held[d].spans);
         free(e->lanes[i].held);
+        free(e->lanes[i].collectives);
     }
     free(e->regions);
     free(e->lanes);
@@ -759,7 +904,8 @@ int ot_export_chrome(const char *dir, FILE *out, ot_export_chrome_stats *stats, 
         return fail(err, err_size, -EIO, "cannot make a temporary file for the flow events", errnum);
     }
     ot_tr_visitor v = {.begin = on_begin, .enter = on_enter, .leave = on_leave, .issue = on_issue,
-                       .memory = on_memory, .value = on_value, .end = on_end,
+                       .memory = on_memory, .value = on_value, .message = on_message,
+                       .collective = on_collective, .end = on_end,
                        .output_on_terminal = isatty(fileno(out))};
     int rc = ot_trace_read(dir, &v, &e, err, err_size);
     int flows_error = 0;

@@ -6,7 +6,9 @@
  * One process for the host and one per device ("device 0 generic-64bit"),
  * one thread per location; complete events ("X") for regions and kernels,
  * flow arrows from the host thread's put/get to the transfer on the device's
- * RDMA row, counter events for "device memory in use". docs/export.md
+ * RDMA row, counter events for "device memory in use". In an MPI job's
+ * archive one process per rank, MPI messages as flow arrows from the send
+ * to the receive and collectives as args of their MPI call. docs/export.md
  * describes the mapping.
  *
  * Streaming: events are written as the archive is read. A region becomes
@@ -31,6 +33,10 @@ typedef struct ot_export_chrome_stats {
     uint64_t counters;    /**< "C" events */
     uint64_t unfinished;  /**< regions never left, written up to the archive's last event */
     uint64_t unmatched;   /**< Enters deeper than the nesting limit (left out with their Leaves) */
+    /* an MPI job (issue 16) */
+    uint64_t message_flows;     /**< MPI messages as flow arrows (one "s" and one "f" each) */
+    uint64_t messages_left_out; /**< MPI messages whose send or receive is not in the archive: no arrow */
+    uint64_t collectives;       /**< ranks' parts in collectives, as args of their MPI call's slice */
 } ot_export_chrome_stats;
 
 /** Regions nested deeper than this on one location are not exported (damaged archives): the reader's limit. */

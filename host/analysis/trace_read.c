@@ -9,6 +9,7 @@
 #include "offtrace/event_catalogue.h"
 #include "otf2_open.h"
 #include "progress.h"
+#include "trace_read_mpi.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -60,6 +61,10 @@ typedef struct location_property {
     OTF2_AttributeValue value;
 } location_property;
 
+/* The MPI calls a location remembers after their end: a message is delivered at its later side, when the
+ * earlier side's call may have ended (a send's call long before a late receive completes). */
+#define ENDED_CALLS 4
+
 /* What the read keeps of one location: its open region instances (a stack)
  * and its transfers in flight (oldest first). Records are ot_tr_span /
  * ot_tr_transfer followed by the visitor's scratch bytes. */
@@ -71,7 +76,18 @@ typedef struct lane {
     uint32_t in_flight, transfer_room;
     int waiting;                 /* RDMA location: a put/get of its device came before its transfer region */
     ot_tr_transfer waiting_transfer;
+    uint64_t collective_begin;   /* its open MpiCollectiveBegin's time, 0: none open */
+    struct { uint64_t serial, end; } ended[ENDED_CALLS]; /* its MPI calls that ended last (a message's end) */
+    uint32_t ended_next;
 } lane;
+
+/* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
+typedef struct mpi_comm {
+    int defined;
+    int self;                    /* MPI_COMM_SELF: rank 0 is the event's own rank */
+    uint32_t size;
+    uint32_t *world;             /* NULL: its group is unknown (ranks are taken as world ranks) */
+} mpi_comm;
 
 struct ot_tr_archive {
     char **strings;
@@ -129,6 +145,10 @@ struct ot_tr_archive {
     size_t span_stride, transfer_stride; /* a record and the visitor's scratch after it */
     uint64_t last_time, next_serial, unmatched_completions, regions_too_deep;
     size_t last_location;        /* index of the location of the last event (location_of's cache) */
+    ot_trm *mpi;                 /* messages with one side read, Irecv postings (NULL: no `message` visitor) */
+    mpi_comm *mpi_comms;         /* by communicator ref */
+    size_t mpi_comm_count;
+    uint64_t unmatched_messages, clock_violations;
     ot_progress *progress;       /* the line on a terminal, NULL elsewhere */
 };
 
@@ -840,6 +860,10 @@ static OTF2_CallbackCode leave(ot_tr_archive *a, const ot_tr_location *loc, lane
         return OTF2_CALLBACK_INTERRUPT;
     }
     s->end = t;
+    if (region->paradigm == OTF2_PARADIGM_MPI) {
+        l->ended[l->ended_next % ENDED_CALLS].serial = s->serial;
+        l->ended[l->ended_next++ % ENDED_CALLS].end = t;
+    }
     int rc = a->visitor.leave ? a->visitor.leave(a->user, loc, s) : 0;
     l->depth--;
     return deliver(a, rc);
@@ -1002,6 +1026,279 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u
     return deliver(a, a->visitor.memory ? a->visitor.memory(a->user, loc, t, bytes) : 0);
 }
 
+/* ---- MPI (issue 16): messages paired, collectives per rank ---- */
+
+/* The world rank of rank \p r of communicator \p comm, for an event of rank \p own. */
+static uint32_t world_rank(const ot_tr_archive *a, OTF2_CommRef comm, uint32_t r, uint32_t own)
+{
+    const mpi_comm *c = comm < a->mpi_comm_count && a->mpi_comms[comm].defined ? &a->mpi_comms[comm] : NULL;
+    if (!c || !c->world)
+        return c && c->self ? own : r;
+    return r < c->size ? c->world[r] : r;
+}
+
+/* The innermost open MPI call on \p l, or NULL. */
+static const ot_tr_span *mpi_call_of(const ot_tr_archive *a, const lane *l)
+{
+    for (uint32_t d = l->depth; d-- > 0;) {
+        const ot_tr_span *s = span_at(a, l, d);
+        if (s->region->paradigm == OTF2_PARADIGM_MPI)
+            return s;
+    }
+    return NULL;
+}
+
+/* The end of MPI call \p serial of \p loc if it has ended lately, else 0 (open, or forgotten). */
+static uint64_t call_end(const ot_tr_archive *a, const ot_tr_location *loc, uint64_t serial)
+{
+    if (!loc || !serial)
+        return 0;
+    const lane *l = &a->lanes[loc->index];
+    for (uint32_t k = 0; k < ENDED_CALLS; k++)
+        if (l->ended[k].serial == serial)
+            return l->ended[k].end;
+    return 0;
+}
+
+static int deliver_message(ot_tr_archive *a, ot_tr_message *m)
+{
+    m->send_call_end = call_end(a, m->sender, m->send_call_serial);
+    m->recv_call_end = call_end(a, m->receiver, m->recv_call_serial);
+    if (!m->sender || !m->receiver)
+        a->unmatched_messages++;
+    else if (m->recv_time < (m->send_call ? m->send_call_begin : m->send_time))
+        a->clock_violations++;
+    return a->visitor.message(a->user, m);
+}
+
+/* A send (\p is_send) or a receive of a message on location \p l at \p t; \p peer is the other side's rank in
+ * \p comm, \p request the Irecv's (a non-blocking receive). */
+static OTF2_CallbackCode mpi_side(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, int is_send, int blocking,
+                                  uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t request)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    note_time(a, t);
+    if (!a->mpi) /* no visitor takes messages: nothing to pair */
+        return deliver(a, 0);
+    const lane *ln = &a->lanes[loc->index];
+    const ot_tr_span *call = mpi_call_of(a, ln);
+    uint32_t other = world_rank(a, comm, peer, loc->rank);
+    ot_tr_message m = {.comm = comm, .tag = tag};
+    if (is_send) {
+        m.sender = loc;
+        m.send_rank = loc->rank;
+        m.recv_rank = other;
+        m.bytes = bytes;
+        m.send_time = t;
+        m.send_blocking = blocking;
+        m.send_call = call ? call->region : NULL;
+        m.send_call_begin = call ? call->begin : 0;
+        m.send_call_serial = call ? call->serial : 0;
+    } else {
+        m.receiver = loc;
+        m.recv_rank = loc->rank;
+        m.send_rank = other;
+        m.recv_bytes = bytes;
+        m.recv_time = t;
+        m.recv_blocking = blocking;
+        m.recv_call = call ? call->region : NULL;
+        m.recv_call_begin = call ? call->begin : 0;
+        m.recv_call_serial = call ? call->serial : 0;
+        m.recv_posted = blocking ? m.recv_call_begin : ot_trm_take_post(a->mpi, loc->rank, request);
+    }
+    ot_tr_message oldest;
+    int rc = ot_trm_full(a->mpi) && ot_trm_oldest(a->mpi, &oldest) ? deliver_message(a, &oldest) : 0;
+    if (rc)
+        return deliver(a, rc);
+    int matched = ot_trm_arrive(a->mpi, is_send, &m);
+    if (matched < 0)
+        return out_of_memory(a);
+    return deliver(a, matched ? deliver_message(a, &m) : 0);
+}
+
+/* MpiIrecvRequest: the posting's time, for its completion; the other request events need nothing. */
+static OTF2_CallbackCode mpi_request(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t request,
+                                     int posted, int cancelled)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    note_time(a, t);
+    if (a->mpi && posted && ot_trm_post(a->mpi, loc->rank, request, t))
+        return out_of_memory(a);
+    if (a->mpi && cancelled)
+        ot_trm_take_post(a->mpi, loc->rank, request);
+    return deliver(a, 0);
+}
+
+static const char *collective_name(OTF2_CollectiveOp op)
+{
+    static const char *const names[] = {
+        [OTF2_COLLECTIVE_OP_BARRIER] = "MPI_Barrier", [OTF2_COLLECTIVE_OP_BCAST] = "MPI_Bcast",
+        [OTF2_COLLECTIVE_OP_GATHER] = "MPI_Gather", [OTF2_COLLECTIVE_OP_GATHERV] = "MPI_Gatherv",
+        [OTF2_COLLECTIVE_OP_SCATTER] = "MPI_Scatter", [OTF2_COLLECTIVE_OP_SCATTERV] = "MPI_Scatterv",
+        [OTF2_COLLECTIVE_OP_ALLGATHER] = "MPI_Allgather", [OTF2_COLLECTIVE_OP_ALLGATHERV] = "MPI_Allgatherv",
+        [OTF2_COLLECTIVE_OP_ALLTOALL] = "MPI_Alltoall", [OTF2_COLLECTIVE_OP_ALLTOALLV] = "MPI_Alltoallv",
+        [OTF2_COLLECTIVE_OP_ALLTOALLW] = "MPI_Alltoallw", [OTF2_COLLECTIVE_OP_ALLREDUCE] = "MPI_Allreduce",
+        [OTF2_COLLECTIVE_OP_REDUCE] = "MPI_Reduce", [OTF2_COLLECTIVE_OP_REDUCE_SCATTER] = "MPI_Reduce_scatter",
+        [OTF2_COLLECTIVE_OP_SCAN] = "MPI_Scan", [OTF2_COLLECTIVE_OP_EXSCAN] = "MPI_Exscan",
+        [OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK] = "MPI_Reduce_scatter_block"};
+    return op < sizeof names / sizeof *names && names[op] ? names[op] : "MPI collective";
+}
+
+static OTF2_CallbackCode mpi_collective_begin(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    note_time(a, t);
+    a->lanes[loc->index].collective_begin = t ? t : 1;
+    return deliver(a, 0);
+}
+
+static OTF2_CallbackCode mpi_collective_end(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStamp t,
+                                            OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                            uint64_t received)
+{
+    const ot_tr_location *loc = location_of(a, l);
+    if (!loc)
+        return bad_reference(a, "location", l);
+    note_time(a, t);
+    lane *ln = &a->lanes[loc->index];
+    uint64_t begin = ln->collective_begin && ln->collective_begin <= t ? ln->collective_begin : t;
+    ln->collective_begin = 0;
+    if (!a->visitor.collective)
+        return deliver(a, 0);
+    const mpi_comm *c = comm < a->mpi_comm_count && a->mpi_comms[comm].defined ? &a->mpi_comms[comm] : NULL;
+    const ot_tr_span *call = mpi_call_of(a, ln);
+    ot_tr_collective x = {.op = op, .op_name = collective_name(op), .comm = comm, .root = root, .sent = sent,
+                          .received = received, .begin = begin, .end = t, .size = c ? (c->self ? 1 : c->size) : 0,
+                          .root_rank = root == OTF2_UNDEFINED_UINT32 ? OTF2_UNDEFINED_UINT32
+                                                                     : world_rank(a, comm, root, loc->rank),
+                          .call = call ? call->region : NULL, .call_begin = call ? call->begin : 0,
+                          .call_serial = call ? call->serial : 0};
+    return deliver(a, a->visitor.collective(a->user, loc, &x));
+}
+
+static OTF2_CallbackCode ev_mpi_send(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                     uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+    return mpi_side(u, l, t, 1, 1, receiver, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode ev_mpi_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                      uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
+                                      uint64_t request)
+{
+    return mpi_side(u, l, t, 1, 0, receiver, comm, tag, bytes, request);
+}
+
+static OTF2_CallbackCode ev_mpi_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                     uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+    return mpi_side(u, l, t, 0, 1, sender, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode ev_mpi_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                      uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
+                                      uint64_t request)
+{
+    return mpi_side(u, l, t, 0, 0, sender, comm, tag, bytes, request);
+}
+
+static OTF2_CallbackCode ev_mpi_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                              uint64_t request)
+{
+    return mpi_request(u, l, t, request, 1, 0);
+}
+
+static OTF2_CallbackCode ev_mpi_request_done(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                             uint64_t request)
+{
+    return mpi_request(u, l, t, request, 0, 0);
+}
+
+static OTF2_CallbackCode ev_mpi_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                          uint64_t request)
+{
+    return mpi_request(u, l, t, request, 0, 1);
+}
+
+static OTF2_CallbackCode ev_mpi_collective_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
+                                                 OTF2_AttributeList *al)
+{
+    return mpi_collective_begin(u, l, t);
+}
+
+static OTF2_CallbackCode ev_mpi_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *al,
+                                               OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                               uint64_t received)
+{
+    return mpi_collective_end(u, l, t, op, comm, root, sent, received);
+}
+
+/* The same through the local (per-location) reader: its callbacks carry the event's position. */
+static OTF2_CallbackCode local_mpi_send(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                        OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                                        uint64_t bytes)
+{
+    return mpi_side(u, l, t, 1, 1, receiver, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode local_mpi_isend(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                         OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                                         uint64_t bytes, uint64_t request)
+{
+    return mpi_side(u, l, t, 1, 0, receiver, comm, tag, bytes, request);
+}
+
+static OTF2_CallbackCode local_mpi_recv(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                        OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                                        uint64_t bytes)
+{
+    return mpi_side(u, l, t, 0, 1, sender, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode local_mpi_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                         OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                                         uint64_t bytes, uint64_t request)
+{
+    return mpi_side(u, l, t, 0, 0, sender, comm, tag, bytes, request);
+}
+
+static OTF2_CallbackCode local_mpi_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                                 OTF2_AttributeList *al, uint64_t request)
+{
+    return mpi_request(u, l, t, request, 1, 0);
+}
+
+static OTF2_CallbackCode local_mpi_request_done(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                                OTF2_AttributeList *al, uint64_t request)
+{
+    return mpi_request(u, l, t, request, 0, 0);
+}
+
+static OTF2_CallbackCode local_mpi_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                             OTF2_AttributeList *al, uint64_t request)
+{
+    return mpi_request(u, l, t, request, 0, 1);
+}
+
+static OTF2_CallbackCode local_mpi_collective_begin(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                                    OTF2_AttributeList *al)
+{
+    return mpi_collective_begin(u, l, t);
+}
+
+static OTF2_CallbackCode local_mpi_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                                  OTF2_AttributeList *al, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                                  uint32_t root, uint64_t sent, uint64_t received)
+{
+    return mpi_collective_end(u, l, t, op, comm, root, sent, received);
+}
+
 static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read);
 
 static int open_event_readers(ot_tr_archive *a)
@@ -1077,6 +1374,16 @@ static OTF2_ErrorCode read_locations_one_by_one(ot_tr_archive *a, uint64_t *read
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, local_get);
     OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, local_complete);
     OTF2_EvtReaderCallbacks_SetMetricCallback(cb, local_metric);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, local_mpi_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, local_mpi_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, local_mpi_request_done);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, local_mpi_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, local_mpi_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, local_mpi_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, local_mpi_request_done);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, local_mpi_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, local_mpi_collective_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, local_mpi_collective_end);
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     for (size_t i = 0; rc == OTF2_SUCCESS && !a->stop && i < a->location_count; i++) {
         OTF2_EvtReader *r = OTF2_Reader_GetEvtReader(a->reader, a->locations[i].id);
@@ -1114,6 +1421,16 @@ static int read_events(ot_tr_archive *a)
     OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_get);
     OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, ev_complete);
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_mpi_send);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_mpi_isend);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_mpi_request_done);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_mpi_irecv_request);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_mpi_recv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_mpi_irecv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_mpi_request_done);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_mpi_cancelled);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_mpi_collective_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_mpi_collective_end);
     OTF2_Reader_RegisterGlobalEvtCallbacks(a->reader, g, cb, a);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);
     uint64_t read = 0;
@@ -1148,6 +1465,9 @@ static int check_read(ot_tr_archive *a, OTF2_ErrorCode otf2_rc, uint64_t read)
 static int deliver_leftovers(ot_tr_archive *a)
 {
     int rc = 0;
+    ot_tr_message m;
+    while (rc == 0 && a->mpi && ot_trm_oldest(a->mpi, &m))
+        rc = deliver_message(a, &m);
     for (size_t i = 0; rc == 0 && i < a->location_count; i++) {
         const ot_tr_location *loc = &a->locations[i];
         lane *l = &a->lanes[i];
@@ -1238,6 +1558,43 @@ static int resolve_windows(ot_tr_archive *a)
     return 0;
 }
 
+/* The world rank of each rank of each communicator: a COMM_GROUP's members index the COMM_LOCATIONS group of its
+ * paradigm ("MPI ranks": member i is rank i's master thread), a COMM_LOCATIONS group's are locations. */
+static int map_communicators(ot_tr_archive *a)
+{
+    for (size_t c = 0; c < a->comm_count; c++)
+        if (a->comms[c].self < MAX_DEFINITION_REF && a->comms[c].self >= a->mpi_comm_count)
+            a->mpi_comm_count = a->comms[c].self + 1;
+    a->mpi_comms = calloc(a->mpi_comm_count ? a->mpi_comm_count : 1, sizeof *a->mpi_comms);
+    if (!a->mpi_comms)
+        return -ENOMEM;
+    for (size_t c = 0; c < a->comm_count; c++) {
+        if (a->comms[c].self >= a->mpi_comm_count || a->mpi_comms[a->comms[c].self].defined)
+            continue;
+        mpi_comm *m = &a->mpi_comms[a->comms[c].self];
+        m->defined = 1;
+        const comm_group *g = comm_group_of(a, a->comms[c].names);
+        if (!g)
+            continue;
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
+            m->self = 1;
+            continue;
+        }
+        const comm_group *locations = g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS ? g : comm_locations_of(a, g->paradigm);
+        m->size = g->count;
+        m->world = malloc((g->count ? g->count : 1) * sizeof *m->world);
+        if (!m->world)
+            return -ENOMEM;
+        for (uint32_t r = 0; r < g->count; r++) {
+            uint64_t index = g == locations ? r : g->members[r];
+            const ot_tr_location *l =
+                locations && index < locations->count ? location_of(a, locations->members[index]) : NULL;
+            m->world[r] = l ? l->rank : (uint32_t)index;
+        }
+    }
+    return 0;
+}
+
 /* The read's per-location state, and which location is each device's RDMA row. */
 static int prepare_delivery(ot_tr_archive *a)
 {
@@ -1258,7 +1615,10 @@ static int prepare_delivery(ot_tr_archive *a)
         if (l->klass == OT_TR_RDMA && l->device >= 0 && a->rdma_lane[l->device] < 0)
             a->rdma_lane[l->device] = (int32_t)i;
     }
-    return resolve_windows(a);
+    if (a->visitor.message && !(a->mpi = ot_trm_new(OT_TR_MAX_MESSAGES)))
+        return -ENOMEM;
+    int rc = map_communicators(a);
+    return rc ? rc : resolve_windows(a);
 }
 
 /* ---- the read ---- */
@@ -1271,6 +1631,10 @@ static void archive_free(ot_tr_archive *a)
     }
     free(a->lanes);
     free(a->rdma_lane);
+    ot_trm_free(a->mpi);
+    for (size_t i = 0; a->mpi_comms && i < a->mpi_comm_count; i++)
+        free(a->mpi_comms[i].world);
+    free(a->mpi_comms);
     for (size_t i = 0; a->window_target && i < a->window_targets; i++)
         free(a->window_target[i]);
     free(a->window_target);
@@ -1435,6 +1799,8 @@ uint64_t ot_tr_clock_resolution(const ot_tr_archive *a) { return a->resolution; 
 size_t ot_tr_accelerator_groups(const ot_tr_archive *a) { return a->accelerator_groups; }
 uint64_t ot_tr_unmatched_completions(const ot_tr_archive *a) { return a->unmatched_completions; }
 uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a) { return a->regions_too_deep; }
+uint64_t ot_tr_unmatched_messages(const ot_tr_archive *a) { return a->unmatched_messages; }
+uint64_t ot_tr_clock_violations(const ot_tr_archive *a) { return a->clock_violations; }
 
 uint32_t ot_tr_open_count(const ot_tr_archive *a, const ot_tr_location *loc)
 {

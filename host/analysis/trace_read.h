@@ -29,13 +29,21 @@
  * window, the window's communicator and that communicator's group, so each
  * rank's transfers land on its own device's RDMA location. An archive of
  * one process reads exactly as before (its device keys are its device
- * numbers).
+ * numbers). Its MPI events: a point-to-point message is paired (its send
+ * with its receive, FIFO per communicator, sender, receiver and tag, the
+ * ranks mapped to world ranks through the communicator's group) and handed
+ * to `message` once, a collective to `collective` per rank at its
+ * CollectiveEnd; the request events (MpiIrecvRequest: an Irecv's posting
+ * time; MpiIsendComplete, MpiRequestTest, MpiRequestCancelled) are read,
+ * not delivered. A read without a `message` visitor pairs nothing.
  *
  * Memory: definitions (strings, regions, locations) are held; events are
  * not: OTF2's global event reader merges the locations' event files chunk by
  * chunk, and the per-location stacks grow only with nesting (at most
  * OT_TR_MAX_DEPTH) and the tables with transfers in flight (at most
- * OT_TR_MAX_PENDING per location).
+ * OT_TR_MAX_PENDING per location) and with MPI messages of which one side
+ * was read (at most OT_TR_MAX_MESSAGES, the oldest then delivered
+ * unmatched).
  *
  * Bad input: a directory without an archive, a truncated or damaged one, an
  * archive another producer wrote (its creator is not "offtrace ..."),
@@ -48,7 +56,8 @@
  * does not write in an offtrace archive (a newer version) are counted
  * (ot_tr_unknown_events), not fatal;
  * so are completions that match no issued transfer
- * (ot_tr_unmatched_completions) and regions nested deeper than
+ * (ot_tr_unmatched_completions), MPI messages without a partner
+ * (ot_tr_unmatched_messages) and regions nested deeper than
  * OT_TR_MAX_DEPTH (ot_tr_regions_too_deep: neither their Enter nor their
  * Leave is delivered).
  */
@@ -225,6 +234,60 @@ typedef struct ot_tr_metric {
     OTF2_Type type;       /**< OTF2_TYPE_INT64, _UINT64 or _DOUBLE */
 } ot_tr_metric;
 
+/** MPI messages one read may hold with one side only (sent and not yet received, or received and not yet
+ *  sent), and Irecv postings waiting for their completion; past it the oldest is delivered unmatched. */
+#define OT_TR_MAX_MESSAGES 65536
+
+/**
+ * An MPI point-to-point message (issue 16, docs/mpi.md): its send (MpiSend / MpiIsend) paired with its
+ * receive (MpiRecv / MpiIrecv) in MPI's order, the k-th send of a channel (communicator, sender's rank,
+ * receiver's rank, tag) with its k-th receive. The ranks of the events are ranks in the communicator; here
+ * they are world ranks, through the communicator's group.
+ *
+ * The MPI call around a side is the innermost open region of paradigm MPI on the event's location when the
+ * event was read: for a send its MPI_Send / MPI_Isend / MPI_Sendrecv, for a receive the call in which it
+ * completed (MPI_Recv, MPI_Sendrecv, or the MPI_Wait / MPI_Test of an MPI_Irecv).
+ */
+typedef struct ot_tr_message {
+    const ot_tr_location *sender;    /**< the location of the MpiSend/MpiIsend, NULL if never sent */
+    const ot_tr_location *receiver;  /**< the location of the MpiRecv/MpiIrecv, NULL if never received */
+    uint32_t send_rank, recv_rank;   /**< world ranks (the locations' ranks; the peer's when a side is missing) */
+    uint32_t comm;                   /**< the OTF2 communicator ref */
+    uint32_t tag;
+    uint64_t bytes;                  /**< as the send said (0 if never sent) */
+    uint64_t send_time;              /**< MpiSend / MpiIsend event time, 0 if never sent */
+    uint64_t recv_time;              /**< MpiRecv / MpiIrecv event time (the completion), 0 if never received */
+    uint64_t recv_bytes;             /**< as the receive said (what arrived; 0 if never received) */
+    int send_blocking;               /**< 1: MpiSend (a blocking send, or Sendrecv's), 0: MpiIsend */
+    int recv_blocking;               /**< 1: MpiRecv (a blocking receive, or Sendrecv's), 0: MpiIrecv */
+    /** When the receive was posted: the Irecv's MpiIrecvRequest time, for a blocking receive the begin of
+     *  its call; 0 when unknown (no call around it, a posting not seen). */
+    uint64_t recv_posted;
+    /** The MPI call around each side (NULL: none open), its begin and its ot_tr_span.serial; its end when the
+     *  call had ended before this delivery, 0 while it is still open (ot_tr_open_span finds it). */
+    const ot_tr_region *send_call, *recv_call;
+    uint64_t send_call_begin, recv_call_begin;
+    uint64_t send_call_serial, recv_call_serial;
+    uint64_t send_call_end, recv_call_end;
+} ot_tr_message;
+
+/** One rank's part in one collective operation (MpiCollectiveBegin .. MpiCollectiveEnd on one location). */
+typedef struct ot_tr_collective {
+    OTF2_CollectiveOp op;
+    /** The MPI function of \p op ("MPI_Allreduce"), from OTF2's operation (not the region's name: the
+     *  event says what it is even outside a region); "MPI collective" for an operation MPI has no name for. */
+    const char *op_name;
+    uint32_t comm;
+    uint32_t root;                   /**< the root's rank in comm, OTF2_UNDEFINED_UINT32 when rootless */
+    uint64_t sent, received;         /**< bytes */
+    uint64_t begin, end;             /**< CollectiveBegin and CollectiveEnd times */
+    uint32_t size;                   /**< members of the communicator (0: its group is unknown) */
+    uint32_t root_rank;              /**< the root's world rank, OTF2_UNDEFINED_UINT32 when rootless or unknown */
+    /** The MPI call around it (NULL: none), its begin and its ot_tr_span.serial. */
+    const ot_tr_region *call;
+    uint64_t call_begin, call_serial;
+} ot_tr_collective;
+
 typedef struct ot_tr_archive ot_tr_archive;
 
 /** Events, in time order across all locations. A nonzero return stops the read (it returns that value).
@@ -259,6 +322,12 @@ typedef struct ot_tr_visitor {
      *  not to `memory`; every other metric goes to `memory` as its first value's uint64). */
     int (*value)(void *user, const ot_tr_location *loc, uint64_t time, const ot_tr_metric *metric,
                  OTF2_MetricValue value);
+    /** An MPI point-to-point message, delivered once both its send and its receive were read (at the later
+     *  of the two, in time order), or at the end (or when OT_TR_MAX_MESSAGES were held) with the missing side
+     *  NULL/0. Every MpiSend/MpiIsend and MpiRecv/MpiIrecv comes here exactly once. */
+    int (*message)(void *user, const ot_tr_message *m);
+    /** One rank's part in one collective operation, at its CollectiveEnd (\p loc: where it was). */
+    int (*collective)(void *user, const ot_tr_location *loc, const ot_tr_collective *c);
     int (*end)(void *user, const ot_tr_archive *archive); /**< after the last event and what was left open */
 } ot_tr_visitor;
 
@@ -326,6 +395,15 @@ size_t ot_tr_accelerator_groups(const ot_tr_archive *a);
 
 /** \brief Completions read so far that matched no put/get in flight on their location. */
 uint64_t ot_tr_unmatched_completions(const ot_tr_archive *a);
+
+/** \brief MPI messages delivered so far with one side missing (never sent, never received, or pushed out
+ *         by OT_TR_MAX_MESSAGES). */
+uint64_t ot_tr_unmatched_messages(const ot_tr_archive *a);
+
+/** \brief Paired MPI messages delivered so far whose receive completed before their send began (the send's
+ *         call's begin, or the send event without a call): what the clock correction across ranks left
+ *         (docs/mpi.md, "Clocks across ranks"). */
+uint64_t ot_tr_clock_violations(const ot_tr_archive *a);
 
 /** \brief Enters read so far that were nested deeper than OT_TR_MAX_DEPTH (not delivered). */
 uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a);

@@ -10,16 +10,29 @@
 
 void ot_view_print_summary(const ot_view *v, const char *path, FILE *f)
 {
-    uint64_t arrows = 0;
+    uint64_t arrows = 0, message_arrows = 0;
     for (size_t i = 0; i < v->nflows; i++)
-        for (size_t c = 0; c < ot_view_arrow_columns(v); c++)
-            arrows += v->flows[i].cells[c].count != 0;
+        for (size_t c = 0; c < ot_view_arrow_columns(v); c++) {
+            int drawn = v->flows[i].cells[c].count != 0;
+            if (v->flows[i].kind == OT_VIEW_MESSAGE)
+                message_arrows += drawn;
+            else
+                arrows += drawn;
+        }
     char window[112];
     ot_view_format_window(v, window, sizeof window);
     fprintf(f, "offtrace: wrote %s: %zu rows, %s, %llu regions as bars, %llu merged into pixel marks, "
-               "%llu transfers as %llu arrows\n",
+               "%llu transfers as %llu arrows",
             path, v->nrows, window, (unsigned long long)v->regions_drawn,
             (unsigned long long)v->regions_merged, (unsigned long long)v->transfers, (unsigned long long)arrows);
+    /* an MPI job (issue 16): its messages, and those with a side missing (a rank that died, a part lost) */
+    if (v->messages || v->messages_undrawn)
+        fprintf(f, ", %llu MPI messages as %llu arrows", (unsigned long long)v->messages,
+                (unsigned long long)message_arrows);
+    if (v->messages_undrawn)
+        fprintf(f, " (%llu left out: their send or receive is not in the archive)",
+                (unsigned long long)v->messages_undrawn);
+    fputc('\n', f);
 }
 
 void ot_view_free(ot_view *v)

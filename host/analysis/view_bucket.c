@@ -3,7 +3,8 @@
  * \brief Where a region or transfer lands in the picture: a bar when it is
  *        at least a pixel wide, else its time is added to the pixel columns
  *        it touches; transfers starting within OT_VIEW_ARROW_PX of one host
- *        row (same device, same direction) share one arrow. This is what keeps
+ *        row (same device, same direction) share one arrow, and so do MPI
+ *        messages sent within it from one row to another. This is what keeps
  *        memory and output bounded by the picture instead of the events.
  */
 #include <errno.h>
@@ -176,30 +177,30 @@ size_t ot_view_arrow_columns(const ot_view *v)
     return (v->plot_w + OT_VIEW_ARROW_PX - 1) / OT_VIEW_ARROW_PX;
 }
 
-static ot_view_flow *flow_of(ot_view *v, size_t host_row, size_t rdma_row, int to_device)
+static ot_view_flow *flow_of(ot_view *v, size_t row_a, size_t row_b, ot_view_arrow_kind kind)
 {
     for (size_t i = 0; i < v->nflows; i++)
-        if (v->flows[i].host_row == host_row && v->flows[i].rdma_row == rdma_row &&
-            v->flows[i].to_device == to_device)
+        if (v->flows[i].row_a == row_a && v->flows[i].row_b == row_b && v->flows[i].kind == kind)
             return &v->flows[i];
     ot_view_flow *f = realloc(v->flows, (v->nflows + 1) * sizeof *f);
     if (!f)
         return NULL;
     v->flows = f;
     f = &v->flows[v->nflows];
-    *f = (ot_view_flow){.host_row = host_row, .rdma_row = rdma_row, .to_device = to_device};
+    *f = (ot_view_flow){.row_a = row_a, .row_b = row_b, .kind = kind};
     if (!(f->cells = calloc(ot_view_arrow_columns(v), sizeof *f->cells)))
         return NULL;
     v->nflows++;
     return f;
 }
 
-int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                         uint64_t bytes)
+int ot_view_put_arrow(ot_view *v, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                      uint64_t bytes)
 {
-    if (t1 < v->w0 || t0 > v->w1 || (v->tile && !starts_here(v, t0)))
+    uint64_t end = t1 > t0 ? t1 : t0; /* a message received "before" it was sent: clocks, docs/mpi.md */
+    if (end < v->w0 || t0 > v->w1 || (v->tile && !starts_here(v, t0)))
         return 0;
-    ot_view_flow *f = flow_of(v, host_row, rdma_row, to_device);
+    ot_view_flow *f = flow_of(v, row_a, row_b, kind);
     if (!f)
         return -ENOMEM;
     ot_view_arrow *a = &f->cells[column(v, ot_view_x(v, t0)) / OT_VIEW_ARROW_PX];
@@ -212,6 +213,9 @@ int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_de
     a->count++;
     a->bytes += bytes;
     a->busy += t1 > t0 ? t1 - t0 : 0;
-    v->transfers++;
+    if (kind == OT_VIEW_MESSAGE)
+        v->messages++;
+    else
+        v->transfers++;
     return 0;
 }

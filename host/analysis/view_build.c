@@ -3,7 +3,8 @@
  * \brief From events to what is drawn: a visitor of trace_read.h that hands
  *        every region instance the reader pairs (or, on the last level,
  *        every piece of one between its nested regions), every put/get with
- *        its completion and every device-memory sample to a sink
+ *        its completion, every MPI message with its send and receive and
+ *        every device-memory sample to a sink
  *        (ot_view_sink). The static picture's sink buckets them at once
  *        (view_bucket.c, ot_view_build); the zoomable page's keeps them
  *        (view_store.c) to bucket each tile later.
@@ -227,8 +228,28 @@ static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transf
         b->v->transfers_undrawn++;
         return 0;
     }
-    int rc = b->sink->transfer(b->sink->user, b->row_of[loc->index], (size_t)rdma, x->to_device, x->issued,
-                               x->completed, x->bytes);
+    ot_view_arrow_kind kind = x->to_device ? OT_VIEW_H2D : OT_VIEW_D2H;
+    int rc = b->sink->arrow(b->sink->user, b->row_of[loc->index], (size_t)rdma, kind, x->issued, x->completed,
+                            x->bytes);
+    return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
+}
+
+/* ---- MPI messages (issue 16) ---- */
+
+/* An arrow from the sender's row at the send to the receiver's row at the
+ * receive, on the transfers' path (same bucketing, same tiles). A message
+ * whose send or receive is not in the archive (a rank died, a part is
+ * missing) has nowhere to go: counted, not drawn. */
+static int on_message(void *user, const ot_tr_message *m)
+{
+    build *b = user;
+    size_t from = m->sender ? b->row_of[m->sender->index] : (size_t)-1;
+    size_t to = m->receiver ? b->row_of[m->receiver->index] : (size_t)-1;
+    if (from >= b->v->nrows || to >= b->v->nrows) {
+        b->v->messages_undrawn++;
+        return 0;
+    }
+    int rc = b->sink->arrow(b->sink->user, from, to, OT_VIEW_MESSAGE, m->send_time, m->recv_time, m->bytes);
     return rc ? failed(b, rc, "offtrace view: out of memory") : 0;
 }
 
@@ -257,8 +278,8 @@ int ot_view_read(const char *dir, ot_view *v, const ot_view_options *o, const ot
     v->depth = o->depth >= 1 && o->depth <= OT_VIEW_MAX_DEPTH ? o->depth : OT_VIEW_DEFAULT_DEPTH;
     build b = {.v = v, .o = o, .sink = sink};
     ot_tr_visitor vis = {.span_data = sizeof(piece_state), .begin = on_begin, .enter = on_enter,
-                         .leave = on_leave, .transfer = on_transfer, .memory = sink->memory ? on_memory : NULL,
-                         .end = on_end};
+                         .leave = on_leave, .transfer = on_transfer, .message = on_message,
+                         .memory = sink->memory ? on_memory : NULL, .end = on_end};
     int rc = ot_trace_read(dir, &vis, &b, err, err_size);
     if (b.msg[0])
         snprintf(err, err_size, "%s", b.msg);
@@ -286,10 +307,10 @@ static void bucket_finish(void *user, size_t row, int level, size_t first, uint6
     ot_view_finish_pieces(&((ot_view *)user)->rows[row], level, first, serial, dur);
 }
 
-static int bucket_transfer(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                           uint64_t bytes)
+static int bucket_arrow(void *user, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                        uint64_t bytes)
 {
-    return ot_view_put_transfer(user, host_row, rdma_row, to_device, t0, t1, bytes);
+    return ot_view_put_arrow(user, row_a, row_b, kind, t0, t1, bytes);
 }
 
 int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char *err, size_t err_size)
@@ -303,7 +324,7 @@ int ot_view_build(const char *dir, const ot_view_options *o, ot_view **out, char
     v->width = o->width ? o->width : OT_VIEW_DEFAULT_WIDTH;
     v->plot_w = v->width - OT_VIEW_LABEL_W - OT_VIEW_RIGHT_W;
     ot_view_sink sink = {.user = v, .piece = bucket_piece, .pieces = bucket_pieces, .finish = bucket_finish,
-                         .transfer = bucket_transfer};
+                         .arrow = bucket_arrow};
     int rc = ot_view_read(dir, v, o, &sink, err, err_size);
     if (rc) {
         ot_view_free(v);

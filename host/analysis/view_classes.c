@@ -43,6 +43,12 @@ static const struct {
     [OT_VC_HOST_MUTEX_WAIT] = {"#7b1f3f", "waiting for a host lock / critical"},
     /* the program's own words: a cyan no OpenMP class uses */
     [OT_VC_USER] = {"#17becf", "user region / event"},
+    /* MPI (issue 16): indigo and violet, saturated where the muted blues
+     * and purples of OpenMP are not; point-to-point, collectives, the rest
+     * pale (MPI_Init can take most of a short run and must not drown it) */
+    [OT_VC_MPI_P2P] = {"#3f37c9", "MPI point-to-point"},
+    [OT_VC_MPI_COLLECTIVE] = {"#7b2cbf", "MPI collective"},
+    [OT_VC_MPI_OTHER] = {"#c8bfff", "MPI (init, finalize, communicators)"},
     [OT_VC_MEASUREMENT] = {"#3b3b3b", "offtrace: records lost, measurement off"},
     [OT_VC_OTHER] = {"#bab0ac", "other"},
 };
@@ -51,8 +57,12 @@ const char *ot_view_cat_colour(ot_view_cat c) { return classes[c < OT_VC_COUNT ?
 const char *ot_view_cat_name(ot_view_cat c) { return classes[c < OT_VC_COUNT ? c : OT_VC_OTHER].name; }
 
 /* Arrows are a shade darker than their transfer bars so that they stay
- * visible where they cross those bars. */
-const char *ot_view_arrow_colour(int to_device) { return to_device ? "#b8282b" : "#c4650a"; }
+ * visible where they cross those bars; MPI messages near black, as Vampir
+ * draws them, over the MPI calls' indigo. */
+const char *ot_view_arrow_colour(ot_view_arrow_kind kind)
+{
+    return kind == OT_VIEW_MESSAGE ? "#1a1a1a" : kind == OT_VIEW_H2D ? "#b8282b" : "#c4650a";
+}
 
 /* The view column of the catalogue, by class. */
 static const uint8_t view_columns[OFFTRACE_CLASS_COUNT] = {

@@ -1,6 +1,6 @@
 /**
  * \file view_json.c
- * \brief The zoomable page's data as JSON (format 1: docs/architecture.md,
+ * \brief The zoomable page's data as JSON (format 2: docs/architecture.md,
  *        "The zoomable timeline"), all but the tiles (view_tiles.c): what
  *        the archive is, its rows, legend classes, regions and memory
  *        counters. Times are integer nanoseconds from the trace start.
@@ -155,13 +155,15 @@ static void counters(const ot_view_trace *t, FILE *f)
 void ot_view_json_head(const ot_view_trace *t, int serve, int complete, FILE *f)
 {
     const ot_view *v = t->frame;
-    fputs("{\"format\":\"offtrace-view\",\"version\":1,\"title\":", f);
+    fputs("{\"format\":\"offtrace-view\",\"version\":2,\"title\":", f);
     ot_view_json_string(f, v->title);
     fprintf(f, ",\"duration\":%" PRIu64 ",\"events\":%" PRIu64 ",\"regions_total\":%" PRIu64
                ",\"tile_px\":%u,\"max_level\":%u,\"depth\":%d,\"serve\":%s,\"complete\":%s,\"archive\":",
             v->trace_dur, v->events, t->regions, OT_VIEW_TILE_PX, t->max_level, v->depth, serve ? "true" : "false",
             complete ? "true" : "false");
     ot_view_json_string(f, t->archive);
+    if (v->messages || v->messages_undrawn) /* an MPI job (issue 16): its messages, drawn and left out */
+        fprintf(f, ",\"messages\":%" PRIu64 ",\"messages_left_out\":%" PRIu64, v->messages, v->messages_undrawn);
     if (t->has_from || t->has_to) {
         uint64_t to = t->has_to && t->to_ns < v->trace_dur ? t->to_ns : v->trace_dur;
         fprintf(f, ",\"open\":[%" PRIu64 ",%" PRIu64 "]", t->has_from ? t->from_ns : 0, to);

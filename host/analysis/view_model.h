@@ -50,6 +50,9 @@ typedef enum ot_view_cat {
     OT_VC_HOST_MUTEX,      /* a lock, critical section, ordered held (acquire .. release) */
     OT_VC_HOST_MUTEX_WAIT, /* the waiting part of one */
     OT_VC_USER,            /* the program's own user regions and events (user API, issue 14) */
+    OT_VC_MPI_P2P,         /* MPI point-to-point calls: sends, receives, waits and tests (issue 16) */
+    OT_VC_MPI_COLLECTIVE,  /* MPI collectives */
+    OT_VC_MPI_OTHER,       /* other MPI calls: MPI_Init, MPI_Finalize, communicators */
     OT_VC_MEASUREMENT,     /* offtrace's own marks (records lost, measurement off windows) */
     OT_VC_OTHER,
     OT_VC_COUNT
@@ -99,23 +102,34 @@ typedef struct ot_view_row {
     unsigned y, height;     /**< set by ot_view_layout */
 } ot_view_row;
 
-/** Arrows of one flow are at least this far apart (px): transfers that start
- *  closer together share one arrow, which says how many it stands for. Any
- *  denser and arrows across the device rows would hide them. */
+/** Arrows of one flow are at least this far apart (px): transfers (or MPI
+ *  messages) that start closer together share one arrow, which says how many
+ *  it stands for. Any denser and arrows across the rows would hide them. */
 #define OT_VIEW_ARROW_PX 6u
 
-/** Transfers that start in one arrow column of one host row, to one device, one way. */
+/** What an arrow stands for; its value is the third field of a tile's arrow (docs/architecture.md). */
+typedef enum ot_view_arrow_kind {
+    OT_VIEW_D2H = 0,        /**< gets: from the device's RDMA row (row b) to the host thread (row a) */
+    OT_VIEW_H2D = 1,        /**< puts: from the host thread (row a) to the device's RDMA row (row b) */
+    OT_VIEW_MESSAGE = 2,    /**< MPI messages: from the sender's row (a) at the send to the receiver's (b) at the
+                                 receive (issue 16) */
+} ot_view_arrow_kind;
+
+/** Transfers that start in one arrow column of one host row, to one device, one way; or MPI messages sent in
+ *  one arrow column from one row to another. */
 typedef struct ot_view_arrow {
     uint32_t count;
     uint64_t bytes;
-    uint64_t t0, t1;        /**< the first one's start and completion: where the arrow is drawn */
+    uint64_t t0, t1;        /**< the first one's start and completion (a message: its send and its receive): where
+                                 the arrow is drawn */
     uint64_t last;          /**< the last completion */
-    uint64_t busy;          /**< summed durations */
+    uint64_t busy;          /**< summed durations (send to receive) */
 } ot_view_arrow;
 
+/** The arrows between two rows, of one kind. */
 typedef struct ot_view_flow {
-    size_t host_row, rdma_row;
-    int to_device;
+    size_t row_a, row_b;    /**< transfers: the host thread's row and the RDMA row; messages: sender's, receiver's */
+    ot_view_arrow_kind kind;
     ot_view_arrow *cells;   /**< ot_view_arrow_columns of them */
 } ot_view_flow;
 
@@ -140,6 +154,9 @@ struct ot_view {
     size_t nflows;
     uint64_t events;                   /**< events read */
     uint64_t regions_drawn, regions_merged, transfers, transfers_undrawn;
+    /** MPI messages (issue 16) drawn as arrows, and those left out: their send or their receive is not in
+     *  the archive, or its row is not drawn */
+    uint64_t messages, messages_undrawn;
     unsigned cats_used;                /**< bit per ot_view_cat drawn */
     /** Nonzero: a tile of the zoomable page's pyramid (view_tiles.c), one of
      *  several windows side by side. A region is a bar or merged by its whole
@@ -157,8 +174,8 @@ ot_view_cat ot_view_category(const ot_tr_region *r);
 /** \brief Fill colour ("#rrggbb") and legend text of a class. */
 const char *ot_view_cat_colour(ot_view_cat c);
 const char *ot_view_cat_name(ot_view_cat c);
-/** \brief Arrow colour by direction. */
-const char *ot_view_arrow_colour(int to_device);
+/** \brief Arrow colour by kind. */
+const char *ot_view_arrow_colour(ot_view_arrow_kind kind);
 
 /* ---- view_rows.c ---- */
 
@@ -202,9 +219,11 @@ typedef struct ot_view_piece {
 int ot_view_put_region(ot_view *v, ot_view_row *row, int level, uint64_t a, uint64_t b, const ot_view_piece *p);
 /** \brief Set the whole duration on the bars of instance \p serial at level \p level from index \p first on. */
 void ot_view_finish_pieces(ot_view_row *row, int level, size_t first, uint64_t serial, uint64_t dur);
-/** \brief A transfer from host row to device (RDMA row), started at t0, completed at t1. \return 0 or -ENOMEM. */
-int ot_view_put_transfer(ot_view *v, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                         uint64_t bytes);
+/** \brief An arrow of \p kind between rows \p row_a and \p row_b (ot_view_flow) that starts at t0 and ends at t1:
+ *         a transfer issued at t0 and completed at t1, or a message sent at t0 and received at t1 (which may lie
+ *         a little before t0: clocks across machines are aligned only so far, docs/mpi.md). \return 0 or -ENOMEM. */
+int ot_view_put_arrow(ot_view *v, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                      uint64_t bytes);
 /** Columns of merged small regions that make one mark: neighbours with the
  *  same leading class and the same coverage step (ot_view_next_mark). */
 typedef struct ot_view_mark {
@@ -227,7 +246,7 @@ double ot_view_x(const ot_view *v, uint64_t t);
 /* ---- view_build.c ---- */
 
 /** Where view_build.c's reader hands what it pairs: region pieces by row and
- *  level (ot_view_put_region's arguments), transfers, memory samples. */
+ *  level (ot_view_put_region's arguments), transfers and MPI messages, memory samples. */
 typedef struct ot_view_sink {
     void *user;
     int (*piece)(void *user, size_t row, int level, uint64_t a, uint64_t b, const ot_view_piece *p);
@@ -235,8 +254,9 @@ typedef struct ot_view_sink {
     size_t (*pieces)(void *user, size_t row, int level);
     /** The instance \p serial ended: its whole duration on its pieces from index \p first on. */
     void (*finish)(void *user, size_t row, int level, size_t first, uint64_t serial, uint64_t dur);
-    int (*transfer)(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                    uint64_t bytes);
+    /** A transfer or an MPI message (ot_view_put_arrow's arguments). */
+    int (*arrow)(void *user, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                 uint64_t bytes);
     /** Device memory in use on a row (NULL: not read). */
     int (*memory)(void *user, size_t row, uint64_t t, uint64_t bytes_in_use);
 } ot_view_sink;
@@ -274,7 +294,7 @@ unsigned ot_view_legend_height(const ot_view *v);
 void ot_view_svg_legend(const ot_view *v, FILE *f, unsigned y);
 /** \brief The plot's contents: merged marks, bars, then the arrows. */
 void ot_view_svg_plot(const ot_view *v, FILE *f);
-/** \brief The transfer arrows. */
+/** \brief The arrows: transfers and MPI messages. */
 void ot_view_svg_arrows(const ot_view *v, FILE *f);
 /** \brief An arrow from (x0,y0) to (x1,y1) as one path: the shaft and a filled head at (x1,y1). */
 void ot_view_arrow_path(FILE *f, double x0, double y0, double x1, double y1);

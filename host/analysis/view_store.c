@@ -2,7 +2,7 @@
  * \file view_store.c
  * \brief One read of the archive into memory for the zoomable page: the
  *        sink of view_build.c that keeps every piece by row and level,
- *        every transfer by flow and every device-memory sample by counter,
+ *        every transfer and MPI message by flow and every device-memory sample by counter,
  *        so that any window (tile) can be bucketed later without reading
  *        the archive again.
  */
@@ -86,23 +86,24 @@ static void finish_pieces(void *user, size_t row, int level, size_t first, uint6
             l->whole[i].dur = dur;
 }
 
-static int keep_transfer(void *user, size_t host_row, size_t rdma_row, int to_device, uint64_t t0, uint64_t t1,
-                         uint64_t bytes)
+static int keep_arrow(void *user, size_t row_a, size_t row_b, ot_view_arrow_kind kind, uint64_t t0, uint64_t t1,
+                      uint64_t bytes)
 {
     ot_view_trace *t = user;
     ot_view_xfers *f = NULL;
     for (size_t i = 0; i < t->nflows && !f; i++)
-        if (t->flows[i].host_row == host_row && t->flows[i].rdma_row == rdma_row &&
-            t->flows[i].to_device == to_device)
+        if (t->flows[i].row_a == row_a && t->flows[i].row_b == row_b && t->flows[i].kind == kind)
             f = &t->flows[i];
-    if (!f) { /* a few flows: host threads x devices x two ways */
+    if (!f) { /* a few flows: host threads x devices x two ways, and the pairs of ranks' threads that talk */
         ot_view_xfers *flows = realloc(t->flows, (t->nflows + 1) * sizeof *flows);
         if (!flows)
             return -ENOMEM;
         t->flows = flows;
         f = &t->flows[t->nflows++];
-        *f = (ot_view_xfers){.host_row = host_row, .rdma_row = rdma_row, .to_device = to_device};
+        *f = (ot_view_xfers){.row_a = row_a, .row_b = row_b, .kind = kind};
     }
+    if (kind == OT_VIEW_MESSAGE)
+        t->frame->messages++;
     if (reserve((void **)&f->at, f->n, &f->cap, sizeof *f->at))
         return -ENOMEM;
     f->at[f->n++] = (ot_view_xfer){.t0 = t0, .t1 = t1, .bytes = bytes};
@@ -185,7 +186,8 @@ static int by_row(const void *pa, const void *pb)
 
 /* Pieces come as they end, which on one level is also the order they start
  * in (they are disjoint); sort only where a damaged clock made it not so.
- * Transfers come as they complete: sort them by issue. */
+ * Transfers come as they complete, messages once both sides are read: sort
+ * them by issue (send). */
 static int put_in_order(ot_view_trace *t)
 {
     for (size_t r = 0; r < t->frame->nrows; r++)
@@ -262,7 +264,7 @@ int ot_view_trace_load(const char *dir, const ot_view_options *o, ot_view_trace 
     ot_view_options whole = *o;
     whole.has_from = whole.has_to = 0;
     ot_view_sink sink = {.user = t, .piece = keep_piece_first, .pieces = count_pieces_first,
-                         .finish = finish_pieces, .transfer = keep_transfer, .memory = keep_sample};
+                         .finish = finish_pieces, .arrow = keep_arrow, .memory = keep_sample};
     int rc = ot_view_read(dir, t->frame, &whole, &sink, err, err_size);
     if (!rc && make_items(t))
         rc = -ENOMEM;

@@ -47,10 +47,11 @@ typedef struct ot_view_xfer {
     uint64_t t0, t1, bytes;
 } ot_view_xfer;
 
-/** The transfers of one flow (host row, device, direction), sorted by issue time. */
+/** The transfers of one flow (host row, device, direction), or the MPI messages from one row to another
+ *  (ot_view_flow), sorted by issue (send) time. */
 typedef struct ot_view_xfers {
-    size_t host_row, rdma_row;
-    int to_device;
+    size_t row_a, row_b;
+    ot_view_arrow_kind kind;
     ot_view_xfer *at;
     size_t n, cap;
 } ot_view_xfers;

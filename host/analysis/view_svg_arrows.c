@@ -1,14 +1,16 @@
 /**
  * \file view_svg_arrows.c
- * \brief Transfer arrows: from the host thread row to the device's RDMA row
+ * \brief Arrows: transfers from the host thread row to the device's RDMA row
  *        for host->device, the other way for device->host, each forward in
- *        time (start to completion) with its head where the data arrives.
- *        One path per arrow, head included, because ImageMagick's SVG
- *        renderer draws no markers; clipped to the plot here because it
- *        draws no clip paths either.
+ *        time (start to completion) with its head where the data arrives;
+ *        MPI messages from the sender's row at the send to the receiver's
+ *        row at the receive (issue 16). One path per arrow, head included,
+ *        because ImageMagick's SVG renderer draws no markers; clipped to the
+ *        plot here because it draws no clip paths either.
  *
- * data-k="x", data-dir="h2d" / "d2h", data-count: how many transfers the
- * arrow stands for.
+ * data-k="x" (a transfer arrow) with data-dir="h2d" / "d2h", or data-k="m"
+ * (a message arrow); data-count: how many transfers or messages the arrow
+ * stands for.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -42,16 +44,41 @@ static void clip(const ot_view *v, double *x0, double *y0, double *x1, double *y
     }
 }
 
-static void tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a, FILE *f)
+/* "MPI message rank 0 → rank 1: 128 bytes, sent at 1.20 ms, received 3.1 µs later" */
+static void message_tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a, FILE *f)
 {
     char bytes[32], busy[32], at[32], last[32];
     ot_view_format_bytes(a->bytes, bytes, sizeof bytes);
     ot_view_format_duration(a->busy, busy, sizeof busy);
     ot_view_format_duration(a->t0 - v->trace_start, at, sizeof at);
+    ot_view_format_duration(a->last > v->trace_start ? a->last - v->trace_start : 0, last, sizeof last);
+    fputs(" data-tip=\"", f);
+    if (a->count > 1)
+        fprintf(f, "%" PRIu32 " ", a->count);
+    fprintf(f, "MPI message%s rank %" PRIu32 " \xe2\x86\x92 rank %" PRIu32 "&#10;", a->count > 1 ? "s" : "",
+            v->rows[fl->row_a].rank, v->rows[fl->row_b].rank);
+    if (a->count > 1)
+        fprintf(f, "%s, sent from %s, the last received at %s, %s in flight in all\"", bytes, at, last, busy);
+    else if (a->t1 >= a->t0)
+        fprintf(f, "%s, sent at %s, received %s later\"", bytes, at, busy);
+    else /* the clock correction across ranks is this precise only (docs/mpi.md) */
+        fprintf(f, "%s, sent at %s, received at %s: before it was sent, by the ranks' clocks\"", bytes, at, last);
+}
+
+static void tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a, FILE *f)
+{
+    if (fl->kind == OT_VIEW_MESSAGE) {
+        message_tip(v, fl, a, f);
+        return;
+    }
+    char bytes[32], busy[32], at[32], last[32];
+    ot_view_format_bytes(a->bytes, bytes, sizeof bytes);
+    ot_view_format_duration(a->busy, busy, sizeof busy);
+    ot_view_format_duration(a->t0 - v->trace_start, at, sizeof at);
     ot_view_format_duration(a->last - v->trace_start, last, sizeof last);
-    const char *way = fl->to_device ? "host\xe2\x86\x92" "device" : "device\xe2\x86\x92host";
+    const char *way = fl->kind == OT_VIEW_H2D ? "host\xe2\x86\x92" "device" : "device\xe2\x86\x92host";
     char device[48];
-    ot_view_device_name(&v->rows[fl->rdma_row], device, sizeof device);
+    ot_view_device_name(&v->rows[fl->row_b], device, sizeof device);
     if (a->count == 1)
         fprintf(f, " data-tip=\"transfer %s (%s)&#10;%s in %s, at %s\"", way, device, bytes, busy, at);
     else
@@ -61,17 +88,24 @@ static void tip(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a
 
 static void arrow(const ot_view *v, const ot_view_flow *fl, const ot_view_arrow *a, FILE *f)
 {
-    const ot_view_row *host = &v->rows[fl->host_row], *rdma = &v->rows[fl->rdma_row];
-    double hy = host->y + host->height, ry = rdma->y + rdma->height / 2.0;
-    double x0 = ot_view_x(v, a->t0), x1 = ot_view_x(v, a->t1);
-    double y0 = fl->to_device ? hy : ry, y1 = fl->to_device ? ry : hy;
+    const ot_view_row *ra = &v->rows[fl->row_a], *rb = &v->rows[fl->row_b];
+    /* a transfer leaves the host row at its bottom for the RDMA row's middle; a message goes from middle to
+     * middle (both are host threads) */
+    double ay = fl->kind == OT_VIEW_MESSAGE ? ra->y + ra->height / 2.0 : ra->y + ra->height;
+    double by = rb->y + rb->height / 2.0;
+    /* drawn forward in time: a message received "before" its send (clocks, docs/mpi.md) ends straight below */
+    double x0 = ot_view_x(v, a->t0), x1 = ot_view_x(v, a->t1 > a->t0 ? a->t1 : a->t0);
+    double y0 = fl->kind == OT_VIEW_D2H ? by : ay, y1 = fl->kind == OT_VIEW_D2H ? ay : by;
     clip(v, &x0, &y0, &x1, &y1);
     /* Thicker for several, but not heavier: where arrows are dense they must
      * not hide the device rows they cross. */
     double width = a->count == 1 ? 1.0 : a->count < 16 ? 1.5 : 2.0;
-    const char *colour = ot_view_arrow_colour(fl->to_device);
-    fprintf(f, "<path data-k=\"x\" data-dir=\"%s\" data-count=\"%" PRIu32 "\"", fl->to_device ? "h2d" : "d2h",
-            a->count);
+    const char *colour = ot_view_arrow_colour(fl->kind);
+    if (fl->kind == OT_VIEW_MESSAGE)
+        fprintf(f, "<path data-k=\"m\" data-count=\"%" PRIu32 "\"", a->count);
+    else
+        fprintf(f, "<path data-k=\"x\" data-dir=\"%s\" data-count=\"%" PRIu32 "\"",
+                fl->kind == OT_VIEW_H2D ? "h2d" : "d2h", a->count);
     ot_view_arrow_path(f, OT_VIEW_LABEL_W + x0, y0, OT_VIEW_LABEL_W + x1, y1);
     fprintf(f, " stroke=\"%s\" fill=\"%s\" stroke-width=\"%.1f\" stroke-opacity=\"%s\" fill-opacity=\"0.9\"", colour,
             colour, width, a->count == 1 ? "0.6" : "0.5");

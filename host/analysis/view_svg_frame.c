@@ -23,8 +23,11 @@ static void heading(const ot_view *v, FILE *f)
     ot_view_xml_text(f, v->title);
     fprintf(f, "</text>\n<text x=\"%u\" y=\"17\" text-anchor=\"end\" fill=\"#444444\">", v->width - 8);
     fprintf(f, "%s traced, %" PRIu64 " events; showing %s; %" PRIu64 " regions drawn, %" PRIu64
-               " merged into pixel marks, %" PRIu64 " transfers</text>\n",
+               " merged into pixel marks, %" PRIu64 " transfers",
             dur, v->events, window, v->regions_drawn, v->regions_merged, v->transfers);
+    if (v->messages) /* an MPI job (issue 16) */
+        fprintf(f, ", %" PRIu64 " MPI messages", v->messages);
+    fputs("</text>\n", f);
 }
 
 static void axis(const ot_view *v, FILE *f)

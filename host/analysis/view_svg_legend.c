@@ -1,8 +1,9 @@
 /**
  * \file view_svg_legend.c
  * \brief The legend under the rows: a swatch per region class that the
- *        picture uses, the hatched mark of merged small regions, and the two
- *        arrow kinds; laid out in columns that wrap.
+ *        picture uses, the hatched mark of merged small regions, and the
+ *        arrow kinds it draws (transfers both ways, MPI messages); laid out in
+ *        columns that wrap.
  */
 #include <stdio.h>
 
@@ -14,7 +15,10 @@
 #define LINE_H 18u
 #define TOP_H 20u
 
-typedef enum entry_kind { CLASS, MERGED, ARROW_H2D, ARROW_D2H } entry_kind;
+typedef enum entry_kind { CLASS, MERGED, ARROW_H2D, ARROW_D2H, ARROW_MESSAGE } entry_kind;
+
+/* Legend entries at most: the classes, the merged mark, three arrows. */
+#define MAX_ENTRIES (OT_VC_COUNT + 4)
 
 typedef struct entry {
     entry_kind kind;
@@ -34,6 +38,8 @@ static size_t entries(const ot_view *v, entry *out)
         out[n++] = (entry){ARROW_H2D, OT_VC_H2D, "put host\xe2\x86\x92" "device (thicker: several close together)"};
         out[n++] = (entry){ARROW_D2H, OT_VC_D2H, "get device\xe2\x86\x92host (thicker: several close together)"};
     }
+    if (v->messages)
+        out[n++] = (entry){ARROW_MESSAGE, OT_VC_MPI_P2P, "MPI message, send \xe2\x86\x92 receive (thicker: several)"};
     return n;
 }
 
@@ -64,8 +70,8 @@ static unsigned flow(const ot_view *v, const entry *e, size_t n, unsigned *x, un
 
 unsigned ot_view_legend_height(const ot_view *v)
 {
-    entry e[OT_VC_COUNT + 3];
-    unsigned x[OT_VC_COUNT + 3], line[OT_VC_COUNT + 3];
+    entry e[MAX_ENTRIES];
+    unsigned x[MAX_ENTRIES], line[MAX_ENTRIES];
     size_t n = entries(v, e);
     return TOP_H + flow(v, e, n, x, line) * LINE_H + 8;
 }
@@ -81,7 +87,9 @@ static void swatch(const entry *e, unsigned x, unsigned y, FILE *f)
         fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"7\" fill=\"%s\" fill-opacity=\"0.6\"/>\n",
                 x + SWATCH_W / 2, y + 2, SWATCH_W / 2, ot_view_cat_colour(e->cat));
     } else {
-        const char *colour = ot_view_arrow_colour(e->kind == ARROW_H2D);
+        const char *colour = ot_view_arrow_colour(e->kind == ARROW_MESSAGE ? OT_VIEW_MESSAGE
+                                                  : e->kind == ARROW_H2D   ? OT_VIEW_H2D
+                                                                           : OT_VIEW_D2H);
         fprintf(f, "<path stroke=\"%s\" fill=\"%s\" stroke-width=\"1.5\"", colour, colour);
         ot_view_arrow_path(f, x, y + 6, x + SWATCH_W, y + 6);
         fputs("/>\n", f);
@@ -91,8 +99,8 @@ static void swatch(const entry *e, unsigned x, unsigned y, FILE *f)
 
 void ot_view_svg_legend(const ot_view *v, FILE *f, unsigned y)
 {
-    entry e[OT_VC_COUNT + 3];
-    unsigned x[OT_VC_COUNT + 3], line[OT_VC_COUNT + 3];
+    entry e[MAX_ENTRIES];
+    unsigned x[MAX_ENTRIES], line[MAX_ENTRIES];
     size_t n = entries(v, e);
     flow(v, e, n, x, line);
     fprintf(f, "<g id=\"ot-legend\">\n<text x=\"8\" y=\"%u\" font-weight=\"bold\">legend</text>\n", y + 12);

@@ -6,7 +6,7 @@
  *        (view_store.c), written as JSON (docs/architecture.md, "The zoomable timeline").
  *
  * A tile is exact when nothing in it was merged: no marks, every arrow one
- * transfer, at most two memory samples per column. Its children would hold
+ * transfer or message, at most two memory samples per column. Its children would hold
  * the same bars, so they do not exist and the page zooms inside it. Tiles
  * of the deepest level (columns of a nanosecond) have no children either.
  *
@@ -52,7 +52,7 @@ static int tile_view(const ot_view_trace *t, unsigned k, uint64_t i, ot_view *v)
     if (v->w1 <= v->w0)
         v->w1 = v->w0 + 1;
     v->px_per_ns = (double)v->plot_w / (double)(v->w1 - v->w0);
-    v->regions_drawn = v->regions_merged = v->transfers = 0;
+    v->regions_drawn = v->regions_merged = v->transfers = v->messages = 0;
     return 0;
 }
 
@@ -121,8 +121,7 @@ static int fill(const ot_view_trace *t, ot_view *v)
     for (size_t f = 0; f < t->nflows; f++) {
         const ot_view_xfers *x = &t->flows[f];
         for (size_t i = first_issued(x, v->w0); i < x->n && x->at[i].t0 <= v->w1; i++)
-            if (ot_view_put_transfer(v, x->host_row, x->rdma_row, x->to_device, x->at[i].t0, x->at[i].t1,
-                                     x->at[i].bytes))
+            if (ot_view_put_arrow(v, x->row_a, x->row_b, x->kind, x->at[i].t0, x->at[i].t1, x->at[i].bytes))
                 return -ENOMEM;
     }
     return 0;
@@ -209,7 +208,7 @@ static void write_arrows(const ot_view *v, FILE *f, ot_view_tile_facts *facts)
             if (!a->count)
                 continue;
             fprintf(f, "%s[%zu,%zu,%d,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", sep,
-                    fl->host_row, fl->rdma_row, fl->to_device ? 1 : 0, a->count, a->bytes, rel(v, a->t0),
+                    fl->row_a, fl->row_b, (int)fl->kind, a->count, a->bytes, rel(v, a->t0),
                     rel(v, a->t1), rel(v, a->last), a->busy);
             sep = ",";
             facts->content = 1;

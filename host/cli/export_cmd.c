@@ -67,9 +67,17 @@ static int export_to(const export_args *a, FILE *out)
         fprintf(stderr, "%s\n", err);
         return exit_code(rc);
     }
-    fprintf(stderr, "offtrace export: %llu slices, %llu transfer arrows, %llu counter samples (device memory, "
+    /* an MPI job (issue 16): its messages, and those without an arrow (a side not in the archive) */
+    char messages[160] = "", left_out[96] = "";
+    if (st.messages_left_out)
+        snprintf(left_out, sizeof left_out, " (%llu left out: their send or receive is not in the archive)",
+                 (unsigned long long)st.messages_left_out);
+    if (st.message_flows || st.messages_left_out)
+        snprintf(messages, sizeof messages, "%llu MPI message arrows%s, ", (unsigned long long)st.message_flows,
+                 left_out);
+    fprintf(stderr, "offtrace export: %llu slices, %llu transfer arrows, %s%llu counter samples (device memory, "
                     "user values) from %llu events -> %s\n",
-            (unsigned long long)st.slices, (unsigned long long)st.flows, (unsigned long long)st.counters,
+            (unsigned long long)st.slices, (unsigned long long)st.flows, messages, (unsigned long long)st.counters,
             (unsigned long long)st.events, strcmp(a->output, "-") ? a->output : "stdout");
     return 0;
 }

@@ -470,11 +470,11 @@ static inline offtrace_device_field offtrace_source_device_field(offtrace_source
      * the message, request and collective records are OTF2's MPI events (the forms MPI_*, host/convert/mpi_pass.c) \
      * inside the call's region. Communicators and clocks are definitions and properties, no class. */               \
     X(MPI_P2P, MPI_CALL, "MPI point-to-point", ENTER_LEAVE, POINT2POINT, MPI, HOST_THREAD,                          \
-      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+      OTHER_REGION, NONE, OTHER, 0, MPI_P2P, "mpi.p2p", NONE)                                                        \
     X(MPI_COLLECTIVE, MPI_CALL, "MPI collective", ENTER_LEAVE, COLL_ALL2ALL, MPI, HOST_THREAD,                      \
-      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+      OTHER_REGION, NONE, OTHER, 0, MPI_COLLECTIVE, "mpi.collective", NONE)                                          \
     X(MPI_OTHER, MPI_CALL, "MPI", ENTER_LEAVE, FUNCTION, MPI, HOST_THREAD,                                          \
-      OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
+      OTHER_REGION, NONE, OTHER, 0, MPI_OTHER, "mpi.other", NONE)                                                    \
     X(MPI_SEND, MPI_SEND, "", MPI_SEND, UNKNOWN, MPI, HOST_THREAD,                                                  \
       OTHER_REGION, NONE, OTHER, 0, OTHER, "mpi", NONE)                                                              \
     X(MPI_RECV, MPI_RECV, "", MPI_RECV, UNKNOWN, MPI, HOST_THREAD,                                                  \

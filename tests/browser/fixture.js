@@ -1,7 +1,7 @@
 'use strict';
 /*
  * A synthetic run in the view page's data format (docs/view.md, format
- * version 1), for the parts of the page a real archive cannot reach on
+ * version 2), for the parts of the page a real archive cannot reach on
  * demand (a file whose size budget cut detail, a large archive for frame
  * times) and to build a page from page.js/page.css the way `offtrace view`
  * embeds them. The tiles are bucketed as the contract says the C side does:
@@ -198,7 +198,7 @@ function makeData(run, opts) {
         frontier = next;
     }
     return {
-        format: 'offtrace-view', version: 1, title: opts.title || 'fixture', duration: run.duration,
+        format: 'offtrace-view', version: 2, title: opts.title || 'fixture', duration: run.duration,
         events: run.events, tile_px: TILE_PX, depth: 4, serve: !!opts.serve, complete: opts.serve ? true : complete,
         archive: '/tmp/' + (opts.title || 'fixture'), rows: run.rows, classes: CLASSES,
         regions: run.regions, counters: [{name: 'device 0 memory in use', device: 0, row: run.rdma, max: 8192}], tiles,

@@ -8,7 +8,10 @@
  * statistics (the transfers counted against otf2-print's), hide a row and
  * show all, toggle the arrows, resize; with --serve, the same page over HTTP
  * fetching tiles deeper than the file holds. Plus a synthetic run whose file
- * budget cut detail (fixture.js): the page must say so and name --serve.
+ * budget cut detail (fixture.js): the page must say so and name --serve; and
+ * a synthetic MPI job of two ranks (issue 16; a real job needs mpirun, which
+ * tests/test_view_mpi.c runs): its message arrow drawn, named in the legend,
+ * its panel and the panels of the calls that sent and received it.
  * No console message of level error and no page error anywhere.
  *
  *   node view_page.test.js BIN_DIR SCRATCH_DIR
@@ -437,6 +440,60 @@ async function budgetCut(browser, scratch) {
     await page.close();
 }
 
+/* ---- an MPI job: message arrows (issue 16) ---- */
+
+async function mpiJob(browser, scratch) {
+    const D = 10000, P2P = 0;
+    const rows = [0, 1].map((rank) => ({label: 'Master thread', group: 'MPI Rank ' + rank, kind: 'host thread',
+        device: -1, levels: 1, rank, number: -1}));
+    /* rank 0's MPI_Send (1000-3000 ns) sends 128 bytes at 2000 ns; rank 1's MPI_Recv (1500-4000 ns) has it at
+     * 3500 ns: [row a, row b, kind 2, count, bytes, sent, received, last, in flight] */
+    const data = {format: 'offtrace-view', version: 2, title: 'mpi-job', duration: D, events: 8, regions_total: 2,
+        tile_px: fixture.TILE_PX, max_level: 0, depth: 4, serve: false, complete: true, archive: '/tmp/mpi-job',
+        messages: 1, messages_left_out: 0, rows,
+        classes: [{name: 'MPI point-to-point', colour: '#3f37c9'}, {name: 'other', colour: '#bab0ac'}],
+        regions: [{name: 'MPI_Send', site: '', cat: P2P}, {name: 'MPI_Recv', site: '', cat: P2P}],
+        devices: [], counters: [],
+        tiles: {'0/0': {k: 0, i: 0, t0: 0, t1: D, exact: true,
+            bars: [[0, 0, 1000, 3000, 1000, 2000, 0, 0, 1, -1], [1, 0, 1500, 4000, 1500, 2500, 1, 0, 2, -1]],
+            marks: [], arrows: [[0, 1, 2, 1, 128, 2000, 3500, 3500, 1500]], memory: []}}};
+    const file = path.join(scratch, 'mpi-job.html');
+    fs.writeFileSync(file, fixture.page(data));
+    const errors = [];
+    const page = await openPage(browser, 'file://' + file, errors);
+    await settle(page);
+    ok(count(await status(page), 'arrow') === 1, 'a job\'s message is drawn as an arrow', await status(page));
+    ok(/MPI message/.test(await page.textContent('#ot-legend')), 'the legend names the message arrow');
+    const box = await plotBox(page);
+    const ys = await page.$$eval('.ot-row', (r) => r.map((e) => { const b = e.getBoundingClientRect(); return b.top + b.height / 2; }));
+    const xAt = (t) => box.x + t / D * box.w;
+    const panelFacts = () => page.$eval('#ot-panel', (p) => {
+        const facts = {title: (p.querySelector('h2') || {}).textContent};
+        p.querySelectorAll('dt').forEach((dt) => { facts[dt.textContent] = dt.nextElementSibling.textContent; });
+        return facts;
+    });
+    /* the arrow, half way from the send to the receive */
+    await page.mouse.click(xAt(2750), (ys[0] + ys[1]) / 2);
+    await settle(page);
+    let panel = await panelFacts();
+    ok(panel.title === '1 MPI message rank 0 \u2192 rank 1' && /128 bytes/.test(panel.bytes || '') &&
+        /\(2000 ns\)/.test(panel.sent || '') && /\(3500 ns\)/.test(panel.received || ''),
+        'a message arrow\'s panel gives its ranks, send, receive and bytes', JSON.stringify(panel));
+    /* the calls: what each sent and received */
+    await page.mouse.click(xAt(1200), ys[0]);
+    await settle(page);
+    panel = await panelFacts();
+    ok(panel.title === 'MPI_Send' && /^1 message, 128 bytes, to rank 1$/.test(panel['messages sent'] || ''),
+        'the sending call\'s panel gives the message it sent', JSON.stringify(panel));
+    await page.mouse.click(xAt(3800), ys[1]);
+    await settle(page);
+    panel = await panelFacts();
+    ok(panel.title === 'MPI_Recv' && /^1 message, 128 bytes, from rank 0$/.test(panel['messages received'] || ''),
+        'the receiving call\'s panel gives the message it received', JSON.stringify(panel));
+    ok(errors.length === 0, 'no console error or page error on the job\'s page', errors.join('; '));
+    await page.close();
+}
+
 (async () => {
     const started = Date.now();
     const scratch = path.join(scratchRoot, 'browser-' + process.pid);
@@ -452,6 +509,7 @@ async function budgetCut(browser, scratch) {
         if (/--serve/.test(help)) await serveMode(browser, dir, kernel, name);
         else ok(false, 'offtrace view --serve exists');
         await budgetCut(browser, scratch);
+        await mpiJob(browser, scratch);
     } catch (e) {
         ok(false, 'the browser test ran through', e.stack || e);
     } finally {

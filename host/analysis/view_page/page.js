@@ -2,7 +2,7 @@
  * The timeline page of `offtrace view` (docs/view.md, "The HTML page").
  *
  * It draws the trace from the tiles in <script id="ot-data"> (format
- * "offtrace-view" version 1, host/analysis/view_page and the C writer): at
+ * "offtrace-view" version 2, host/analysis/view_page and the C writer): at
  * every frame it picks the coarsest level whose tile column is at most one
  * screen pixel, draws the tiles that cover the visible range (or their
  * nearest ancestor there is) and, with `--serve`, fetches the missing ones.
@@ -38,7 +38,9 @@
     var MIN_LABEL_PX = 26;         /* narrower bars get no label */
     var MIN_SPAN_NS = 50;          /* deepest zoom: 50 ns across the plot */
     var MARK_ALPHA = [0.45, 0.6, 0.8, 1];
-    var ARROW_COLOUR = ['#c4650a', '#b8282b'];  /* device->host, host->device (view_classes.c) */
+    /* by an arrow's kind (its third field): device->host, host->device, MPI message (view_classes.c) */
+    var ARROW_COLOUR = ['#c4650a', '#b8282b', '#1a1a1a'];
+    var MESSAGE = 2;
     var CAT_TARGET = 0, CAT_KERNEL = 3, CAT_H2D = 4, CAT_D2H = 5;  /* ot_view_cat order */
     var MAX_FETCHES = 8;
 
@@ -128,7 +130,7 @@
     add(tools, 'label', 'ot-tool-label', 'arrows ');
     var arrowMode = add(tools, 'select', '');
     arrowMode.id = 'ot-arrows';
-    arrowMode.title = 'transfer arrows: all, only those of the selected item or range, none';
+    arrowMode.title = 'transfer and MPI message arrows: all, only those of the selected item or range, none';
     ['all', 'selection', 'none'].forEach(function (m) { add(arrowMode, 'option', '', m).value = m; });
     arrowMode.addEventListener('change', function () { later(); });
     var showAll = button('show all rows', 'show the rows hidden with \u00d7', function () { hidden = {}; relayout(); });
@@ -172,11 +174,13 @@
             add(item, 'span', 'ot-swatch').style.background = c.colour;
             item.appendChild(document.createTextNode(c.name));
         });
-        ['device\u2192host transfer', 'host\u2192device transfer'].forEach(function (name, dir) {
-            var item = add(legend, 'span', 'ot-legend-item');
-            add(item, 'span', 'ot-swatch ot-swatch-arrow').style.background = ARROW_COLOUR[dir];
-            item.appendChild(document.createTextNode(name));
-        });
+        ['device\u2192host transfer', 'host\u2192device transfer', 'MPI message, send \u2192 receive']
+            .forEach(function (name, kind) {
+                if (kind === MESSAGE && !data.messages) return;   /* an MPI job's archive (issue 16) */
+                var item = add(legend, 'span', 'ot-legend-item');
+                add(item, 'span', 'ot-swatch ot-swatch-arrow').style.background = ARROW_COLOUR[kind];
+                item.appendChild(document.createTextNode(name));
+            });
         var m = add(legend, 'span', 'ot-legend-item');
         add(m, 'span', 'ot-swatch ot-swatch-mark');
         m.appendChild(document.createTextNode('lower, paler bars: regions narrower than a pixel, merged (paler: ' +
@@ -422,11 +426,13 @@
         if (selected.kind === 'bar') return arrowsOfBar(selected.b, [a]).length > 0;
         return false;
     }
-    /* The arrows a data op issued (host row) or a transfer bar belongs to (RDMA row). */
+    /* The arrows a data op issued (host row) or a transfer bar belongs to (RDMA row); the messages an MPI call
+     * sent (sender's row, at the send) or in which they were received (receiver's row, at the receive). */
     function arrowsOfBar(b, arrows) {
         var s = b[4], e = b[4] + b[5];
         return arrows.filter(function (a) {
-            return (a[0] === b[0] || a[1] === b[0]) && a[5] >= s && a[5] <= e;
+            if (a[2] === MESSAGE && a[1] === b[0] && a[6] >= s && a[6] <= e) return true;
+            return (a[0] === b[0] || (a[1] === b[0] && a[2] !== MESSAGE)) && a[5] >= s && a[5] <= e;
         });
     }
 
@@ -566,17 +572,19 @@
         return lo >= 2 ? name.slice(0, lo) + '\u2026' : '';
     }
 
+    /* From row a[0] to row a[1] (device->host: the other way), forward in time: a message received "before"
+     * its send (the ranks' clocks, docs/mpi.md) ends straight below or above its start. */
     function arrowGeometry(a) {
-        var host = a[0], rdma = a[1], toDev = a[2];
-        var hy = levelY(host, 0) + barH(host) / 2, ry = levelY(rdma, 0) + barH(rdma) / 2;
+        var from = a[0], to = a[1];
+        var fy = levelY(from, 0) + barH(from) / 2, ty = levelY(to, 0) + barH(to) / 2;
         var x0 = xOf(a[5]), x1 = xOf(Math.max(a[6], a[5]));
-        return toDev ? {a: a, x0: x0, y0: hy, x1: x1, y1: ry} : {a: a, x0: x0, y0: ry, x1: x1, y1: hy};
+        return a[2] ? {a: a, x0: x0, y0: fy, x1: x1, y1: ty} : {a: a, x0: x0, y0: ty, x1: x1, y1: fy};
     }
     function drawArrow(it) {
         var a = it.a, w = a[3] >= 16 ? 2 : a[3] >= 2 ? 1.5 : 1;
         var dx = it.x1 - it.x0, dy = it.y1 - it.y0, l = Math.sqrt(dx * dx + dy * dy) || 1, ux = dx / l, uy = dy / l;
         var bx = it.x1 - ux * 6, by = it.y1 - uy * 6;
-        ctx.strokeStyle = ctx.fillStyle = ARROW_COLOUR[a[2] ? 1 : 0];
+        ctx.strokeStyle = ctx.fillStyle = ARROW_COLOUR[a[2]] || ARROW_COLOUR[0];
         ctx.lineWidth = w;
         ctx.beginPath();
         ctx.moveTo(it.x0, it.y0);
@@ -819,15 +827,42 @@
                 put('launched by', nameAt(c[6]) + ' on ' + rowName(c[0]) + ', ' + fmtExact(c[5]));
             });
         }
-        if (arrows.length) {
+        var transfers = arrows.filter(function (a) { return a[2] !== MESSAGE; });
+        if (transfers.length) {
             var n = 0, bytes = 0, merged = false;
-            arrows.forEach(function (a) { n += a[3]; bytes += a[4]; merged = merged || a[3] > 1; });
-            put('transfers', merged ? plural(arrows.length, 'arrow') + ' starting in it stand for ' + plural(n, 'transfer') +
-                ', ' + fmtBytes(bytes) + ', some perhaps issued after it: zoom in to tell them apart' :
-                plural(n, 'transfer') + ' issued in it, ' + fmtBytes(bytes));
+            transfers.forEach(function (a) { n += a[3]; bytes += a[4]; merged = merged || a[3] > 1; });
+            put('transfers', merged ? plural(transfers.length, 'arrow') + ' starting in it stand for ' +
+                plural(n, 'transfer') + ', ' + fmtBytes(bytes) + ', some perhaps issued after it: zoom in to tell ' +
+                'them apart' : plural(n, 'transfer') + ' issued in it, ' + fmtBytes(bytes));
         }
+        var within = function (t) { return t >= b[4] && t <= b[4] + b[5]; };
+        var sent = arrows.filter(function (a) { return a[2] === MESSAGE && a[0] === b[0] && within(a[5]); });
+        var received = arrows.filter(function (a) { return a[2] === MESSAGE && a[1] === b[0] && within(a[6]); });
+        [['messages sent', sent, 1], ['messages received', received, 0]].forEach(function (m) {
+            if (!m[1].length) return;
+            var n = 0, bytes = 0, peers = {};
+            m[1].forEach(function (a) { n += a[3]; bytes += a[4]; peers[rankOf(a[m[2]])] = true; });
+            put(m[0], plural(n, 'message') + ', ' + fmtBytes(bytes) + ', ' + (m[2] ? 'to' : 'from') + ' rank ' +
+                Object.keys(peers).join(', '));
+        });
+    }
+    /* A row's MPI rank (0 outside a job). */
+    function rankOf(row) { var r = data.rows[row]; return r && r.rank !== undefined ? r.rank : 0; }
+    /* MPI messages (issue 16): from the sender's row at the send to the receiver's at the receive. */
+    function showMessage(a) {
+        var put = panelStart(plural(a[3], 'MPI message') + ' rank ' + rankOf(a[0]) + ' \u2192 rank ' + rankOf(a[1]));
+        put('from', rowName(a[0]));
+        put('to', rowName(a[1]));
+        put(a[3] > 1 ? 'first sent' : 'sent', fmtTime(a[5], 1) + ' (' + Math.round(a[5]) + ' ns)');
+        put(a[3] > 1 ? 'first received' : 'received', fmtTime(a[6], 1) + ' (' + Math.round(a[6]) + ' ns)');
+        if (a[3] > 1) put('last received', fmtTime(a[7], 1));
+        put(a[3] > 1 ? 'in flight (summed)' : 'send to receive', a[6] >= a[5] || a[3] > 1 ? fmtExact(a[8]) :
+            'received ' + fmtExact(a[5] - a[6]) + ' before it was sent: the ranks\' clocks differ by more');
+        put('bytes', fmtBytes(a[4]) + ' (' + a[4] + ')');
+        if (a[3] > 1) put('merged', 'messages sent within 6 px of each other share one arrow: zoom in to tell them apart');
     }
     function showArrow(a) {
+        if (a[2] === MESSAGE) { showMessage(a); return; }
         var put = panelStart(plural(a[3], 'transfer') + ' ' + (a[2] ? 'host\u2192device' : 'device\u2192host'));
         put('from', a[2] ? rowName(a[0]) : rowName(a[1]));
         put('to', a[2] ? rowName(a[1]) : rowName(a[0]));
@@ -879,7 +914,8 @@
      * inside the range and split between classes as their top classes say. */
     function showRange(t0, t1) {
         range = [t0, t1];
-        var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, seen = {}, levels = {};
+        var byCat = {}, regions = {}, approx = 0, transfers = 0, bytes = 0, messages = 0, messageBytes = 0, seen = {},
+            levels = {};
         function item(row, level, it) {
             var key = row + '/' + level;
             (levels[key] = levels[key] || []).push(it);
@@ -911,6 +947,11 @@
             });
             (t.arrows || []).forEach(function (a) {
                 if (a[5] < lo || a[5] >= hi || rowY[a[0]] === undefined) return;
+                if (a[2] === MESSAGE) {
+                    messages += a[3];
+                    messageBytes += a[4];
+                    return;
+                }
                 transfers += a[3];
                 bytes += a[4];
             });
@@ -941,6 +982,7 @@
             ' of them in merged marks)' : ''));
         put('transfers', transfers + ', ' + fmtBytes(bytes) + (transfers ? ', ' + fmtRate(bytes, t1 - t0) +
             ' over the range' : ''));
+        if (data.messages) put('MPI messages', messages + ' sent in it, ' + fmtBytes(messageBytes));
         var table = add(panel, 'table', 'ot-stats');
         var hr = add(table, 'tr');
         add(hr, 'th', '', 'class');
@@ -1042,7 +1084,8 @@
         if (h && h.kind === 'bar') text = nameOf(h.b[6]) + '\n' + fmtDur(h.b[5]) + ' from ' + fmtTime(h.b[4], 1) +
             (h.b[7] ? '\n' + fmtBytes(h.b[7]) : '');
         else if (h && h.kind === 'mark') text = plural(h.m[6], 'region') + ' merged, ' + fmtDur(h.m[7]) + ' covered';
-        else if (h && h.kind === 'arrow') text = plural(h.a[3], 'transfer') + ', ' + fmtBytes(h.a[4]);
+        else if (h && h.kind === 'arrow') text = plural(h.a[3], h.a[2] === MESSAGE ? 'MPI message' : 'transfer') + ', ' +
+            fmtBytes(h.a[4]);
         if (!text) { tip.style.display = 'none'; return; }
         tip.textContent = text + '\n(click for details)';
         tip.style.display = 'block';
