@@ -2,8 +2,9 @@
  * \file test_report_mpi_waits.c
  * \brief The report's waiting in MPI (issue 16, docs/mpi.md "Waiting in
  *        MPI"): real jobs of example_mpi_halo (rank 0 computes three times
- *        over, so rank 1 waits for its sends) and example_mpi_reduce (an
- *        Allreduce on each half of four ranks), through `offtrace report
+ *        over, so rank 1 waits for its sends), example_mpi_reduce (an
+ *        Allreduce on each half of four ranks) and mpi_late_receiver (rank
+ *        1 sleeps before each receive of 1 MiB), through `offtrace report
  *        --json` and the text. Facts only, never durations: which rank a
  *        finding names, that its total is the sum of the per-rank numbers
  *        of the same report and within the ranks' time in MPI, the bytes
@@ -237,6 +238,24 @@ Test(report_mpi_waits, reduce_waits_at_its_allreduce)
     check_waits_within_mpi(top);
     /* the halves' Allreduce: two ranks each, never arriving at the same nanosecond */
     check_wait_finding(top, "collective_wait", "collective_ns", "collective_count");
+    free(top);
+    free(program);
+}
+
+Test(report_mpi_waits, late_receiver_waits_for_the_sleeping_rank)
+{
+    char dir[512], *program;
+    record_job(2, "mpi_late_receiver", "", dir, sizeof dir, &program);
+    char *top = report_json(dir);
+    cr_expect_eq(number(member(top, "mpi_messages"), "paired"), 3);
+    cr_expect_eq(bytes_of(top, "MPI_Send", "bytes_sent"), 3 << 20);
+    cr_expect_eq(bytes_of(top, "MPI_Recv", "bytes_received"), 3 << 20);
+    check_waits_within_mpi(top);
+    /* rank 1 sleeps before every receive: each of rank 0's three sends waits for it */
+    check_wait_finding(top, "late_receiver", "late_receiver_ns", "late_receiver_count");
+    cr_expect_eq(number(finding(top, "late_receiver"), "worst_rank"), 0);
+    cr_expect_eq(number(finding(top, "late_receiver"), "count"), 3);
+    cr_expect_null(finding(top, "late_sender"), "the sends began before their receives");
     free(top);
     free(program);
 }
