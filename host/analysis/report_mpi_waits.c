@@ -16,9 +16,10 @@
 
 #include "report_ranks.h"
 
-/* Collectives some members ended and others not yet: more than a job holds at once unless a member never
- * comes (a rank that died); past it the oldest is given up. */
-#define OPEN_COLLECTIVES 4096
+/* Collectives some members ended and others not yet. No member of an N-to-N collective ends before the last
+ * one began, so a communicator has one or two open at a time; more mean a member that never comes (a rank that
+ * died): past this the oldest is given up. */
+#define OPEN_COLLECTIVES 256
 /* The changes of a rank's device activity remembered: a wait reaches back to the begin of its call. More
  * changes within one wait than this, and its older part counts as busy (the idle time is then a lower bound). */
 #define DEVICE_HISTORY 128
