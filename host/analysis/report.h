@@ -238,6 +238,10 @@ typedef enum ot_rp_finding_kind {
     OT_RP_FINE_TASKS,           /**< host OpenMP: a creation site's tasks run for less than they cost */
     OT_RP_LOCK_CONTENTION,      /**< host OpenMP: the threads of a lock or critical site wait more than they hold */
     OT_RP_IMPLICIT_MAPS,        /**< a variable never mapped explicitly, copied around many constructs (issue 15) */
+    OT_RP_LATE_SENDER,          /**< MPI: receives wait for sends that begin later (issue 16) */
+    OT_RP_LATE_RECEIVER,        /**< MPI: large blocking sends wait for their receives to be posted */
+    OT_RP_COLLECTIVE_WAIT,      /**< MPI: members of N-to-N collectives wait for the last to come */
+    OT_RP_MPI_DEVICES_IDLE,     /**< MPI: a rank's devices idle while it communicates */
     OT_RP_FINDING_KINDS
 } ot_rp_finding_kind;
 
@@ -245,6 +249,7 @@ typedef struct ot_rp_finding {
     ot_rp_finding_kind kind;
     int32_t site, other_site;    /**< other_site: partner of a round trip, else -1; site -1: see omp_site */
     int32_t omp_site;            /**< the host OpenMP site of a host OpenMP finding (r->omp_sites), else -1 */
+    int32_t rank;                /**< an MPI finding's worst rank (site and omp_site -1), else -1 */
     int device;                  /**< -1 unknown */
     uint64_t count;              /**< occurrences (copies, launches, ...) */
     uint64_t bytes_at_stake, ns_at_stake;
@@ -283,6 +288,7 @@ typedef struct ot_report {
     struct ot_rp_variable *variables; size_t variable_count, variable_cap; /**< report_variables.c */
     struct ot_rp_rank *ranks; size_t rank_count; int device_stride; /**< report_ranks.c; rank_count 0: one process */
     struct ot_rp_mpi *mpi;   /**< report_mpi.c; NULL: no MPI calls */
+    struct ot_rp_mpi_waits *mpi_waits; /**< report_mpi_waits.c: waiting in MPI */
 } ot_report;
 
 /** How the tables are ordered (findings always by what is at stake). */

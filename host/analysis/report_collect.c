@@ -18,6 +18,7 @@
 
 #include "offtrace/event_catalogue.h"
 #include "report_mpi.h"
+#include "report_mpi_waits.h"
 #include "report_ranks.h"
 #include "report_state.h"
 
@@ -292,8 +293,10 @@ static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_rank_time(s, loc, span->begin);
     if (loc->klass == OT_TR_HOST_THREAD && rp_mpi_call(region) && rp_mpi_span(s->r, loc, span, 1))
         return -ENOMEM;
-    if (is_device_activity(s, loc, region))
+    if (is_device_activity(s, loc, region)) {
         rp_omp_device_activity(s, loc->device, span->begin, 1);
+        rp_mpi_device_activity(s->r, loc->device, span->begin, 1);
+    }
     if ((loc->klass == OT_TR_KERNEL_STREAM && region->klass == OT_TR_KERNEL) ||
         (is_device_kernel(loc, region) && rp_kernels_on_device(s, loc->device)))
         return rp_kernel_enter(s, loc, span);
@@ -319,14 +322,19 @@ static int on_leave(void *user, const ot_tr_location *loc, const ot_tr_span *spa
     rp_state *s = user;
     rp_span *x = span->data;
     rp_rank_time(s, loc, span->end);
-    if (loc->klass == OT_TR_HOST_THREAD && rp_mpi_call(span->region) && rp_mpi_span(s->r, loc, span, 0))
-        return -ENOMEM;
+    if (loc->klass == OT_TR_HOST_THREAD && rp_mpi_call(span->region)) {
+        if (rp_mpi_span(s->r, loc, span, 0))
+            return -ENOMEM;
+        rp_mpi_call_end(s->r, loc, span->serial);
+    }
     if (x->kind == RP_SPAN_USER) /* also unfinished: the user tables count what stayed open */
         return rp_user_leave(s, s->slot_of_location[loc->index], loc, span);
     if (span->unfinished)
         return 0;
-    if (is_device_activity(s, loc, span->region))
+    if (is_device_activity(s, loc, span->region)) {
         rp_omp_device_activity(s, loc->device, span->end, 0);
+        rp_mpi_device_activity(s->r, loc->device, span->end, 0);
+    }
     if (x->kind == RP_SPAN_KERNEL)
         return rp_kernel_leave(s, loc, span);
     int32_t slot = s->slot_of_location[loc->index];
@@ -377,10 +385,29 @@ static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transf
     return rp_transfer_complete(user, loc, x);
 }
 
+/* MPI (issue 16): the bytes of each side for its call's row, and the waits */
+static int on_message(void *user, const ot_tr_message *m)
+{
+    rp_state *s = user;
+    if ((m->send_call && m->sender && rp_mpi_bytes(s->r, m->send_call, m->bytes, 0)) ||
+        (m->recv_call && m->receiver && rp_mpi_bytes(s->r, m->recv_call, 0, m->recv_bytes)))
+        return -ENOMEM;
+    return rp_mpi_message(s->r, m);
+}
+
+static int on_collective(void *user, const ot_tr_location *loc, const ot_tr_collective *c)
+{
+    rp_state *s = user;
+    if (c->call && rp_mpi_bytes(s->r, c->call, c->sent, c->received))
+        return -ENOMEM;
+    return rp_mpi_collective(s->r, loc, c);
+}
+
 static int on_end(void *user, const ot_tr_archive *a)
 {
     rp_state *s = user;
     s->r->summary.unmatched_completions = ot_tr_unmatched_completions(a);
+    rp_mpi_waits_end(s->r, a);
     rp_kernels_end(s);
     return 0;
 }
@@ -441,7 +468,7 @@ static int on_begin(void *user, const ot_tr_archive *a)
     r->summary.measurement_off_switches = off ? strtoull(off, NULL, 10) : 0;
     off = ot_tr_property(a, "OFFTRACE::MEASUREMENT_OFF_NS");
     r->summary.measurement_off_ns = off ? strtoull(off, NULL, 10) : 0;
-    return rp_ranks_begin(s, a) ? -ENOMEM : setup_locations(s, a);
+    return rp_ranks_begin(s, a) || rp_mpi_waits_begin(r, a) ? -ENOMEM : setup_locations(s, a);
 }
 
 /* Devices without a location (numbers skipped) leave the table. */
@@ -492,7 +519,8 @@ int ot_report_collect(const char *dir, ot_report *r, char *err, size_t err_size)
     if (r->archive && s.history) {
         ot_tr_visitor v = {.span_data = sizeof(rp_span), .transfer_data = sizeof(rp_pending), .begin = on_begin,
                            .enter = on_enter, .leave = on_leave, .issue = on_issue, .transfer = on_transfer,
-                           .memory = on_memory, .value = on_value, .end = on_end};
+                           .memory = on_memory, .value = on_value, .message = on_message,
+                           .collective = on_collective, .end = on_end};
         rc = ot_trace_read(dir, &v, &s, err, err_size);
     }
     if (rc == 0)

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_mpi.h"
+#include "report_mpi_waits.h"
 #include "report_ranks.h"
 
 /* Thresholds (docs/report.md, "Findings"). */
@@ -39,6 +41,9 @@
 /* variables (issue 15) */
 #define IMPLICIT_MIN_TRANSFERS 10   /* implicit copies of one variable before it is a pattern (5 kernels, tofrom) */
 #define IMPLICIT_SCALAR_BYTES 16    /* up to this, one transfer is a scalar (or a pair): firstprivate fits */
+/* MPI (issue 16) */
+#define MPI_WAIT_MIN_NS 10000ull    /* 10 us of one kind of waiting over all ranks: a wait is time really lost, not a guess */
+#define MPI_IDLE_MIN_SHARE 0.50     /* of the worst rank's waiting, its devices idle */
 
 typedef struct finding_list {
     ot_rp_finding *items;
@@ -56,7 +61,7 @@ static ot_rp_finding *add(finding_list *l, ot_rp_finding_kind kind, int32_t site
         l->cap = n;
     }
     ot_rp_finding *f = &l->items[l->count++];
-    *f = (ot_rp_finding){.kind = kind, .site = site, .other_site = -1, .omp_site = -1, .device = device};
+    *f = (ot_rp_finding){.kind = kind, .site = site, .other_site = -1, .omp_site = -1, .rank = -1, .device = device};
     return f;
 }
 
@@ -495,6 +500,137 @@ static int implicit_maps(finding_list *l, const ot_report *r, size_t v)
     return 0;
 }
 
+/* ---- MPI (issue 16): waiting, per kind over all ranks (docs/mpi.md, "Waiting in MPI") ---- */
+
+/* The host time the shares are of: a job's ranks' host times together, one process's clock range. */
+static uint64_t job_host_ns(const ot_report *r)
+{
+    if (!r->rank_count)
+        return r->summary.duration_ns;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->rank_count; i++)
+        sum += r->ranks[i].host_ns;
+    return sum;
+}
+
+static uint64_t rank_host_ns(const ot_report *r, uint32_t rank)
+{
+    return r->rank_count ? (rank < r->rank_count ? r->ranks[rank].host_ns : 0) : r->summary.duration_ns;
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The largest single wait of \p kind, or NULL. */
+static const ot_rp_mpi_wait *largest_wait(const ot_report *r, ot_rp_wait_kind kind)
+{
+    size_t n;
+    const ot_rp_mpi_wait *top = ot_report_mpi_waits(r, &n);
+    for (size_t i = 0; i < n; i++)
+        if (top[i].kind == kind)
+            return &top[i];
+    return NULL;
+}
+
+/* 12-14. Waiting of one kind: its total over all ranks, the rank that waited most. */
+static int mpi_wait(finding_list *l, const ot_report *r, ot_rp_wait_kind kind)
+{
+    static const ot_rp_finding_kind finding_of[OT_RP_WAIT_KINDS] = {OT_RP_LATE_SENDER, OT_RP_LATE_RECEIVER,
+                                                                     OT_RP_COLLECTIVE_WAIT};
+    uint32_t ranks = ot_report_mpi_wait_ranks(r), worst = 0;
+    uint64_t total = 0, count = 0, most = 0;
+    for (uint32_t k = 0; k < ranks; k++) {
+        uint64_t ns = ot_report_mpi_wait_ns(r, k, kind);
+        total += ns;
+        count += ot_report_mpi_wait_count(r, k, kind);
+        if (ns > most) {
+            most = ns;
+            worst = k;
+        }
+    }
+    if (total < MPI_WAIT_MIN_NS)
+        return 0;
+    ot_rp_finding *f = add(l, finding_of[kind], -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->rank = (int32_t)worst;
+    f->count = count;
+    f->ns_at_stake = total;
+    const ot_rp_mpi_wait *big = largest_wait(r, kind);
+    char t[4][32], largest[200] = "";
+    if (big)
+        snprintf(largest, sizeof largest, "; the longest, %s in %s of rank %u, waited for %s%u",
+                 ot_report_time(big->wait_ns, t[3], sizeof t[3]), big->call, big->rank,
+                 kind == OT_RP_WAIT_COLLECTIVE ? "the last member, rank " : "rank ", big->partner);
+    static const char *const what[OT_RP_WAIT_KINDS] = {
+        "receives wait for sends that begin later (late sender): the call in which a message is received began "
+        "before its send did",
+        "blocking sends of 64 KiB or more wait for their receives to be posted (late receiver)",
+        "the members of N-to-N collectives (barrier, allreduce, allgather, alltoall) come at different times: each "
+        "waits for the last to come"};
+    static const char *const advice[OT_RP_WAIT_KINDS] = {
+        "The sending rank reaches its send late: give it less work before the send (balance the ranks), send "
+        "earlier, or let the receiving rank work meanwhile (MPI_Irecv early, device work with `target nowait`, and "
+        "MPI_Wait when the data is needed).",
+        "Post the receive earlier (MPI_Irecv before the work that precedes MPI_Recv), or send with MPI_Isend and "
+        "wait for it later.",
+        "The ranks arrive unbalanced: even out the work before the collective, or overlap it with a non-blocking "
+        "collective (MPI_Iallreduce) and device work."};
+    snprintf(f->message, sizeof f->message,
+             "%s: %s over %llu calls of all ranks (%.1f%% of the ranks' host time); rank %u waited most, %s "
+             "(%.1f%% of its host time)%s. %s",
+             what[kind], ot_report_time(total, t[0], sizeof t[0]), (unsigned long long)count,
+             percent(total, job_host_ns(r)), worst, ot_report_time(most, t[1], sizeof t[1]),
+             percent(most, rank_host_ns(r, worst)), largest, advice[kind]);
+    return 0;
+}
+
+static uint64_t rank_devices(const ot_report *r, uint32_t rank)
+{
+    return r->rank_count ? (rank < r->rank_count ? r->ranks[rank].devices : 0) : r->summary.devices;
+}
+
+/* 15. A rank's devices run nothing while it waits in MPI: its device work could overlap the wait. */
+static int mpi_devices_idle(finding_list *l, const ot_report *r)
+{
+    uint32_t ranks = ot_report_mpi_wait_ranks(r), worst = 0;
+    uint64_t total = 0, most = 0, waiting = 0;
+    for (uint32_t k = 0; k < ranks; k++) {
+        if (!rank_devices(r, k))
+            continue;
+        uint64_t idle = ot_report_mpi_idle_ns(r, k);
+        total += idle;
+        waiting += ot_report_mpi_waiting_ns(r, k);
+        if (idle > most) {
+            most = idle;
+            worst = k;
+        }
+    }
+    uint64_t worst_waiting = ot_report_mpi_waiting_ns(r, worst);
+    if (total < MPI_WAIT_MIN_NS || (double)most < MPI_IDLE_MIN_SHARE * (double)worst_waiting)
+        return 0;
+    ot_rp_finding *f = add(l, OT_RP_MPI_DEVICES_IDLE, -1, -1);
+    if (!f)
+        return -ENOMEM;
+    f->rank = (int32_t)worst;
+    f->count = rank_devices(r, worst);
+    f->ns_at_stake = total;
+    char t[4][32];
+    snprintf(f->message, sizeof f->message,
+             "rank %u waited %s in MPI for other ranks, and its devices (%llu) ran no kernel and no transfer for "
+             "%s of it (%.0f%%; %.1f%% of its host time); over all ranks with devices %s of %s waiting (%.1f%% of "
+             "the ranks' host time). Overlap the two: start the device work before the MPI call that waits "
+             "(`target nowait`, or a non-blocking MPI call and its wait after the kernels), or give the waiting "
+             "rank more of the device work.",
+             worst, ot_report_time(worst_waiting, t[1], sizeof t[1]), (unsigned long long)f->count,
+             ot_report_time(most, t[0], sizeof t[0]), percent(most, worst_waiting),
+             percent(most, rank_host_ns(r, worst)), ot_report_time(total, t[2], sizeof t[2]),
+             ot_report_time(waiting, t[3], sizeof t[3]), percent(total, job_host_ns(r)));
+    return 0;
+}
+
 static int by_stake(const void *pa, const void *pb)
 {
     const ot_rp_finding *a = pa, *b = pb;
@@ -536,6 +672,10 @@ int ot_report_find(ot_report *r)
         rc = lock_contention(&l, r, (int32_t)i);
     for (size_t i = 0; i < r->variable_count && rc == 0; i++)
         rc = implicit_maps(&l, r, i);
+    for (int k = 0; k < OT_RP_WAIT_KINDS && rc == 0; k++)
+        rc = mpi_wait(&l, r, (ot_rp_wait_kind)k);
+    if (rc == 0)
+        rc = mpi_devices_idle(&l, r);
     if (rc) {
         free(l.items);
         return rc;

@@ -218,6 +218,12 @@ static void findings(const ot_report *r, const ot_rp_options *o, FILE *to)
             field(to, "file", s->file, 1);
             number(to, "line", s->line, 1);
             field(to, "construct", ot_report_kind_id(s->kind), 1);
+        } else if (f->omp_site < 0) { /* an MPI finding: no site, its worst rank */
+            field(to, "site", "", 1);
+            field(to, "file", "", 1);
+            number(to, "line", 0, 1);
+            field(to, "construct", "mpi", 1);
+            number(to, "worst_rank", (uint64_t)f->rank, 1);
         } else { /* a host OpenMP finding: its loop or parallel region */
             const ot_rp_omp_site *s = &r->omp_sites[f->omp_site];
             field(to, "site", s->site, 1);

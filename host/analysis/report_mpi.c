@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "offtrace/event_catalogue.h"
+#include "report_mpi_waits.h"
 #include "report_ranks.h"
 
 /* Time in MPI of one rank: the union over its threads (a call nested in another, or calls of two threads at
@@ -94,6 +95,18 @@ static void move_up(struct ot_rp_mpi *m, ot_rp_mpi_call *x)
     }
 }
 
+int rp_mpi_bytes(ot_report *r, const ot_tr_region *region, uint64_t sent, uint64_t received)
+{
+    if (!r->mpi && !(r->mpi = calloc(1, sizeof *r->mpi)))
+        return -ENOMEM;
+    ot_rp_mpi_call *x = row_of(r->mpi, region);
+    if (!x)
+        return -ENOMEM;
+    x->bytes_sent += sent;
+    x->bytes_received += received;
+    return 0;
+}
+
 int rp_mpi_span(ot_report *r, const ot_tr_location *loc, const ot_tr_span *span, int begins)
 {
     if (!r->mpi && !(r->mpi = calloc(1, sizeof *r->mpi)))
@@ -166,13 +179,15 @@ void ot_report_print_mpi_text(const ot_report *r, const ot_rp_options *o, FILE *
     size_t shown = o->limit && o->limit < n ? o->limit : n;
     uint64_t host = host_time(r);
     fprintf(to, "\nMPI calls (host: share of the traced host time%s)\n", r->rank_count ? ", all ranks" : "");
-    fprintf(to, "  %-22s %8s %9s %9s %9s %6s\n", "function", "count", "total", "mean", "max", "host");
+    fprintf(to, "  %-22s %8s %9s %9s %9s %6s %9s %9s\n", "function", "count", "total", "mean", "max", "host",
+            "sent", "received");
     for (size_t i = 0; i < shown; i++) {
         const ot_rp_mpi_call *x = rows[i];
-        char t[3][32];
-        fprintf(to, "  %-22.22s %8llu %9s %9s %9s %5.1f%%\n", x->name, (unsigned long long)x->count,
+        char t[3][32], b[2][32];
+        fprintf(to, "  %-22.22s %8llu %9s %9s %9s %5.1f%% %9s %9s\n", x->name, (unsigned long long)x->count,
                 ot_report_time(x->total_ns, t[0], 32), ot_report_time(mean(x), t[1], 32),
-                ot_report_time(x->max_ns, t[2], 32), share(x->total_ns, host));
+                ot_report_time(x->max_ns, t[2], 32), share(x->total_ns, host),
+                ot_report_bytes(x->bytes_sent, b[0], 32), ot_report_bytes(x->bytes_received, b[1], 32));
     }
     if (shown < n)
         fprintf(to, "  ... %zu more\n", n - shown);
@@ -180,6 +195,7 @@ void ot_report_print_mpi_text(const ot_report *r, const ot_rp_options *o, FILE *
         char t[32];
         fprintf(to, "  in MPI: %s (%.1f%% of the host time)\n", ot_report_time(ot_report_mpi_rank_ns(r, 0), t, 32),
                 share(ot_report_mpi_rank_ns(r, 0), host));
+        ot_report_print_mpi_waits_text(r, to);
         return;
     }
     fputs("  in MPI, per rank (share of its host time):", to);
@@ -190,6 +206,7 @@ void ot_report_print_mpi_text(const ot_report *r, const ot_rp_options *o, FILE *
                 share(ns, r->ranks[i].host_ns));
     }
     fputc('\n', to);
+    ot_report_print_mpi_waits_text(r, to);
 }
 
 void ot_report_print_mpi_json(const ot_report *r, const ot_rp_options *o, FILE *to)
@@ -206,12 +223,16 @@ void ot_report_print_mpi_json(const ot_report *r, const ot_rp_options *o, FILE *
         fputs(i ? ",\n    {\"function\": " : "\n    {\"function\": ", to);
         ot_report_json_string(to, x->name);
         fprintf(to, ", \"count\": %llu, \"total_ns\": %llu, \"mean_ns\": %llu, \"max_ns\": %llu, "
-                "\"host_share\": %.4f}", (unsigned long long)x->count, (unsigned long long)x->total_ns,
-                (unsigned long long)mean(x), (unsigned long long)x->max_ns, share(x->total_ns, host) / 100.0);
+                "\"host_share\": %.4f, \"bytes_sent\": %llu, \"bytes_received\": %llu}", (unsigned long long)x->count,
+                (unsigned long long)x->total_ns, (unsigned long long)mean(x), (unsigned long long)x->max_ns,
+                share(x->total_ns, host) / 100.0, (unsigned long long)x->bytes_sent,
+                (unsigned long long)x->bytes_received);
     }
     fputs("\n  ],\n", to);
     if (!r->rank_count)
         fprintf(to, "  \"mpi_ns\": %llu,\n", (unsigned long long)ot_report_mpi_rank_ns(r, 0));
+    ot_report_print_mpi_messages_json(r, to);
+    ot_report_print_mpi_waits_json(r, to);
 }
 
 void ot_report_mpi_free(ot_report *r)

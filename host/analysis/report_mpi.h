@@ -21,11 +21,16 @@
 typedef struct ot_rp_mpi_call {
     char *name;                     /**< "MPI_Allreduce" */
     uint64_t count, total_ns, max_ns;
+    uint64_t bytes_sent, bytes_received; /**< by its messages' sides (a receive in the call it completed in) and
+                                              its collectives */
     size_t at;                      /**< its place in the order */
 } ot_rp_mpi_call;
 
 /** \brief 1 when \p region is an MPI call (its catalogue class is one of the MPI_* call classes). */
 int rp_mpi_call(const ot_tr_region *region);
+/** \brief Bytes sent / received by an instance of MPI call \p region (a message's side, a collective).
+ *  \return 0 or -ENOMEM. */
+int rp_mpi_bytes(ot_report *r, const ot_tr_region *region, uint64_t sent, uint64_t received);
 /** \brief An MPI call enters (\p begins 1) or leaves (0) on host thread \p loc.  \return 0 or -ENOMEM. */
 int rp_mpi_span(ot_report *r, const ot_tr_location *loc, const ot_tr_span *span, int begins);
 

@@ -13,6 +13,7 @@
 
 #include "offtrace/event_catalogue.h"
 #include "report_mpi.h"
+#include "report_mpi_waits.h"
 #include "report_state.h"
 
 static const char *const state_names[] = {"complete", "partial", "missing"};
@@ -195,6 +196,7 @@ void ot_report_print_ranks_text(const ot_report *r, FILE *to)
     ot_rp_imbalance m = ot_report_imbalance(r);
     fprintf(to, "  imbalance (max/mean over ranks with a part): offload %.2f (rank %u), transfers %.2f (rank %u)\n",
             m.offload, m.offload_rank, m.transfer, m.transfer_rank);
+    ot_report_print_mpi_messages_text(r, to);
     for (size_t i = 0; i < r->rank_count; i++)
         if (r->ranks[i].state != OT_RP_RANK_COMPLETE)
             fprintf(to, "  rank %u %s%s%s\n", r->ranks[i].rank, state_names[r->ranks[i].state],

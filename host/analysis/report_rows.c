@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "report_mpi.h"
+#include "report_mpi_waits.h"
 
 typedef struct sort_context {
     const ot_report *r;
@@ -97,7 +98,8 @@ const char *ot_report_finding_title(ot_rp_finding_kind k)
                                                       "load imbalance in a loop", "barrier wait dominates",
                                                       "host work serialises the offload",
                                                       "tasks finer than their overhead", "lock contention",
-                                                      "implicit maps that cost"};
+                                                      "implicit maps that cost", "late sender", "late receiver",
+                                                      "wait at collective", "devices idle while MPI waits"};
     return k < OT_RP_FINDING_KINDS ? titles[k] : "?";
 }
 
@@ -106,7 +108,8 @@ const char *ot_report_finding_id(ot_rp_finding_kind k)
     static const char *ids[OT_RP_FINDING_KINDS] = {"repeated_upload", "round_trip", "tiny_transfers",
                                                    "short_kernels", "device_idle", "loop_imbalance",
                                                    "barrier_wait", "host_serialises_offload", "fine_tasks",
-                                                   "lock_contention", "implicit_maps"};
+                                                   "lock_contention", "implicit_maps", "late_sender",
+                                                   "late_receiver", "collective_wait", "mpi_devices_idle"};
     return k < OT_RP_FINDING_KINDS ? ids[k] : "?";
 }
 
@@ -157,6 +160,7 @@ void ot_report_free(ot_report *r)
 {
     free(r->ranks);
     ot_report_mpi_free(r);
+    ot_report_mpi_waits_free(r);
     for (size_t i = 0; i < r->site_count; i++) {
         free(r->sites[i].name);
         free(r->sites[i].site);

@@ -87,6 +87,7 @@ typedef struct mpi_comm {
     int self;                    /* MPI_COMM_SELF: rank 0 is the event's own rank */
     uint32_t size;
     uint32_t *world;             /* NULL: its group is unknown (ranks are taken as world ranks) */
+    const char *name;
 } mpi_comm;
 
 struct ot_tr_archive {
@@ -101,6 +102,7 @@ struct ot_tr_archive {
     size_t comm_group_count;
     ref_pair *comms;             /* communicator -> its group */
     size_t comm_count;
+    OTF2_StringRef *comm_names;  /* by index in comms */
     ref_pair *windows;           /* RMA window -> its communicator */
     size_t window_count;
     OTF2_StringRef *group_names; /* location group ref -> name */
@@ -314,6 +316,11 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
     ot_tr_archive *a = u;
+    OTF2_StringRef *names = realloc(a->comm_names, (a->comm_count + 1) * sizeof *names);
+    if (!names)
+        return OTF2_CALLBACK_INTERRUPT;
+    a->comm_names = names;
+    names[a->comm_count] = name;
     return keep_pair(&a->comms, &a->comm_count, self, group);
 }
 
@@ -1573,6 +1580,7 @@ static int map_communicators(ot_tr_archive *a)
             continue;
         mpi_comm *m = &a->mpi_comms[a->comms[c].self];
         m->defined = 1;
+        m->name = string_of(a, a->comm_names[c]);
         const comm_group *g = comm_group_of(a, a->comms[c].names);
         if (!g)
             continue;
@@ -1644,6 +1652,7 @@ static void archive_free(ot_tr_archive *a)
         free(a->comm_groups[i].members);
     free(a->comm_groups);
     free(a->comms);
+    free(a->comm_names);
     free(a->windows);
     for (size_t i = 0; i < a->string_count; i++)
         free(a->strings[i]);
@@ -1801,6 +1810,10 @@ uint64_t ot_tr_unmatched_completions(const ot_tr_archive *a) { return a->unmatch
 uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a) { return a->regions_too_deep; }
 uint64_t ot_tr_unmatched_messages(const ot_tr_archive *a) { return a->unmatched_messages; }
 uint64_t ot_tr_clock_violations(const ot_tr_archive *a) { return a->clock_violations; }
+const char *ot_tr_comm_name(const ot_tr_archive *a, uint32_t comm)
+{
+    return comm < a->mpi_comm_count && a->mpi_comms[comm].defined ? a->mpi_comms[comm].name : "";
+}
 
 uint32_t ot_tr_open_count(const ot_tr_archive *a, const ot_tr_location *loc)
 {

@@ -405,6 +405,9 @@ uint64_t ot_tr_unmatched_messages(const ot_tr_archive *a);
  *         (docs/mpi.md, "Clocks across ranks"). */
 uint64_t ot_tr_clock_violations(const ot_tr_archive *a);
 
+/** \brief The name of communicator \p comm ("MPI_COMM_WORLD", "MPI comm 1234"), "" if not defined. */
+const char *ot_tr_comm_name(const ot_tr_archive *a, uint32_t comm);
+
 /** \brief Enters read so far that were nested deeper than OT_TR_MAX_DEPTH (not delivered). */
 uint64_t ot_tr_regions_too_deep(const ot_tr_archive *a);
 

@@ -234,15 +234,42 @@ static int memory(void *user, const ot_tr_location *loc, uint64_t time, uint64_t
     return 0;
 }
 
+/* An MPI message (issue 16): both sides' locations and calls, whichever are there. */
+static int message(void *user, const ot_tr_message *m)
+{
+    if (m->sender)
+        look_at_location(m->sender);
+    if (m->receiver)
+        look_at_location(m->receiver);
+    if (m->send_call)
+        look_at_region(m->send_call);
+    if (m->recv_call)
+        look_at_region(m->recv_call);
+    sink += m->send_rank + m->recv_rank + m->bytes + m->recv_bytes + m->send_time + m->recv_time + m->recv_posted +
+            m->send_call_end + m->recv_call_end + strlen(ot_tr_comm_name(reading, m->comm));
+    return 0;
+}
+
+static int collective(void *user, const ot_tr_location *loc, const ot_tr_collective *c)
+{
+    look_at_location(loc);
+    if (c->call)
+        look_at_region(c->call);
+    sink += strlen(c->op_name) + c->size + c->root_rank + c->sent + c->received + c->begin + c->end;
+    return 0;
+}
+
 static int end(void *user, const ot_tr_archive *a)
 {
     sink += ot_tr_events(a) + ot_tr_last_time(a) + ot_tr_unmatched_completions(a) + ot_tr_regions_too_deep(a) +
-            ot_tr_unknown_events(a) + ot_tr_accelerator_groups(a) + ot_tr_clock_resolution(a);
+            ot_tr_unknown_events(a) + ot_tr_accelerator_groups(a) + ot_tr_clock_resolution(a) +
+            ot_tr_unmatched_messages(a) + ot_tr_clock_violations(a);
     return 0;
 }
 
 static const ot_tr_visitor visitor = {.begin = begin, .enter = span_event, .leave = span_event, .issue = transfer,
-                                      .transfer = transfer, .memory = memory, .end = end};
+                                      .transfer = transfer, .memory = memory, .message = message,
+                                      .collective = collective, .end = end};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
