@@ -21,6 +21,7 @@
 
 #include <otf2/otf2.h>
 
+#include "check/mpi_run.h"
 #include "check/run.h"
 #include "job.h"
 #include "offtrace/event_catalogue.h"
@@ -199,29 +200,10 @@ Test(job_layout, a_directory_holding_an_archive_is_refused)
 
 /* ---- under mpirun ---- */
 
-/* Open MPI run by its absolute path takes that path's prefix for its own
- * (and /usr/bin/mpirun's is "/", which it refuses): it runs by name, its
- * directory first on PATH. */
-static void mpirun_on_path(void)
-{
-    char path[8192];
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    int dir_length = slash ? (int)(slash - OFFTRACE_MPIRUN) : 0;
-    snprintf(path, sizeof path, "%.*s:%s", dir_length, OFFTRACE_MPIRUN, getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path, 1);
-}
-
-/* `mpirun -np 2 ARGS...` under `timeout 60`, as every MPI test runs it. */
+/* `mpirun -np 2 ARGS...`, as every MPI test runs it (check/mpi_run.h). */
 static int mpirun2(run_result *r, char *const env[], char *const args[])
 {
-    mpirun_on_path();
-    char *argv[64] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                      "mpi_yield_when_idle", "1", "--timeout", "55", "-np", "2"};
-    size_t n = 12;
-    for (size_t i = 0; args[i] && n + 1 < sizeof argv / sizeof argv[0]; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    return run_command(argv, env, NULL, r);
+    return run_mpirun(2, args, env, r);
 }
 
 static int exists(const char *dir, const char *name)
@@ -434,10 +416,8 @@ Test(job_mpirun, one_rank_records_as_today, .timeout = 120)
     char dir[4096];
     scratch_path(dir, sizeof dir, "job-np1");
     run_result r;
-    mpirun_on_path();
-    char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "1",
-                    OFFTRACE_BIN_DIR "/offtrace", "record", "-o", dir, "--", OFFTRACE_BIN_DIR "/example_cg", NULL};
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    char *args[] = {OFFTRACE_BIN_DIR "/offtrace", "record", "-o", dir, "--", OFFTRACE_BIN_DIR "/example_cg", NULL};
+    cr_assert_eq(run_mpirun(1, args, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun: %s", r.err);
     run_free(&r);
     cr_assert(exists(dir, "traces.otf2"));

@@ -26,6 +26,7 @@
 
 #include "check/archive_check.h"
 #include "check/otf2_rules.h"
+#include "check/mpi_run.h"
 #include "check/run.h"
 #include "offtrace/mpi_calls.h"
 #include "offtrace/raw_format.h"
@@ -54,16 +55,11 @@ typedef struct raw_rank {
     unsigned done_elsewhere; /* requests completed on another thread than the one that started them */
 } raw_rank;
 
-/* `timeout 60 mpirun ... -np N sh -c SCRIPT` with \p env added. */
+/* `mpirun -np N sh -c SCRIPT` with \p env added (check/mpi_run.h). */
 static void mpirun(int np, const char *script, char *const env[], run_result *r)
 {
-    char npbuf[16];
-    snprintf(npbuf, sizeof npbuf, "%d", np);
-    /* By name: Open MPI takes an absolute mpirun path for --prefix ("/usr/bin/mpirun" -> "/"), and refuses it. */
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    char *argv[] = {"timeout", "60", (char *)(slash ? slash + 1 : OFFTRACE_MPIRUN), "--allow-run-as-root", "--oversubscribe", "--mca",
-                    "mpi_yield_when_idle", "1", "--timeout", "50", "-np", npbuf, "sh", "-c", (char *)script, NULL};
-    cr_assert_eq(run_command(argv, env, NULL, r), 0, "mpirun could not be run");
+    char *args[] = {"sh", "-c", (char *)script, NULL};
+    cr_assert_eq(run_mpirun(np, args, env, r), 0, "mpirun could not be run");
 }
 
 static void traced_run(int np, const char *example, const char *args, const char *dir, char *const extra_env[],

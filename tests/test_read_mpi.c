@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "check/mpi_run.h"
 #include "check/run.h"
 #include "trace_read.h"
 #include "trace_read_mpi.h"
@@ -121,21 +122,11 @@ static int count_line(const char *text, const char *tag, int rank, rank_count *c
     return n >= 5 ? 0 : -1;
 }
 
-/* `timeout 60 mpirun ... -np N sh -c SCRIPT` with \p env. */
+/* `mpirun -np N sh -c SCRIPT` with \p env (check/mpi_run.h), which must succeed. */
 static void mpirun(int np, const char *script, char *const env[], run_result *r)
 {
-    char npbuf[16];
-    snprintf(npbuf, sizeof npbuf, "%d", np);
-    /* By name: Open MPI takes an absolute mpirun path for --prefix. */
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    char *argv[] = {"timeout", "60", (char *)(slash ? slash + 1 : OFFTRACE_MPIRUN), "--allow-run-as-root",
-                    "--oversubscribe", "--mca", "mpi_yield_when_idle", "1", "--timeout", "55", "-np", npbuf, "sh",
-                    "-c", (char *)script, NULL};
-    char path[8192];
-    int dir_length = slash ? (int)(slash - OFFTRACE_MPIRUN) : 0;
-    snprintf(path, sizeof path, "%.*s:%s", dir_length, OFFTRACE_MPIRUN, getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path, 1);
-    cr_assert_eq(run_command(argv, env, NULL, r), 0, "mpirun could not be run");
+    char *args[] = {"sh", "-c", (char *)script, NULL};
+    cr_assert_eq(run_mpirun(np, args, env, r), 0, "mpirun could not be run");
     cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "mpirun -np %d: %s", np, r->err);
 }
 

@@ -19,6 +19,7 @@
 
 #include "check/json_check.h"
 #include "check/json_walk.h"
+#include "check/mpi_run.h"
 #include "check/run.h"
 #include "check/runtime_counts.h"
 #include "trace_read.h"
@@ -27,31 +28,17 @@ TestSuite(report_mpi, .timeout = 180);
 
 /* ---- the job ---- */
 
-/* Open MPI run by its absolute path takes that path's prefix for its own: it runs by name, its directory
- * first on PATH (as tests/test_job.c). */
-static void mpirun_on_path(void)
-{
-    char path[8192];
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    int dir_length = slash ? (int)(slash - OFFTRACE_MPIRUN) : 0;
-    snprintf(path, sizeof path, "%.*s:%s", dir_length, OFFTRACE_MPIRUN, getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path, 1);
-}
-
 /* `mpirun -np 2 offtrace record -o DIR -- EXAMPLE` under `timeout 60`, as every MPI test runs it. */
 static void record_job(const char *example, char *dir, size_t size)
 {
     char name[128];
     snprintf(name, sizeof name, "job-%s", example);
     scratch_path(dir, (unsigned)size, name);
-    mpirun_on_path();
     char program[512];
     snprintf(program, sizeof program, "%s/%s", OFFTRACE_BIN_DIR, example);
-    char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                    "mpi_yield_when_idle", "1", "--timeout", "55", "-np", "2", OFFTRACE_BIN_DIR "/offtrace",
-                    "record", "-o", dir, "--", program, NULL};
+    char *args[] = {OFFTRACE_BIN_DIR "/offtrace", "record", "-o", dir, "--", program, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_mpirun(2, args, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of %s: %s", example, r.err);
     run_free(&r);
 }
@@ -308,12 +295,10 @@ Test(report_mpi, mpi_calls_of_halo)
 {
     char dir[512];
     scratch_path(dir, (unsigned)sizeof dir, "job-halo-calls");
-    mpirun_on_path();
-    char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                    "mpi_yield_when_idle", "1", "--timeout", "55", "-np", "2", OFFTRACE_BIN_DIR "/offtrace",
-                    "record", "-o", dir, "--", OFFTRACE_BIN_DIR "/example_mpi_halo", "10", NULL};
+    char *args[] = {OFFTRACE_BIN_DIR "/offtrace", "record", "-o", dir, "--", OFFTRACE_BIN_DIR "/example_mpi_halo",
+                    "10", NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_mpirun(2, args, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of example_mpi_halo: %s", r.err);
     run_free(&r);
 

@@ -19,28 +19,21 @@
 
 #include "check/json_check.h"
 #include "check/json_walk.h"
+#include "check/mpi_run.h"
 #include "check/run.h"
 
 TestSuite(report_mpi_waits, .timeout = 180);
 
-/* `timeout 60 mpirun -np N offtrace record -o DIR -- EXAMPLE ARG`; the program's output in \p out (malloc'd). */
+/* `mpirun -np N offtrace record -o DIR -- EXAMPLE ARG`; the program's output in \p out (malloc'd). */
 static void record_job(int np, const char *example, const char *arg, char *dir, size_t size, char **out)
 {
-    char name[128], npbuf[16], program[512], path[8192];
+    char name[128], program[512];
     snprintf(name, sizeof name, "waits-%s-np%d", example, np);
     scratch_path(dir, (unsigned)size, name);
-    snprintf(npbuf, sizeof npbuf, "%d", np);
     snprintf(program, sizeof program, "%s/%s", OFFTRACE_BIN_DIR, example);
-    /* Open MPI run by its absolute path takes that path's prefix for its own: by name, its directory first */
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    int dir_length = slash ? (int)(slash - OFFTRACE_MPIRUN) : 0;
-    snprintf(path, sizeof path, "%.*s:%s", dir_length, OFFTRACE_MPIRUN, getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path, 1);
-    char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                    "mpi_yield_when_idle", "1", "--timeout", "55", "-np", npbuf, OFFTRACE_BIN_DIR "/offtrace",
-                    "record", "-o", dir, "--", program, (char *)arg, NULL};
+    char *args[] = {OFFTRACE_BIN_DIR "/offtrace", "record", "-o", dir, "--", program, (char *)arg, NULL};
     run_result r;
-    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert_eq(run_mpirun(np, args, NULL, &r), 0);
     cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of %s: %s", example, r.err);
     *out = strdup(r.out);
     run_free(&r);

@@ -35,6 +35,7 @@
 
 #include "check/chrome_scan.h"
 #include "check/json_check.h"
+#include "check/mpi_run.h"
 #include "check/run.h"
 #include "offtrace/mpi_calls.h"
 
@@ -53,17 +54,6 @@ typedef struct halo_job {
     /* otf2-print: MpiSend / MpiIsend events by sender's and receiver's world rank */
     uint64_t by_pair[RANKS][RANKS];
 } halo_job;
-
-/* Open MPI run by its absolute path takes that path's prefix for its own: it runs by name, its directory
- * first on PATH (as tests/test_job.c). */
-static void mpirun_on_path(void)
-{
-    char path[8192];
-    const char *slash = strrchr(OFFTRACE_MPIRUN, '/');
-    int dir_length = slash ? (int)(slash - OFFTRACE_MPIRUN) : 0;
-    snprintf(path, sizeof path, "%.*s:%s", dir_length, OFFTRACE_MPIRUN, getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path, 1);
-}
 
 static void parse_mpicount(const char *out, halo_job *j)
 {
@@ -131,15 +121,12 @@ static void halo(halo_job *j)
         snprintf(fresh, sizeof fresh, "%s.fresh-%d", j->dir, (int)getpid());
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", fresh);
         cr_assert_eq(system(cmd), 0);
-        mpirun_on_path();
         /* the raw recordings kept: a_rank_without_its_part makes a job of rank 0's alone */
-        char *argv[] = {"timeout", "60", "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                        "mpi_yield_when_idle", "1", "--timeout", "55", "-x", "OFFTRACE_KEEP_RAW", "-np", "2",
-                        OFFTRACE_BIN_DIR "/offtrace", "record", "-o", fresh, "--",
+        char *args[] = {"-x", "OFFTRACE_KEEP_RAW", OFFTRACE_BIN_DIR "/offtrace", "record", "-o", fresh, "--",
                         OFFTRACE_BIN_DIR "/example_mpi_halo", STEPS, NULL};
         char *env[] = {"OFFTRACE_KEEP_RAW=1", NULL};
         run_result r;
-        cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+        cr_assert_eq(run_mpirun(2, args, env, &r), 0);
         cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "mpirun of example_mpi_halo: %s", r.err);
         char fresh_out[700];
         snprintf(fresh_out, sizeof fresh_out, "%s/ranks.stdout", fresh);
