@@ -16,12 +16,19 @@ static int tsc_wanted, tsc_ready;
 static ot_tsc_clock tsc;
 /* The one flag the hot path tests: TSC wanted, calibrated, and no skew. */
 static int read_tsc;
-/* The calibration's first point, taken when the collector opens; its end
- * comes with the first read (a millisecond or more later: nobody waits for
- * it at start-up unless the first read comes sooner). */
+/* The calibration's first point, taken when the library is loaded (the
+ * collector is preloaded: the program's libraries load after it, the
+ * runtime starts, and only then the collector opens); its end comes with
+ * the first read, normally long after 1 ms: nobody waits for it. */
 static int calibrating; /* atomic */
-static ot_tsc_point calibration_start;
+static ot_tsc_point calibration_start, point_at_load;
 static pthread_mutex_t calibration_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void take_point_at_load(void)
+{
+    if (ot_clock_tsc_is_invariant())
+        point_at_load = ot_tsc_clock_point();
+}
 
 static void choose_source(void)
 {
@@ -55,7 +62,7 @@ int ot_device_clock_use_tsc(void)
     if (!started) {
         started = 1;
         if (ot_clock_tsc_is_invariant()) {
-            calibration_start = ot_tsc_clock_point();
+            calibration_start = point_at_load.ns ? point_at_load : ot_tsc_clock_point();
             tsc_ready = 1; /* unless the calibration's end finds an implausible rate */
             __atomic_store_n(&calibrating, 1, __ATOMIC_RELEASE);
         }
