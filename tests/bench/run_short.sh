@@ -16,6 +16,8 @@
 #   library device     the same with the device collector preloaded
 #   convert            `offtrace convert --keep-raw` of that recording (CLI start included)
 #   summary            `offtrace info` of the archive (CLI start included)
+# and the conversion and summary of the 20,000-region recording (host-only), the
+# parts of the whole process that are the converter's.
 #   usage: tests/bench/run_short.sh BUILD_DIR BASELINE_DIR [ROUNDS]
 set -eu
 BUILD=$(realpath "$1"); OLD=$(realpath "$2"); ROUNDS=${3:-11}
@@ -43,15 +45,22 @@ lib() { # name, build, preloads: the 1-region program under the library as recor
     ms "$1" env OFFTRACE_OUTPUT_CLAIMED=1 OFFTRACE_OUTPUT="$T/lib" OFFTRACE_VERBOSE=0 \
         OMP_TOOL_LIBRARIES="$2/lib/libofftrace.so" LD_PRELOAD="$3" "$PROG" 1
 }
-keep() { # a kept recording of the 1-region program, for convert and info
-    rm -rf "$T/k.$1"; OFFTRACE_KEEP_RAW=1 "$2/bin/offtrace" record --host-only -o "$T/k.$1" -- "$PROG" 1 > /dev/null 2>&1
+keep() { # kept recordings of the 1- and 20,000-region programs, for convert and info
+    for n in 1 20000; do
+        rm -rf "$T/k.$1.$n"
+        OFFTRACE_KEEP_RAW=1 "$2/bin/offtrace" record --host-only -o "$T/k.$1.$n" -- "$PROG" $n > /dev/null 2>&1
+    done
+}
+convert() { # name, build, recording
+    rm -rf "$T/c"; cp -a "$3" "$T/c"; rm -rf "$T/c/traces" "$T/c/traces.otf2" "$T/c/traces.def"
+    ms "$1" "$2/bin/offtrace" convert --keep-raw "$T/c"
 }
 CONFIGS=""
 for n in 1 100 20000; do
     CONFIGS="$CONFIGS none.$n new-host.$n old-host.$n new-dev.$n old-dev.$n"
 done
 PARTS="new-cli old-cli loader none-lib new-lib-host old-lib-host new-lib-dev old-lib-dev new-convert old-convert
-    new-summary old-summary"
+    new-summary old-summary new-convert20k old-convert20k new-summary20k old-summary20k"
 i=0
 while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i $CONFIGS); do
@@ -75,12 +84,14 @@ while [ $i -lt "$ROUNDS" ]; do
         old-lib-host) lib "$c" "$OLD" "$OLD/lib/libofftrace-capture.so" ;;
         new-lib-dev) lib "$c" "$BUILD" "$BUILD/lib/libofftrace-capture.so:$BUILD/lib/libofftrace-device.so" ;;
         old-lib-dev) lib "$c" "$OLD" "$OLD/lib/libofftrace-capture.so:$OLD/lib/libofftrace-device.so" ;;
-        new-convert) rm -rf "$T/c"; cp -a "$T/k.new" "$T/c"; rm -rf "$T/c/traces" "$T/c/traces.otf2" "$T/c/traces.def"
-            ms "$c" "$BUILD/bin/offtrace" convert --keep-raw "$T/c" ;;
-        old-convert) rm -rf "$T/c"; cp -a "$T/k.old" "$T/c"; rm -rf "$T/c/traces" "$T/c/traces.otf2" "$T/c/traces.def"
-            ms "$c" "$OLD/bin/offtrace" convert --keep-raw "$T/c" ;;
-        new-summary) ms "$c" "$BUILD/bin/offtrace" info "$T/k.new" ;;
-        old-summary) ms "$c" "$OLD/bin/offtrace" info "$T/k.old" ;;
+        new-convert) convert "$c" "$BUILD" "$T/k.new.1" ;;
+        old-convert) convert "$c" "$OLD" "$T/k.old.1" ;;
+        new-summary) ms "$c" "$BUILD/bin/offtrace" info "$T/k.new.1" ;;
+        old-summary) ms "$c" "$OLD/bin/offtrace" info "$T/k.old.1" ;;
+        new-convert20k) convert "$c" "$BUILD" "$T/k.new.20000" ;;
+        old-convert20k) convert "$c" "$OLD" "$T/k.old.20000" ;;
+        new-summary20k) ms "$c" "$BUILD/bin/offtrace" info "$T/k.new.20000" ;;
+        old-summary20k) ms "$c" "$OLD/bin/offtrace" info "$T/k.old.20000" ;;
         esac
     done
     i=$((i + 1))
@@ -126,5 +137,7 @@ echo "| library in the program, device detail (minus untraced) | $(both new-lib-
     "$(both old-lib-dev none-lib) |"
 echo "| convert, 1 region (CLI start included) | $(both new-convert) | $(both old-convert) |"
 echo "| summary: offtrace info (CLI start included) | $(both new-summary) | $(both old-summary) |"
+echo "| convert, 20,000 regions, host-only (CLI start included) | $(both new-convert20k) | $(both old-convert20k) |"
+echo "| summary, 20,000 regions (CLI start included) | $(both new-summary20k) | $(both old-summary20k) |"
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
