@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -15,10 +16,36 @@ static int tsc_wanted, tsc_ready;
 static ot_tsc_clock tsc;
 /* The one flag the hot path tests: TSC wanted, calibrated, and no skew. */
 static int read_tsc;
+/* The calibration's first point, taken when the library is loaded (the
+ * collector is preloaded: the program's libraries load after it, the
+ * runtime starts, and only then the collector opens); its end comes with
+ * the first read, normally long after 1 ms: nobody waits for it. */
+static int calibrating; /* atomic */
+static ot_tsc_point calibration_start, point_at_load;
+static pthread_mutex_t calibration_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void take_point_at_load(void)
+{
+    if (ot_clock_tsc_is_invariant())
+        point_at_load = ot_tsc_clock_point();
+}
 
 static void choose_source(void)
 {
-    read_tsc = tsc_wanted && tsc_ready && !skewed;
+    int calibrated = !__atomic_load_n(&calibrating, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&read_tsc, tsc_wanted && tsc_ready && calibrated && !skewed, __ATOMIC_RELEASE);
+}
+
+/* 1 ms: a rate within some tens of ppm, which the sync pairs absorb. */
+static void finish_calibration(void)
+{
+    pthread_mutex_lock(&calibration_lock);
+    if (calibrating) {
+        tsc_ready = ot_tsc_clock_calibrate_since(&tsc, calibration_start, 1000000) == 0;
+        __atomic_store_n(&calibrating, 0, __ATOMIC_RELEASE);
+        choose_source();
+    }
+    pthread_mutex_unlock(&calibration_lock);
 }
 
 void ot_device_clock_set_skew(const ot_clock_skew *s)
@@ -31,12 +58,14 @@ void ot_device_clock_set_skew(const ot_clock_skew *s)
 
 int ot_device_clock_use_tsc(void)
 {
-    static int calibrated;
-    if (!calibrated) {
-        calibrated = 1;
-        /* 1 ms: a rate within some tens of ppm, which the sync pairs absorb,
-         * for a start-up cost nobody notices. */
-        tsc_ready = ot_clock_tsc_is_invariant() && ot_tsc_clock_calibrate(&tsc, 1000000) == 0;
+    static int started;
+    if (!started) {
+        started = 1;
+        if (ot_clock_tsc_is_invariant()) {
+            calibration_start = point_at_load.ns ? point_at_load : ot_tsc_clock_point();
+            tsc_ready = 1; /* unless the calibration's end finds an implausible rate */
+            __atomic_store_n(&calibrating, 1, __ATOMIC_RELEASE);
+        }
     }
     tsc_wanted = 1;
     choose_source();
@@ -51,6 +80,8 @@ void ot_device_clock_use_monotonic(void)
 
 const char *ot_device_clock_source(void)
 {
+    if (tsc_wanted && !skewed && __atomic_load_n(&calibrating, __ATOMIC_ACQUIRE))
+        finish_calibration();
     return read_tsc ? "tsc" : skewed ? "skewed monotonic" : "monotonic";
 }
 
@@ -79,8 +110,12 @@ uint64_t ot_device_clock_skewed(uint64_t true_ns)
 
 uint64_t ot_device_clock_now(void)
 {
-    if (__builtin_expect(read_tsc, 1))
+    if (__builtin_expect(__atomic_load_n(&read_tsc, __ATOMIC_ACQUIRE), 1))
         return ot_tsc_clock_ns(&tsc, ot_tsc_read());
+    if (tsc_wanted && !skewed && __atomic_load_n(&calibrating, __ATOMIC_ACQUIRE)) { /* the first read */
+        finish_calibration();
+        return ot_device_clock_now();
+    }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -24,7 +24,9 @@ void ot_device_clock_set_skew(const ot_clock_skew *skew);
 
 /**
  * \brief Read the TSC from now on while no skew is set, if it is invariant;
- *        calibrates it the first time (about 1 ms). Call before recording starts.
+ *        calibrates it the first time: from now to the first read, at least
+ *        1 ms (the first read waits out what is left of it). Call before
+ *        recording starts.
  * \return 1 when the TSC is used, 0 when the clock stays on CLOCK_MONOTONIC.
  */
 int ot_device_clock_use_tsc(void);

@@ -11,14 +11,12 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-typedef struct { uint64_t ticks, ns; } point;
-
 /* A TSC read bracketed by two clock reads, the tightest of a few: a read
  * that was preempted would put the point microseconds off, and over a 1 ms
  * calibration every 10 ns of error is 10 ppm of rate. */
-static point tight_point(void)
+ot_tsc_point ot_tsc_clock_point(void)
 {
-    point best = {0, 0};
+    ot_tsc_point best = {0, 0};
     uint64_t best_width = UINT64_MAX;
     for (int i = 0; i < 8; i++) {
         uint64_t before = monotonic_ns();
@@ -26,7 +24,7 @@ static point tight_point(void)
         uint64_t after = monotonic_ns();
         if (after - before < best_width) {
             best_width = after - before;
-            best = (point){ticks, before + (after - before) / 2};
+            best = (ot_tsc_point){ticks, before + (after - before) / 2};
         }
     }
     return best;
@@ -34,10 +32,14 @@ static point tight_point(void)
 
 int ot_tsc_clock_calibrate(ot_tsc_clock *c, uint64_t span_ns)
 {
-    point a = tight_point();
+    return ot_tsc_clock_calibrate_since(c, ot_tsc_clock_point(), span_ns);
+}
+
+int ot_tsc_clock_calibrate_since(ot_tsc_clock *c, ot_tsc_point a, uint64_t span_ns)
+{
     while (monotonic_ns() - a.ns < span_ns)
         ;
-    point b = tight_point();
+    ot_tsc_point b = ot_tsc_clock_point();
     if (b.ticks <= a.ticks || b.ns <= a.ns)
         return -ENOTSUP;
     unsigned __int128 mult = ((unsigned __int128)(b.ns - a.ns) << 32) / (b.ticks - a.ticks);

@@ -23,11 +23,23 @@ typedef struct ot_tsc_clock {
     uint64_t mult;       /**< ns per tick, times 2^32 */
 } ot_tsc_clock;
 
+/** \brief A (TSC, CLOCK_MONOTONIC) point: the tightest of a few reads. */
+typedef struct ot_tsc_point {
+    uint64_t ticks, ns;
+} ot_tsc_point;
+
+/** \brief The calibration's first point, taken now. */
+ot_tsc_point ot_tsc_clock_point(void);
+
 /**
- * \brief Measure the TSC rate against CLOCK_MONOTONIC over \p span_ns
- *        (spinning; keep it short) and anchor the clock at the end.
+ * \brief Measure the TSC rate against CLOCK_MONOTONIC from \p start until
+ *        at least \p span_ns after it (spinning for what is left of it;
+ *        none when that much time has passed) and anchor the clock at the end.
  * \return 0, or -ENOTSUP when there is no TSC or its rate is implausible.
  */
+int ot_tsc_clock_calibrate_since(ot_tsc_clock *c, ot_tsc_point start, uint64_t span_ns);
+
+/** \brief ot_tsc_clock_calibrate_since from now: spins \p span_ns. */
 int ot_tsc_clock_calibrate(ot_tsc_clock *c, uint64_t span_ns);
 
 /** \brief The TSC now (0 where there is none). */

@@ -323,15 +323,40 @@ static int append_line(const char *file, const char *line)
     return rc;
 }
 
+/* The tick rate needs two pairs apart: the first one's CLOCK_MONOTONIC
+ * time, and whether a later pair at least OT_RATE_SPAN_NS after it exists. */
+#define OT_RATE_SPAN_NS 1000000u
+static uint64_t first_pair_ns;
+static int rate_known;
+
 void ot_session_clock_pair(void)
 {
     ot_clock_pair p = ot_clock_pair_take();
+    uint64_t first = 0;
+    if (!__atomic_compare_exchange_n(&first_pair_ns, &first, p.monotonic_ns, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED) &&
+        p.monotonic_ns - first >= OT_RATE_SPAN_NS)
+        __atomic_store_n(&rate_known, 1, __ATOMIC_RELAXED);
     p.monotonic_ns = ot_rank_clock(p.monotonic_ns); /* OFFTRACE_TEST_RANK_CLOCK (issue 16) */
     char line[96];
     snprintf(line, sizeof line, "%llu %llu %llu\n", (unsigned long long)p.ticks,
              (unsigned long long)p.monotonic_ns, (unsigned long long)p.realtime_ns);
     if (append_line("clock.pairs", line) != 0 && ot_the_session.verbose > 1)
         fprintf(stderr, "offtrace: clock pair not written\n");
+}
+
+void ot_session_rate_pair(int wait)
+{
+    uint64_t first = __atomic_load_n(&first_pair_ns, __ATOMIC_RELAXED);
+    if (!first || __atomic_load_n(&rate_known, __ATOMIC_RELAXED))
+        return;
+    if (ot_clock_monotonic_ns() - first < OT_RATE_SPAN_NS) {
+        if (!wait)
+            return;
+        while (ot_clock_monotonic_ns() - first < OT_RATE_SPAN_NS)
+            ;
+    }
+    ot_session_clock_pair();
 }
 
 void ot_session_add_device(int device_num, const char *kind)

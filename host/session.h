@@ -92,6 +92,18 @@ static inline void ot_session_count_lost(unsigned cause, uint64_t records)
 /** \brief Append a (ticks, monotonic, realtime) sync point to clock.pairs. */
 void ot_session_clock_pair(void);
 
+/**
+ * \brief The pair that gives the tick rate, a millisecond or more after the
+ *        first pair, so that a recording whose program dies before any other
+ *        pair still converts with the right rate. Taken once: now when that
+ *        much time has passed since the first pair (OpenMP's own start-up or
+ *        a device collector's calibration took it), else only with \p wait,
+ *        after waiting out the rest; nothing when a later pair gave the rate
+ *        already. tool_initialize asks without waiting, a thread's first
+ *        record (stream.c) with: no record exists before the rate pair.
+ */
+void ot_session_rate_pair(int wait);
+
 /** \brief Note an initialised offload device and its kind (devices.txt). */
 void ot_session_add_device(int device_num, const char *kind);
 

@@ -265,6 +265,7 @@ static void remove_stream_file(uint32_t index)
 static ot_stream *stream_create(int *error)
 {
     ot_session *ses = &ot_the_session;
+    ot_session_rate_pair(1); /* no record before the pair that gives the tick rate (session.h) */
     ot_stream *s = calloc(1, sizeof *s);
     if (!s) {
         *error = -ENOMEM;

@@ -855,6 +855,11 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
     ot_mpi_binding_attach(); /* MPI calls, if libofftrace-mpi.so is in the process (issue 16) */
     ot_map_capture_attach(); /* map entries, if libofftrace-capture.so is preloaded (issue 15) */
     ot_chain_initialize(lookup, initial_device_num); /* the user's own tool, if any (tool_chain.h) */
+    /* Two pairs a millisecond apart give the tick rate even if the program
+     * dies before any other pair is taken. The millisecond is most often
+     * past by now (OpenMP's start-up, a device collector's calibration);
+     * else the first record waits for the rest (stream.c), not start-up. */
+    ot_session_rate_pair(0);
     return 1;
 }
 
@@ -890,13 +895,7 @@ OT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
         return NULL;
     }
     ot_session_set_status("recording");
-    ot_session_clock_pair();
-    /* Two pairs a millisecond apart give the tick rate even if the program
-     * dies before any other pair is taken. */
-    uint64_t start = ot_clock_monotonic_ns();
-    while (ot_clock_monotonic_ns() - start < 1000000u)
-        ;
-    ot_session_clock_pair();
+    ot_session_clock_pair(); /* the second, for the tick rate, at the end of tool_initialize */
     ot_session_snapshot_maps();
     ot_exit_path_prepare(cfg.output_preclaimed);
     if (!cfg.output_preclaimed) {

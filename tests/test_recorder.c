@@ -240,6 +240,43 @@ Test(recorder, a_thread_that_dies_inside_an_operation_leaves_it_unfinished)
     cr_assert_eq(unfinished, 2, "the transfer and its target construct");
 }
 
+/* The tick rate comes from two clock pairs a millisecond or more apart,
+ * taken before the first record (no longer by waiting at start-up): a
+ * program that dies right after its first record still has them. */
+Test(recorder, a_program_that_dies_after_its_first_record_leaves_the_tick_rate)
+{
+    char dir[4096], path[4200];
+    scratch_path(dir, sizeof dir, "recorder-rate-pair");
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        start_recorder(dir); /* initialize at once, unlike the runtime's own start-up */
+        ompt_data_t t = {0};
+        target(ompt_scope_begin, &t);
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    snprintf(path, sizeof path, "%s/raw/clock.pairs", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    unsigned long long ticks, ns, realtime, first_ticks = 0, first_ns = 0, last_ticks = 0, last_ns = 0;
+    unsigned pairs = 0;
+    while (fscanf(f, "%llu %llu %llu", &ticks, &ns, &realtime) == 3) {
+        if (!pairs++) {
+            first_ticks = ticks;
+            first_ns = ns;
+        }
+        last_ticks = ticks;
+        last_ns = ns;
+    }
+    fclose(f);
+    cr_assert_geq(pairs, 2, "one clock pair: no tick rate");
+    cr_expect_geq(last_ns - first_ns, 1000000, "pairs %llu ns apart", last_ns - first_ns);
+    cr_expect_gt(last_ticks, first_ticks);
+}
+
 Test(recorder, a_pending_begin_already_written_out_is_not_shown_twice)
 {
     char dir[4096];

@@ -20,8 +20,14 @@ foreach(part js css)
 endforeach()
 
 # --serve: libmicrohttpd (Debian libmicrohttpd-dev) answers the page's tile
-# requests on 127.0.0.1; linked into the CLI only.
+# requests on 127.0.0.1. Loaded by soname when a server starts, not linked:
+# it and GnuTLS's libraries would cost every run of the CLI (issue 18).
 pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
+find_library(OFFTRACE_MHD_LIBRARY NAMES microhttpd HINTS ${MHD_LIBRARY_DIRS})
+get_filename_component(OFFTRACE_MHD_REAL "${OFFTRACE_MHD_LIBRARY}" REALPATH)
+string(REGEX MATCH "libmicrohttpd\\.so\\.[0-9]+" OFFTRACE_MHD_SONAME "${OFFTRACE_MHD_REAL}")
 target_sources(offtrace_cli PRIVATE cli/view_cmd.c cli/view_serve.c)
-target_link_libraries(offtrace_cli PRIVATE PkgConfig::MHD)
+target_include_directories(offtrace_cli SYSTEM PRIVATE ${MHD_INCLUDE_DIRS})
+target_link_libraries(offtrace_cli PRIVATE ${CMAKE_DL_LIBS})
+set_property(SOURCE cli/view_serve.c APPEND PROPERTY COMPILE_DEFINITIONS OFFTRACE_MHD_SONAME="${OFFTRACE_MHD_SONAME}")
 target_compile_definitions(offtrace_cli PRIVATE OFFTRACE_HAVE_VIEW)

@@ -136,14 +136,25 @@ int ot_cli_explain_unloadable(const char *program);
 int ot_cli_explain_missing_interpreter(const char *program);
 
 /**
- * \brief Whether \p program is an MPI program: its own dynamic loader
- *        (PT_INTERP --list, in the present environment, running none of
- *        the program's code) loads a libmpi.so.N, directly or through
- *        another library. \p soname gets that library's soname.
+ * \brief Whether \p program is an MPI program: it loads a libmpi.so.N,
+ *        directly or through another library, as its DT_NEEDED entries
+ *        say, found through the loader's search rules in the present
+ *        environment (needed.c; nothing is run). \p soname gets that
+ *        library's soname.
  * \return 1 when it does, 0 when it does not, -1 when that cannot be
- *         known (a script, a static program, a loader that failed).
+ *         known (a script, a static program, an unreadable file).
  */
 int ot_cli_program_mpi(const char *program, char *soname, size_t size);
+
+/**
+ * \brief The shared libraries \p program (a path) loads, as the dynamic
+ *        loader would find them (needed.c): \p visit gets each DT_NEEDED
+ *        name once, breadth-first from the program and the user's preloads,
+ *        in load order, until it returns non-zero. Reads ELF files only.
+ * \return 0 after the walk, \p visit's non-zero answer when it stopped it,
+ *         -1 when \p program is not a dynamically linked x86-64 ELF file.
+ */
+int ot_cli_needed_libraries(const char *program, int (*visit)(const char *name, void *arg), void *arg);
 
 /** \brief Directory of the running offtrace binary (for ../lib). */
 int ot_cli_self_dir(char *buf, size_t size);

@@ -211,23 +211,29 @@ int ot_cli_explain_missing_interpreter(const char *program)
     return 0;
 }
 
+typedef struct mpi_found {
+    char *soname;
+    size_t size;
+} mpi_found;
+
+static int is_libmpi(const char *name, void *arg)
+{
+    mpi_found *f = arg;
+    if (strncmp(name, "libmpi.so.", 10))
+        return 0;
+    snprintf(f->soname, f->size, "%s", name);
+    return 1;
+}
+
 int ot_cli_program_mpi(const char *program, char *soname, size_t size)
 {
-    char path[PATH_MAX], interp[PATH_MAX], output[16384];
+    char path[PATH_MAX], interp[PATH_MAX];
     soname[0] = '\0';
     if (program_file(program, path, sizeof path) != 0)
         return -1;
-    if (interpreter_of(path, interp, sizeof interp) || !interp[0] || access(interp, X_OK) != 0)
+    if (interpreter_of(path, interp, sizeof interp) || !interp[0])
         return -1; /* a script or a static program: what it starts is not known here */
-    if (loader_list(interp, path, output, sizeof output) != 0)
-        return -1;
-    /* "\tlibmpi.so.40 => /usr/lib/.../libmpi.so.40 (0x...)": the soname starts a line */
-    for (const char *line = output; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
-        const char *name = line + strspn(line, " \t");
-        if (!strncmp(name, "libmpi.so.", 10)) {
-            snprintf(soname, size, "%.*s", (int)strcspn(name, " \t\n"), name);
-            return 1;
-        }
-    }
-    return 0;
+    mpi_found found = {soname, size};
+    int rc = ot_cli_needed_libraries(path, is_libmpi, &found);
+    return rc < 0 ? -1 : rc;
 }

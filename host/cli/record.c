@@ -245,10 +245,10 @@ static void remove_capture_link(void)
 /* ---- the MPI wrappers (issue 16, docs/mpi.md) ----
  * libofftrace-mpi.so goes into an MPI program only: a program that does not
  * load libmpi must not get it (it would load libmpi). Whether it does is
- * asked of the program's own loader (loader.c), before anything else is
- * preloaded; the wrappers go behind the map capture and the collector, in
- * front of the user's preloads. A user who preloads them already keeps
- * that one copy. */
+ * read from its ELF files (DT_NEEDED through the loader's search rules,
+ * needed.c; no process is started), before anything else is preloaded; the
+ * wrappers go behind the map capture and the collector, in front of the
+ * user's preloads. A user who preloads them already keeps that one copy. */
 #ifndef OFFTRACE_MPI_SONAME
 #define OFFTRACE_MPI_SONAME ""
 #endif
