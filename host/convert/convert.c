@@ -21,6 +21,7 @@
 #include "nvtx_pass.h"
 #include "map_names.h" /* issue 15 */
 #include "job.h"       /* issue 16 */
+#include "region_memo.h" /* issue 18 */
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
@@ -344,6 +345,7 @@ static void converter_free(converter *c)
     ot_nvtx_defs_free(c);
     ot_mpi_free(c);
     ot_map_names_free(c);
+    ot_region_memo_free(c->regions);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
     free(c);
@@ -417,6 +419,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         return rc;
     }
     c->sym = ot_symbolizer_open();
+    c->regions = ot_region_memo_new();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
@@ -429,7 +432,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
-    if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
+    if (!c->sym || !c->tw || !c->spans || !c->device_regions || !c->regions) {
         if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);

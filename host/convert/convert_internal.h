@@ -107,6 +107,7 @@ typedef struct converter {
     uint64_t mpi_clock_at[2];
     int64_t mpi_clock_offset[2];
     size_t mpi_collective_stream;       /**< on this stream */
+    struct ot_region_memo *regions;     /**< regions named before, by recipe and inputs (region_memo.h, issue 18) */
 } converter;
 
 /** \brief Host ticks to host ns. */
