@@ -26,7 +26,7 @@
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
 {
-    uint64_t ns = ot_timemap_apply(c->rec.ticks_to_ns, ticks);
+    uint64_t ns = ot_timemap_apply_hinted(c->rec.ticks_to_ns, ticks, c->ticks_hint);
     return __builtin_expect(c->mpi_clock_points != 0, 0) ? ot_mpi_on_rank0_clock(c, ns) : ns;
 }
 
@@ -392,6 +392,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         return -ENOMEM;
     }
     c->dir = dir;
+    c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
