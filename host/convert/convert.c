@@ -84,11 +84,26 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
     }
 }
 
+/* Whether a stream holds a record this pass looks at: one that names a
+ * device, or an explicit task's creation or schedule (ot_host_tasks_note). */
+static int names_devices_or_tasks(const ot_raw_stream *s)
+{
+    if (ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_CREATE) || ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_SCHEDULE))
+        return 1;
+    for (unsigned e = 0; e < 256; e++)
+        if (ot_raw_stream_has(s, (uint8_t)e) &&
+            offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
+            return 1;
+    return 0;
+}
+
 /* Mark devices that did anything, then give each an accelerator group, a
  * timeline and an RDMA location whose comm ranks come first. */
 static int create_devices(converter *c)
 {
     for (size_t s = 0; s < c->rec.stream_count; s++) {
+        if (!names_devices_or_tasks(&c->rec.streams[s]))
+            continue; /* nothing to note: not read again */
         ot_raw_cursor cur;
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;

@@ -252,6 +252,9 @@ static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_r
 
 static int pair_data_regions(thread_pass *p)
 {
+    uint64_t enter_kinds = 1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait;
+    if (!(p->s->target_kinds_seen & enter_kinds))
+        return 0; /* no enter-data: nothing to pair, the stream is not read for it */
     pending_enter *pending = NULL;
     size_t depth = 0, capacity = 0;
     int rc = 0;
