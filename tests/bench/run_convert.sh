@@ -44,9 +44,10 @@ for rec in a b c; do
             new) convert "$rec.new" "$BUILD" "$T/$rec" ;;
             old) convert "$rec.old" "$OLD" "$T/$rec" ;;
             floor) "$BUILD/bin/bench_convert" floor "$T/$rec/traces.otf2" "$T/floor" 1 > "$T/floor.out"
-                awk '{for (i = 1; i < NF; i++) if ($i == "floor_s") print $(i + 1) * 1000}' "$T/floor.out" >> "$T/$rec.floor"
-                awk '{for (i = 1; i < NF; i++) if ($i == "without_attributes_ns_per_event") print $(i + 1)}' \
-                    "$T/floor.out" >> "$T/$rec.bare" ;;
+                field() { awk -v f="$1" '{for (i = 1; i < NF; i++) if ($i == f) print $(i + 1)}' "$T/floor.out"; }
+                echo "$(field floor_s) * 1000" | bc >> "$T/$rec.floor"
+                echo "$(field floor_cpu_s) * 1000" | bc >> "$T/$rec.floor_cpu"
+                field without_attributes_cpu_ns_per_event >> "$T/$rec.bare" ;;
             esac
         done
         i=$((i + 1))
@@ -57,6 +58,8 @@ for rec in a b c; do
     "$BUILD/bin/bench_convert" raw "$T/$rec" 5 > "$T/$rec.raw"
 done
 
+echo "Wall and CPU: the whole \`offtrace convert\` command, its process start included; the floor: OTF2's open to close."
+echo
 echo "| recording | events | build | wall ms | M events/s (wall) | CPU ms | ns/event (CPU) | peak RSS KiB |"
 echo "|---|---|---|---|---|---|---|---|"
 for rec in a b c; do
@@ -71,9 +74,9 @@ for rec in a b c; do
         awk -v l="$label" -v b="$b" -v e="$ev" -v w="$w" -v c="$c" -v m="$m" \
             'BEGIN {printf "| %s | %d | %s | %.0f | %.1f | %.0f | %.0f | %d |\n", l, e, b, w, e / w / 1000, c, c * 1e6 / e, m}'
     done
-    f=$(median "$T/$rec.floor"); bare=$(median "$T/$rec.bare")
-    awk -v l="$label" -v e="$ev" -v f="$f" -v bare="$bare" \
-        'BEGIN {printf "| %s | %d | OTF2 floor (%.0f ns/event without the attributes) | %.0f | %.1f | | %.0f | |\n", l, e, bare, f, e / f / 1000, f * 1e6 / e}'
+    f=$(median "$T/$rec.floor"); fc=$(median "$T/$rec.floor_cpu"); bare=$(median "$T/$rec.bare")
+    awk -v l="$label" -v e="$ev" -v f="$f" -v fc="$fc" -v bare="$bare" \
+        'BEGIN {printf "| %s | %d | OTF2 floor (%.0f ns/event without the attributes) | %.0f | %.1f | %.0f | %.0f | |\n", l, e, bare, f, e / f / 1000, fc, fc * 1e6 / e}'
 done
 echo
 echo "Ratio old/new of the wall-time medians:"
