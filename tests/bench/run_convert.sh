@@ -60,8 +60,8 @@ done
 
 echo "Wall and CPU: the whole \`offtrace convert\` command, its process start included; the floor: OTF2's open to close."
 echo
-echo "| recording | events | build | wall ms | M events/s (wall) | CPU ms | ns/event (CPU) | peak RSS KiB |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| recording | events | build | CPU ms | ns/event (CPU) | M events/s (CPU) | wall ms | M events/s (wall) | peak RSS KiB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for rec in a b c; do
     case $rec in
     a) label="bench_target_loop map64 $N, device detail" ;;
@@ -72,16 +72,17 @@ for rec in a b c; do
     for b in old new; do
         w=$(median "$T/$rec.$b.wall"); c=$(median "$T/$rec.$b.cpu"); m=$(cat "$T/$rec.$b.rss")
         awk -v l="$label" -v b="$b" -v e="$ev" -v w="$w" -v c="$c" -v m="$m" \
-            'BEGIN {printf "| %s | %d | %s | %.0f | %.1f | %.0f | %.0f | %d |\n", l, e, b, w, e / w / 1000, c, c * 1e6 / e, m}'
+            'BEGIN {printf "| %s | %d | %s | %.0f | %.0f | %.1f | %.0f | %.1f | %d |\n", l, e, b, c, c * 1e6 / e, e / c / 1000, w, e / w / 1000, m}'
     done
     f=$(median "$T/$rec.floor"); fc=$(median "$T/$rec.floor_cpu"); bare=$(median "$T/$rec.bare")
     awk -v l="$label" -v e="$ev" -v f="$f" -v fc="$fc" -v bare="$bare" \
-        'BEGIN {printf "| %s | %d | OTF2 floor (%.0f ns/event without the attributes) | %.0f | %.1f | %.0f | %.0f | |\n", l, e, bare, f, e / f / 1000, fc, fc * 1e6 / e}'
+        'BEGIN {printf "| %s | %d | OTF2 floor (%.0f ns/event without the attributes) | %.0f | %.0f | %.1f | %.0f | %.1f | |\n", l, e, bare, fc, fc * 1e6 / e, e / fc / 1000, f, e / f / 1000}'
 done
 echo
-echo "Ratio old/new of the wall-time medians:"
+echo "Ratio old/new of the medians, CPU and wall:"
 for rec in a b c; do
-    echo "  ($rec) $(echo "scale=2; $(median "$T/$rec.old.wall") / $(median "$T/$rec.new.wall")" | bc)"
+    echo "  ($rec) $(echo "scale=2; $(median "$T/$rec.old.cpu") / $(median "$T/$rec.new.cpu")" | bc)" \
+        "$(echo "scale=2; $(median "$T/$rec.old.wall") / $(median "$T/$rec.new.wall")" | bc)"
 done
 echo
 echo "Raw records alone (bench_convert raw, median of 5: ot_raw_load, then one cursor pass):"
