@@ -78,6 +78,29 @@ uint64_t ot_timemap_apply(const ot_timemap *m, uint64_t x)
     return through(m->points[seg], segment_rate(&m->points[seg], &m->points[seg + 1]), x);
 }
 
+uint64_t ot_timemap_apply_hinted(const ot_timemap *m, uint64_t x, ot_timemap_hint *hint)
+{
+    if (m->count < 2)
+        return ot_timemap_apply(m, x);
+    size_t s = hint->segment, last = m->count - 2;
+    /* the segment the search would pick: the last point at or before x, the first and last segments open-ended */
+    if (!hint->valid || s > last || (s > 0 && m->points[s].x > x) || (s < last && m->points[s + 1].x <= x)) {
+        size_t lo = 0, hi = m->count - 1;
+        while (lo < hi) {
+            size_t mid = (lo + hi + 1) / 2;
+            if (m->points[mid].x <= x)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        s = lo >= last ? last : lo;
+        hint->segment = s;
+        hint->rate = segment_rate(&m->points[s], &m->points[s + 1]);
+        hint->valid = 1;
+    }
+    return through(m->points[s], hint->rate, x);
+}
+
 void ot_timemap_free(ot_timemap *m)
 {
     if (m) {

@@ -39,6 +39,18 @@ size_t ot_timemap_points(const ot_timemap *m);
 /** \brief Map x to y. With no point at all, returns x unchanged. */
 uint64_t ot_timemap_apply(const ot_timemap *m, uint64_t x);
 
+/** The segment a caller used last, and its rate: a run of nearby x (one
+ *  thread's records) stays in one segment, found without a search. */
+typedef struct ot_timemap_hint {
+    size_t segment;
+    double rate;
+    int valid; /**< 0 at first: zero-initialise it */
+} ot_timemap_hint;
+
+/** \brief ot_timemap_apply, same result, starting from \p hint's segment
+ *         (updated). The map must not change while a hint is in use. */
+uint64_t ot_timemap_apply_hinted(const ot_timemap *m, uint64_t x, ot_timemap_hint *hint);
+
 /** \brief Free the map (NULL is fine). */
 void ot_timemap_free(ot_timemap *m);
 

@@ -60,3 +60,27 @@ Test(timemap, drops_points_that_would_run_time_backwards)
     }
     ot_timemap_free(m);
 }
+
+/* The hinted form (issue 18) gives what the search gives, for x that move
+ * forward, jump back, and fall before the first and after the last point. */
+Test(timemap, hinted_apply_equals_search)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    for (uint64_t i = 1; i <= 50; i++)
+        ot_timemap_add(m, i * 1000, i * 1000 * 3 + i * i);
+    ot_timemap_hint hint = {0};
+    uint64_t seed = 88172645463325252ull;
+    for (int k = 0; k < 20000; k++) {
+        uint64_t x;
+        if (k % 3) { /* mostly forward, as a thread's records go */
+            x = (uint64_t)k * 3;
+        } else {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            x = seed % 60000;
+        }
+        cr_assert_eq(ot_timemap_apply_hinted(m, x, &hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
+    }
+    cr_assert_eq(ot_timemap_apply_hinted(m, 0, &hint), ot_timemap_apply(m, 0));
+    cr_assert_eq(ot_timemap_apply_hinted(m, UINT64_MAX / 4, &hint), ot_timemap_apply(m, UINT64_MAX / 4));
+    ot_timemap_free(m);
+}

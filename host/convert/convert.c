@@ -21,11 +21,12 @@
 #include "nvtx_pass.h"
 #include "map_names.h" /* issue 15 */
 #include "job.h"       /* issue 16 */
+#include "region_memo.h" /* issue 18 */
 #include "offtrace/offtrace.h"
 
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
 {
-    uint64_t ns = ot_timemap_apply(c->rec.ticks_to_ns, ticks);
+    uint64_t ns = ot_timemap_apply_hinted(c->rec.ticks_to_ns, ticks, c->ticks_hint);
     return __builtin_expect(c->mpi_clock_points != 0, 0) ? ot_mpi_on_rank0_clock(c, ns) : ns;
 }
 
@@ -83,11 +84,26 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
     }
 }
 
+/* Whether a stream holds a record this pass looks at: one that names a
+ * device, or an explicit task's creation or schedule (ot_host_tasks_note). */
+static int names_devices_or_tasks(const ot_raw_stream *s)
+{
+    if (ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_CREATE) || ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_SCHEDULE))
+        return 1;
+    for (unsigned e = 0; e < 256; e++)
+        if (ot_raw_stream_has(s, (uint8_t)e) &&
+            offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
+            return 1;
+    return 0;
+}
+
 /* Mark devices that did anything, then give each an accelerator group, a
  * timeline and an RDMA location whose comm ranks come first. */
 static int create_devices(converter *c)
 {
     for (size_t s = 0; s < c->rec.stream_count; s++) {
+        if (!names_devices_or_tasks(&c->rec.streams[s]))
+            continue; /* nothing to note: not read again */
         ot_raw_cursor cur;
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;
@@ -344,6 +360,7 @@ static void converter_free(converter *c)
     ot_nvtx_defs_free(c);
     ot_mpi_free(c);
     ot_map_names_free(c);
+    ot_region_memo_free(c->regions);
     ot_symbolizer_close(c->sym);
     ot_raw_free(&c->rec);
     free(c);
@@ -390,6 +407,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         return -ENOMEM;
     }
     c->dir = dir;
+    c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
@@ -417,6 +435,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         return rc;
     }
     c->sym = ot_symbolizer_open();
+    c->regions = ot_region_memo_new();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
@@ -429,7 +448,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
-    if (!c->sym || !c->tw || !c->spans || !c->device_regions) {
+    if (!c->sym || !c->tw || !c->spans || !c->device_regions || !c->regions) {
         if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);

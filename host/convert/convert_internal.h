@@ -107,6 +107,10 @@ typedef struct converter {
     uint64_t mpi_clock_at[2];
     int64_t mpi_clock_offset[2];
     size_t mpi_collective_stream;       /**< on this stream */
+    struct ot_region_memo *regions;     /**< regions named before, by recipe and inputs (region_memo.h, issue 18) */
+    /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
+     * takes a const converter, the hint changes through the pointer */
+    ot_timemap_hint ticks_hint_storage, *ticks_hint;
 } converter;
 
 /** \brief Host ticks to host ns. */

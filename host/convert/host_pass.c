@@ -27,6 +27,7 @@
 #include "host_tasks.h"
 #include "openmp_naming.h"
 #include "map_names.h" /* issue 15 */
+#include "region_memo.h" /* issue 18 */
 
 #define NO_REGION UINT32_MAX
 #define EVENT_SPAN 0xFF /* open_item.event of a target data span */
@@ -83,6 +84,20 @@ static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, 
     ot_srcloc_format(loc, codeptr, label, size);
 }
 
+/* Every region below is a function of its recipe's inputs: the first event
+ * of a call site names it, the others find it in the memo (region_memo.h). */
+static int memo_find(const converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef *r)
+{
+    return ot_region_memo_find(c->regions, head, a, b, r);
+}
+
+static OTF2_RegionRef memo_keep(converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef r)
+{
+    if (r != NO_REGION) /* out of memory: asked again next time */
+        ot_region_memo_keep(c->regions, head, a, b, r);
+    return r;
+}
+
 static offtrace_event_class construct_class(uint8_t kind)
 {
     switch (kind) {
@@ -101,11 +116,15 @@ static offtrace_event_class construct_class(uint8_t kind)
 /* A region named "<the class's name> @<site>", with the site's file and line. */
 static OTF2_RegionRef sited_region(converter *c, offtrace_event_class cls, uint64_t codeptr)
 {
+    uint64_t head = ot_region_memo_head(OT_MEMO_SITED, (uint32_t)cls);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, codeptr, 0, &known))
+        return known;
     ot_srcloc loc;
     char label[512], name[640];
     locate(c, codeptr, &loc, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", offtrace_class(cls)->name, label);
-    return ot_tw_region(c->tw, cls, name, loc.file, loc.line, loc.line);
+    return memo_keep(c, head, codeptr, 0, ot_tw_region(c->tw, cls, name, loc.file, loc.line, loc.line));
 }
 
 static OTF2_RegionRef construct_region(converter *c, uint8_t kind, uint64_t codeptr)
@@ -114,7 +133,18 @@ static OTF2_RegionRef construct_region(converter *c, uint8_t kind, uint64_t code
 }
 
 /* A kernel is named after its symbol when the symbolizer finds it. */
+static OTF2_RegionRef kernel_region_named(converter *c, uint64_t target_codeptr);
+
 static OTF2_RegionRef kernel_region(converter *c, uint64_t target_codeptr)
+{
+    uint64_t head = ot_region_memo_head(OT_MEMO_KERNEL, 0);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, target_codeptr, 0, &known))
+        return known;
+    return memo_keep(c, head, target_codeptr, 0, kernel_region_named(c, target_codeptr));
+}
+
+static OTF2_RegionRef kernel_region_named(converter *c, uint64_t target_codeptr)
 {
     ot_srcloc loc;
     char label[512], name[640];
@@ -140,15 +170,20 @@ static offtrace_event_class data_op_class(uint8_t op)
                                                : OFFTRACE_CLASS_DATA_OP_ASSOCIATE;
 }
 
+static OTF2_RegionRef plain_region(converter *c, offtrace_event_class cls);
+
 static OTF2_RegionRef data_op_region(converter *c, uint8_t op)
 {
-    offtrace_event_class cls = data_op_class(op);
-    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
+    return plain_region(c, data_op_class(op));
 }
 
 /* Data operations outside any construct come from the device memory API. */
 static OTF2_RegionRef api_region(converter *c, uint8_t op, uint64_t codeptr)
 {
+    uint64_t head = ot_region_memo_head(OT_MEMO_API_CALL, op);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, codeptr, 0, &known))
+        return known;
     const char *api = is_alloc(op) ? "omp_target_alloc"
                     : is_delete(op) ? "omp_target_free"
                     : (is_to_device(op) || is_from_device(op)) ? "omp_target_memcpy"
@@ -157,19 +192,28 @@ static OTF2_RegionRef api_region(converter *c, uint8_t op, uint64_t codeptr)
     char label[512], name[640];
     locate(c, codeptr, &loc, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", api, label);
-    return ot_tw_region(c->tw, OFFTRACE_CLASS_API_CALL, name, loc.file, loc.line, loc.line);
+    return memo_keep(c, head, codeptr, 0, ot_tw_region(c->tw, OFFTRACE_CLASS_API_CALL, name, loc.file, loc.line, loc.line));
 }
 
 static OTF2_RegionRef rdma_region(converter *c, int to_device)
 {
-    offtrace_event_class cls = to_device ? OFFTRACE_CLASS_TRANSFER_TO_DEVICE : OFFTRACE_CLASS_TRANSFER_FROM_DEVICE;
-    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
+    return plain_region(c, to_device ? OFFTRACE_CLASS_TRANSFER_TO_DEVICE : OFFTRACE_CLASS_TRANSFER_FROM_DEVICE);
+}
+
+/* A region named by the catalogue alone. */
+static OTF2_RegionRef plain_region(converter *c, offtrace_event_class cls)
+{
+    uint64_t head = ot_region_memo_head(OT_MEMO_PLAIN, (uint32_t)cls);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, 0, 0, &known))
+        return known;
+    return memo_keep(c, head, 0, 0, ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0));
 }
 
 /* offtrace's own regions, and others without a site, are named by the catalogue alone. */
 static OTF2_RegionRef measurement_region(converter *c, offtrace_event_class cls)
 {
-    return ot_tw_region(c->tw, cls, offtrace_class(cls)->name, NULL, 0, 0);
+    return plain_region(c, cls);
 }
 
 /* ---- pre-pass: pair enter-data with exit-data ---- */
@@ -190,19 +234,27 @@ static const char *function_of(converter *c, uint64_t codeptr)
 
 static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_record *exit)
 {
-    ot_srcloc begin, end;
-    char label[512], name[640];
-    locate(p->c, exit->codeptr, &end, label, sizeof label);
-    locate(p->c, e->codeptr, &begin, label, sizeof label);
-    snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_TARGET_DATA)->name, label);
-    span_pair s = {e->id, exit->id,
-        ot_tw_region(p->c->tw, OFFTRACE_CLASS_TARGET_DATA, name, begin.file, begin.line,
-                     end.file && begin.file && !strcmp(end.file, begin.file) ? end.line : begin.line)};
+    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 0);
+    span_pair s = {e->id, exit->id, NO_REGION};
+    if (!memo_find(p->c, head, e->codeptr, exit->codeptr, &s.region)) {
+        ot_srcloc begin, end;
+        char label[512], name[640];
+        locate(p->c, exit->codeptr, &end, label, sizeof label);
+        locate(p->c, e->codeptr, &begin, label, sizeof label);
+        snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_TARGET_DATA)->name, label);
+        s.region = memo_keep(p->c, head, e->codeptr, exit->codeptr,
+                             ot_tw_region(p->c->tw, OFFTRACE_CLASS_TARGET_DATA, name, begin.file, begin.line,
+                                          end.file && begin.file && !strcmp(end.file, begin.file) ? end.line
+                                                                                                 : begin.line));
+    }
     return ot_es_add(p->spans, &s);
 }
 
 static int pair_data_regions(thread_pass *p)
 {
+    uint64_t enter_kinds = 1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait;
+    if (!(p->s->target_kinds_seen & enter_kinds))
+        return 0; /* no enter-data: nothing to pair, the stream is not read for it */
     pending_enter *pending = NULL;
     size_t depth = 0, capacity = 0;
     int rc = 0;
@@ -528,17 +580,21 @@ static int is_host_chunk(const open_item *o)
 /* A work, sync or wait region: the kind refines the name and role. */
 static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r, offtrace_event_class cls)
 {
+    uint64_t head = ot_region_memo_head(OT_MEMO_HOST_OPENMP, (uint32_t)cls << 8 | r->subkind);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, r->codeptr, 0, &known))
+        return known;
     ot_naming n = cls == OFFTRACE_CLASS_HOST_WORK ? ot_work_naming(r->subkind)
                   : cls == OFFTRACE_CLASS_HOST_CHUNK ? ot_chunk_naming(r->subkind)
                                                       : ot_sync_naming(r->subkind);
     char stem[128], label[512], name[640];
     snprintf(stem, sizeof stem, cls == OFFTRACE_CLASS_HOST_SYNC_WAIT ? "%s (waiting)" : "%s", n.name);
     if (!r->codeptr)
-        return ot_tw_region_with_role(c->tw, cls, n.role, stem, NULL, 0, 0);
+        return memo_keep(c, head, 0, 0, ot_tw_region_with_role(c->tw, cls, n.role, stem, NULL, 0, 0));
     ot_srcloc loc;
     locate(c, r->codeptr, &loc, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", stem, label);
-    return ot_tw_region_with_role(c->tw, cls, n.role, name, loc.file, loc.line, loc.line);
+    return memo_keep(c, head, r->codeptr, 0, ot_tw_region_with_role(c->tw, cls, n.role, name, loc.file, loc.line, loc.line));
 }
 
 /* A chunk lasts until the thread's next chunk or the end of the construct
@@ -557,6 +613,15 @@ static void end_cancelled_work(thread_pass *p, uint64_t t, const offtrace_raw_re
     close_open_chunk(p, t, r);
     if (p->depth && p->open[p->depth - 1].event == OFFTRACE_RAW_OMP_WORK)
         close_item(p, &p->open[--p->depth], t, r);
+}
+
+static OTF2_RegionRef teams_region(converter *c, offtrace_event_class cls)
+{
+    uint64_t head = ot_region_memo_head(OT_MEMO_PLAIN, (uint32_t)cls);
+    OTF2_RegionRef known;
+    if (memo_find(c, head, 1, 0, &known)) /* 1: named "teams", not after the class */
+        return known;
+    return memo_keep(c, head, 1, 0, ot_tw_region(c->tw, cls, "teams", NULL, 0, 0));
 }
 
 static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
@@ -578,7 +643,7 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
         OTF2_EvtWriter_ThreadFork(p->w, NULL, t, OTF2_PARADIGM_OPENMP, (uint32_t)r->bytes);
     OTF2_RegionRef region;
     if (cls == OFFTRACE_CLASS_HOST_PARALLEL && r->subkind)
-        region = ot_tw_region(p->c->tw, cls, "teams", NULL, 0, 0);
+        region = teams_region(p->c, cls);
     else if (cls == OFFTRACE_CLASS_HOST_PARALLEL || cls == OFFTRACE_CLASS_HOST_MASKED)
         region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
     else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "convert_internal.h"
+#include "region_memo.h" /* issue 18 */
 
 #define MAX_SITE_ID (1u << 22) /* a bound against damage: the recorder's table holds 4095 */
 
@@ -54,7 +55,22 @@ typedef struct alloc_ref {
     int used;
 } alloc_ref;
 
+/* A data op named before (issue 18): the same reference, kind and
+ * construct give the same region, op and count; its attributes' strings are
+ * interned at its first Enter and kept. */
+enum { COUNT_NAMED, COUNT_WITHOUT_DEBUG_INFO, COUNT_UNMATCHED, COUNT_NONE };
+enum { MEMO_STRINGS = 6 };
+typedef struct named_op {
+    OTF2_RegionRef region;
+    int counted; /* COUNT_* */
+    int strings_known;
+    OTF2_StringRef strings[MEMO_STRINGS]; /* variable, map type, member of, site, entry, problem */
+    ot_map_op op;
+} named_op;
+
 typedef struct ot_map_sites {
+    named_op *named_ops;
+    size_t named_op_count, named_op_capacity;
     map_site *sites; /* by id */
     size_t site_count;
     alloc_ref *allocs;
@@ -267,6 +283,7 @@ void ot_map_names_free(converter *c)
         free_site(&m->sites[i]);
     free(m->sites);
     free(m->allocs);
+    free(m->named_ops);
     free(m);
     c->maps = NULL;
 }
@@ -427,6 +444,17 @@ static const char *parent_name(const map_site *s, size_t parent)
     return NULL;
 }
 
+static void count(ot_map_sites *m, int counted)
+{
+    m->named += counted == COUNT_NAMED;
+    m->without_debug_info += counted == COUNT_WITHOUT_DEBUG_INFO;
+    m->unmatched += counted == COUNT_UNMATCHED;
+}
+
+static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, int device, int cls,
+                                   uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
+                                   ot_map_op *out, int *counted);
+
 OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int device, int cls,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                               ot_map_op *out)
@@ -437,6 +465,60 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
             m->not_captured++;
         return UINT32_MAX;
     }
+    uint64_t ref = r->codeptr;
+    const map_entry *e = entry_of(m, OFFTRACE_RAW_MAP_REF_SITE(ref), OFFTRACE_RAW_MAP_REF_INDEX(ref));
+    int at_exit = construct_kind == ompt_target_exit_data || construct_kind == ompt_target_exit_data_nowait;
+    /* The key: what the name is made of. A delete without its own entry is
+     * named after the allocation it frees (the device address's map
+     * reference, or none), and of its own reference only the fix-up bit
+     * counts. A construct site that is not defined reads as none. */
+    uint64_t key = ref, site_key = site_of(m, construct_site) ? construct_site : 0; /* below MAX_SITE_ID: 22 bits */
+    uint64_t via_alloc = 0;
+    if (!e && is_delete(r->subkind)) {
+        const alloc_ref *a = alloc_of(m, device, r->src_addr);
+        key = !a || (a->ref & OFFTRACE_RAW_MAP_FIXUP) ? UINT64_MAX : a->ref;
+        via_alloc = 1ull << 18 | (ref & OFFTRACE_RAW_MAP_FIXUP ? 1ull << 17 : 0);
+        if (!construct_site) { /* the allocation is matched against the reference's own site then */
+            uint32_t own = OFFTRACE_RAW_MAP_REF_SITE(ref);
+            site_key = site_of(m, own) ? own : 0;
+            via_alloc |= 1ull << 19;
+        }
+    }
+    uint64_t head = (uint64_t)OT_MEMO_MAP_OP << 56 | site_key << 24 | via_alloc | (uint64_t)at_exit << 16 |
+                    (uint64_t)(uint8_t)cls << 8 | r->subkind;
+    uint32_t known;
+    if ((unsigned)cls <= 0xFF && ot_region_memo_find(c->regions, head, key, construct_codeptr, &known)) {
+        const named_op *n = &m->named_ops[known];
+        *out = n->op;
+        count(m, n->counted);
+        return n->region;
+    }
+    int counted;
+    OTF2_RegionRef region = name_data_op(c, r, device, cls, construct_site, construct_kind, construct_codeptr, out,
+                                         &counted);
+    if (region == UINT32_MAX || (unsigned)cls > 0xFF)
+        return region;
+    if (m->named_op_count == m->named_op_capacity) {
+        size_t grown = m->named_op_capacity ? m->named_op_capacity * 2 : 64;
+        named_op *more = realloc(m->named_ops, grown * sizeof *more);
+        if (!more)
+            return region; /* named again next time */
+        m->named_ops = more;
+        m->named_op_capacity = grown;
+    }
+    out->memo = (uint32_t)m->named_op_count + 1;
+    m->named_ops[m->named_op_count] = (named_op){.region = region, .counted = counted, .op = *out};
+    ot_region_memo_keep(c->regions, head, key, construct_codeptr, (uint32_t)m->named_op_count++);
+    return region;
+}
+
+/* What ot_map_data_op returns, from the sites; *counted (when asked) says
+ * which count it went to. */
+static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, int device, int cls,
+                                   uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
+                                   ot_map_op *out, int *counted)
+{
+    ot_map_sites *m = c->maps;
     uint64_t ref = r->codeptr;
     uint32_t site = OFFTRACE_RAW_MAP_REF_SITE(ref), index = OFFTRACE_RAW_MAP_REF_INDEX(ref);
     const map_entry *e = entry_of(m, site, index);
@@ -462,12 +544,12 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
     if (out->member_of && e && !strcmp(out->member_of, e->variable))
         out->member_of = NULL; /* the struct's own entry, member of its unnamed whole */
     site_label(c, construct_codeptr, site_of(m, construct_site), out->site, sizeof out->site);
-    if (e && !e->problem)
-        m->named++;
-    else if (e && e->problem == PROBLEM_NO_DEBUG)
-        m->without_debug_info++;
-    else if (!e)
-        m->unmatched++;
+    int which = e && !e->problem ? COUNT_NAMED
+              : e && e->problem == PROBLEM_NO_DEBUG ? COUNT_WITHOUT_DEBUG_INFO
+              : !e ? COUNT_UNMATCHED : COUNT_NONE;
+    count(m, which);
+    if (counted)
+        *counted = which;
 
     const char *stem = is_to_device(r->subkind) ? "h2d" : is_from_device(r->subkind) ? "d2h"
                      : is_alloc(r->subkind) ? "alloc" : is_delete(r->subkind) ? "delete" : NULL;
@@ -488,15 +570,31 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
 
 void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op *op)
 {
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, ot_tw_string(c->tw, op->variable));
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, ot_tw_string(c->tw, op->map_type));
+    named_op *n = op->memo ? &c->maps->named_ops[op->memo - 1] : NULL;
+    OTF2_StringRef s[MEMO_STRINGS];
+    if (n && n->strings_known) {
+        memcpy(s, n->strings, sizeof s);
+    } else { /* interned in the order they are written: string refs stay as they were */
+        s[0] = ot_tw_string(c->tw, op->variable);
+        s[1] = ot_tw_string(c->tw, op->map_type);
+        s[2] = op->member_of ? ot_tw_string(c->tw, op->member_of) : 0;
+        s[3] = ot_tw_string(c->tw, op->site);
+        s[4] = ot_tw_string(c->tw, op->entry);
+        s[5] = op->problem ? ot_tw_string(c->tw, op->problem) : 0;
+        if (n) {
+            memcpy(n->strings, s, sizeof s);
+            n->strings_known = 1;
+        }
+    }
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
     OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, (uint8_t)op->implicit);
     if (op->member_of)
-        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, ot_tw_string(c->tw, op->member_of));
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, ot_tw_string(c->tw, op->site));
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, ot_tw_string(c->tw, op->entry));
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, s[2]);
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, s[4]);
     if (op->problem)
-        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, ot_tw_string(c->tw, op->problem));
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, s[5]);
 }
 
 static void set_number(converter *c, const char *key, uint64_t value)

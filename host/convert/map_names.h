@@ -25,6 +25,7 @@ typedef struct ot_map_op {
     char site[320];        /**< the construct's "file:line" (or what the symbolizer knows) */
     const char *entry;     /**< "entry", "mapper component", "pointer fix-up", "none" */
     const char *problem;   /**< why variable is "unknown", NULL when it is not */
+    uint32_t memo;         /**< 1 + its entry in map_names.c's memo (its attributes' strings), 0: none */
 } ot_map_op;
 
 /** \brief Read raw/map-sites.defs (absent: nothing is named). 0 or -ENOMEM. */

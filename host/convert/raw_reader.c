@@ -143,6 +143,13 @@ static int pending_is_new(const offtrace_raw_record *p, const offtrace_raw_recor
     return 1;
 }
 
+static void note_kind(ot_raw_stream *s, const offtrace_raw_record *r)
+{
+    s->events_seen[r->event >> 6] |= 1ull << (r->event & 63);
+    if (r->event == OFFTRACE_RAW_TARGET)
+        s->target_kinds_seen |= r->subkind < 64 ? 1ull << r->subkind : UINT64_MAX;
+}
+
 /* Check a stream file's header and count its committed records, keeping
  * nothing but the last few (to tell whether the pending begin was written
  * out): a file may be sparse and far larger than what was written into it,
@@ -169,10 +176,14 @@ static int read_stream(const char *path, ot_raw_stream *out)
     enum { LAST = 8 };
     offtrace_raw_record last[LAST];
     size_t total = 0;
-    for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur)); total++)
+    for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur)); total++) {
         last[total % LAST] = *r;
+        note_kind(out, r);
+    }
     ot_raw_cursor_close(&cur);
     out->with_pending = pending_is_new(&out->header.pending, last, total < LAST ? total : LAST);
+    if (out->with_pending)
+        note_kind(out, &out->header.pending);
     out->count = total + (out->with_pending ? 1 : 0);
     return 0;
 }

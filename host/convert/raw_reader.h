@@ -24,7 +24,19 @@ typedef struct ot_raw_stream {
     char *path;
     size_t count; /**< records every pass yields: the committed records counted at load, + the pending begin */
     int with_pending; /**< the header's pending begin is yielded last */
+    /* What the counting at load saw (issue 18): a pass that looks for
+     * kinds a stream lacks skips it instead of reading it once more. A
+     * recording still being written (convert --force) may commit more
+     * before a later pass: those records are what the snapshot missed. */
+    uint64_t events_seen[4];    /**< bit e: a record whose event byte is e */
+    uint64_t target_kinds_seen; /**< bit k: a TARGET record of ompt_target_t k (all bits: one of k >= 64) */
 } ot_raw_stream;
+
+/** \brief Whether the counting at load met a record of event byte \p event in \p s. */
+static inline int ot_raw_stream_has(const ot_raw_stream *s, uint8_t event)
+{
+    return (int)(s->events_seen[event >> 6] >> (event & 63) & 1);
+}
 
 /** One pass over a stream's records; see ot_raw_cursor_open. */
 typedef struct ot_raw_cursor {
