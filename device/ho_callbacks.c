@@ -182,6 +182,8 @@ static ho_team *own_team(ho_thread *t, uint32_t nesting)
         if (!teams)
             return NULL;
         memset(teams, 0, OT_HO_TEAM_NESTING * sizeof *teams);
+        for (int i = 0; i < OT_HO_TEAM_NESTING; i++)
+            teams[i].extra_min = UINT64_MAX;
         t->teams = teams;
     }
     return &t->teams[nesting];

@@ -338,6 +338,29 @@ Test(device, team_summaries_agree_with_every_thread_and_the_runtime, .timeout = 
     cr_assert_eq(f.kernels, 302);
 }
 
+/* A team of 70 threads: past the summary's 64 slots of their own, threads
+ * add into shared totals; the summary still counts every thread the full
+ * level shows, and each of CG's team regions got all 70. */
+Test(device, team_summaries_of_teams_larger_than_the_slots, .timeout = 180)
+{
+    char teams[4096], threads[4096], keep[] = "OFFTRACE_KEEP_RAW=1";
+    /* libomp gives a team of a league at most as many threads as both teams limits allow */
+    char *env[] = {keep, "OMP_NUM_THREADS=70", "OMP_TEAMS_THREAD_LIMIT=70", "KMP_TEAMS_THREAD_LIMIT=70",
+                   "OMP_WAIT_POLICY=passive", NULL};
+    scratch_path(teams, sizeof teams, "device-summary-70-teams");
+    scratch_path(threads, sizeof threads, "device-summary-70-threads");
+    free(record(teams, "--device-detail=teams", env, "example_cg", "8", "2", NULL));
+    free(record(threads, "--device-detail=threads", env, "example_cg", "8", "2", NULL));
+    team_facts t = {0};
+    read_summaries(teams, &t);
+    count_teams(threads, &t);
+    cr_assert_eq(t.summaries, t.team_regions);
+    cr_assert_eq(t.summarised_threads, t.member_tasks, "%llu threads summarised, %llu implicit tasks",
+                 (unsigned long long)t.summarised_threads, (unsigned long long)t.member_tasks);
+    /* 14 kernels, each with an outer region of its master alone and the loop's team of 70 */
+    cr_assert_eq(t.summarised_threads, 14 * (1 + 70), "%llu threads", (unsigned long long)t.summarised_threads);
+}
+
 /* ---- clock synchronisation against the truth ---- */
 
 typedef struct skew {
