@@ -96,6 +96,9 @@ int ot_dev_verbose(void);
 /** \brief OFFTRACE_DEVICE_BUFFER_SIZE: bytes one device thread may buffer between flushes. */
 size_t ot_dev_thread_budget(void);
 
+/** \brief OFFTRACE_DEVICE_DETAIL: enum ot_device_detail (device_config.h). */
+int ot_dev_detail(void);
+
 /** \brief The collector's public table (exported by exported.c). */
 const offtrace_collector *ot_dev_collector_table(void);
 

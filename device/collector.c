@@ -31,6 +31,7 @@
 
 static offtrace_collector_host host;
 static size_t thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET;
+static int detail = OT_DEVICE_DETAIL_DEFAULT;
 static ot_dev_device devices[OT_DEV_MAX_DEVICES];
 static const ot_dev_backend *cupti_backend; /* loaded on the first NVIDIA device */
 
@@ -42,6 +43,7 @@ void ot_dev_deliver(ot_dev_device *d, const offtrace_device_record *records, siz
 
 int ot_dev_verbose(void) { return host.verbose; }
 size_t ot_dev_thread_budget(void) { return thread_budget; }
+int ot_dev_detail(void) { return detail; }
 
 /* Reads the collector's own variables; a bad value is said once and the
  * collector refuses to open, so that nothing half-configured runs. */
@@ -54,6 +56,7 @@ static int read_environment(void)
         return -EINVAL;
     }
     thread_budget = cfg.thread_budget;
+    detail = cfg.detail;
     if (cfg.has_skew)
         ot_device_clock_set_skew(&cfg.skew);
     else

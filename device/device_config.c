@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "byte_size.h"
 
@@ -28,9 +29,26 @@ int ot_clock_skew_parse(const char *text, ot_clock_skew *out)
     return 0;
 }
 
+int ot_device_detail_parse(const char *text, int *out)
+{
+    static const char *const names[] = {"kernels", "teams", "threads"}; /* = enum ot_device_detail */
+    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(text, names[i])) {
+            *out = i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
 int ot_device_config_from_env(ot_device_config *cfg, char *err, size_t err_size)
 {
-    *cfg = (ot_device_config){.thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET};
+    *cfg = (ot_device_config){.thread_budget = OT_DEVICE_DEFAULT_THREAD_BUDGET, .detail = OT_DEVICE_DETAIL_DEFAULT};
+    const char *detail = getenv("OFFTRACE_DEVICE_DETAIL");
+    if (detail && *detail && ot_device_detail_parse(detail, &cfg->detail) != 0) {
+        snprintf(err, err_size, "offtrace: OFFTRACE_DEVICE_DETAIL='%.200s' is not a level (accepted: %s)", detail,
+                 OT_DEVICE_DETAIL_ACCEPTED);
+        return -EINVAL;
+    }
     const char *budget = getenv("OFFTRACE_DEVICE_BUFFER_SIZE");
     uint64_t bytes;
     if (budget) {

@@ -22,8 +22,20 @@ typedef struct ot_clock_skew {
 #define OT_DEVICE_MIN_THREAD_BUDGET (128u << 10) /* two 64 KiB blocks */
 #define OT_DEVICE_MAX_THREAD_BUDGET (1u << 30)
 
+/** What the OpenMP inside a host-offload kernel records (OFFTRACE_DEVICE_DETAIL, collector.h). */
+enum ot_device_detail {
+    OT_DEVICE_DETAIL_KERNELS = 0, /**< the kernel's outermost region */
+    OT_DEVICE_DETAIL_TEAMS = 1,   /**< + each parallel region, with its team's summary */
+    OT_DEVICE_DETAIL_THREADS = 2, /**< + every thread's implicit tasks, loops, barriers, tasks */
+};
+/** The level when OFFTRACE_DEVICE_DETAIL is unset (docs/performance.md, issue 18, says why). */
+#define OT_DEVICE_DETAIL_DEFAULT OT_DEVICE_DETAIL_TEAMS
+/** The accepted values, for messages and the CLI (in enum order). */
+#define OT_DEVICE_DETAIL_ACCEPTED "kernels, teams, threads"
+
 typedef struct ot_device_config {
     size_t thread_budget; /**< OFFTRACE_DEVICE_BUFFER_SIZE */
+    int detail;           /**< OFFTRACE_DEVICE_DETAIL: enum ot_device_detail */
     int has_skew;         /**< OFFTRACE_TEST_DEVICE_CLOCK set */
     ot_clock_skew skew;
 } ot_device_config;
@@ -36,7 +48,13 @@ typedef struct ot_device_config {
 int ot_clock_skew_parse(const char *text, ot_clock_skew *out);
 
 /**
- * \brief Read OFFTRACE_DEVICE_BUFFER_SIZE and OFFTRACE_TEST_DEVICE_CLOCK.
+ * \brief Parse a level name of OFFTRACE_DEVICE_DETAIL.
+ * \return 0 and the level in \p out, or -EINVAL.
+ */
+int ot_device_detail_parse(const char *text, int *out);
+
+/**
+ * \brief Read OFFTRACE_DEVICE_BUFFER_SIZE, OFFTRACE_DEVICE_DETAIL and OFFTRACE_TEST_DEVICE_CLOCK.
  * \param err one line naming the variable and what it accepts, when one is wrong.
  * \return 0, or -EINVAL (then \p cfg is not to be used).
  */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "device_clock.h"
+#include "device_config.h"
 #include "ho_internal.h"
 
 #define REGISTRY_SIZE 4096
@@ -69,9 +70,11 @@ static ho_thread *reuse_or_register(void)
     uint32_t index = __atomic_fetch_add(&registry_count, 1, __ATOMIC_ACQ_REL);
     if (index >= REGISTRY_SIZE)
         return NULL;
-    ho_thread *t = calloc(1, sizeof *t);
+    /* A line of its own: its first fields are read at every OpenMP event. */
+    ho_thread *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
     if (!t)
         return NULL;
+    memset(t, 0, sizeof *t);
     t->registry_index = index;
     t->in_use = 1;
     __atomic_store_n(&registry[index], t, __ATOMIC_RELEASE);
@@ -113,8 +116,9 @@ static inline ho_thread *in_device_work(void)
     return (t && t->device >= 0) ? t : NULL;
 }
 
-static void emit(ho_thread *t, uint8_t kind, uint8_t subkind, uint8_t endpoint, const void *codeptr,
-                 uint64_t value)
+/* Records one event of \p t; returns its time. */
+static uint64_t emit(ho_thread *t, uint8_t kind, uint8_t subkind, uint8_t endpoint, const void *codeptr,
+                     uint64_t value, uint64_t op_id, uint8_t flags)
 {
     uint64_t now = ot_device_clock_now();
     ho_slot *s = t->slot;
@@ -122,19 +126,22 @@ static void emit(ho_thread *t, uint8_t kind, uint8_t subkind, uint8_t endpoint, 
     if (!r) {
         if (!s) /* a full buffer counts its own losses */
             __atomic_fetch_add(&ot_ho_devices[t->device].unbuffered, 1, __ATOMIC_RELAXED);
-        return;
+        return now;
     }
     *r = (offtrace_device_record){
         .time = now,
         .target_id = t->target_id,
+        .op_id = op_id,
         .codeptr = (uint64_t)(uintptr_t)codeptr,
         .value = value,
         .thread = s->index,
         .kind = kind,
         .subkind = subkind,
         .endpoint = endpoint,
+        .flags = flags,
     };
     ot_thread_buffer_publish(&s->buffer);
+    return now;
 }
 
 int ot_ho_in_device_work(void)
@@ -147,30 +154,120 @@ static uint8_t endpoint_of(ompt_scope_endpoint_t e)
     return e == ompt_scope_begin ? OFFTRACE_DEVICE_BEGIN : OFFTRACE_DEVICE_END;
 }
 
+/* parallel_data of a device parallel region: the encountering thread's
+ * registry index + 1 in bits 0-31 (what its workers adopt), and which of its
+ * team summaries the region uses + 1 in bits 32-39 (0: none). */
+#define PARALLEL_OWNER(value) ((uint32_t)(value))
+#define PARALLEL_TEAM(value) ((uint32_t)((value) >> 32 & 0xffu))
+
+static int is_league(int flags)
+{
+    return (flags & ompt_parallel_league) != 0;
+}
+
+/* Whether a parallel region's PARALLEL records are written at this level:
+ * at `kernels` only the kernel's outermost region, the league or (without
+ * one) the parallel region the target region's own thread opens first. */
+static int parallel_recorded(const ho_thread *t, int flags, uint32_t nesting)
+{
+    return ot_ho_detail != OT_DEVICE_DETAIL_KERNELS || is_league(flags) || (!t->adopted && nesting == 0);
+}
+
+static ho_team *own_team(ho_thread *t, uint32_t nesting)
+{
+    if (nesting >= OT_HO_TEAM_NESTING)
+        return NULL;
+    if (!t->teams) {
+        ho_team *teams = aligned_alloc(64, OT_HO_TEAM_NESTING * sizeof *teams);
+        if (!teams)
+            return NULL;
+        memset(teams, 0, OT_HO_TEAM_NESTING * sizeof *teams);
+        for (int i = 0; i < OT_HO_TEAM_NESTING; i++)
+            teams[i].extra_min = UINT64_MAX;
+        t->teams = teams;
+    }
+    return &t->teams[nesting];
+}
+
 void ot_ho_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned int requested, int flags, const void *codeptr)
 {
     ho_thread *t = in_device_work();
-    parallel->value = t ? t->registry_index + 1u : 0u;
-    if (t)
-        emit(t, OFFTRACE_DEVICE_PARALLEL, (flags & ompt_parallel_league) ? 1 : 0, OFFTRACE_DEVICE_BEGIN, codeptr,
-             requested);
+    if (!t) {
+        parallel->value = 0;
+        return;
+    }
+    uint32_t nesting = t->parallel_depth++;
+    uint64_t value = t->registry_index + 1u;
+    ho_team *team = NULL;
+    if (ot_ho_detail == OT_DEVICE_DETAIL_TEAMS && !is_league(flags) && (team = own_team(t, nesting))) {
+        __atomic_store_n(&team->generation, team->generation + 1, __ATOMIC_RELAXED);
+        team->threads = 0;
+        value |= (uint64_t)(nesting + 1) << 32;
+    }
+    parallel->value = value;
+    if (parallel_recorded(t, flags, nesting)) {
+        uint64_t now = emit(t, OFFTRACE_DEVICE_PARALLEL, is_league(flags), OFFTRACE_DEVICE_BEGIN, codeptr,
+                            requested, 0, 0);
+        if (team)
+            team->begin = now;
+    }
+}
+
+/* The team's summary, read from its slots (which are cleared for the next region). */
+static uint64_t gather_summary(ho_team *team, uint64_t *earliest, uint64_t *latest)
+{
+    uint64_t count = __atomic_exchange_n(&team->extra_count, 0, __ATOMIC_RELAXED);
+    uint64_t sum = 0, low = UINT64_MAX, high = 0;
+    if (count) {
+        sum = __atomic_exchange_n(&team->extra_sum, 0, __ATOMIC_RELAXED);
+        low = __atomic_exchange_n(&team->extra_min, UINT64_MAX, __ATOMIC_RELAXED);
+        high = __atomic_exchange_n(&team->extra_max, 0, __ATOMIC_RELAXED);
+    }
+    /* Only the team's own slots: its size as its first thread's implicit
+     * task said, all of them where none did (the slots past it are 0). */
+    uint32_t slots = team->threads && team->threads < OT_HO_TEAM_SLOTS ? team->threads : OT_HO_TEAM_SLOTS;
+    for (uint32_t i = 0; i < slots; i++) {
+        uint64_t a = __atomic_load_n(&team->arrival[i].value, __ATOMIC_RELAXED);
+        if (!a)
+            continue;
+        __atomic_store_n(&team->arrival[i].value, 0, __ATOMIC_RELAXED);
+        a--;
+        count++;
+        sum += a;
+        low = a < low ? a : low;
+        high = a > high ? a : high;
+    }
+    *earliest = count ? low : 0;
+    *latest = high;
+    return offtrace_team_summary(count, sum);
 }
 
 void ot_ho_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr)
 {
     ho_thread *t = in_device_work();
-    if (t)
-        emit(t, OFFTRACE_DEVICE_PARALLEL, (flags & ompt_parallel_league) ? 1 : 0, OFFTRACE_DEVICE_END, codeptr, 0);
+    if (!t)
+        return;
+    uint32_t nesting = t->parallel_depth ? --t->parallel_depth : 0;
+    if (!parallel_recorded(t, flags, nesting))
+        return;
+    uint32_t summary = PARALLEL_TEAM(parallel->value);
+    if (summary && t->teams && summary - 1 == nesting) {
+        uint64_t earliest, latest, value = gather_summary(&t->teams[nesting], &earliest, &latest);
+        emit(t, OFFTRACE_DEVICE_PARALLEL, 0, OFFTRACE_DEVICE_END, (const void *)(uintptr_t)latest, value, earliest,
+             OFFTRACE_DEVICE_FLAG_SUMMARY);
+        return;
+    }
+    emit(t, OFFTRACE_DEVICE_PARALLEL, is_league(flags), OFFTRACE_DEVICE_END, codeptr, 0, 0, 0);
 }
 
 /* A worker of a device parallel region takes over the encountering thread's
  * device and target region for as long as it is in the region's implicit task. */
 static ho_thread *adopt_context(const ompt_data_t *parallel)
 {
-    if (!parallel || parallel->value == 0)
+    if (!parallel || PARALLEL_OWNER(parallel->value) == 0)
         return NULL;
-    ho_thread *owner = ot_ho_registered(parallel->value - 1);
+    ho_thread *owner = ot_ho_registered(PARALLEL_OWNER(parallel->value) - 1);
     if (!owner || owner->device < 0)
         return NULL;
     ho_thread *t = ot_ho_self();
@@ -181,6 +278,67 @@ static ho_thread *adopt_context(const ompt_data_t *parallel)
     return t;
 }
 
+/* The team summary this thread's implicit task at nesting \p depth belongs to. */
+static void join_team(ho_thread *t, uint32_t depth, const ompt_data_t *parallel, uint32_t actual, uint32_t index)
+{
+    if (depth >= OT_HO_TEAM_NESTING)
+        return;
+    t->member[depth].team = NULL;
+    uint32_t summary = parallel ? PARALLEL_TEAM(parallel->value) : 0;
+    if (!summary)
+        return;
+    ho_thread *owner = ot_ho_registered(PARALLEL_OWNER(parallel->value) - 1);
+    ho_team *team = owner ? owner->teams : NULL; /* the owner made them before the region began */
+    if (!team)
+        return;
+    team += summary - 1;
+    t->member[depth].team = team;
+    t->member[depth].generation = __atomic_load_n(&team->generation, __ATOMIC_RELAXED);
+    t->member[depth].begin = team->begin; /* set before the region's threads start (its BEGIN) */
+    t->member[depth].index = index;
+    if (index == 0) /* the encountering thread itself, before its parallel_end reads it */
+        team->threads = actual;
+}
+
+static void atomic_min(uint64_t *p, uint64_t v)
+{
+    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* This thread arrives at the end of its team's region: once per region
+ * (the first of barrier begin and implicit-task end counts). */
+static void arrive(ho_thread *t)
+{
+    if (!t->depth || t->depth > OT_HO_TEAM_NESTING)
+        return;
+    ho_team *team = t->member[t->depth - 1].team;
+    if (!team)
+        return;
+    t->member[t->depth - 1].team = NULL;
+    if (__atomic_load_n(&team->generation, __ATOMIC_RELAXED) != t->member[t->depth - 1].generation)
+        return; /* a late event of a region already summarised */
+    uint64_t now = ot_device_clock_now(), begin = t->member[t->depth - 1].begin;
+    uint64_t since = now > begin ? now - begin : 0;
+    uint32_t index = t->member[t->depth - 1].index;
+    if (index < OT_HO_TEAM_SLOTS) {
+        __atomic_store_n(&team->arrival[index].value, since + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_fetch_add(&team->extra_sum, since, __ATOMIC_RELAXED);
+    atomic_min(&team->extra_min, since);
+    atomic_max(&team->extra_max, since);
+    __atomic_fetch_add(&team->extra_count, 1, __ATOMIC_RELEASE);
+}
+
 void ot_ho_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                              unsigned int actual, unsigned int index, int flags)
 {
@@ -189,14 +347,20 @@ void ot_ho_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, 
     if (endpoint == ompt_scope_begin) {
         if (!t && !(t = adopt_context(parallel)))
             return;
+        if (ot_ho_detail == OT_DEVICE_DETAIL_TEAMS)
+            join_team(t, t->depth, initial ? NULL : parallel, actual, index);
         t->depth++;
-        emit(t, OFFTRACE_DEVICE_IMPLICIT_TASK, initial, OFFTRACE_DEVICE_BEGIN, NULL,
-             (uint64_t)actual | (uint64_t)index << 32);
+        if (ot_ho_detail == OT_DEVICE_DETAIL_THREADS)
+            emit(t, OFFTRACE_DEVICE_IMPLICIT_TASK, initial, OFFTRACE_DEVICE_BEGIN, NULL,
+                 (uint64_t)actual | (uint64_t)index << 32, 0, 0);
         return;
     }
     if (!t)
         return;
-    emit(t, OFFTRACE_DEVICE_IMPLICIT_TASK, initial, OFFTRACE_DEVICE_END, NULL, 0);
+    if (ot_ho_detail == OT_DEVICE_DETAIL_TEAMS)
+        arrive(t);
+    if (ot_ho_detail == OT_DEVICE_DETAIL_THREADS)
+        emit(t, OFFTRACE_DEVICE_IMPLICIT_TASK, initial, OFFTRACE_DEVICE_END, NULL, 0, 0, 0);
     if (t->depth && --t->depth == 0 && t->adopted)
         ot_ho_leave_device(t);
 }
@@ -204,17 +368,26 @@ void ot_ho_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, 
 void ot_ho_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
                     uint64_t count, const void *codeptr)
 {
-    ho_thread *t = in_device_work();
-    if (t)
-        emit(t, OFFTRACE_DEVICE_WORK, (uint8_t)kind, endpoint_of(endpoint), codeptr, count);
+    ho_thread *t;
+    if (ot_ho_detail == OT_DEVICE_DETAIL_THREADS && (t = in_device_work()))
+        emit(t, OFFTRACE_DEVICE_WORK, (uint8_t)kind, endpoint_of(endpoint), codeptr, count, 0, 0);
+}
+
+static int closes_region(ompt_sync_region_t kind)
+{
+    return kind == ompt_sync_region_barrier_implicit_parallel || kind == ompt_sync_region_barrier_implicit;
 }
 
 void ot_ho_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
     ho_thread *t = in_device_work();
-    if (t)
-        emit(t, OFFTRACE_DEVICE_SYNC, (uint8_t)kind, endpoint_of(endpoint), codeptr, 0);
+    if (!t)
+        return;
+    if (ot_ho_detail == OT_DEVICE_DETAIL_THREADS)
+        emit(t, OFFTRACE_DEVICE_SYNC, (uint8_t)kind, endpoint_of(endpoint), codeptr, 0, 0, 0);
+    else if (ot_ho_detail == OT_DEVICE_DETAIL_TEAMS && endpoint == ompt_scope_begin && closes_region(kind))
+        arrive(t);
 }
 
 /* An explicit task created in device work is marked by storing where it was
@@ -229,12 +402,14 @@ void ot_ho_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, omp
 void ot_ho_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
     ho_thread *t = in_device_work();
-    if (!t)
+    if (!t || ot_ho_detail != OT_DEVICE_DETAIL_THREADS)
         return;
     /* Fulfilment events do not change what runs on this thread. */
     int runs_change = status != ompt_task_early_fulfill && status != ompt_task_late_fulfill;
     if (runs_change && prior && prior->value)
-        emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_END, (const void *)(uintptr_t)(prior->value & ~TASK_MARK), 0);
+        emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_END, (const void *)(uintptr_t)(prior->value & ~TASK_MARK), 0,
+             0, 0);
     if (runs_change && next && next->value)
-        emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_BEGIN, (const void *)(uintptr_t)(next->value & ~TASK_MARK), 0);
+        emit(t, OFFTRACE_DEVICE_TASK, 0, OFFTRACE_DEVICE_BEGIN, (const void *)(uintptr_t)(next->value & ~TASK_MARK), 0,
+             0, 0);
 }

@@ -28,12 +28,52 @@ typedef struct ho_device {
     uint64_t unbuffered;          /**< atomic: events of threads that got no slot */
 } ho_device;
 
+/** Nested device parallel regions per encountering thread that get a team
+ *  summary (OFFTRACE_DEVICE_DETAIL=teams); deeper ones get their PARALLEL
+ *  records without one. */
+#define OT_HO_TEAM_NESTING 4
+/** Threads of a team with an arrival slot of their own; threads numbered
+ *  past it add into the team's shared totals (atomics). */
+#define OT_HO_TEAM_SLOTS 64
+
+/**
+ * The summary of one team being gathered (OFFTRACE_DEVICE_DETAIL=teams).
+ * Its encountering thread owns it and starts it at parallel_begin; each
+ * thread of the team stores its arrival at the closing barrier into its own
+ * slot (no lock, no shared write for slot-holders); the barrier orders
+ * those stores before the owner's parallel_end, which reads and clears them.
+ * A generation tells a thread's late event (a worker reports its implicit
+ * task's end only when next woken) from the next region using the summary.
+ */
+typedef struct ho_team {
+    uint64_t begin;                      /**< device time of the region's BEGIN */
+    uint64_t generation;                 /**< atomic: bumped at each begin */
+    uint32_t threads;                    /**< the team's size (its implicit tasks say); 0: unknown */
+    uint64_t extra_count, extra_sum;     /**< atomic: threads numbered >= OT_HO_TEAM_SLOTS */
+    uint64_t extra_min, extra_max;       /**< atomic */
+    /** Per thread number: arrival - begin + 1 (atomic; 0: none yet), each
+     *  on a cache line of its own, so that threads arriving together do not
+     *  take one line from each other. */
+    struct {
+        uint64_t value;
+    } __attribute__((aligned(64))) arrival[OT_HO_TEAM_SLOTS];
+} ho_team;
+
 /** Per OS thread: which device work it is doing now, if any. */
 typedef struct ho_thread {
     int device;            /**< -1 outside device work */
     uint64_t target_id;
-    uint32_t depth;        /**< implicit tasks entered while adopted */
+    uint32_t depth;        /**< implicit tasks entered in device work */
     int adopted;           /**< context inherited from a device parallel region */
+    uint32_t parallel_depth; /**< device parallel regions this thread encountered, not yet ended */
+    ho_team *teams;        /**< OT_HO_TEAM_NESTING summaries it owns, made at first use (teams level) */
+    /** The team of the implicit task at each nesting (teams level): its
+     *  summary (NULL: none), generation and this thread's number in it. */
+    struct {
+        ho_team *team;
+        uint64_t generation, begin;
+        uint32_t index;
+    } member[OT_HO_TEAM_NESTING];
     ho_slot *slot;         /**< slot of `device`, NULL if none could be had */
     uint32_t registry_index;
     int in_use;            /**< atomic: owned by a live OS thread */
@@ -41,6 +81,9 @@ typedef struct ho_thread {
 } ho_thread;
 
 extern ho_device ot_ho_devices[OT_DEV_MAX_DEVICES];
+
+/** OFFTRACE_DEVICE_DETAIL (enum ot_device_detail), set at the first attach. */
+extern int ot_ho_detail;
 
 /** \brief The calling thread's state, created on first use (NULL if out of memory). */
 ho_thread *ot_ho_self(void);

@@ -15,9 +15,11 @@
 #include <string.h>
 
 #include "device_clock.h"
+#include "device_config.h"
 #include "ho_internal.h"
 
 ho_device ot_ho_devices[OT_DEV_MAX_DEVICES];
+int ot_ho_detail = OT_DEVICE_DETAIL_DEFAULT;
 
 static ho_slot *claim_free_slot(ho_device *dev)
 {
@@ -62,6 +64,7 @@ void ot_ho_enter_device(ho_thread *t, int device, uint64_t target_id)
     t->slot = t->slots[device];
     t->target_id = target_id;
     t->depth = 0;
+    t->parallel_depth = 0;
     t->adopted = 0;
     t->device = device; /* last: callbacks on this thread test it first */
 }
@@ -87,6 +90,7 @@ static int ho_attach(ot_dev_device *d, const char *device_type, ompt_device_t *d
     if (!claims(device_type) || d->num < 0 || d->num >= OT_DEV_MAX_DEVICES)
         return -ENOTSUP;
     ho_device *dev = &ot_ho_devices[d->num];
+    ot_ho_detail = ot_dev_detail(); /* before the device's first event: the host forwards them after attach */
     pthread_mutex_init(&dev->lock, NULL);
     __atomic_store_n(&dev->attached, 1, __ATOMIC_RELEASE);
     return 0;

@@ -151,6 +151,26 @@ static void take_sync_point(int num, uint64_t target_id, uint8_t reason)
     ot_stream_store(slot, &r);
 }
 
+/* Target begin and end take a sync pair, and target end flushes, at most
+ * once per PACE_TICKS per device (about a millisecond on a GHz-class TSC,
+ * exactly one on the CLOCK_MONOTONIC fallback): a fine kernel of 10 us then
+ * pays neither on most launches (issue 18), while the map still has a pair
+ * at least every millisecond of target activity (devsync.h interpolates
+ * between them: its error is the pairs' own, however far apart they are)
+ * and a device thread's buffer holds at most a millisecond of records
+ * (far below OFFTRACE_DEVICE_BUFFER_SIZE) besides the current region's. */
+#define PACE_TICKS (1u << 20)
+static uint64_t last_sync[MAX_LINKED], last_flush[MAX_LINKED]; /* atomic: ot_clock_ticks() */
+
+/* Whether the paced action whose last time is \p last is due at \p now;
+ * one thread of those asking at once gets it. */
+static int due(uint64_t *last, uint64_t now)
+{
+    uint64_t before = __atomic_load_n(last, __ATOMIC_RELAXED);
+    return now - before >= PACE_TICKS &&
+           __atomic_compare_exchange_n(last, &before, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 int ot_device_link_present(void)
 {
     return collector != NULL;
@@ -183,14 +203,18 @@ int ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt
 void ot_device_link_target_begin(int num, uint64_t target_id, int kind)
 {
     collector->target_begin(num, target_id, kind);
-    take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_BEGIN);
+    if (due(&last_sync[num], ot_clock_ticks()))
+        take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_BEGIN);
 }
 
 void ot_device_link_target_end(int num, uint64_t target_id, int kind)
 {
     collector->target_end(num, target_id, kind);
-    take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_END);
-    collector->flush(num);
+    uint64_t now = ot_clock_ticks();
+    if (due(&last_sync[num], now))
+        take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_END);
+    if (due(&last_flush[num], now))
+        collector->flush(num);
 }
 
 void ot_device_link_operation_begin(int num, uint64_t target_id, uint64_t op_id)

@@ -46,6 +46,7 @@ static void cg_archive(char *dir, size_t size)
 static void big_archive(char *dir, size_t size)
 {
     char *args[] = {"32", "600", NULL};
+    setenv("OFFTRACE_DEVICE_DETAIL", "threads", 1); /* every device thread's events (issue 18: not the default) */
     shared_archive(dir, size, "cg-big", "example_cg", args);
 }
 

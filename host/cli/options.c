@@ -17,6 +17,7 @@
 #include "byte_size.h"
 #include "cli.h"
 #include "config.h"
+#include "device_config.h"
 #include "offtrace/offtrace.h"
 #ifdef OFFTRACE_HAVE_VIEW
 #include "view.h"
@@ -113,6 +114,7 @@ typedef struct option {
 static const char *const sort_keys[] = {"total", "count", "mean", "bytes", "name", NULL}; /* = ot_rp_sort */
 static const char *const export_formats[] = {"chrome", NULL};
 static const char *const host_openmp_levels[] = {"off", "regions", "loops", "all", NULL}; /* = ot_host_openmp_level */
+static const char *const device_detail_levels[] = {"kernels", "teams", "threads", NULL}; /* = ot_device_detail */
 
 #define ANALYSIS (OT_VERB_REPORT | OT_VERB_VIEW | OT_VERB_EXPORT)
 #define EVERY_VERB (OT_VERB_RECORD | ANALYSIS | OT_VERB_INFO | OT_VERB_CONVERT)
@@ -138,6 +140,11 @@ static const option options[] = {
     {.id = OT_OPT_HOST_OPENMP, .verbs = OT_VERB_RECORD, .long_name = "host-openmp", .kind = CHOICE, .arg = "LEVEL",
      .help = "the program's own host OpenMP recorded: regions; + loop chunks; all: + tasks and locks (OFFTRACE_HOST_OPENMP)",
      .choices = host_openmp_levels, .choices_name = "levels", .fallback = OT_HOST_OPENMP_DEFAULT},
+    {.id = OT_OPT_DEVICE_DETAIL, .verbs = OT_VERB_RECORD, .long_name = "device-detail", .kind = CHOICE,
+     .arg = "LEVEL",
+     .help = "inside a host-offload kernel: kernels; + each team, with a summary of its threads; threads: every "
+             "thread's tasks, loops and barriers (OFFTRACE_DEVICE_DETAIL)",
+     .choices = device_detail_levels, .choices_name = "levels", .fallback = OT_DEVICE_DETAIL_DEFAULT},
     {.id = OT_OPT_START_PAUSED, .verbs = OT_VERB_RECORD, .long_name = "start-paused", .kind = SWITCH,
      .help = "record nothing until the program calls omp_control_tool(omp_control_tool_start, ...) or offtrace_user_measurement_on() (OFFTRACE_START_PAUSED)"},
     {.id = OT_OPT_VERBOSE, .verbs = OT_VERB_RECORD, .short_name = 'v', .long_name = "verbose", .kind = SWITCH,

@@ -53,6 +53,7 @@ typedef enum ot_cli_opt {
     OT_OPT_NO_CAPTURE,  /**< record --no-capture (issue 15, docs/variables.md) */
     OT_OPT_MPI,         /**< record --mpi (issue 16, docs/mpi.md) */
     OT_OPT_NO_MPI,      /**< record --no-mpi */
+    OT_OPT_DEVICE_DETAIL, /**< record --device-detail (issue 18, OFFTRACE_DEVICE_DETAIL) */
     OT_OPT_HELP,        /**< -h, --help: every verb */
     OT_OPT_COUNT
 } ot_cli_opt;

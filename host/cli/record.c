@@ -40,6 +40,7 @@ typedef struct record_opts {
     int verbose;
     int host_only;
     const char *host_openmp;
+    const char *device_detail; /* issue 18 */
     int start_paused;
     const char *filter;
     int no_capture; /* issue 15: no map capture */
@@ -60,6 +61,7 @@ static record_opts opts_of(const ot_cli_args *args)
                          .verbose = args->text[OT_OPT_VERBOSE] != NULL,
                          .host_only = args->text[OT_OPT_HOST_ONLY] != NULL,
                          .host_openmp = args->text[OT_OPT_HOST_OPENMP],
+                         .device_detail = args->text[OT_OPT_DEVICE_DETAIL],
                          .start_paused = args->text[OT_OPT_START_PAUSED] != NULL,
                          .filter = args->text[OT_OPT_FILTER],
                          .no_capture = args->text[OT_OPT_NO_CAPTURE] != NULL,
@@ -323,6 +325,8 @@ static int setup_environment(const record_opts *o, const char *dir)
         setenv("OFFTRACE_MAX_RECORDING_SIZE", o->max_size, 1);
     if (o->host_openmp)
         setenv("OFFTRACE_HOST_OPENMP", o->host_openmp, 1);
+    if (o->device_detail)
+        setenv("OFFTRACE_DEVICE_DETAIL", o->device_detail, 1);
     if (o->start_paused)
         setenv("OFFTRACE_START_PAUSED", "1", 1);
     if (o->filter) { /* absolute, so that a program that changes directory still finds it */

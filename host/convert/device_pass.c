@@ -269,6 +269,23 @@ static OTF2_AttributeList *activity_detail(converter *c, location_state *l, cons
     return a;
 }
 
+/* A team summary (collector.h, OFFTRACE_DEVICE_FLAG_SUMMARY) as the
+ * attributes of its region's Leave; NULL when \p end is no summary. */
+static OTF2_AttributeList *team_summary(location_state *l, const offtrace_device_record *end)
+{
+    if (end->kind != OFFTRACE_DEVICE_PARALLEL || !(end->flags & OFFTRACE_DEVICE_FLAG_SUMMARY))
+        return NULL;
+    if (!l->attributes && !(l->attributes = OTF2_AttributeList_New()))
+        return NULL;
+    uint32_t threads = offtrace_team_summary_threads(end->value);
+    uint64_t sum = offtrace_team_summary_sum(end->value);
+    OTF2_AttributeList_AddUint32(l->attributes, OFFTRACE_TEAM_ATTR_THREADS, threads);
+    OTF2_AttributeList_AddUint64(l->attributes, OFFTRACE_TEAM_ATTR_EARLIEST_ARRIVAL, end->op_id);
+    OTF2_AttributeList_AddUint64(l->attributes, OFFTRACE_TEAM_ATTR_MEAN_ARRIVAL, threads ? sum / threads : 0);
+    OTF2_AttributeList_AddUint64(l->attributes, OFFTRACE_TEAM_ATTR_LATEST_ARRIVAL, end->codeptr);
+    return l->attributes;
+}
+
 /* The held kernel's Enter, with what its END (\p end, NULL: none came) adds. */
 static void release_held(converter *c, location_state *l, const offtrace_device_record *end)
 {
@@ -307,7 +324,7 @@ static void write_record(converter *c, const device_state *d, location_state *l,
         OTF2_EvtWriter_Enter(w, activity_detail(c, l, r, NULL), t, l->open[l->depth++].region);
     } else if (r->endpoint == OFFTRACE_DEVICE_END && l->depth && l->open[l->depth - 1].kind == r->kind &&
                l->open[l->depth - 1].subkind == r->subkind) {
-        OTF2_EvtWriter_Leave(w, NULL, t, l->open[--l->depth].region);
+        OTF2_EvtWriter_Leave(w, team_summary(l, r), t, l->open[--l->depth].region);
     } else if (r->kind == OFFTRACE_DEVICE_LOST) {
         write_lost(c, w, r, t);
     } else {

@@ -22,7 +22,12 @@
  * on stderr and tracing goes on without device detail; the collector's open
  * refuses a host of another version the same way (-EINVAL, one line).
  *
- * Version 3 (this one) adds openmp.in_device_work: the host library records
+ * Version 4 (this one) adds the team summary (OFFTRACE_DEVICE_FLAG_SUMMARY on
+ * a PARALLEL END record) that the host-offload backend writes at the
+ * OFFTRACE_DEVICE_DETAIL levels below `threads`: the fields of such an END
+ * mean something else than before, so a host of version 3 must not read it.
+ *
+ * Version 3 adds openmp.in_device_work: the host library records
  * the program's own host OpenMP and asks the collector which events belong
  * to device work (the OpenMP a host-offload kernel runs on host threads),
  * so that each event is recorded once, by one of them.
@@ -69,7 +74,7 @@
 
 #include <omp-tools.h>
 
-#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 3u
+#define OFFTRACE_COLLECTOR_INTERFACE_VERSION 4u
 
 /** The one symbol the collector exports. */
 #define OFFTRACE_COLLECTOR_ENTRY_NAME "offtrace_collector_interface"
@@ -77,8 +82,10 @@
 /** What a device record describes (the `kind` field). */
 #define OFFTRACE_DEVICE_KINDS(X)                                                             \
     /* OpenMP executing on the device (host-offload backend), one thread per `thread`: */    \
-    X(PARALLEL, 1)      /* parallel region on its encountering thread; value = requested */  \
-                        /* team size, subkind 1 = league of teams */                          \
+    X(PARALLEL, 1)      /* parallel region on its encountering thread; BEGIN value = */      \
+                        /* requested team size, subkind 1 = league of teams; an END with */  \
+                        /* OFFTRACE_DEVICE_FLAG_SUMMARY carries its team's summary: */        \
+                        /* offtrace_team_summary below */                                     \
     X(IMPLICIT_TASK, 2) /* a thread's implicit task; value = team size, aux = thread num */  \
     X(WORK, 3)          /* worksharing; subkind = ompt_work_t, value = iteration count */     \
     X(SYNC, 4)          /* barrier/taskwait/taskgroup; subkind = ompt_sync_region_t */        \
@@ -138,7 +145,41 @@ enum offtrace_device_endpoint {
 enum offtrace_device_flags {
     /** `thread` names a stream or queue of the device, not a device thread. */
     OFFTRACE_DEVICE_FLAG_STREAM = 1u << 0,
+    /** A PARALLEL END that summarises its team (OFFTRACE_DEVICE_DETAIL=teams):
+     *  value = offtrace_team_summary(threads, sum), op_id = the earliest and
+     *  codeptr = the latest arrival. A thread's arrival is the time from the
+     *  region's begin (its BEGIN record) to the thread's arrival at the
+     *  region's closing barrier (its implicit task's end where the region
+     *  has no barrier), in device clock units; the team's barrier wait,
+     *  summed over its threads, is threads * latest - sum. */
+    OFFTRACE_DEVICE_FLAG_SUMMARY = 1u << 1,
 };
+
+/** Most threads and largest arrival sum a team summary holds (each saturates). */
+#define OFFTRACE_TEAM_SUMMARY_MAX_THREADS 0xffffu
+#define OFFTRACE_TEAM_SUMMARY_MAX_SUM ((1ull << 48) - 1)
+
+/** \brief A team summary's value: threads in bits 48-63, the sum of their arrivals in bits 0-47 (each saturated). */
+static inline uint64_t offtrace_team_summary(uint64_t threads, uint64_t arrival_sum)
+{
+    if (threads > OFFTRACE_TEAM_SUMMARY_MAX_THREADS)
+        threads = OFFTRACE_TEAM_SUMMARY_MAX_THREADS;
+    if (arrival_sum > OFFTRACE_TEAM_SUMMARY_MAX_SUM)
+        arrival_sum = OFFTRACE_TEAM_SUMMARY_MAX_SUM;
+    return threads << 48 | arrival_sum;
+}
+
+/** \brief The threads of a team summary's value. */
+static inline uint32_t offtrace_team_summary_threads(uint64_t value)
+{
+    return (uint32_t)(value >> 48);
+}
+
+/** \brief The sum of arrivals of a team summary's value. */
+static inline uint64_t offtrace_team_summary_sum(uint64_t value)
+{
+    return value & OFFTRACE_TEAM_SUMMARY_MAX_SUM;
+}
 
 /**
  * One device record: 48 bytes, fixed size. Activity backends emit a BEGIN
@@ -298,6 +339,14 @@ typedef const offtrace_collector *(*offtrace_collector_entry_fn)(uint32_t host_i
  * OFFTRACE_DEVICE_BUFFER_SIZE: memory each device thread may hold between
  * flushes (128K .. 1G in the size grammar of util/byte_size.h; default
  * 4M). Past it, records are counted as lost.
+ *
+ * OFFTRACE_DEVICE_DETAIL=kernels|teams|threads (host-offload backend; default
+ * teams): what the OpenMP inside a host-offload kernel records.
+ *   kernels: the kernel's outermost region (its league of teams, or the
+ *            parallel region of a `target parallel`) on the thread that ran it;
+ *   teams:   also every parallel region in it (each team), with a summary of
+ *            its threads (OFFTRACE_DEVICE_FLAG_SUMMARY);
+ *   threads: every thread's implicit tasks, loops, barriers and tasks.
  *
  * OFFTRACE_TEST_DEVICE_CLOCK=offset_ns:drift_ppm:jitter_ns (test knob,
  * host-offload backend only): the device clock reads

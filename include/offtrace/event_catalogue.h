@@ -655,4 +655,39 @@ enum offtrace_device_activity_attribute {
 _Static_assert(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST == OFFTRACE_MAP_ATTRIBUTE_FIRST + OFFTRACE_MAP_ATTRIBUTE_COUNT,
                "device activity attributes follow the map attributes without a gap");
 
+/* ---- team summaries (issue 18, docs/record.md: device detail levels) ---- */
+
+/**
+ * X(attribute, offset, OTF2 type, name, description): the attributes the
+ * converter puts on the Leave of a device parallel region whose collector
+ * record summarises its team (OFFTRACE_DEVICE_DETAIL=teams, collector.h's
+ * OFFTRACE_DEVICE_FLAG_SUMMARY): refs OFFTRACE_TEAM_ATTRIBUTE_FIRST + offset
+ * (33-37 are reserved for MPI, issue 16: until it defines them, the
+ * converter defines them as placeholders, OFFTRACE_RESERVED_ATTRIBUTE_NAME,
+ * since OTF2 wants refs dense and in order). A thread's arrival is the time from the
+ * region's begin to its arrival at the region's closing barrier.
+ */
+#define OFFTRACE_RESERVED_ATTRIBUTE_FIRST 33u
+#define OFFTRACE_RESERVED_ATTRIBUTE_NAME "reserved"
+#define OFFTRACE_TEAM_ATTRIBUTE_FIRST 38u
+#define OFFTRACE_TEAM_ATTRIBUTES(X)                                                                           \
+    X(THREADS, 0, UINT32, "team threads", "threads of the team whose arrival at its closing barrier was seen")  \
+    X(EARLIEST_ARRIVAL, 1, UINT64, "earliest arrival",                                                      \
+      "ns from the region's begin to the first of its threads reaching the closing barrier")                  \
+    X(MEAN_ARRIVAL, 2, UINT64, "mean arrival", "ns from the region's begin to its threads' arrivals, mean")    \
+    X(LATEST_ARRIVAL, 3, UINT64, "latest arrival",                                                          \
+      "ns from the region's begin to the last thread's arrival; the team's barrier wait summed over its "     \
+      "threads is threads x (latest - mean)")
+
+enum offtrace_team_attribute {
+#define OFFTRACE_TEAM_ATTRIBUTE_ENUM(a, offset, type, name, description) \
+    OFFTRACE_TEAM_ATTR_##a = OFFTRACE_TEAM_ATTRIBUTE_FIRST + offset,
+    OFFTRACE_TEAM_ATTRIBUTES(OFFTRACE_TEAM_ATTRIBUTE_ENUM)
+#undef OFFTRACE_TEAM_ATTRIBUTE_ENUM
+    OFFTRACE_TEAM_ATTRIBUTE_COUNT = 4
+};
+_Static_assert(OFFTRACE_RESERVED_ATTRIBUTE_FIRST ==
+                   OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST + OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT,
+               "the reserved attributes follow the device activity attributes without a gap");
+
 #endif /* OFFTRACE_EVENT_CATALOGUE_H */

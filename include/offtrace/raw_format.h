@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#define OFFTRACE_RAW_VERSION 10u /* 10: MPI (issue 16); 9: map entries (issue 15); 8 is NVTX's (issue 14) */
+#define OFFTRACE_RAW_VERSION 11u /* 11: team summaries in device files (issue 18); 10: MPI (issue 16); 9: map entries (issue 15); 8 is NVTX's (issue 14) */
 #define OFFTRACE_RAW_MAGIC "OTRAWv1"     /**< 8 bytes with the NUL */
 #define OFFTRACE_RAW_HEADER_SIZE 4096u   /**< the header occupies one page */
 

@@ -57,6 +57,8 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir))
         return 1;
     snprintf(ot_the_session.raw_dir, sizeof ot_the_session.raw_dir, "%s", dir);
+    /* The work events it records are kept at the full level only (issue 18). */
+    setenv("OFFTRACE_DEVICE_DETAIL", "threads", 1);
     const offtrace_collector *c = ot_dev_collector_table();
     offtrace_collector_host host = {.interface_version = OFFTRACE_COLLECTOR_INTERFACE_VERSION, .deliver = deliver};
     offtrace_collector_device_info info;

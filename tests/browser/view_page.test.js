@@ -500,7 +500,9 @@ async function mpiJob(browser, scratch) {
     fs.rmSync(scratch, {recursive: true, force: true});
     fs.mkdirSync(scratch, {recursive: true});
     const dir = path.join(scratch, 'cg');
-    execFileSync(path.join(binDir, 'offtrace'), ['record', '-o', dir, '--', path.join(binDir, 'example_cg')],
+    /* every device thread's events (not the default since issue 18): more than the page embeds */
+    execFileSync(path.join(binDir, 'offtrace'), ['record', '--device-detail=threads', '-o', dir, '--',
+        path.join(binDir, 'example_cg')],
         {stdio: 'pipe'});
     const browser = await playwright.chromium.launch({executablePath: '/usr/bin/chromium', args: ['--no-sandbox']});
     try {

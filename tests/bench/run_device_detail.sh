@@ -1,0 +1,91 @@
+#!/bin/sh
+# Device detail on fine kernels (issue 18): CG's own solver time (its
+# `target data` region, timed inside the program) with no tool, host-only
+# tracing, and device detail at each OFFTRACE_DEVICE_DETAIL level, at
+# several problem sizes; a second build (BASE_BUILD, optional: the build
+# before issue 18) adds its device detail as a column. Configurations are
+# interleaved round by round in a rotating order, with a sync after each
+# traced run; medians are reported as ratios to no tool, and the cost of
+# device detail per kernel as (device detail - host-only) / kernels.
+#   usage: tests/bench/run_device_detail.sh [BUILD_DIR] [ROUNDS] [SIZES] [BASE_BUILD]
+#   SIZES: grid:iterations pairs, default "64:200 512:50" (kernels of about 10 and 250 us here)
+set -eu
+BUILD=${1:-build}
+ROUNDS=${2:-11}
+SIZES=${3:-"64:200 512:50"}
+BASE=${4:-}
+CG="$BUILD/bin/example_cg"
+HOST_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
+DEVICE_LIB="$(realpath "$BUILD/lib/libofftrace-device.so")"
+CONFIGS="none host kernels teams threads"
+if [ -n "$BASE" ]; then
+    BASE_HOST="$(realpath "$BASE/lib/libofftrace.so")"
+    BASE_DEVICE="$(realpath "$BASE/lib/libofftrace-device.so")"
+    CONFIGS="$CONFIGS base"
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+config_env() {
+    traced="OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0"
+    case $1 in
+    none) echo "OMP_TOOL=disabled" ;;
+    host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB $traced" ;;
+    base) echo "OMP_TOOL_LIBRARIES=$BASE_HOST LD_PRELOAD=$BASE_DEVICE $traced" ;;
+    *) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_DEVICE_DETAIL=$1 $traced" ;;
+    esac
+}
+. "$(dirname "$0")/bench_lib.sh"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+    for size in $SIZES; do
+        # shellcheck disable=SC2086
+        for c in $(rotate $r $CONFIGS); do
+            # shellcheck disable=SC2046
+            env $(config_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
+            rm -rf "$TMP/t"
+            sync
+        done
+    done
+    r=$((r + 1))
+done
+levels=""
+for c in $CONFIGS; do
+    case $c in none | host) ;; base) levels="$levels before" ;; *) levels="$levels $c" ;; esac
+done
+# table STAT: ratios to no tool and the cost per kernel, of the median (STAT
+# median) or of the fastest round (STAT minimum) of each configuration.
+table() {
+    header="| CG grid x iterations | kernels | no tool, µs per kernel | host-only |"
+    rule="|---|---|---|---|"
+    for l in $levels; do header="$header $l |"; rule="$rule---|"; done
+    for l in $levels; do header="$header $l, µs per kernel |"; rule="$rule---|"; done
+    echo "$header"
+    echo "$rule"
+    for size in $SIZES; do
+        kernels=$((${size#*:} * 6 + 2))
+        none=$($1 "$TMP/$size.none")
+        host=$($1 "$TMP/$size.host")
+        line=$(awk -v l="${size%:*} x ${size#*:}" -v k="$kernels" -v n="$none" -v h="$host" \
+            'BEGIN {printf "| %s | %d | %.1f | %.3f |", l, k, n * 1e6 / k, h / n}')
+        for c in $CONFIGS; do
+            case $c in none | host) continue ;; esac
+            line="$line$(awk -v n="$none" -v d="$($1 "$TMP/$size.$c")" 'BEGIN {printf " %.3f |", d / n}')"
+        done
+        for c in $CONFIGS; do
+            case $c in none | host) continue ;; esac
+            line="$line$(awk -v h="$host" -v d="$($1 "$TMP/$size.$c")" -v k="$kernels" 'BEGIN {printf " %+.2f |", (d - h) * 1e6 / k}')"
+        done
+        echo "$line"
+    done
+}
+echo "Medians of $ROUNDS rounds: ratios to no tool; device detail's cost per kernel = (device detail - host-only) / kernels"
+echo
+table median
+echo
+echo "Fastest rounds (each configuration's fastest of $ROUNDS), the same columns:"
+echo
+table minimum
+echo
+echo "levels: OFFTRACE_DEVICE_DETAIL=kernels, teams, threads${BASE:+; before: $BASE, device detail}"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"
