@@ -12,8 +12,9 @@
  * device clock drifts. A pair whose device time does not increase over the
  * previous one (a jittery read) is dropped, so the map is monotonic.
  *
- * Memory is bounded: past OT_DEVSYNC_MAX_PAIRS pairs (two per target region,
- * so a long run), only the first pair of every stretch of host time is kept,
+ * Memory is bounded: past OT_DEVSYNC_MAX_PAIRS pairs (the collector takes
+ * them at target begin and end, at most once a millisecond per device: past
+ * a minute of a busy run), only the first pair of every stretch of host time is kept,
  * the stretch doubled from 1 us until half the pairs are left. A run of a
  * million target regions keeps a pair every few ms, still far closer than
  * the device clock's drift changes.

@@ -649,7 +649,6 @@ typedef struct map_strings {
     OTF2_StringRef activity_name[OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT];
     OTF2_StringRef activity_description[OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT];
     OTF2_StringRef team_name[OFFTRACE_TEAM_ATTRIBUTE_COUNT], team_description[OFFTRACE_TEAM_ATTRIBUTE_COUNT];
-    OTF2_StringRef reserved;
 } map_strings;
 
 static void intern_map_strings(ot_trace_writer *w, map_strings *m)
@@ -669,7 +668,6 @@ static void intern_map_strings(ot_trace_writer *w, map_strings *m)
     m->team_description[offset] = ot_tw_string(w, description_text);
     OFFTRACE_TEAM_ATTRIBUTES(TEAM_STRINGS) /* issue 18 */
 #undef TEAM_STRINGS
-    m->reserved = ot_tw_string(w, OFFTRACE_RESERVED_ATTRIBUTE_NAME);
 }
 
 static void write_map_attributes(OTF2_GlobalDefWriter *g, const map_strings *m)
@@ -683,9 +681,6 @@ static void write_map_attributes(OTF2_GlobalDefWriter *g, const map_strings *m)
                                         m->activity_description[offset], OTF2_TYPE_##type);
     OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTES(ACTIVITY_ATTRIBUTE)
 #undef ACTIVITY_ATTRIBUTE
-    /* 33-37, reserved for MPI (issue 16), as placeholders until defined: OTF2 wants refs dense. */
-    for (OTF2_AttributeRef ref = OFFTRACE_RESERVED_ATTRIBUTE_FIRST; ref < OFFTRACE_TEAM_ATTRIBUTE_FIRST; ref++)
-        OTF2_GlobalDefWriter_WriteAttribute(g, ref, m->reserved, m->reserved, OTF2_TYPE_UINT8);
 #define TEAM_ATTRIBUTE(a, offset, type, name_text, description_text)                                              \
     OTF2_GlobalDefWriter_WriteAttribute(g, OFFTRACE_TEAM_ATTR_##a, m->team_name[offset], m->team_description[offset], \
                                         OTF2_TYPE_##type);

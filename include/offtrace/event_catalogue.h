@@ -600,7 +600,7 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
  * renumbering is this one number.
  */
 /* OTF2 attributes 27-31: device activity detail (issue 17, host/convert/trace_writer.h); 32: the host operation of a
- * kernel launch, a data op or a device activity (issue 17); 33-37 reserved for MPI (issue 16). */
+ * kernel launch, a data op or a device activity (issue 17); 33-36: a device team's summary (issue 18). */
 #define OFFTRACE_MAP_ATTRIBUTE_FIRST 20u
 #define OFFTRACE_MAP_ATTRIBUTES(X)                                                                              \
     X(VARIABLE, 0, STRING, "variable",                                                                          \
@@ -662,14 +662,11 @@ _Static_assert(OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST == OFFTRACE_MAP_ATTRIBUT
  * converter puts on the Leave of a device parallel region whose collector
  * record summarises its team (OFFTRACE_DEVICE_DETAIL=teams, collector.h's
  * OFFTRACE_DEVICE_FLAG_SUMMARY): refs OFFTRACE_TEAM_ATTRIBUTE_FIRST + offset
- * (33-37 are reserved for MPI, issue 16: until it defines them, the
- * converter defines them as placeholders, OFFTRACE_RESERVED_ATTRIBUTE_NAME,
- * since OTF2 wants refs dense and in order). A thread's arrival is the time from the
+ * (the next after the device activity attributes: OTF2 wants refs dense
+ * and in order). A thread's arrival is the time from the
  * region's begin to its arrival at the region's closing barrier.
  */
-#define OFFTRACE_RESERVED_ATTRIBUTE_FIRST 33u
-#define OFFTRACE_RESERVED_ATTRIBUTE_NAME "reserved"
-#define OFFTRACE_TEAM_ATTRIBUTE_FIRST 38u
+#define OFFTRACE_TEAM_ATTRIBUTE_FIRST 33u
 #define OFFTRACE_TEAM_ATTRIBUTES(X)                                                                           \
     X(THREADS, 0, UINT32, "team threads", "threads of the team whose arrival at its closing barrier was seen")  \
     X(EARLIEST_ARRIVAL, 1, UINT64, "earliest arrival",                                                      \
@@ -686,8 +683,8 @@ enum offtrace_team_attribute {
 #undef OFFTRACE_TEAM_ATTRIBUTE_ENUM
     OFFTRACE_TEAM_ATTRIBUTE_COUNT = 4
 };
-_Static_assert(OFFTRACE_RESERVED_ATTRIBUTE_FIRST ==
+_Static_assert(OFFTRACE_TEAM_ATTRIBUTE_FIRST ==
                    OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_FIRST + OFFTRACE_DEVICE_ACTIVITY_ATTRIBUTE_COUNT,
-               "the reserved attributes follow the device activity attributes without a gap");
+               "the team summary attributes follow the device activity attributes without a gap");
 
 #endif /* OFFTRACE_EVENT_CATALOGUE_H */
