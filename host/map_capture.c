@@ -193,27 +193,40 @@ static int is_from_device(int op) { return op == ompt_target_data_transfer_from_
 #define MAP_FROM 0x2
 #define MEMBER_OF_BITS 0xFFFF000000000000ull
 
+static inline int entry_score(const int64_t *types, int32_t i, uint64_t direction)
+{
+    uint64_t t = types ? (uint64_t)types[i] : 0;
+    return (direction && (t & direction) ? 2 : 0) + ((t & MEMBER_OF_BITS) ? 1 : 0);
+}
+
 /* The entry of [addr, addr + bytes): the same begin and size, else the
  * first whose range holds addr. -1: none. Of several with the same begin
  * and size (a struct mapped with its members: clang's unnamed entry for
  * the whole struct, then the struct's own as its member), the one whose
- * map type moves data the op's way, then a member's. */
+ * map type moves data the op's way, then a member's.
+ * The scores are worked out only when a second entry has the same begin and
+ * size: most constructs have none, and the scan is then two compares an
+ * entry (issue 18). */
 static long find_entry(int32_t count, void *const *begins, const int64_t *sizes, const int64_t *types,
                        uint64_t addr, uint64_t bytes, uint64_t direction)
 {
     if (!begins || !sizes)
         return -1;
-    long best = -1;
-    int best_score = -1;
-    for (int32_t i = 0; i < count; i++)
-        if ((uint64_t)(uintptr_t)begins[i] == addr && (uint64_t)sizes[i] == bytes) {
-            uint64_t t = types ? (uint64_t)types[i] : 0;
-            int score = (direction && (t & direction) ? 2 : 0) + ((t & MEMBER_OF_BITS) ? 1 : 0);
-            if (score > best_score)
-                best = i, best_score = score;
-        }
-    if (best >= 0)
+    for (int32_t i = 0; i < count; i++) {
+        if ((uint64_t)(uintptr_t)begins[i] != addr || (uint64_t)sizes[i] != bytes)
+            continue;
+        long best = i;
+        int best_score = -1;
+        for (int32_t j = i + 1; j < count; j++)
+            if ((uint64_t)(uintptr_t)begins[j] == addr && (uint64_t)sizes[j] == bytes) {
+                if (best_score < 0)
+                    best_score = entry_score(types, (int32_t)best, direction);
+                int score = entry_score(types, j, direction);
+                if (score > best_score)
+                    best = j, best_score = score;
+            }
         return best;
+    }
     for (int32_t i = 0; i < count; i++) {
         uint64_t b = (uint64_t)(uintptr_t)begins[i];
         if (addr >= b && addr - b < (uint64_t)sizes[i])
