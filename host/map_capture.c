@@ -4,8 +4,10 @@
  *        map sites defined once each, a data op matched to its entry.
  *
  * Hot path (every data op and target construct with the capture present):
- * one call of the capture's query, a look-up of the construct's site that
- * is cached in the construct after its first data op, and a scan of its
+ * one call of the capture's query per target region (its TARGET begin; the
+ * region's data ops and end reuse the answer, map_capture.h), the
+ * construct's site (cached in the construct after its first look-up, and
+ * the thread's last site remembered across regions), and a scan of its
  * entries (a handful) comparing addresses and sizes. No lock, no
  * allocation, no string work.
  *
@@ -31,6 +33,7 @@
 #include "session.h"
 
 offtrace_capture_query_fn ot_map_capture_query;
+__thread ot_map_capture_region ot_map_capture_current __attribute__((tls_model("initial-exec")));
 
 /* ---- map sites ---- */
 
@@ -149,11 +152,34 @@ static uint32_t site_id(const void *loc, void *const *names, const int64_t *type
     return id;
 }
 
+/* The thread's last site: a loop of regions meets the same site at every
+ * region, in a fresh construct each time (the construct's cache lasts one
+ * region), so four compares here spare the hash and the table's line. A
+ * site's id never changes once given. */
+static __thread struct {
+    const void *loc, *names, *types;
+    int64_t count;
+    uint32_t id; /* 0: nothing remembered */
+} last_site __attribute__((tls_model("initial-exec")));
+
 uint32_t ot_map_capture_site(offtrace_capture_construct *c)
 {
     if (c->recorder[0]) /* site + 1, so that 0 means not looked up yet */
         return (uint32_t)(c->recorder[0] - 1);
-    uint32_t id = site_id(c->loc, c->names, c->types, c->count);
+    uint32_t id;
+    if (last_site.id && last_site.loc == c->loc && last_site.names == c->names && last_site.types == c->types &&
+        last_site.count == c->count) {
+        id = last_site.id;
+    } else {
+        id = site_id(c->loc, c->names, c->types, c->count);
+        if (id) {
+            last_site.loc = c->loc;
+            last_site.names = c->names;
+            last_site.types = c->types;
+            last_site.count = c->count;
+            last_site.id = id;
+        }
+    }
     c->recorder[0] = (uint64_t)id + 1;
     return id;
 }
@@ -162,33 +188,45 @@ uint32_t ot_map_capture_site(offtrace_capture_construct *c)
 
 static int is_to_device(int op) { return op == ompt_target_data_transfer_to_device || op == ompt_target_data_transfer_to_device_async; }
 static int is_from_device(int op) { return op == ompt_target_data_transfer_from_device || op == ompt_target_data_transfer_from_device_async; }
-static int is_alloc(int op) { return op == ompt_target_data_alloc || op == ompt_target_data_alloc_async; }
 
 #define MAP_TO 0x1
 #define MAP_FROM 0x2
 #define MEMBER_OF_BITS 0xFFFF000000000000ull
 
+static inline int entry_score(const int64_t *types, int32_t i, uint64_t direction)
+{
+    uint64_t t = types ? (uint64_t)types[i] : 0;
+    return (direction && (t & direction) ? 2 : 0) + ((t & MEMBER_OF_BITS) ? 1 : 0);
+}
+
 /* The entry of [addr, addr + bytes): the same begin and size, else the
  * first whose range holds addr. -1: none. Of several with the same begin
  * and size (a struct mapped with its members: clang's unnamed entry for
  * the whole struct, then the struct's own as its member), the one whose
- * map type moves data the op's way, then a member's. */
+ * map type moves data the op's way, then a member's.
+ * The scores are worked out only when a second entry has the same begin and
+ * size: most constructs have none, and the scan is then two compares an
+ * entry (issue 18). */
 static long find_entry(int32_t count, void *const *begins, const int64_t *sizes, const int64_t *types,
                        uint64_t addr, uint64_t bytes, uint64_t direction)
 {
     if (!begins || !sizes)
         return -1;
-    long best = -1;
-    int best_score = -1;
-    for (int32_t i = 0; i < count; i++)
-        if ((uint64_t)(uintptr_t)begins[i] == addr && (uint64_t)sizes[i] == bytes) {
-            uint64_t t = types ? (uint64_t)types[i] : 0;
-            int score = (direction && (t & direction) ? 2 : 0) + ((t & MEMBER_OF_BITS) ? 1 : 0);
-            if (score > best_score)
-                best = i, best_score = score;
-        }
-    if (best >= 0)
+    for (int32_t i = 0; i < count; i++) {
+        if ((uint64_t)(uintptr_t)begins[i] != addr || (uint64_t)sizes[i] != bytes)
+            continue;
+        long best = i;
+        int best_score = -1;
+        for (int32_t j = i + 1; j < count; j++)
+            if ((uint64_t)(uintptr_t)begins[j] == addr && (uint64_t)sizes[j] == bytes) {
+                if (best_score < 0)
+                    best_score = entry_score(types, (int32_t)best, direction);
+                int score = entry_score(types, j, direction);
+                if (score > best_score)
+                    best = j, best_score = score;
+            }
         return best;
+    }
     for (int32_t i = 0; i < count; i++) {
         uint64_t b = (uint64_t)(uintptr_t)begins[i];
         if (addr >= b && addr - b < (uint64_t)sizes[i])
@@ -197,12 +235,9 @@ static long find_entry(int32_t count, void *const *begins, const int64_t *sizes,
     return -1;
 }
 
-uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int optype, uint64_t src, uint64_t dst, uint64_t bytes)
+uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint32_t site, int optype, uint64_t addr,
+                                  uint64_t bytes)
 {
-    uint32_t site = ot_map_capture_site(c);
-    uint64_t addr = is_to_device(optype) || is_alloc(optype) ? src : is_from_device(optype) ? dst : 0;
-    if (!addr) /* a delete names the device address: found at conversion from its allocation */
-        return OFFTRACE_RAW_MAP_REF(site, OFFTRACE_RAW_MAP_NO_ENTRY);
     long i = find_entry(c->count, c->begins, c->sizes, c->types, addr, bytes,
                         is_to_device(optype) ? MAP_TO : is_from_device(optype) ? MAP_FROM : 0);
     if (i >= 0) {

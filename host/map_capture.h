@@ -7,6 +7,7 @@
 #ifndef OT_MAP_CAPTURE_H
 #define OT_MAP_CAPTURE_H
 
+#include <omp-tools.h>
 #include <stdint.h>
 
 #include "offtrace/capture.h"
@@ -23,21 +24,98 @@ void ot_map_capture_attach(void);
  *         cached in the construct); 0 when the site table is full. */
 uint32_t ot_map_capture_site(offtrace_capture_construct *c);
 
+/** \brief ot_map_capture_site with the construct's cache looked at inline. */
+static inline uint32_t ot_map_capture_site_cached(offtrace_capture_construct *c)
+{
+    if (__builtin_expect(c->recorder[0] != 0, 1)) /* site + 1, so that 0 means not looked up yet */
+        return (uint32_t)(c->recorder[0] - 1);
+    return ot_map_capture_site(c);
+}
+
+/**
+ * \brief The reference of a data operation that moves or allocates host
+ *        memory at \p addr (ot_map_capture_ref): the search of the entries.
+ */
+uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint32_t site, int optype, uint64_t addr,
+                                  uint64_t bytes);
+
 /**
  * \brief The map reference (raw_format.h) of a data operation of the
  *        construct \p c: the entry whose host range it moves or allocates.
+ *        Inline up to the search: a delete (one data op of four in a
+ *        mapped region) names the device address, so it is the site alone
+ *        (its entry is found at conversion from its allocation).
  * \param optype ompt_target_data_op_t.
  */
-uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int optype, uint64_t src, uint64_t dst, uint64_t bytes);
+static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int optype, uint64_t src, uint64_t dst,
+                                          uint64_t bytes)
+{
+    uint32_t site = ot_map_capture_site_cached(c);
+    uint64_t addr;
+    switch (optype) {
+    case ompt_target_data_alloc:
+    case ompt_target_data_alloc_async:
+    case ompt_target_data_transfer_to_device:
+    case ompt_target_data_transfer_to_device_async:
+        addr = src;
+        break;
+    case ompt_target_data_transfer_from_device:
+    case ompt_target_data_transfer_from_device_async:
+        addr = dst;
+        break;
+    default:
+        addr = 0;
+    }
+    if (!addr)
+        return OFFTRACE_RAW_MAP_REF(site, OFFTRACE_RAW_MAP_NO_ENTRY);
+    return ot_map_capture_entry_ref(c, site, optype, addr, bytes);
+}
+
+/**
+ * The construct of the target region the thread is in, as the capture's
+ * query gave it at the region's TARGET begin, with the region's id: the
+ * region's data ops and its TARGET end use it instead of asking again (one
+ * query per region, not six, for an empty mapped region). The id decides:
+ * a data op or an end of another region (one nested in it, or one that
+ * began on another thread) asks the query as before. Between a construct's
+ * TARGET begin and end its slot in the capture's stack stays where it is
+ * (the capture pops only when libomptarget returns), so the answer cannot
+ * change in between.
+ */
+typedef struct ot_map_capture_region {
+    uint64_t target_id; /**< 0: none */
+    offtrace_capture_construct *construct; /**< NULL: the query found none */
+} ot_map_capture_region;
+
+extern __thread ot_map_capture_region ot_map_capture_current __attribute__((tls_model("initial-exec")));
+
+/** \brief The construct of the region \p target_id (see ot_map_capture_region). */
+static inline offtrace_capture_construct *ot_map_capture_construct_of(uint64_t target_id)
+{
+    if (__builtin_expect(ot_map_capture_current.target_id == target_id, 1))
+        return ot_map_capture_current.construct;
+    return ot_map_capture_query();
+}
 
 /** \brief A TARGET record of the construct the thread is in: its codeptr
  *         becomes the program's call site, its bytes the map site. */
 static inline void ot_map_capture_mark_target(offtrace_raw_record *r)
 {
     offtrace_capture_construct *c;
-    if (__builtin_expect(ot_map_capture_query != 0, 1) && (c = ot_map_capture_query())) {
+    if (__builtin_expect(ot_map_capture_query == 0, 0))
+        return;
+    if (r->endpoint == OFFTRACE_RAW_BEGIN) {
+        c = ot_map_capture_query();
+        ot_map_capture_current.target_id = r->id;
+        ot_map_capture_current.construct = c;
+    } else {
+        c = ot_map_capture_construct_of(r->id);
+        if (ot_map_capture_current.target_id == r->id)
+            ot_map_capture_current.target_id = 0; /* the region is over */
+    }
+    if (c) {
         r->codeptr = (uint64_t)(uintptr_t)c->call_site;
-        r->bytes = ot_map_capture_site(c);
+        r->bytes = ot_map_capture_site_cached(c);
         r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
     }
 }
@@ -52,7 +130,7 @@ static inline void ot_map_capture_mark_data_op(offtrace_raw_record *r)
 {
     offtrace_capture_construct *c;
     if (__builtin_expect(ot_map_capture_query != 0, 1) && r->endpoint == OFFTRACE_RAW_END && r->target_id &&
-        (c = ot_map_capture_query())) {
+        (c = ot_map_capture_construct_of(r->target_id))) {
         r->codeptr = ot_map_capture_ref(c, r->subkind, r->src_addr, r->dst_addr, r->bytes);
         r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
     }
