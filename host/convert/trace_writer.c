@@ -375,6 +375,31 @@ int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
 
 /* ---- counting what is written (write_counts.h) ---- */
 
+/* The counts of the event writer written to last. The passes write a
+ * location's events in runs, and asking OTF2 for the writer's user data at
+ * every event (a call into the library) cost 2-3 times the counting itself. One
+ * converter writes one archive at a time (single-threaded, see trace_writer.h);
+ * forgotten whenever a writer ends (its address may come back for another). */
+static const OTF2_EvtWriter *last_writer;
+static ot_location_counts *last_counts;
+
+static void forget_last_writer(void)
+{
+    last_writer = NULL;
+    last_counts = NULL;
+}
+
+static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
+{
+    if (ew != last_writer) {
+        void *l = NULL;
+        OTF2_EvtWriter_GetUserData(ew, &l);
+        last_writer = ew;
+        last_counts = l;
+    }
+    return last_counts;
+}
+
 /* The new location's counts, its event writer's user data. */
 static int count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t location_id)
 {
@@ -395,14 +420,8 @@ static int count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t locat
     l->location = location_id;
     all->locations[all->location_count++] = l;
     OTF2_EvtWriter_SetUserData(ew, l);
+    forget_last_writer();
     return 0;
-}
-
-static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
-{
-    void *l = NULL;
-    OTF2_EvtWriter_GetUserData(ew, &l);
-    return l;
 }
 
 /* One more Enter of \p region, unless nested past what readers deliver. */
@@ -468,6 +487,7 @@ ot_write_counts *ot_tw_take_counts(ot_trace_writer *w)
         if (w->locations[i].writer)
             OTF2_EvtWriter_SetUserData(w->locations[i].writer, NULL);
     w->counts = NULL;
+    forget_last_writer();
     return counts;
 }
 
@@ -557,6 +577,7 @@ static void end_location(ot_trace_writer *w, location_def *l)
     OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->events);
     OTF2_Archive_CloseEvtWriter(w->archive, l->writer);
     l->writer = NULL;
+    forget_last_writer();
 }
 
 void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer)
@@ -1179,5 +1200,6 @@ void ot_tw_abort(ot_trace_writer *w)
     free(w->comm_members);
     free(w->devices);
     ot_write_counts_free(w->counts);
+    forget_last_writer();
     free(w);
 }
