@@ -226,6 +226,7 @@ Test(summary_written, regions_nested_past_the_readers_depth_are_left_out_alike, 
     cr_assert_eq(mkdir(dir, 0755), 0);
     ot_trace_writer *w = ot_tw_open(dir, 1, msg, sizeof msg);
     cr_assert_not_null(w, "%s", msg);
+    cr_assert_eq(ot_tw_count_events(w), 0);
     OTF2_EvtWriter *ew = ot_tw_add_location(w, 0, "thread 0", OFFTRACE_LOC_HOST_THREAD, -1, 0, NULL);
     cr_assert_not_null(ew);
     OTF2_RegionRef region = ot_tw_region(w, OFFTRACE_CLASS_TARGET_DATA, "target data @main", NULL, 0, 0);

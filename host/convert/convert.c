@@ -446,6 +446,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
+    else if (c->tw && opts->counts) /* for the summary; without memory for them none, and it reads the archive */
+        ot_tw_count_events(c->tw);
     if (c->tw)
         ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
@@ -471,7 +473,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         char secs[32];
         snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
-        if (opts->counts && place.kind != OT_JOB_PLACE_RANK) /* every event is written */
+        if (opts->counts) /* every event is written */
             counts = ot_tw_take_counts(c->tw);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
                          msg_size); /* times on rank 0's clock: the rank's own realtime offset, shifted alike */

@@ -82,8 +82,9 @@ struct ot_trace_writer {
     OTF2_StringRef mpi_names[3]; /* the ranks' group, MPI_COMM_WORLD, MPI_COMM_SELF */
     struct mpi_comm { uint64_t id, parent; uint32_t size; OTF2_StringRef name; uint64_t *members; } *mpi_comms;
     size_t mpi_comm_count, mpi_comm_capacity;
-    /* What was written, counted per location (write_counts.h); each event
-     * writer's user data is its location's counts. NULL once taken. */
+    /* What was written, counted per location (write_counts.h) when asked
+     * (ot_tw_count_events); each event writer's user data is its location's
+     * counts. NULL when not asked, or once taken. */
     ot_write_counts *counts;
 };
 
@@ -243,12 +244,6 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
         return NULL;
     }
     w->first_time = UINT64_MAX;
-    w->counts = calloc(1, sizeof *w->counts);
-    if (!w->counts) {
-        snprintf(err, err_size, "offtrace: out of memory");
-        free(w);
-        return NULL;
-    }
     w->previous_error_handler = OTF2_Error_RegisterCallback(remember_error, w);
     w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
                                    OTF2_CHUNK_SIZE_MIN, definition_chunk(max_locations),
@@ -256,7 +251,6 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
     if (!w->archive) {
         snprintf(err, err_size, "offtrace: cannot create the OTF2 archive in '%s'", dir);
         OTF2_Error_RegisterCallback(w->previous_error_handler, NULL);
-        free(w->counts);
         free(w);
         return NULL;
     }
@@ -477,6 +471,15 @@ void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t 
         l->gets++;
         l->get_bytes += bytes;
     }
+}
+
+int ot_tw_count_events(ot_trace_writer *w)
+{
+    if (w->location_count)
+        return -EINVAL;
+    if (!w->counts && !(w->counts = calloc(1, sizeof *w->counts)))
+        return -ENOMEM;
+    return 0;
 }
 
 ot_write_counts *ot_tw_take_counts(ot_trace_writer *w)
