@@ -19,6 +19,7 @@
 #include "liveness.h" /* ot_converter_claim */
 #include "offtrace/offtrace.h"
 #include "summary.h"
+#include "write_counts.h"
 
 /* Nothing to do: exit 0, with one line saying so. */
 static int converted_already(const char *dir, const char *anchor)
@@ -171,6 +172,8 @@ int ot_cmd_convert(const ot_cli_args *args)
     if (claim == -ENOENT && stat(anchor, &st) == 0) /* ... and has finished since */
         return converted_already(dir, anchor);
     char msg[512];
+    ot_write_counts *counts = NULL; /* what was written: the summary without reading it back */
+    opts.counts = quiet || place.kind == OT_JOB_PLACE_RANK ? NULL : &counts;
     if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return 2;
@@ -188,7 +191,9 @@ int ot_cmd_convert(const ot_cli_args *args)
     if (quiet)
         return 0;
     ot_summary s;
-    if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
+    int rc = ot_summary_after_conversion(dir, counts, &s, msg, sizeof msg);
+    ot_write_counts_free(counts);
+    if (rc != 0) {
         fprintf(stderr, "%s\n", msg);
         return 1;
     }

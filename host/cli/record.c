@@ -32,6 +32,7 @@
 #include "liveness.h"
 #include "offtrace/offtrace.h"
 #include "summary.h"
+#include "write_counts.h"
 
 typedef struct record_opts {
     const char *output;
@@ -589,8 +590,9 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
     ot_cli_recording rec;
     ot_cli_recording_inspect(dir, &rec);
     const char *raw = rec.raw_dir;
+    ot_write_counts *counts = NULL; /* what the conversion here wrote: the summary without reading it back */
     if (ot_cli_recording_unconverted(&rec)) {
-        ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted()};
+        ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted(), .counts = o->in_job ? NULL : &counts};
         if (rec.state != OT_RECORDING_FINISHED) {
             describe_end(status, replaced_by_exec, reason, sizeof reason);
             opts.reason = reason;
@@ -621,7 +623,9 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
         return 0;
     }
     ot_summary s;
-    if (ot_summary_read(dir, &s, msg, sizeof msg) != 0) {
+    int rc = ot_summary_after_conversion(dir, counts, &s, msg, sizeof msg);
+    ot_write_counts_free(counts);
+    if (rc != 0) {
         fprintf(stderr, "%s\n", msg);
         return -1;
     }

@@ -406,6 +406,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         snprintf(msg, msg_size, "offtrace: out of memory");
         return -ENOMEM;
     }
+    if (opts->counts)
+        *opts->counts = NULL;
     c->dir = dir;
     c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
@@ -444,6 +446,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
+    else if (c->tw && opts->counts) /* for the summary; without memory for them none, and it reads the archive */
+        ot_tw_count_events(c->tw);
     if (c->tw)
         ot_mpi_defs_load(c, raw_dir); /* issue 16: the communicators the MPI events name */
     c->spans = ot_target_spans_new(dir);
@@ -455,6 +459,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         converter_free(c);
         return -ENOMEM;
     }
+    ot_write_counts *counts = NULL;
     uint64_t total = 0;
     for (size_t i = 0; i < c->rec.stream_count; i++)
         total += c->rec.streams[i].count;
@@ -468,6 +473,8 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         char secs[32];
         snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
+        if (opts->counts) /* every event is written */
+            counts = ot_tw_take_counts(c->tw);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
                          msg_size); /* times on rank 0's clock: the rank's own realtime offset, shifted alike */
         ot_progress_stop(shown);
@@ -477,6 +484,10 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_tw_abort(c->tw);
     }
     converter_free(c);
+    if (rc == 0 && opts->counts)
+        *opts->counts = counts;
+    else
+        ot_write_counts_free(counts);
     if (rc == 0 && !opts->keep_raw)
         remove_tree(raw_dir);
     if (rc) { /* no broken archive left behind; the recording stays for another try */

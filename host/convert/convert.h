@@ -18,6 +18,11 @@ typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
     int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
     int64_t progress_after_ns; /**< progress on a terminal stderr past this; 0: a second (tests: less) */
+    /** Not NULL: where the counts of what was written go (write_counts.h), for the summary without reading
+     *  the events back (summary.h ot_summary_of_written); the caller frees them (ot_write_counts_free).
+     *  NULL there when there are none: the conversion failed, or it wrote a job's part (whose summary is
+     *  the merged job's). */
+    struct ot_write_counts **counts;
 } ot_convert_options;  /* the recorder's counts (losses by cause, writebacks) are in raw/counters */
 
 /**

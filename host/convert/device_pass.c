@@ -216,8 +216,8 @@ static void write_lost(converter *c, OTF2_EvtWriter *w, const offtrace_device_re
 {
     OTF2_RegionRef region = ot_device_region(c->device_regions, r);
     c->device_lost += r->value;
-    OTF2_EvtWriter_Enter(w, NULL, t, region);
-    OTF2_EvtWriter_Leave(w, NULL, t, region);
+    ot_tw_enter(w, NULL, t, region);
+    ot_tw_leave(w, NULL, t, region);
 }
 
 /* ---- device activity detail (issue 17): attributes on the Enter ---- */
@@ -290,8 +290,7 @@ static OTF2_AttributeList *team_summary(location_state *l, const offtrace_device
 static void release_held(converter *c, location_state *l, const offtrace_device_record *end)
 {
     l->holding = 0;
-    OTF2_EvtWriter_Enter(l->writer, activity_detail(c, l, &l->held, end), l->held_at,
-                         l->open[l->depth - 1].region);
+    ot_tw_enter(l->writer, activity_detail(c, l, &l->held, end), l->held_at, l->open[l->depth - 1].region);
 }
 
 static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
@@ -321,10 +320,10 @@ static void write_record(converter *c, const device_state *d, location_state *l,
             l->depth++;
             return;
         }
-        OTF2_EvtWriter_Enter(w, activity_detail(c, l, r, NULL), t, l->open[l->depth++].region);
+        ot_tw_enter(w, activity_detail(c, l, r, NULL), t, l->open[l->depth++].region);
     } else if (r->endpoint == OFFTRACE_DEVICE_END && l->depth && l->open[l->depth - 1].kind == r->kind &&
                l->open[l->depth - 1].subkind == r->subkind) {
-        OTF2_EvtWriter_Leave(w, team_summary(l, r), t, l->open[--l->depth].region);
+        ot_tw_leave(w, team_summary(l, r), t, l->open[--l->depth].region);
     } else if (r->kind == OFFTRACE_DEVICE_LOST) {
         write_lost(c, w, r, t);
     } else {
@@ -341,7 +340,7 @@ static void end_location(converter *c, location_state *l)
         OTF2_AttributeList_Delete(l->attributes);
     c->device_open_at_end += l->depth;
     while (l->depth)
-        OTF2_EvtWriter_Leave(l->writer, NULL, l->last, l->open[--l->depth].region);
+        ot_tw_leave(l->writer, NULL, l->last, l->open[--l->depth].region);
     ot_tw_end_location(c->tw, l->writer);
 }
 

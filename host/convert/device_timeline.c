@@ -93,7 +93,7 @@ int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
 
 static void enter(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t t, OTF2_RegionRef r)
 {
-    OTF2_EvtWriter_Enter(ew, NULL, t, r);
+    ot_tw_enter(ew, NULL, t, r);
     ot_tw_cover(w, t);
 }
 
@@ -105,13 +105,13 @@ static void enter_launch(ot_trace_writer *w, OTF2_EvtWriter *ew, OTF2_AttributeL
 {
     if (a && k->op)
         OTF2_AttributeList_AddUint64(a, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, k->op);
-    OTF2_EvtWriter_Enter(ew, a && k->op ? a : NULL, t, k->region);
+    ot_tw_enter(ew, a && k->op ? a : NULL, t, k->region);
     ot_tw_cover(w, t);
 }
 
 static void leave(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t t, OTF2_RegionRef r)
 {
-    OTF2_EvtWriter_Leave(ew, NULL, t, r);
+    ot_tw_leave(ew, NULL, t, r);
     ot_tw_cover(w, t);
 }
 

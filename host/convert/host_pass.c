@@ -305,7 +305,7 @@ static void enter(thread_pass *p, uint64_t t, OTF2_RegionRef r)
 {
     if (r == NO_REGION)
         return;
-    OTF2_EvtWriter_Enter(p->w, NULL, t, r);
+    ot_tw_enter(p->w, NULL, t, r);
     ot_tw_cover(p->c->tw, t);
 }
 
@@ -313,7 +313,7 @@ static void leave(thread_pass *p, uint64_t t, OTF2_RegionRef r)
 {
     if (r == NO_REGION)
         return;
-    OTF2_EvtWriter_Leave(p->w, NULL, t, r);
+    ot_tw_leave(p->w, NULL, t, r);
     ot_tw_cover(p->c->tw, t);
 }
 
@@ -465,7 +465,7 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
         /* and its operation, which the device's copy it caused carries too (issue 17, device_pass.c) */
         if (p->c->operations_paired)
             OTF2_AttributeList_AddUint64(p->attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, r->id);
-        OTF2_EvtWriter_Enter(p->w, p->attributes, t, o->region);
+        ot_tw_enter(p->w, p->attributes, t, o->region);
         ot_tw_cover(p->c->tw, t);
     }
     device_state *d = ot_cv_device(p->c, o->device);
@@ -478,9 +478,9 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     if (named) /* and on the put/get (issue 15) */
         ot_map_add_attributes(p->c, p->attributes, &op);
     if (to_device)
-        OTF2_EvtWriter_RmaPut(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+        ot_tw_rma_put(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
     else
-        OTF2_EvtWriter_RmaGet(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
+        ot_tw_rma_get(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
 }
 
 static const open_item *innermost_target(const thread_pass *p)
@@ -666,7 +666,7 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
         OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_THREAD_NUMBER, r->src_addr);
     }
     if (region != NO_REGION) {
-        OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+        ot_tw_enter(p->w, p->attributes, t, region);
         ot_tw_cover(p->c->tw, t);
     }
 }
@@ -707,7 +707,7 @@ void ot_hp_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef regio
     o->region = region;
     if (region == NO_REGION)
         return;
-    OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+    ot_tw_enter(p->w, p->attributes, t, region);
     ot_tw_cover(p->c->tw, t);
 }
 
@@ -726,7 +726,7 @@ void ot_hp_close_innermost(thread_pass *p, uint64_t t)
         OTF2_AttributeList_RemoveAllAttributes(p->attributes);
         return;
     }
-    OTF2_EvtWriter_Leave(p->w, p->attributes, t, o->region);
+    ot_tw_leave(p->w, p->attributes, t, o->region);
     ot_tw_cover(p->c->tw, t);
 }
 
@@ -736,8 +736,8 @@ void ot_hp_mark(thread_pass *p, OTF2_RegionRef region, uint64_t t)
         OTF2_AttributeList_RemoveAllAttributes(p->attributes);
         return;
     }
-    OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
-    OTF2_EvtWriter_Leave(p->w, NULL, t, region);
+    ot_tw_enter(p->w, p->attributes, t, region);
+    ot_tw_leave(p->w, NULL, t, region);
     ot_tw_cover(p->c->tw, t);
 }
 
@@ -769,7 +769,7 @@ int ot_cv_pass_open(thread_pass *p, uint8_t event, uint64_t id, OTF2_RegionRef r
     o->device = -1;
     o->region = region;
     if (region != NO_REGION) {
-        OTF2_EvtWriter_Enter(p->w, p->attributes, t, region);
+        ot_tw_enter(p->w, p->attributes, t, region);
         ot_tw_cover(p->c->tw, t);
     }
     return 0;

@@ -8,12 +8,14 @@
 #include "summary.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "offtrace/offtrace.h"
 #include "trace_read.h"
+#include "write_counts.h"
 
 /* ---- the visitor ---- */
 
@@ -103,9 +105,8 @@ static void count_sites(const ot_tr_archive *a, ot_summary *s)
 /* Counts from the definitions: events as the locations announce them; device
  * streams are the kernel streams and RDMA rows less one RDMA row per device
  * (an accelerator location group). */
-static int on_begin(void *user, const ot_tr_archive *a)
+static void count_definitions(ot_summary *s, const ot_tr_archive *a)
 {
-    ot_summary *s = user;
     uint64_t streams = 0;
     for (size_t i = 0; i < ot_tr_location_count(a); i++) {
         const ot_tr_location *l = ot_tr_location_at(a, i);
@@ -121,49 +122,64 @@ static int on_begin(void *user, const ot_tr_archive *a)
     s->duration_s = resolution ? (double)ot_tr_duration(a) / (double)resolution : 0;
     read_properties(a, s);
     count_sites(a, s);
+}
+
+/* \p n instances of region \p r on \p loc: the one rule of both ways to
+ * count (the events read back, the writer's counts). A kernel is any region
+ * instance on a kernel stream; constructs are counted wherever they begin. */
+static void count_instances(ot_summary *s, const ot_tr_location *loc, const ot_tr_region *r, uint64_t n)
+{
+    if (loc->klass == OT_TR_KERNEL_STREAM)
+        s->kernels += n;
+    else if (r->klass == OT_TR_HOST_OPENMP) {
+        s->host_parallel += r->cls == OFFTRACE_CLASS_HOST_PARALLEL ? n : 0;
+        s->host_work += r->cls == OFFTRACE_CLASS_HOST_WORK ? n : 0;
+        s->host_chunks += r->cls == OFFTRACE_CLASS_HOST_CHUNK ? n : 0;
+        s->host_sync += r->cls == OFFTRACE_CLASS_HOST_SYNC ? n : 0;
+        s->host_tasks += r->cls == OFFTRACE_CLASS_HOST_TASK_CREATE ? n : 0;
+        s->host_acquisitions +=
+            r->cls == OFFTRACE_CLASS_HOST_MUTEX || r->cls == OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED ? n : 0;
+    }
+    else if (r->klass == OT_TR_TARGET_DATA)
+        s->constructs[OT_CONSTRUCT_DATA_REGION] += n;
+    else if (r->klass == OT_TR_TARGET) {
+        switch (r->construct) {
+        case OT_TR_CONSTRUCT_ENTER_DATA: s->constructs[OT_CONSTRUCT_ENTER_DATA] += n; break;
+        case OT_TR_CONSTRUCT_EXIT_DATA: s->constructs[OT_CONSTRUCT_EXIT_DATA] += n; break;
+        case OT_TR_CONSTRUCT_UPDATE: s->constructs[OT_CONSTRUCT_UPDATE] += n; break;
+        default: s->constructs[OT_CONSTRUCT_TARGET] += n; break;
+        }
+    }
+}
+
+/* \p n puts (\p to_device) or gets of \p bytes in all. */
+static void count_transfers(ot_summary *s, int to_device, uint64_t n, uint64_t bytes)
+{
+    if (to_device) {
+        s->h2d_count += n;
+        s->h2d_bytes += bytes;
+    } else {
+        s->d2h_count += n;
+        s->d2h_bytes += bytes;
+    }
+}
+
+static int on_begin(void *user, const ot_tr_archive *a)
+{
+    count_definitions(user, a);
     return 0;
 }
 
-/* A kernel is any region instance on a kernel stream; constructs are counted
- * wherever they begin. */
 static int on_enter(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
-    ot_summary *s = user;
-    const ot_tr_region *r = span->region;
-    if (loc->klass == OT_TR_KERNEL_STREAM)
-        s->kernels++;
-    else if (r->klass == OT_TR_HOST_OPENMP) {
-        s->host_parallel += r->cls == OFFTRACE_CLASS_HOST_PARALLEL;
-        s->host_work += r->cls == OFFTRACE_CLASS_HOST_WORK;
-        s->host_chunks += r->cls == OFFTRACE_CLASS_HOST_CHUNK;
-        s->host_sync += r->cls == OFFTRACE_CLASS_HOST_SYNC;
-        s->host_tasks += r->cls == OFFTRACE_CLASS_HOST_TASK_CREATE;
-        s->host_acquisitions += r->cls == OFFTRACE_CLASS_HOST_MUTEX || r->cls == OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED;
-    }
-    else if (r->klass == OT_TR_TARGET_DATA)
-        s->constructs[OT_CONSTRUCT_DATA_REGION]++;
-    else if (r->klass == OT_TR_TARGET) {
-        switch (r->construct) {
-        case OT_TR_CONSTRUCT_ENTER_DATA: s->constructs[OT_CONSTRUCT_ENTER_DATA]++; break;
-        case OT_TR_CONSTRUCT_EXIT_DATA: s->constructs[OT_CONSTRUCT_EXIT_DATA]++; break;
-        case OT_TR_CONSTRUCT_UPDATE: s->constructs[OT_CONSTRUCT_UPDATE]++; break;
-        default: s->constructs[OT_CONSTRUCT_TARGET]++; break;
-        }
-    }
+    count_instances(user, loc, span->region, 1);
     return 0;
 }
 
 /* Every put/get comes here once, completed or not. */
 static int on_transfer(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
 {
-    ot_summary *s = user;
-    if (x->to_device) {
-        s->h2d_count++;
-        s->h2d_bytes += x->bytes;
-    } else {
-        s->d2h_count++;
-        s->d2h_bytes += x->bytes;
-    }
+    count_transfers(user, x->to_device, 1, x->bytes);
     return 0;
 }
 
@@ -206,6 +222,93 @@ int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size
         return rc;
     out->archive_bytes = archive_size(dir);
     return 0;
+}
+
+/* ---- the summary of what the converter has just written ---- */
+
+_Static_assert(OT_WRITE_COUNTS_MAX_DEPTH == OT_TR_MAX_DEPTH,
+               "the writer's counts leave out the Enters the reader does not deliver");
+
+typedef struct written {
+    ot_summary *s;
+    const ot_write_counts *counts;
+    int mismatch; /* the counts name a location or region the archive does not define */
+} written;
+
+static const ot_location_counts *counts_of_location(const ot_write_counts *c, uint64_t id, size_t *hint)
+{
+    for (size_t k = 0; k < c->location_count; k++) { /* mostly in the same order as the archive's */
+        size_t i = (*hint + k) % c->location_count;
+        if (c->locations[i]->location == id) {
+            *hint = i + 1;
+            return c->locations[i];
+        }
+    }
+    return NULL;
+}
+
+/* The definitions as on_begin, then the counts through the same rule as
+ * on_enter and on_transfer; the events are not read (nonzero: stop). */
+static int on_written(void *user, const ot_tr_archive *a)
+{
+    written *w = user;
+    count_definitions(w->s, a);
+    size_t hint = 0, found = 0;
+    for (size_t i = 0; i < ot_tr_location_count(a); i++) {
+        const ot_tr_location *loc = ot_tr_location_at(a, i);
+        const ot_location_counts *l = counts_of_location(w->counts, loc->id, &hint);
+        if (!l) { /* every location comes from ot_tw_add_location, which counts it */
+            w->mismatch = 1;
+            continue;
+        }
+        found++;
+        if (l->incomplete)
+            w->mismatch = 1;
+        for (uint32_t r = 0; r < l->regions; r++) {
+            if (!l->enters[r])
+                continue;
+            const ot_tr_region *region = ot_tr_region_at(a, r);
+            if (!region) {
+                w->mismatch = 1;
+                continue;
+            }
+            count_instances(w->s, loc, region, l->enters[r]);
+        }
+        count_transfers(w->s, 1, l->puts, l->put_bytes);
+        count_transfers(w->s, 0, l->gets, l->get_bytes);
+    }
+    if (found != w->counts->location_count)
+        w->mismatch = 1;
+    return 1;
+}
+
+int ot_summary_of_written(const char *dir, const ot_write_counts *counts, ot_summary *out, char *err,
+                          size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    if (!counts) {
+        snprintf(err, err_size, "offtrace: no counts of what was written");
+        return -EINVAL;
+    }
+    written w = {out, counts, 0};
+    ot_tr_visitor v = {.unordered = 1, .without_addresses = 1, .begin = on_written};
+    int rc = ot_trace_read(dir, &v, &w, err, err_size);
+    if (rc < 0)
+        return rc;
+    if (rc != 1 || w.mismatch) {
+        snprintf(err, err_size, "offtrace: the counts of what was written do not match the archive '%s'", dir);
+        return -EINVAL;
+    }
+    out->archive_bytes = archive_size(dir);
+    return 0;
+}
+
+int ot_summary_after_conversion(const char *dir, const ot_write_counts *counts, ot_summary *out, char *err,
+                                size_t err_size)
+{
+    if (counts && ot_summary_of_written(dir, counts, out, err, err_size) == 0)
+        return 0;
+    return ot_summary_read(dir, out, err, err_size);
 }
 
 static void human_bytes(uint64_t b, char *buf, size_t size)

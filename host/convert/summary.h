@@ -75,6 +75,26 @@ typedef struct ot_summary {
 int ot_summary_read(const char *dir, ot_summary *out, char *err, size_t err_size);
 
 /**
+ * \brief Summarise the archive the converter has just written in \p dir
+ *        from its definitions read back (locations, regions and their
+ *        classes, properties: what ot_summary_read reads first) and the
+ *        writer's counts of its events (write_counts.h) instead of the events
+ *        themselves: the same summary as ot_summary_read's, field for field,
+ *        counted by the same rules, for the cost of the definitions only.
+ * \return 0, ot_trace_read's negative errno, or -EINVAL when the counts do
+ *         not fit the archive (a location or region it does not define, or
+ *         counts incomplete for want of memory): then use ot_summary_read.
+ */
+struct ot_write_counts;
+int ot_summary_of_written(const char *dir, const struct ot_write_counts *counts, ot_summary *out, char *err,
+                          size_t err_size);
+
+/** \brief The summary of an archive just converted: ot_summary_of_written
+ *         when there are \p counts and they fit, else ot_summary_read. */
+int ot_summary_after_conversion(const char *dir, const struct ot_write_counts *counts, ot_summary *out, char *err,
+                                size_t err_size);
+
+/**
  * \brief Device events moved to their target region's edge beyond what is
  *        normal: 2 per target region and device thread are (the host-offload
  *        worker reports the end of its implicit task and of its last barrier

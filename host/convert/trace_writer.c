@@ -82,6 +82,10 @@ struct ot_trace_writer {
     OTF2_StringRef mpi_names[3]; /* the ranks' group, MPI_COMM_WORLD, MPI_COMM_SELF */
     struct mpi_comm { uint64_t id, parent; uint32_t size; OTF2_StringRef name; uint64_t *members; } *mpi_comms;
     size_t mpi_comm_count, mpi_comm_capacity;
+    /* What was written, counted per location (write_counts.h) when asked
+     * (ot_tw_count_events); each event writer's user data is its location's
+     * counts. NULL when not asked, or once taken. */
+    ot_write_counts *counts;
 };
 
 static uint64_t hash_text(const char *s)
@@ -363,6 +367,146 @@ int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
            *location_id_slot(w->location_ids, w->location_id_capacity, location_id) == location_id;
 }
 
+/* ---- counting what is written (write_counts.h) ---- */
+
+/* The counts of the event writer written to last. The passes write a
+ * location's events in runs, and asking OTF2 for the writer's user data at
+ * every event (a call into the library) cost 6 ms of CPU on a 460,000-event
+ * conversion of 47 (docs/performance.md, issue 18). One converter writes one
+ * archive at a time (single-threaded, see above); forgotten whenever a writer
+ * is made or ends (its address may come back for another). */
+static const OTF2_EvtWriter *last_writer;
+static ot_location_counts *last_counts;
+
+static void forget_last_writer(void)
+{
+    last_writer = NULL;
+    last_counts = NULL;
+}
+
+static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
+{
+    if (ew != last_writer) {
+        void *l = NULL;
+        OTF2_EvtWriter_GetUserData(ew, &l);
+        last_writer = ew;
+        last_counts = l;
+    }
+    return last_counts;
+}
+
+/* The new location's counts, its event writer's user data. Without memory
+ * for them the location is not counted, which the summary finds (a location
+ * the counts lack) and reads the archive back instead. */
+static void count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t location_id)
+{
+    ot_write_counts *all = w->counts;
+    forget_last_writer();
+    if (!all)
+        return;
+    if (all->location_count == all->capacity) {
+        size_t capacity = all->capacity ? 2 * all->capacity : 16;
+        ot_location_counts **more = realloc(all->locations, capacity * sizeof *more);
+        if (!more)
+            return;
+        all->locations = more;
+        all->capacity = capacity;
+    }
+    ot_location_counts *l = calloc(1, sizeof *l);
+    if (!l)
+        return;
+    l->location = location_id;
+    all->locations[all->location_count++] = l;
+    OTF2_EvtWriter_SetUserData(ew, l);
+}
+
+/* One more Enter of \p region, unless nested past what readers deliver. */
+static void count_enter(ot_location_counts *l, OTF2_RegionRef region)
+{
+    if (l->depth++ >= OT_WRITE_COUNTS_MAX_DEPTH)
+        return;
+    if (region >= l->regions) {
+        uint32_t regions = l->regions ? l->regions : 64;
+        while (regions <= region && regions < UINT32_MAX / 2)
+            regions *= 2;
+        uint64_t *more = region < regions ? realloc(l->enters, regions * sizeof *more) : NULL;
+        if (!more) {
+            l->incomplete = 1;
+            return;
+        }
+        memset(more + l->regions, 0, (regions - l->regions) * sizeof *more);
+        l->enters = more;
+        l->regions = regions;
+    }
+    l->enters[region]++;
+}
+
+void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
+{
+    ot_location_counts *l = counts_of(ew);
+    if (OTF2_EvtWriter_Enter(ew, attributes, t, region) == OTF2_SUCCESS && l)
+        count_enter(l, region);
+}
+
+void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
+{
+    ot_location_counts *l = counts_of(ew);
+    if (OTF2_EvtWriter_Leave(ew, attributes, t, region) == OTF2_SUCCESS && l && l->depth)
+        l->depth--;
+}
+
+void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
+                   uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    ot_location_counts *l = counts_of(ew);
+    if (OTF2_EvtWriter_RmaPut(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
+        l->puts++;
+        l->put_bytes += bytes;
+    }
+}
+
+void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
+                   uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    ot_location_counts *l = counts_of(ew);
+    if (OTF2_EvtWriter_RmaGet(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
+        l->gets++;
+        l->get_bytes += bytes;
+    }
+}
+
+int ot_tw_count_events(ot_trace_writer *w)
+{
+    if (w->location_count)
+        return -EINVAL;
+    if (!w->counts && !(w->counts = calloc(1, sizeof *w->counts)))
+        return -ENOMEM;
+    return 0;
+}
+
+ot_write_counts *ot_tw_take_counts(ot_trace_writer *w)
+{
+    ot_write_counts *counts = w->counts;
+    /* The writers keep pointing at their counts: they must write no more (see trace_writer.h). */
+    for (size_t i = 0; i < w->location_count; i++)
+        if (w->locations[i].writer)
+            OTF2_EvtWriter_SetUserData(w->locations[i].writer, NULL);
+    w->counts = NULL;
+    forget_last_writer();
+    return counts;
+}
+
+void ot_write_counts_free(ot_write_counts *counts)
+{
+    for (size_t i = 0; counts && i < counts->location_count; i++) {
+        free(counts->locations[i]->enters);
+        free(counts->locations[i]);
+    }
+    if (counts)
+        free(counts->locations);
+    free(counts);
+}
+
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
                                    offtrace_location_role role, int device, int comm_member,
                                    uint32_t *rank_out)
@@ -379,6 +523,7 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
     OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
     if (!ew)
         return NULL;
+    count_location(w, ew, location_id);
     l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), role, device, ew, 0};
     *location_id_slot(w->location_ids, w->location_id_capacity, location_id) = location_id;
     if (comm_member) {
@@ -438,6 +583,7 @@ static void end_location(ot_trace_writer *w, location_def *l)
     OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->events);
     OTF2_Archive_CloseEvtWriter(w->archive, l->writer);
     l->writer = NULL;
+    forget_last_writer();
 }
 
 void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer)
@@ -1070,5 +1216,7 @@ void ot_tw_abort(ot_trace_writer *w)
     free(w->location_ids);
     free(w->comm_members);
     free(w->devices);
+    ot_write_counts_free(w->counts);
+    forget_last_writer();
     free(w);
 }

@@ -16,6 +16,7 @@
 #include <otf2/otf2.h>
 
 #include "offtrace/event_catalogue_otf2.h"
+#include "write_counts.h"
 
 typedef struct ot_trace_writer ot_trace_writer;
 
@@ -172,6 +173,38 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
  *        be used again.
  */
 void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer);
+
+/**
+ * \brief Write an Enter, Leave, RmaPut or RmaGet on a writer of
+ *        ot_tw_add_location, counting it when the writer counts
+ *        (ot_tw_count_events, write_counts.h): every one of these
+ *        events the converter writes goes through them, so that the counts
+ *        are what the archive holds (OTF2_EvtWriter_* has the same
+ *        arguments).
+ */
+void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region);
+void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region);
+void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
+                   uint32_t remote, uint64_t bytes, uint64_t id);
+void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
+                   uint32_t remote, uint64_t bytes, uint64_t id);
+
+/**
+ * \brief Count the events written from now on (write_counts.h), for
+ *        ot_tw_take_counts; a writer not asked counts nothing. Call before
+ *        the first location.
+ * \return 0, -EINVAL after a location, -ENOMEM.
+ */
+int ot_tw_count_events(ot_trace_writer *w);
+
+/**
+ * \brief The counts of everything written so far (write_counts.h), handed
+ *        to the caller (who frees them with ot_write_counts_free); the writer
+ *        counts no more. Call when every event is written, before
+ *        ot_tw_close. NULL when not counted (ot_tw_count_events) or
+ *        taken already.
+ */
+ot_write_counts *ot_tw_take_counts(ot_trace_writer *w);
 
 /** \brief Whether a location with this id was already created. */
 int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id);
