@@ -36,14 +36,9 @@
 #define MPI_LIB OFFTRACE_LIB_DIR "/libofftrace-mpi.so"
 #define COUNTER_LIB OFFTRACE_LIB_DIR "/libmpi_counter.so"
 
-/* What a rank did, as one of the three sources tells it (-1: not told). */
-typedef struct rank_count {
-    long sends, bytes_sent, recvs, bytes_recv, coll, coll_sent, coll_recv;
-} rank_count;
-
 /* What the raw records of one rank hold beyond the counts. */
 typedef struct raw_rank {
-    rank_count n;
+    mpi_rank_count n;
     unsigned calls[OFFTRACE_MPI_CALL_COUNT]; /* MPI_CALL regions by call number */
     unsigned call_begins, call_ends;
     unsigned requests_started, requests_done, requests_tested, requests_done_twice;
@@ -83,21 +78,6 @@ static void untraced_run(int np, const char *example, const char *args, const ch
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", preload ? preload : "");
     char *env[] = {pre, NULL};
     mpirun(np, script, preload ? env : NULL, r);
-}
-
-/* The "<tag> rank=R k=v ..." line of rank \p rank in \p text, parsed; 0 when found. */
-static int count_line(const char *text, const char *tag, int rank, rank_count *c)
-{
-    char head[64];
-    snprintf(head, sizeof head, "%s rank=%d ", tag, rank);
-    const char *at = text ? strstr(text, head) : NULL;
-    if (!at)
-        return -1;
-    *c = (rank_count){-1, -1, -1, -1, -1, -1, -1};
-    int n = sscanf(at + strlen(head), "sends=%ld bytes_sent=%ld recvs=%ld bytes_recv=%ld coll=%ld coll_sent=%ld "
-                                      "coll_recv=%ld",
-                   &c->sends, &c->bytes_sent, &c->recvs, &c->bytes_recv, &c->coll, &c->coll_sent, &c->coll_recv);
-    return n >= 5 ? 0 : -1;
 }
 
 static void read_raw(const char *rank_dir, raw_rank *out)
@@ -190,7 +170,8 @@ static void read_raw(const char *rank_dir, raw_rank *out)
     ot_raw_free(&rec);
 }
 
-static void same_count(const rank_count *want, const rank_count *got, const char *what, int rank, int with_coll_bytes)
+static void same_count(const mpi_rank_count *want, const mpi_rank_count *got, const char *what, int rank,
+                       int with_coll_bytes)
 {
     cr_expect_eq(got->sends, want->sends, "rank %d: %s sends %ld, the program %ld", rank, what, got->sends,
                  want->sends);
@@ -265,7 +246,7 @@ typedef struct archive_message {
 } archive_message;
 
 typedef struct archive_mpi {
-    rank_count n[MAX_RANKS];
+    mpi_rank_count n[MAX_RANKS];
     archive_message *sends, *recvs;
     size_t send_count, recv_count;
 } archive_mpi;
@@ -314,7 +295,7 @@ static void read_archive_mpi(const char *dir, archive_mpi *a)
             continue;
         unsigned rank = (unsigned)(location >> 40);
         cr_assert_lt(rank, MAX_RANKS, "%s", line);
-        rank_count *n = &a->n[rank];
+        mpi_rank_count *n = &a->n[rank];
         if (!strcmp(event, "MPI_SEND") || !strcmp(event, "MPI_ISEND")) {
             add_message(&a->sends, &a->send_count, location, time, line, "Receiver: ");
             n->sends++;
@@ -387,9 +368,9 @@ static void check_example(int np, const char *example, const char *args, int wit
     free(a);
     free(b);
     for (int rank = 0; rank < np; rank++) {
-        rank_count program, counter;
-        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0, "no MPICOUNT of rank %d", rank);
-        cr_assert_eq(count_line(counted.err, "MPICOUNTER", rank, &counter), 0, "no MPICOUNTER of rank %d:\n%s",
+        mpi_rank_count program, counter;
+        cr_assert_eq(mpi_count_line(traced.out, "MPICOUNT", rank, &program), 0, "no MPICOUNT of rank %d", rank);
+        cr_assert_eq(mpi_count_line(counted.err, "MPICOUNTER", rank, &counter), 0, "no MPICOUNTER of rank %d:\n%s",
                      rank, counted.err);
         char rank_dir[1200];
         snprintf(rank_dir, sizeof rank_dir, "%s/rank.%d", dir, rank);
@@ -434,8 +415,8 @@ static void check_example(int np, const char *example, const char *args, int wit
     archive_mpi in_archive;
     read_archive_mpi(dir, &in_archive);
     for (int rank = 0; rank < np; rank++) {
-        rank_count program;
-        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0);
+        mpi_rank_count program;
+        cr_assert_eq(mpi_count_line(traced.out, "MPICOUNT", rank, &program), 0);
         same_count(&program, &in_archive.n[rank], "the job's archive", rank, with_coll_bytes);
     }
     cr_expect_gt(in_archive.send_count, 0, "the archive has messages");

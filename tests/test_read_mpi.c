@@ -103,25 +103,6 @@ Test(read_mpi, the_bound_gives_up_the_oldest)
 
 /* ---- real jobs ---- */
 
-typedef struct rank_count {
-    long sends, bytes_sent, recvs, bytes_recv, coll, coll_sent, coll_recv;
-} rank_count;
-
-/* The "<tag> rank=R ..." line of rank \p rank in \p text, parsed (coll_sent/recv -1 when the line has none). */
-static int count_line(const char *text, const char *tag, int rank, rank_count *c)
-{
-    char head[64];
-    snprintf(head, sizeof head, "%s rank=%d ", tag, rank);
-    const char *at = text ? strstr(text, head) : NULL;
-    if (!at)
-        return -1;
-    *c = (rank_count){-1, -1, -1, -1, -1, -1, -1};
-    int n = sscanf(at + strlen(head), "sends=%ld bytes_sent=%ld recvs=%ld bytes_recv=%ld coll=%ld coll_sent=%ld "
-                                      "coll_recv=%ld",
-                   &c->sends, &c->bytes_sent, &c->recvs, &c->bytes_recv, &c->coll, &c->coll_sent, &c->coll_recv);
-    return n >= 5 ? 0 : -1;
-}
-
 /* `mpirun -np N sh -c SCRIPT` with \p env (check/mpi_run.h), which must succeed. */
 static void mpirun(int np, const char *script, char *const env[], run_result *r)
 {
@@ -131,7 +112,7 @@ static void mpirun(int np, const char *script, char *const env[], run_result *r)
 }
 
 typedef struct job_messages {
-    rank_count n[MAX_RANKS];
+    mpi_rank_count n[MAX_RANKS];
     uint64_t messages, unmatched, wrong_side, bytes_differ, outside_call, posted_after_completion;
     uint64_t nonblocking_recvs, without_posting;
     uint64_t collectives_without_size, collectives_backwards;
@@ -190,7 +171,8 @@ static int on_end(void *user, const ot_tr_archive *a)
     return 0;
 }
 
-static void same(const rank_count *want, const rank_count *got, const char *source, int rank, int with_coll_bytes)
+static void same(const mpi_rank_count *want, const mpi_rank_count *got, const char *source, int rank,
+                 int with_coll_bytes)
 {
     cr_expect_eq(got->sends, want->sends, "rank %d: %s says %ld sends, the reader %ld", rank, source, want->sends,
                  got->sends);
@@ -223,7 +205,7 @@ static void halo_job(int np)
 
     job_messages j = {0};
     for (int r = 0; r < MAX_RANKS; r++)
-        j.n[r] = (rank_count){0};
+        j.n[r] = (mpi_rank_count){0};
     ot_tr_visitor v = {.message = on_message, .collective = on_collective, .end = on_end};
     char err[512] = "";
     cr_assert_eq(ot_trace_read(dir, &v, &j, err, sizeof err), 0, "%s", err);
@@ -244,10 +226,10 @@ static void halo_job(int np)
     cr_expect_eq(j.collectives_without_size, 0);
     cr_expect_eq(j.collectives_backwards, 0);
     for (int rank = 0; rank < np; rank++) {
-        rank_count program, counter;
-        cr_assert_eq(count_line(traced.out, "MPICOUNT", rank, &program), 0, "no MPICOUNT of rank %d", rank);
-        cr_assert_eq(count_line(counted.err, "MPICOUNTER", rank, &counter), 0, "no MPICOUNTER of rank %d:\n%s", rank,
-                     counted.err);
+        mpi_rank_count program, counter;
+        cr_assert_eq(mpi_count_line(traced.out, "MPICOUNT", rank, &program), 0, "no MPICOUNT of rank %d", rank);
+        cr_assert_eq(mpi_count_line(counted.err, "MPICOUNTER", rank, &counter), 0, "no MPICOUNTER of rank %d:\n%s",
+                     rank, counted.err);
         cr_expect_gt(program.sends, 0, "rank %d sends nothing", rank);
         same(&program, &j.n[rank], "its MPICOUNT line", rank, 1);
         same(&counter, &j.n[rank], "libmpi_counter", rank, 0);

@@ -11,3 +11,29 @@ rotate() {
     n=$1; shift
     awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
 }
+
+# Device detail at each level against host-only tracing and no tool (issue 18;
+# run_kernel_cost.sh, run_device_detail.sh). detail_setup BUILD [BASE_BUILD]
+# sets DETAIL_CONFIGS: "none host kernels teams threads", and "before" with a
+# baseline build (its host library and collector at its default detail).
+# detail_env CONFIG prints one configuration's environment; its traced runs
+# record into $TMP/t.
+detail_setup() {
+    HOST_LIB="$(realpath "$1/lib/libofftrace.so")"
+    DEVICE_LIB="$(realpath "$1/lib/libofftrace-device.so")"
+    DETAIL_CONFIGS="none host kernels teams threads"
+    if [ -n "${2:-}" ]; then
+        BASE_HOST="$(realpath "$2/lib/libofftrace.so")"
+        BASE_DEVICE="$(realpath "$2/lib/libofftrace-device.so")"
+        DETAIL_CONFIGS="$DETAIL_CONFIGS before"
+    fi
+}
+detail_env() {
+    traced="OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0"
+    case $1 in
+    none) echo "OMP_TOOL=disabled" ;;
+    host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB $traced" ;;
+    before) echo "OMP_TOOL_LIBRARIES=$BASE_HOST LD_PRELOAD=$BASE_DEVICE $traced" ;;
+    *) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_DEVICE_DETAIL=$1 $traced" ;;
+    esac
+}

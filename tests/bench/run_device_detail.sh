@@ -15,34 +15,18 @@ ROUNDS=${2:-11}
 SIZES=${3:-"64:200 512:50"}
 BASE=${4:-}
 CG="$BUILD/bin/example_cg"
-HOST_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
-DEVICE_LIB="$(realpath "$BUILD/lib/libofftrace-device.so")"
-CONFIGS="none host kernels teams threads"
-if [ -n "$BASE" ]; then
-    BASE_HOST="$(realpath "$BASE/lib/libofftrace.so")"
-    BASE_DEVICE="$(realpath "$BASE/lib/libofftrace-device.so")"
-    CONFIGS="$CONFIGS base"
-fi
+. "$(dirname "$0")/bench_lib.sh"
+detail_setup "$BUILD" "$BASE"
+CONFIGS=$DETAIL_CONFIGS
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-config_env() {
-    traced="OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0"
-    case $1 in
-    none) echo "OMP_TOOL=disabled" ;;
-    host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB $traced" ;;
-    base) echo "OMP_TOOL_LIBRARIES=$BASE_HOST LD_PRELOAD=$BASE_DEVICE $traced" ;;
-    *) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_DEVICE_DETAIL=$1 $traced" ;;
-    esac
-}
-. "$(dirname "$0")/bench_lib.sh"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     for size in $SIZES; do
         # shellcheck disable=SC2086
         for c in $(rotate $r $CONFIGS); do
             # shellcheck disable=SC2046
-            env $(config_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
+            env $(detail_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
             rm -rf "$TMP/t"
             sync
         done
@@ -51,7 +35,7 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 levels=""
 for c in $CONFIGS; do
-    case $c in none | host) ;; base) levels="$levels before" ;; *) levels="$levels $c" ;; esac
+    case $c in none | host) ;; *) levels="$levels $c" ;; esac
 done
 # table STAT: ratios to no tool and the cost per kernel, of the median (STAT
 # median) or of the fastest round (STAT minimum) of each configuration.

@@ -19,33 +19,17 @@ BASE=${5:-}
 BATCH=${6:-1000}
 OMP_SETTINGS=${OMP_SETTINGS:-OMP_NUM_THREADS=1}
 PROG="$BUILD/bin/bench_kernel_cost"
-HOST_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
-DEVICE_LIB="$(realpath "$BUILD/lib/libofftrace-device.so")"
-CONFIGS="none host kernels teams threads"
-if [ -n "$BASE" ]; then
-    BASE_HOST="$(realpath "$BASE/lib/libofftrace.so")"
-    BASE_DEVICE="$(realpath "$BASE/lib/libofftrace-device.so")"
-    CONFIGS="$CONFIGS before"
-fi
+. "$(dirname "$0")/bench_lib.sh"
+detail_setup "$BUILD" "$BASE"
+CONFIGS=$DETAIL_CONFIGS
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-config_env() {
-    traced="OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0"
-    case $1 in
-    none) echo "OMP_TOOL=disabled" ;;
-    host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB $traced" ;;
-    before) echo "OMP_TOOL_LIBRARIES=$BASE_HOST LD_PRELOAD=$BASE_DEVICE $traced" ;;
-    *) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_DEVICE_DETAIL=$1 $traced" ;;
-    esac
-}
-. "$(dirname "$0")/bench_lib.sh"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     # shellcheck disable=SC2086
     for c in $(rotate $r $CONFIGS); do
         # shellcheck disable=SC2046
-        env $(config_env $c) $OMP_SETTINGS "$PROG" "$ELEMENTS" "$KERNELS" "$BATCH" |
+        env $(detail_env $c) $OMP_SETTINGS "$PROG" "$ELEMENTS" "$KERNELS" "$BATCH" |
             awk -v d="$TMP/$c" '/^kernel_cost:/ {print $8 > (d ".wall"); print $11 > (d ".cpu"); print $14 > (d ".batch")}'
         rm -rf "$TMP/t"
         sync

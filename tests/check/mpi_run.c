@@ -49,3 +49,17 @@ int run_mpirun(int np, char *const args[], char *const env[], run_result *r)
     mpirun_directory_first_on_path();
     return run_command(argv, env, NULL, r);
 }
+
+int mpi_count_line(const char *text, const char *tag, int rank, mpi_rank_count *c)
+{
+    char head[64];
+    snprintf(head, sizeof head, "%s rank=%d ", tag, rank);
+    const char *at = text ? strstr(text, head) : NULL;
+    if (!at)
+        return -1;
+    *c = (mpi_rank_count){-1, -1, -1, -1, -1, -1, -1};
+    int n = sscanf(at + strlen(head), "sends=%ld bytes_sent=%ld recvs=%ld bytes_recv=%ld coll=%ld coll_sent=%ld "
+                                      "coll_recv=%ld",
+                   &c->sends, &c->bytes_sent, &c->recvs, &c->bytes_recv, &c->coll, &c->coll_sent, &c->coll_recv);
+    return n >= 5 ? 0 : -1;
+}

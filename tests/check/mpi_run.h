@@ -22,4 +22,18 @@
  */
 int run_mpirun(int np, char *const args[], char *const env[], run_result *r);
 
+/** What a rank did, as one source tells it (-1: not told): the tests' independent counts of messages and
+ *  collectives. */
+typedef struct mpi_rank_count {
+    long sends, bytes_sent, recvs, bytes_recv, coll, coll_sent, coll_recv;
+} mpi_rank_count;
+
+/**
+ * \brief Parse the line "TAG rank=R sends=S bytes_sent=B recvs=N bytes_recv=B coll=C [coll_sent=X
+ *        coll_recv=Y]" of rank \p rank in \p text: what the MPI examples print ("MPICOUNT", their own count
+ *        of what they asked MPI to do) and tests/support/mpi_counter.c writes (its PMPI count).
+ * \return 0 with \p c filled (coll_sent, coll_recv -1 when the line has none), -1 when there is no such line.
+ */
+int mpi_count_line(const char *text, const char *tag, int rank, mpi_rank_count *c);
+
 #endif /* OT_TEST_MPI_RUN_H */
