@@ -61,7 +61,9 @@ raw_seed() { # raw_seed NAME: corpus/raw/seed-NAME from $scratch/NAME/raw
 mkdir -p "$here/corpus/raw" "$here/corpus/archive"
 rm -f "$here"/corpus/raw/seed-* "$here"/corpus/archive/seed-*
 
-record two_devices "$bin/example_two_devices"
+# The template archive at the full device detail (every device thread's row and
+# region kinds); the other recordings at the default level (team summaries).
+OFFTRACE_DEVICE_DETAIL=threads record two_devices "$bin/example_two_devices"
 record saxpy "$bin/example_saxpy"
 record nowait "$bin/example_nowait"
 record devpar "$bin/hostile_devpar"
