@@ -3,7 +3,9 @@
 #   tests/fuzz/make_corpus.sh [BUILD_DIR]     (default: build)
 # writes
 #   archive/          the template archive of fuzz_archive (example_two_devices)
+#   job_archive/      the template archive of fuzz_job_archive (a 2-rank example_mpi_halo job)
 #   corpus/archive/   seed-two_devices: the files of that archive
+#   corpus/job_archive/ seed-mpi_halo: the files of the job's archive
 #   corpus/raw/       one seed per recording: its raw/ files; thread streams cut after their last record (300 at
 #                     most), device files after 200 records, maps.<n> left out
 # A seed is files as "<name>\n<contents>" parts between separators
@@ -89,4 +91,25 @@ seed=$here/corpus/archive/seed-two_devices
 for f in $(cd "$here/archive" && find . -type f | sed 's|^\./||' | LC_ALL=C sort); do
     add_part "$seed" "$f" "$here/archive/$f"
 done
-du -sh "$here/archive" "$here/corpus"
+# An MPI job's archive (issue 16): two ranks of example_mpi_halo, a few steps,
+# merged into one archive with every rank's messages and collectives.
+# mpirun by name: Open MPI run by an absolute path takes its prefix from it ("/" for /usr/bin) and refuses it.
+if command -v mpirun >/dev/null && [ -x "$bin/example_mpi_halo" ] && [ -f "$build/lib/libofftrace-mpi.so" ]; then
+    timeout 60 mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 --timeout 55 -np 2 \
+        "$bin/offtrace" record -o "$scratch/job" -- "$bin/example_mpi_halo" 2 >/dev/null 2>"$scratch/job.log" || {
+        cat "$scratch/job.log" >&2
+        echo "make_corpus.sh: the MPI job failed" >&2
+        exit 1
+    }
+    rm -rf "$here/job_archive"
+    mkdir -p "$here/job_archive/traces" "$here/corpus/job_archive"
+    cp "$scratch/job/traces.otf2" "$scratch/job/traces.def" "$here/job_archive/"
+    cp "$scratch"/job/traces/* "$here/job_archive/traces/"
+    seed=$here/corpus/job_archive/seed-mpi_halo
+    rm -f "$here"/corpus/job_archive/seed-*
+    : >"$seed"
+    for f in $(cd "$here/job_archive" && find . -type f | sed 's|^\./||' | LC_ALL=C sort); do
+        add_part "$seed" "$f" "$here/job_archive/$f"
+    done
+fi
+du -sh "$here/archive" "$here/job_archive" "$here/corpus"
