@@ -37,3 +37,26 @@ detail_env() {
     *) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_DEVICE_DETAIL=$1 $traced" ;;
     esac
 }
+
+# Wall and CPU time of whole commands (bash scripts: $EPOCHREALTIME; issue 18,
+# run_short.sh and run_summary.sh). Results go under $T. cpu_timer_setup sets
+# PERF to perf where `perf stat` works here, else empty. timed NAME COMMAND...
+# appends the command's wall ms to $T/NAME and, with PERF, its CPU ms (the
+# task-clock of it and its children) to $T/NAME.cpu: a loaded machine
+# stretches wall time far more than CPU time.
+cpu_timer_setup() {
+    PERF=$(command -v perf || true)
+    [ -z "$PERF" ] || "$PERF" stat -x, -e task-clock -o /dev/null -- true 2> /dev/null || PERF=
+}
+timed() {
+    name=$1; shift
+    start=$EPOCHREALTIME
+    if [ -n "$PERF" ]; then
+        "$PERF" stat -x, -e task-clock -o "$T/perf" -- "$@" > /dev/null 2>&1 || true
+    else
+        "$@" > /dev/null 2>&1 || true
+    fi
+    end=$EPOCHREALTIME
+    echo "($end - $start) * 1000" | bc -l >> "$T/$name"
+    [ -z "$PERF" ] || awk -F, '/task-clock/ {print $1}' "$T/perf" >> "$T/$name.cpu"
+}

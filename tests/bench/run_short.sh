@@ -24,25 +24,10 @@ BUILD=$(realpath "$1"); OLD=$(realpath "$2"); ROUNDS=${3:-11}
 . "$(dirname "$0")/bench_lib.sh"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 PROG=$BUILD/bin/hostile_many
-ms() { # name, then the command: appends its wall time (ms) to $T/name and,
-    # where perf is usable, its CPU time (task-clock of it and its children,
-    # ms) to $T/name.cpu: the machine's load stretches wall time far more.
-    local name=$1; shift
-    local start=$EPOCHREALTIME
-    if [ -n "$PERF" ]; then
-        "$PERF" stat -x, -e task-clock -o "$T/perf" -- "$@" > /dev/null 2>&1 || true
-    else
-        "$@" > /dev/null 2>&1 || true
-    fi
-    local end=$EPOCHREALTIME
-    echo "($end - $start) * 1000" | bc -l >> "$T/$name"
-    [ -z "$PERF" ] || awk -F, '/task-clock/ {print $1}' "$T/perf" >> "$T/$name.cpu"
-}
-PERF=$(command -v perf || true)
-[ -z "$PERF" ] || "$PERF" stat -x, -e task-clock -o /dev/null -- true 2> /dev/null || PERF=
+cpu_timer_setup
 lib() { # name, build, preloads: the 1-region program under the library as record sets it up
     rm -rf "$T/lib"; mkdir -p "$T/lib"
-    ms "$1" env OFFTRACE_OUTPUT_CLAIMED=1 OFFTRACE_OUTPUT="$T/lib" OFFTRACE_VERBOSE=0 \
+    timed "$1" env OFFTRACE_OUTPUT_CLAIMED=1 OFFTRACE_OUTPUT="$T/lib" OFFTRACE_VERBOSE=0 \
         OMP_TOOL_LIBRARIES="$2/lib/libofftrace.so" LD_PRELOAD="$3" "$PROG" 1
 }
 keep() { # kept recordings of the 1- and 20,000-region programs, for convert and info
@@ -53,7 +38,7 @@ keep() { # kept recordings of the 1- and 20,000-region programs, for convert and
 }
 convert() { # name, build, recording
     rm -rf "$T/c"; cp -a "$3" "$T/c"; rm -rf "$T/c/traces" "$T/c/traces.otf2" "$T/c/traces.def"
-    ms "$1" "$2/bin/offtrace" convert --keep-raw "$T/c"
+    timed "$1" "$2/bin/offtrace" convert --keep-raw "$T/c"
 }
 CONFIGS=""
 for n in 1 100 20000; do
@@ -66,32 +51,32 @@ while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i $CONFIGS); do
         n=${c#*.}
         case ${c%.*} in
-        none) ms "$c" "$PROG" "$n" ;;
-        new-host) rm -rf "$T/o"; ms "$c" "$BUILD/bin/offtrace" record --host-only -o "$T/o" -- "$PROG" "$n" ;;
-        old-host) rm -rf "$T/o"; ms "$c" "$OLD/bin/offtrace" record --host-only -o "$T/o" -- "$PROG" "$n" ;;
-        new-dev) rm -rf "$T/o"; ms "$c" "$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" "$n" ;;
-        old-dev) rm -rf "$T/o"; ms "$c" "$OLD/bin/offtrace" record -o "$T/o" -- "$PROG" "$n" ;;
+        none) timed "$c" "$PROG" "$n" ;;
+        new-host) rm -rf "$T/o"; timed "$c" "$BUILD/bin/offtrace" record --host-only -o "$T/o" -- "$PROG" "$n" ;;
+        old-host) rm -rf "$T/o"; timed "$c" "$OLD/bin/offtrace" record --host-only -o "$T/o" -- "$PROG" "$n" ;;
+        new-dev) rm -rf "$T/o"; timed "$c" "$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" "$n" ;;
+        old-dev) rm -rf "$T/o"; timed "$c" "$OLD/bin/offtrace" record -o "$T/o" -- "$PROG" "$n" ;;
         esac
     done
     keep new "$BUILD"; keep old "$OLD"
     for c in $(rotate $i $PARTS); do
         case $c in
-        new-cli) ms "$c" "$BUILD/bin/offtrace" --version ;;
-        old-cli) ms "$c" "$OLD/bin/offtrace" --version ;;
-        loader) ms "$c" /lib64/ld-linux-x86-64.so.2 --list "$PROG" ;;
-        none-lib) ms "$c" env "$PROG" 1 ;;
+        new-cli) timed "$c" "$BUILD/bin/offtrace" --version ;;
+        old-cli) timed "$c" "$OLD/bin/offtrace" --version ;;
+        loader) timed "$c" /lib64/ld-linux-x86-64.so.2 --list "$PROG" ;;
+        none-lib) timed "$c" env "$PROG" 1 ;;
         new-lib-host) lib "$c" "$BUILD" "$BUILD/lib/libofftrace-capture.so" ;;
         old-lib-host) lib "$c" "$OLD" "$OLD/lib/libofftrace-capture.so" ;;
         new-lib-dev) lib "$c" "$BUILD" "$BUILD/lib/libofftrace-capture.so:$BUILD/lib/libofftrace-device.so" ;;
         old-lib-dev) lib "$c" "$OLD" "$OLD/lib/libofftrace-capture.so:$OLD/lib/libofftrace-device.so" ;;
         new-convert) convert "$c" "$BUILD" "$T/k.new.1" ;;
         old-convert) convert "$c" "$OLD" "$T/k.old.1" ;;
-        new-summary) ms "$c" "$BUILD/bin/offtrace" info "$T/k.new.1" ;;
-        old-summary) ms "$c" "$OLD/bin/offtrace" info "$T/k.old.1" ;;
+        new-summary) timed "$c" "$BUILD/bin/offtrace" info "$T/k.new.1" ;;
+        old-summary) timed "$c" "$OLD/bin/offtrace" info "$T/k.old.1" ;;
         new-convert20k) convert "$c" "$BUILD" "$T/k.new.20000" ;;
         old-convert20k) convert "$c" "$OLD" "$T/k.old.20000" ;;
-        new-summary20k) ms "$c" "$BUILD/bin/offtrace" info "$T/k.new.20000" ;;
-        old-summary20k) ms "$c" "$OLD/bin/offtrace" info "$T/k.old.20000" ;;
+        new-summary20k) timed "$c" "$BUILD/bin/offtrace" info "$T/k.new.20000" ;;
+        old-summary20k) timed "$c" "$OLD/bin/offtrace" info "$T/k.old.20000" ;;
         esac
     done
     i=$((i + 1))

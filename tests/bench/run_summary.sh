@@ -16,20 +16,7 @@ set -eu
 BUILD=$(realpath "$1"); OLD=$(realpath "$2"); ROUNDS=${3:-11}
 . "$(dirname "$0")/bench_lib.sh"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-PERF=$(command -v perf || true)
-[ -z "$PERF" ] || "$PERF" stat -x, -e task-clock -o /dev/null -- true 2> /dev/null || PERF=
-ms() { # name, then the command: its wall ms to $T/name, its CPU ms to $T/name.cpu
-    local name=$1; shift
-    local start=$EPOCHREALTIME
-    if [ -n "$PERF" ]; then
-        "$PERF" stat -x, -e task-clock -o "$T/perf" -- "$@" > /dev/null 2>&1 || true
-    else
-        "$@" > /dev/null 2>&1 || true
-    fi
-    local end=$EPOCHREALTIME
-    echo "($end - $start) * 1000" | bc -l >> "$T/$name"
-    [ -z "$PERF" ] || awk -F, '/task-clock/ {print $1}' "$T/perf" >> "$T/$name.cpu"
-}
+cpu_timer_setup
 LOOP="$BUILD/bin/bench_target_loop map64 20000"
 for b in new old; do # kept recordings, converted again by each build below
     dir=$BUILD; [ $b = new ] || dir=$OLD
@@ -39,7 +26,7 @@ for b in new old; do # kept recordings, converted again by each build below
 done
 convert() { # name, build dir, recording, [--quiet]
     rm -rf "$T/c"; cp -a "$3" "$T/c"; rm -rf "$T/c/traces" "$T/c/traces.otf2" "$T/c/traces.def"
-    ms "$1" "$2/bin/offtrace" convert --keep-raw ${4:-} "$T/c"
+    timed "$1" "$2/bin/offtrace" convert --keep-raw ${4:-} "$T/c"
 }
 CONFIGS="none new-host old-host new-dev old-dev new-conv20k old-conv20k new-quiet20k old-quiet20k
     new-conv1 old-conv1 new-quiet1 old-quiet1 new-info20k old-info20k"
@@ -48,14 +35,14 @@ while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i $CONFIGS); do
         b=${c%%-*}; dir=$BUILD; [ "$b" = new ] || dir=$OLD
         case ${c#*-} in
-        none) ms "$c" $LOOP ;;
-        host) rm -rf "$T/o"; ms "$c" "$dir/bin/offtrace" record --host-only -o "$T/o" -- $LOOP ;;
-        dev) rm -rf "$T/o"; ms "$c" "$dir/bin/offtrace" record -o "$T/o" -- $LOOP ;;
+        none) timed "$c" $LOOP ;;
+        host) rm -rf "$T/o"; timed "$c" "$dir/bin/offtrace" record --host-only -o "$T/o" -- $LOOP ;;
+        dev) rm -rf "$T/o"; timed "$c" "$dir/bin/offtrace" record -o "$T/o" -- $LOOP ;;
         conv20k) convert "$c" "$dir" "$T/k.$b.20k" ;;
         quiet20k) convert "$c" "$dir" "$T/k.$b.20k" --quiet ;;
         conv1) convert "$c" "$dir" "$T/k.$b.1" ;;
         quiet1) convert "$c" "$dir" "$T/k.$b.1" --quiet ;;
-        info20k) ms "$c" "$dir/bin/offtrace" info "$T/k.$b.20k" ;;
+        info20k) timed "$c" "$dir/bin/offtrace" info "$T/k.$b.20k" ;;
         esac
     done
     i=$((i + 1))
