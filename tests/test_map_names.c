@@ -417,6 +417,7 @@ Test(map_names, transfers_still_count_as_the_runtime_counts)
     archive_facts f;
     cr_assert_eq(archive_check(dir, &f), 0);
     cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_geq(f.named_transfers, 10, "the map placement was checked on the named transfers");
     cr_expect_eq(f.puts, rt.h2d);
     cr_expect_eq(f.put_bytes, rt.h2d_bytes);
     cr_expect_eq(f.gets, rt.d2h);
