@@ -7,6 +7,10 @@
  * the names are unknown, the types and sites stay, and the summary says
  * once how to get them; broken names passed to libomptarget by hand are
  * marked, never a crash; transfers still count as the runtime counts them.
+ * The map attributes are on the data op's Enter; its put/get, issued inside
+ * that Enter on the same location, carries the variable alone (issue 18):
+ * the test takes the rest of a put/get's map from its enclosing Enter, and
+ * checks that placement.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -24,7 +28,7 @@
 
 #define MAX_DEFS 1024
 #define MAX_LOCS 64
-#define MAX_OPS 512
+#define MAX_OPS 2048
 
 typedef struct op_seen {
     char kind[16];       /* h2d, d2h (from the RMA event) or the region's first word */
@@ -42,6 +46,13 @@ typedef struct reading {
     op_seen ops[MAX_OPS];
     size_t nops;
     unsigned plain_data_ops; /* data op regions without the map attributes */
+    /* per location: regions open, and the named data op open at depth open_op_depth (ops index + 1, 0: none) */
+    unsigned depth[MAX_LOCS], open_op_depth[MAX_LOCS];
+    size_t open_op[MAX_LOCS];
+    unsigned rma_extra;    /* puts/gets carrying a map attribute other than the variable */
+    unsigned rma_orphans;  /* named puts/gets not inside a named data op's Enter */
+    unsigned rma_mismatch; /* named puts/gets of another variable than their data op */
+    unsigned enter_without_site; /* named Enters without map type, site or entry */
 } reading;
 
 static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
@@ -80,21 +91,57 @@ static void copy_string(reading *s, OTF2_AttributeList *a, OTF2_AttributeRef ref
         snprintf(out, size, "%s", str(s, v));
 }
 
-/* 1 when the list carries the map attributes: the op is kept. */
-static int take_op(reading *s, OTF2_AttributeList *a, const char *kind, int rma, uint64_t bytes)
+static size_t location_index(const reading *s, OTF2_LocationRef l)
+{
+    for (size_t i = 0; i < s->nlocs; i++)
+        if (s->locs[i] == l)
+            return i;
+    cr_assert_fail("an event on location %llu, which the definitions do not have", (unsigned long long)l);
+    return 0;
+}
+
+/* A put/get carries the variable alone: the rest of its map is its enclosing data op's Enter's. */
+static void map_of_enclosing_op(reading *s, size_t loc, OTF2_AttributeList *a, op_seen *o)
+{
+    for (OTF2_AttributeRef ref = OFFTRACE_MAP_ATTRIBUTE_FIRST;
+         ref < OFFTRACE_MAP_ATTRIBUTE_FIRST + OFFTRACE_MAP_ATTRIBUTE_COUNT; ref++)
+        s->rma_extra += ref != OFFTRACE_MAP_ATTR_VARIABLE && OTF2_AttributeList_TestAttributeByID(a, ref);
+    if (!s->open_op[loc] || s->open_op_depth[loc] != s->depth[loc]) {
+        s->rma_orphans++;
+        return;
+    }
+    const op_seen *e = &s->ops[s->open_op[loc] - 1];
+    s->rma_mismatch += strcmp(e->variable, o->variable) != 0;
+    memcpy(o->map_type, e->map_type, sizeof o->map_type);
+    memcpy(o->site, e->site, sizeof o->site);
+    memcpy(o->entry, e->entry, sizeof o->entry);
+    memcpy(o->problem, e->problem, sizeof o->problem);
+    memcpy(o->member_of, e->member_of, sizeof o->member_of);
+    o->implicit = e->implicit;
+}
+
+/* 1 when the list carries the map attributes (a put/get: the variable): the op is kept. */
+static int take_op(reading *s, size_t loc, OTF2_AttributeList *a, const char *kind, int rma, uint64_t bytes)
 {
     OTF2_StringRef v;
     if (!a || !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_VARIABLE) ||
         OTF2_AttributeList_GetStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, &v) != OTF2_SUCCESS)
         return 0;
-    if (s->nops == MAX_OPS)
-        return 1;
+    cr_assert_lt(s->nops, MAX_OPS);
     op_seen *o = &s->ops[s->nops++];
     memset(o, 0, sizeof *o);
     snprintf(o->kind, sizeof o->kind, "%s", kind);
     o->rma = rma;
     o->bytes = bytes;
     copy_string(s, a, OFFTRACE_MAP_ATTR_VARIABLE, o->variable, sizeof o->variable);
+    if (rma) {
+        map_of_enclosing_op(s, loc, a, o);
+        return 1;
+    }
+    s->enter_without_site += !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_TYPE) ||
+                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE) ||
+                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_ENTRY) ||
+                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_IMPLICIT);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_TYPE, o->map_type, sizeof o->map_type);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_SITE, o->site, sizeof o->site);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_ENTRY, o->entry, sizeof o->entry);
@@ -113,22 +160,39 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     const char *name = r < MAX_DEFS ? str(s, s->region_name[r]) : "?";
     char kind[16];
     snprintf(kind, sizeof kind, "%.*s", (int)strcspn(name, " "), name);
-    if (!take_op(s, a, kind, 0, 0) && !strncmp(name, "data op ", 8))
+    size_t loc = location_index(s, l);
+    s->depth[loc]++;
+    if (take_op(s, loc, a, kind, 0, 0)) {
+        s->open_op[loc] = s->nops;
+        s->open_op_depth[loc] = s->depth[loc];
+    } else if (!strncmp(name, "data op ", 8))
         s->plain_data_ops++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
+{
+    reading *s = u;
+    size_t loc = location_index(s, l);
+    if (s->open_op[loc] && s->open_op_depth[loc] == s->depth[loc])
+        s->open_op[loc] = 0;
+    cr_assert_gt(s->depth[loc], 0);
+    s->depth[loc]--;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    take_op(u, a, "h2d", 1, bytes);
+    take_op(u, location_index(u, l), a, "h2d", 1, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    take_op(u, a, "d2h", 1, bytes);
+    take_op(u, location_index(u, l), a, "d2h", 1, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -142,6 +206,7 @@ static void set_definitions(OTF2_GlobalDefReaderCallbacks *cb)
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
     OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, e_put);
     OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, e_get);
 }
@@ -156,6 +221,11 @@ static reading *read_archive(const char *dir)
     otf2_time_ordered_read how = {.definitions = set_definitions, .events = set_events,
                                   .location_count = location_count, .location_id = location_id, .user = s};
     cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
+    /* the placement: everything on the Enter, the variable alone on its put/get */
+    cr_expect_eq(s->enter_without_site, 0, "a named data op's Enter without its map type, site or entry");
+    cr_expect_eq(s->rma_extra, 0, "a put/get carries more than its variable");
+    cr_expect_eq(s->rma_orphans, 0, "a named put/get outside its named data op");
+    cr_expect_eq(s->rma_mismatch, 0, "a put/get names another variable than its data op");
     return s;
 }
 
@@ -347,6 +417,7 @@ Test(map_names, transfers_still_count_as_the_runtime_counts)
     archive_facts f;
     cr_assert_eq(archive_check(dir, &f), 0);
     cr_expect_eq(archive_violations(&f), 0, "%s", f.first_problem);
+    cr_expect_geq(f.named_transfers, 10, "the map placement was checked on the named transfers");
     cr_expect_eq(f.puts, rt.h2d);
     cr_expect_eq(f.put_bytes, rt.h2d_bytes);
     cr_expect_eq(f.gets, rt.d2h);

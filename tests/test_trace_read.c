@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/archive_check.h"
 #include "check/run.h"
 #include "check/synthetic_archive.h"
 #include "summary.h"
@@ -208,6 +209,85 @@ Test(trace_read, unordered_reading_pairs_the_same)
     cr_assert(find(&r, 'L', "target", 100)->unfinished);
     cr_assert_eq(r.unmatched, 1);
     cr_assert_eq(r.events, 13);
+}
+
+/* ---- a put/get's variable (issue 15): on the put, or (issue 18) taken from its data op's Enter ---- */
+
+typedef struct maps_seen {
+    unsigned ops, puts;
+} maps_seen;
+
+/* The strings live while the archive is read: checked in the visitor. */
+static void expect_map(const ot_tr_map *m, int second)
+{
+    const char *variable = second ? "y" : "x[0:100]", *type = second ? "tofrom" : "to";
+    cr_assert_not_null(m->variable);
+    cr_expect_str_eq(m->variable, variable);
+    cr_assert_not_null(m->map_type, "%s", variable);
+    cr_expect_str_eq(m->map_type, type);
+    cr_expect_eq(m->implicit, !second, "%s", variable);
+    cr_assert_not_null(m->site);
+    cr_expect_str_eq(m->site, "paired.c:4");
+    cr_assert_not_null(m->entry);
+    cr_expect_str_eq(m->entry, "entry");
+    if (second) {
+        cr_assert_not_null(m->member_of, "%s", variable);
+        cr_expect_str_eq(m->member_of, "s");
+    } else
+        cr_expect_null(m->member_of, "%s", variable);
+    cr_expect_null(m->name_problem);
+}
+
+static int on_op(void *user, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    maps_seen *m = user;
+    if (!span->end && span->region->klass == OT_TR_DATA_OP) {
+        expect_map(&span->map, span->begin == 200);
+        m->ops++;
+    }
+    return 0;
+}
+
+static int on_put(void *user, const ot_tr_location *loc, const ot_tr_transfer *x)
+{
+    maps_seen *m = user;
+    cr_assert(x->id == 7 || x->id == 8);
+    expect_map(&x->map, x->id == 8);
+    m->puts++;
+    return 0;
+}
+
+/* Both layouts read the same: every reader (report, view, export, info) gets the whole map with the put. */
+Test(trace_read, a_put_has_its_data_ops_map_whether_it_carries_it_or_not)
+{
+    for (int on_puts = 0; on_puts < 2; on_puts++)
+        for (int unordered = 0; unordered < 2; unordered++) {
+            char dir[4096], err[512];
+            scratch_path(dir, sizeof dir, on_puts ? "mapped-on-puts" : "mapped-on-enters");
+            cr_assert_eq(write_mapped_archive(dir, on_puts), 0);
+            maps_seen m = {0};
+            ot_tr_visitor v = {.unordered = unordered, .enter = on_op, .transfer = on_put};
+            cr_log_info("layout %s, %s", on_puts ? "map on the puts" : "variable alone on the puts",
+                        unordered ? "unordered" : "in time order");
+            cr_assert_eq(ot_trace_read(dir, &v, &m, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(m.ops, 2);
+            cr_assert_eq(m.puts, 2);
+        }
+}
+
+/* The tests' own check of the placement (check/archive_check.c, run on every example's archive) can fail:
+ * the layout before issue 18 (every map attribute on the put too) breaks it once per put. */
+Test(trace_read, the_archive_check_wants_the_variable_alone_on_a_put)
+{
+    for (int on_puts = 0; on_puts < 2; on_puts++) {
+        char dir[4096];
+        scratch_path(dir, sizeof dir, on_puts ? "checked-on-puts" : "checked-on-enters");
+        cr_assert_eq(write_mapped_archive(dir, on_puts), 0);
+        archive_facts f;
+        cr_assert_eq(archive_check(dir, &f), 0);
+        cr_expect_eq(f.named_transfers, 2);
+        cr_expect_eq(f.bad_map_placement, on_puts ? 2 : 0, "%s", f.first_problem);
+    }
 }
 
 Test(trace_read, the_summary_counts_every_put_once)

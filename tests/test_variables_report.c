@@ -3,7 +3,8 @@
  * against the same archive read independently with OTF2's reader: per
  * variable (the "variable" attribute of the puts and gets, and of the
  * allocations' and deletions' Enters; names without a name problem, the
- * others one row "unknown"), the bytes and transfers each way, the
+ * others one row "unknown"; a put/get's implicit and name problem are its
+ * data op's, the Enter it is issued in), the bytes and transfers each way, the
  * allocations and deletions and the bytes of implicit maps.
  * examples/transfer_mistakes.c, tests/support/map_names.c (with and without
  * -g), recorded for real.
@@ -29,11 +30,19 @@ typedef struct expected {
     uint64_t to_device_bytes, to_device, from_device_bytes, from_device, allocations, deletions, implicit_bytes;
 } expected;
 
+/* A location's named data op open: its Enter's implicit and name problem, for the put/get issued in it. */
+typedef struct open_op {
+    unsigned depth;   /* regions open on the location */
+    unsigned op_depth; /* the data op's depth, 0: none open */
+    int implicit, problem;
+} open_op;
+
 typedef struct reading {
     otf2_definitions defs; /* first: the read's callbacks share the pointer */
     expected rows[MAX_VARIABLES];
     size_t nrows;
     unsigned overflow;
+    open_op open[MAX_LOCS];
 } reading;
 
 /* The attribute the archive defines with this name and type, or UINT32_MAX. */
@@ -46,22 +55,30 @@ static OTF2_AttributeRef attribute(reading *s, const char *name, OTF2_Type type)
     return UINT32_MAX;
 }
 
-/* The row of the variable the list names, NULL when it names none. */
-static expected *variable_row(reading *s, OTF2_AttributeList *a, int *implicit)
+/* The row of the variable the list names, NULL when it names none; a put/get (\p op not NULL) takes
+ * implicit and name problem from its data op's Enter. */
+static expected *variable_row(reading *s, OTF2_AttributeList *a, const open_op *op, int *implicit, int *problem)
 {
     OTF2_StringRef v;
     uint8_t imp = 0;
     OTF2_AttributeRef variable = attribute(s, "variable", OTF2_TYPE_STRING),
-                      problem = attribute(s, "name problem", OTF2_TYPE_STRING),
+                      problem_ref = attribute(s, "name problem", OTF2_TYPE_STRING),
                       implicit_ref = attribute(s, "implicit", OTF2_TYPE_UINT8);
     if (!a || !OTF2_AttributeList_TestAttributeByID(a, variable) ||
         OTF2_AttributeList_GetStringRef(a, variable, &v) != OTF2_SUCCESS)
         return NULL;
     const char *name = otf2_defs_string(&s->defs, v);
-    if (OTF2_AttributeList_TestAttributeByID(a, problem) || !strcmp(name, "unknown"))
+    if (op) {
+        cr_expect(op->op_depth && op->op_depth == op->depth, "a put/get of %s outside its data op", name);
+        *problem = op->problem;
+        imp = (uint8_t)op->implicit;
+    } else {
+        *problem = OTF2_AttributeList_TestAttributeByID(a, problem_ref);
+        if (OTF2_AttributeList_TestAttributeByID(a, implicit_ref))
+            OTF2_AttributeList_GetUint8(a, implicit_ref, &imp);
+    }
+    if (*problem || !strcmp(name, "unknown"))
         name = "unknown";
-    if (OTF2_AttributeList_TestAttributeByID(a, implicit_ref))
-        OTF2_AttributeList_GetUint8(a, implicit_ref, &imp);
     *implicit = imp;
     for (size_t i = 0; i < s->nrows; i++)
         if (!strcmp(s->rows[i].name, name))
@@ -79,8 +96,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
 {
     reading *s = u;
     const char *name = otf2_defs_region_name(&s->defs, r);
-    int implicit;
-    expected *e = variable_row(s, a, &implicit);
+    int implicit, problem;
+    open_op *o = &s->open[otf2_defs_location_index(&s->defs, l)];
+    o->depth++;
+    expected *e = variable_row(s, a, NULL, &implicit, &problem);
+    if (e) {
+        o->op_depth = o->depth;
+        o->implicit = implicit;
+        o->problem = problem;
+    }
     if (e && !strncmp(name, "alloc ", 6))
         e->allocations++;
     else if (e && !strncmp(name, "delete ", 7))
@@ -88,10 +112,21 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static void rma(reading *s, OTF2_AttributeList *a, uint64_t bytes, int to_device)
+static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
+                                 OTF2_RegionRef r)
 {
-    int implicit;
-    expected *e = variable_row(s, a, &implicit);
+    reading *s = u;
+    open_op *o = &s->open[otf2_defs_location_index(&s->defs, l)];
+    if (o->op_depth == o->depth)
+        o->op_depth = 0;
+    o->depth--;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static void rma(reading *s, OTF2_LocationRef l, OTF2_AttributeList *a, uint64_t bytes, int to_device)
+{
+    int implicit, problem;
+    expected *e = variable_row(s, a, &s->open[otf2_defs_location_index(&s->defs, l)], &implicit, &problem);
     if (!e)
         return;
     if (to_device) {
@@ -108,20 +143,21 @@ static void rma(reading *s, OTF2_AttributeList *a, uint64_t bytes, int to_device
 static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    rma(u, a, bytes, 1);
+    rma(u, l, a, bytes, 1);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    rma(u, a, bytes, 0);
+    rma(u, l, a, bytes, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
 {
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, e_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
     OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, e_put);
     OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, e_get);
 }

@@ -812,6 +812,30 @@ static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *
     }
 }
 
+/* A put/get carries its variable alone (issue 18, third round), the rest of its map being on the Enter of
+ * the data op it is issued in, on the same location at the same time: what it does not carry is taken from
+ * there, when that op is of the same variable. An archive written before carries them all on the put/get
+ * too; taking the absent ones (member of, name problem) from the Enter changes nothing there, as both
+ * were written from the same map. */
+static void map_from_data_op(ot_tr_map *m, const ot_tr_map *op)
+{
+    if (!op->variable || (m->variable && m->variable != op->variable && strcmp(m->variable, op->variable)))
+        return;
+    m->variable = op->variable;
+    if (!m->map_type)
+        m->map_type = op->map_type;
+    if (!m->member_of)
+        m->member_of = op->member_of;
+    if (!m->site)
+        m->site = op->site;
+    if (!m->entry)
+        m->entry = op->entry;
+    if (!m->name_problem)
+        m->name_problem = op->name_problem;
+    if (m->implicit < 0)
+        m->implicit = op->implicit;
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
@@ -975,8 +999,12 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
     if (!a->visitor.without_addresses)
         read_addresses(a, al, x);
     read_map(a, al, &x->map);
-    if (ln->depth && !ln->too_deep)
-        attach(span_at(a, ln, ln->depth - 1), x);
+    if (ln->depth && !ln->too_deep) {
+        ot_tr_span *op = span_at(a, ln, ln->depth - 1);
+        attach(op, x);
+        if (op->region->klass == OT_TR_DATA_OP)
+            map_from_data_op(&x->map, &op->map);
+    }
     if (!a->visitor.unordered) /* the RDMA location is read at another time */
         join_rdma(a, ln, x);
     x->data = a->visitor.transfer_data ? (unsigned char *)x + TRANSFER_HEAD : NULL;

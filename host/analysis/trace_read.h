@@ -177,7 +177,8 @@ typedef struct ot_tr_transfer {
     uint64_t host_address, device_address;
     uint64_t issued;      /**< time of the put/get */
     uint64_t completed;   /**< time of its completion; 0 at `issue`, and for one never completed */
-    ot_tr_map map;        /**< its variable (issue 15), as its put/get carried it */
+    ot_tr_map map;        /**< its variable (issue 15): what its put/get carried (the variable), completed
+                               from the Enter of the data op it was issued in (the rest) */
     void *data;           /**< ot_tr_visitor.transfer_data bytes kept from `issue` to `transfer` (not zeroed: `issue`
                                writes them), or NULL */
 } ot_tr_transfer;

@@ -475,7 +475,12 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     /* OTF2 empties the list when the event is written. */
     OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_HOST_ADDRESS, to_device ? r->src_addr : r->dst_addr);
     OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_DEVICE_ADDRESS, to_device ? r->dst_addr : r->src_addr);
-    if (named) /* and on the put/get (issue 15) */
+    /* The put/get says which variable moved (a transfer's line in Vampir shows its own attributes only);
+     * the rest is on the Enter just written, where readers take it from (issue 18: each attribute costs
+     * OTF2 its writing). Without that Enter (no region), all of them. */
+    if (named && o->region != NO_REGION)
+        ot_map_add_variable(p->c, p->attributes, &op);
+    else if (named)
         ot_map_add_attributes(p->c, p->attributes, &op);
     if (to_device)
         ot_tw_rma_put(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);

@@ -597,6 +597,13 @@ void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op 
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, s[5]);
 }
 
+void ot_map_add_variable(converter *c, OTF2_AttributeList *a, const ot_map_op *op)
+{
+    const named_op *n = op->memo ? &c->maps->named_ops[op->memo - 1] : NULL;
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE,
+                                    n && n->strings_known ? n->strings[0] : ot_tw_string(c->tw, op->variable));
+}
+
 static void set_number(converter *c, const char *key, uint64_t value)
 {
     char text[32];

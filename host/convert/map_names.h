@@ -46,8 +46,14 @@ OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                               ot_map_op *out);
 
-/** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a. */
+/** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a: the Enter of its
+ *         data op's region carries them all. */
 void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
+
+/** \brief Put \p op's variable alone on \p a: its put/get, written right after that Enter on the same
+ *         location, which has the rest (docs/variables.md "The attributes"). Call after
+ *         ot_map_add_attributes for the same \p op: its strings are interned by then. */
+void ot_map_add_variable(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
 
 /** \brief An allocation ended: its device address keeps its map reference,
  *         for the delete that frees it (deletes name the device address only). */

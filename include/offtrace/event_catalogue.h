@@ -592,8 +592,9 @@ static inline offtrace_event_class offtrace_class_by_name(const char *class_name
 
 /**
  * X(attribute, offset, OTF2 type, name, description): the attributes the
- * converter puts on the Enter of every data operation (and on its RMA put
- * or get) of a construct the map capture saw. Their OTF2 attribute refs are
+ * converter puts on the Enter of every data operation of a construct the
+ * map capture saw (on its RMA put or get: VARIABLE alone, docs/variables.md).
+ * Their OTF2 attribute refs are
  * OFFTRACE_MAP_ATTRIBUTE_FIRST + offset: OTF2 wants refs dense and in
  * order (otf2-print -Werror refuses a gap), so the first follows the last
  * attribute defined before them (NVTX's 19, host/convert/trace_writer.h):

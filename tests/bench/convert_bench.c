@@ -11,6 +11,12 @@
  *       location before they go to disk, no compression) and no offtrace
  *       logic. Prints the events, and the writing time per round
  *       (open to close) as ns per event and events per second (median).
+ *   bench_convert attributes OUT_DIR ROUNDS
+ *       What one attribute costs OTF2: 1,000,000 Enters written with the
+ *       converter's settings, each with 0 to 7 string attributes (as a
+ *       data op's map attributes are), and the same lists only added and
+ *       emptied (OTF2_AttributeList's part). Prints CPU ns per event for
+ *       each count (median).
  *   bench_convert raw RECORDING_DIR ROUNDS
  *       Reading the raw records alone: ot_raw_load (headers and the
  *       counting pass) and one cursor pass over every thread stream, the
@@ -421,6 +427,64 @@ static int floor_bench(const char *anchor, const char *out, int rounds)
     return 0;
 }
 
+/* ---- what one attribute costs ---- */
+
+#define ATTRIBUTE_EVENTS 1000000
+
+/* CPU seconds to write ATTRIBUTE_EVENTS Enters with \p count string attributes each (written 0: only added
+ * to the list and removed, as OTF2 does after writing). */
+static double attribute_round(const char *dir, int count, int written)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "attributes", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                        OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!a)
+        return -1;
+    OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
+    OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_OpenEvtFiles(a);
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, 0);
+    OTF2_AttributeList *list = OTF2_AttributeList_New();
+    double c0 = cpu_s();
+    for (uint64_t i = 0; i < ATTRIBUTE_EVENTS; i++) {
+        for (int k = 0; k < count; k++) /* refs and values as small as a map attribute's */
+            OTF2_AttributeList_AddStringRef(list, 20 + (OTF2_AttributeRef)k, 100 + (OTF2_StringRef)k);
+        if (written)
+            OTF2_EvtWriter_Enter(w, count ? list : NULL, 1000 + 2 * i, 3);
+        else
+            OTF2_AttributeList_RemoveAllAttributes(list);
+    }
+    double c = cpu_s() - c0;
+    OTF2_AttributeList_Delete(list);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    OTF2_Archive_CloseEvtFiles(a);
+    OTF2_Archive_Close(a);
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return c;
+}
+
+static int attribute_bench(const char *out, int rounds)
+{
+    enum { COUNTS = 8 };
+    double *written = calloc((size_t)rounds * COUNTS, sizeof *written);
+    double *listed = calloc((size_t)rounds * COUNTS, sizeof *listed);
+    for (int i = 0; i < rounds; i++) /* interleaved: a moment's load spreads over every count */
+        for (int count = 0; count < COUNTS; count++)
+            if ((written[count * rounds + i] = attribute_round(out, count, 1)) < 0 ||
+                (listed[count * rounds + i] = attribute_round(out, count, 0)) < 0) {
+                fprintf(stderr, "bench_convert: cannot write into '%s'\n", out);
+                return 1;
+            }
+    for (int count = 0; count < COUNTS; count++)
+        printf("attributes %d enter_cpu_ns %.1f list_only_cpu_ns %.1f\n", count,
+               median(written + count * rounds, rounds) * 1e9 / ATTRIBUTE_EVENTS,
+               median(listed + count * rounds, rounds) * 1e9 / ATTRIBUTE_EVENTS);
+    free(written);
+    free(listed);
+    return 0;
+}
+
 /* ---- the raw records alone ---- */
 
 static int raw_bench(const char *dir, int rounds)
@@ -463,8 +527,11 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "floor"))
         return floor_bench(argv[2], argv[3], atoi(argv[4]) > 0 ? atoi(argv[4]) : 1);
+    if (argc == 4 && !strcmp(argv[1], "attributes"))
+        return attribute_bench(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
     if (argc == 4 && !strcmp(argv[1], "raw"))
         return raw_bench(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
-    fprintf(stderr, "usage: %s floor ARCHIVE.otf2 OUT_DIR ROUNDS | raw RECORDING_DIR ROUNDS\n", argv[0]);
+    fprintf(stderr, "usage: %s floor ARCHIVE.otf2 OUT_DIR ROUNDS | attributes OUT_DIR ROUNDS | raw RECORDING_DIR ROUNDS\n",
+            argv[0]);
     return 2;
 }

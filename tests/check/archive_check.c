@@ -24,10 +24,20 @@ typedef struct loc_state {
     int is_rdma, is_device_thread, is_kernel_stream;
     uint32_t stack[MAX_DEPTH];
     uint64_t begin[MAX_DEPTH];
+    uint32_t variable[MAX_DEPTH]; /* the "variable" string of a data op's Enter, NO_VARIABLE */
     size_t depth;
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
+
+#define NO_VARIABLE UINT32_MAX
+
+/* The map attributes, by catalogue offset, as the archive defines them (name and type). */
+enum {
+#define MAP_OFFSET(a, offset, type, name, description) MAP_##a = offset,
+    OFFTRACE_MAP_ATTRIBUTES(MAP_OFFSET)
+#undef MAP_OFFSET
+};
 
 typedef struct state {
     archive_facts *f;
@@ -42,6 +52,7 @@ typedef struct state {
     interval *kernels; size_t nkernels;
     uint64_t *device_times; size_t ndevice_times;      /* every device-thread event */
     uint64_t *device_parallels; size_t ndevice_parallels; /* Enter times of device parallel regions */
+    OTF2_AttributeRef map_attr[OFFTRACE_MAP_ATTRIBUTE_COUNT]; /* by catalogue offset; UINT32_MAX: undefined */
     uint64_t wanted_location;  /* archive_location_times: the location whose times are kept */
     uint64_t *wanted_times; size_t nwanted_times;
 } state;
@@ -73,6 +84,38 @@ static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *t)
 static const char *str(state *s, OTF2_StringRef r)
 {
     return check_string_at(&s->strings, r);
+}
+
+static OTF2_CallbackCode d_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef d,
+                                     OTF2_Type type)
+{
+    state *s = u;
+#define MAP_DEFINED(a, offset, attr_type, attr_name, description)             \
+    if (type == OTF2_TYPE_##attr_type && !strcmp(str(s, name), attr_name)) \
+        s->map_attr[offset] = self;
+    OFFTRACE_MAP_ATTRIBUTES(MAP_DEFINED)
+#undef MAP_DEFINED
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int has_map(const state *s, OTF2_AttributeList *a, int offset)
+{
+    return a && s->map_attr[offset] != UINT32_MAX && OTF2_AttributeList_TestAttributeByID(a, s->map_attr[offset]);
+}
+
+/* The variable a list carries, NO_VARIABLE when none. */
+static uint32_t variable_of(const state *s, OTF2_AttributeList *a)
+{
+    OTF2_StringRef v;
+    if (!has_map(s, a, MAP_VARIABLE) || OTF2_AttributeList_GetStringRef(a, s->map_attr[MAP_VARIABLE], &v) != OTF2_SUCCESS)
+        return NO_VARIABLE;
+    return v;
+}
+
+static void bad_map(state *s, const char *what, uint64_t location, uint64_t t)
+{
+    s->f->bad_map_placement++;
+    problem(s, "location %llu at %llu: %s", (unsigned long long)location, (unsigned long long)t, what);
 }
 
 static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef c,
@@ -268,9 +311,19 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     loc_state *ls = on_event(s, l, t);
     if (!ls || ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
+    offtrace_event_class c = class_of(s, r);
+    /* docs/variables.md: a named data op's Enter carries its map attributes, all of them */
+    uint32_t variable = variable_of(s, a);
+    int data_op = offtrace_class(c) && offtrace_class(c)->source == OFFTRACE_SOURCE_DATA_OP;
+    if (variable != NO_VARIABLE && (!data_op || !has_map(s, a, MAP_MAP_TYPE) || !has_map(s, a, MAP_IMPLICIT) ||
+                                    !has_map(s, a, MAP_MAP_SITE) || !has_map(s, a, MAP_MAP_ENTRY)))
+        bad_map(s, data_op ? "a named data op's Enter without its map type, implicit, site or entry"
+                           : "a variable on the Enter of a region that is no data op", l, t);
+    else if (variable == NO_VARIABLE && (has_map(s, a, MAP_MAP_TYPE) || has_map(s, a, MAP_MAP_SITE)))
+        bad_map(s, "map attributes without the variable on an Enter", l, t);
+    ls->variable[ls->depth] = data_op ? variable : NO_VARIABLE;
     ls->stack[ls->depth] = r;
     ls->begin[ls->depth++] = t;
-    offtrace_event_class c = class_of(s, r);
     s->f->enters[c]++;
     if (c == OFFTRACE_CLASS_NONE) {
         s->f->bad_groups++;
@@ -312,9 +365,22 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
 /* offtrace's transfers go to a device's RDMA location (that the rank is in
  * the window's communicator, and the matching of completions, are OTF2's
  * rules: otf2_rules.c). */
-static void rma_op(state *s, OTF2_LocationRef l, OTF2_TimeStamp t, uint32_t remote, uint64_t id)
+static void rma_op(state *s, OTF2_LocationRef l, OTF2_TimeStamp t, uint32_t remote, uint64_t id,
+                   OTF2_AttributeList *a)
 {
-    on_event(s, l, t);
+    loc_state *ls = on_event(s, l, t);
+    /* docs/variables.md: a put/get carries its variable alone, inside its data op's Enter of that variable */
+    uint32_t variable = variable_of(s, a);
+    for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
+        if (k != MAP_VARIABLE && has_map(s, a, k)) {
+            bad_map(s, "a put/get with a map attribute other than the variable", l, t);
+            break;
+        }
+    if (variable != NO_VARIABLE) {
+        s->f->named_transfers++;
+        if (!ls || !ls->depth || ls->depth > MAX_DEPTH || ls->variable[ls->depth - 1] != variable)
+            bad_map(s, "a put/get's variable is not that of the data op it is issued in", l, t);
+    }
     if (remote >= s->ncomm || !loc(s, s->comm_members[remote]) || !loc(s, s->comm_members[remote])->is_rdma) {
         s->f->bad_remote++;
         problem(s, "RMA remote rank %u is not an RDMA location", remote);
@@ -327,7 +393,7 @@ static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OT
     state *s = u;
     s->f->puts++;
     s->f->put_bytes += bytes;
-    rma_op(s, l, t, remote, id);
+    rma_op(s, l, t, remote, id, a);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -337,7 +403,7 @@ static OTF2_CallbackCode e_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OT
     state *s = u;
     s->f->gets++;
     s->f->get_bytes += bytes;
-    rma_op(s, l, t, remote, id);
+    rma_op(s, l, t, remote, id, a);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -364,6 +430,7 @@ static int read_defs(OTF2_Reader *rd, state *s)
     OTF2_GlobalDefReader *g = OTF2_Reader_GetGlobalDefReader(rd);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, d_string);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, d_attribute);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, d_region);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, d_group);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, d_location);
@@ -555,6 +622,8 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     state *s = calloc(1, sizeof *s);
     s->f = f;
     s->wanted_location = wanted;
+    for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
+        s->map_attr[k] = UINT32_MAX;
     int rc = read_defs(rd, s);
     char *version = NULL;
     if (rc == 0 && (OTF2_Reader_GetProperty(rd, OFFTRACE_CATALOGUE_PROPERTY, &version) != OTF2_SUCCESS || !version ||
@@ -631,5 +700,6 @@ int archive_property(const char *dir, const char *name, uint64_t *value)
 
 uint64_t archive_violations(const archive_facts *f)
 {
-    return f->otf2_rules + f->bad_remote + f->kernel_outside + f->bad_groups + f->device_outside;
+    return f->otf2_rules + f->bad_remote + f->kernel_outside + f->bad_groups + f->device_outside +
+           f->bad_map_placement;
 }

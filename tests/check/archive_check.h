@@ -5,7 +5,8 @@
  *        the tests compare against the runtime, and checks the rules every
  *        archive must keep: OTF2's own structural rules (otf2_rules.h)
  *        and what offtrace's archives mean (classes, device rows, kernels and
- *        device work inside their host target regions).
+ *        device work inside their host target regions, where a data op's map
+ *        attributes are).
  */
 #ifndef OT_TEST_ARCHIVE_CHECK_H
 #define OT_TEST_ARCHIVE_CHECK_H
@@ -36,6 +37,11 @@ typedef struct archive_facts {
     uint64_t bad_groups;          /* device location outside an accelerator group, no class table, a region
                                      in no class or of another role/paradigm than its class, no location role */
     uint64_t device_outside;      /* device-thread events outside every host target region */
+    uint64_t bad_map_placement;   /* map attributes (issue 15) not where docs/variables.md puts them: a
+                                     named data op's Enter without its map type, implicit, site or entry,
+                                     or a map attribute on another Enter; a put/get with more than the
+                                     variable, or not inside a data op's Enter of that variable */
+    uint64_t named_transfers;     /* puts/gets carrying the variable (inside their data op, checked) */
     char first_problem[512];
 } archive_facts;
 

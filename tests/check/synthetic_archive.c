@@ -234,3 +234,63 @@ int write_paired_archive(const char *dir)
 {
     return write_paired_archive_with_group(dir, "generic-64bit device 0");
 }
+
+/* ---- the paired archive with map attributes ---- */
+
+enum { M_X = P_COUNT, M_Y, M_TO, M_TOFROM, M_SITE, M_ENTRY, M_STRUCT, M_NAMES, M_COUNT = M_NAMES + OFFTRACE_MAP_ATTRIBUTE_COUNT };
+
+/* A data op's map: \p which 0: x[0:100] (to, implicit); 1: y (tofrom, explicit, member of s). */
+static void add_map(OTF2_AttributeList *a, int which, int all)
+{
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, which ? M_Y : M_X);
+    if (!all)
+        return;
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, which ? M_TOFROM : M_TO);
+    OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, which ? 0 : 1);
+    if (which)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, M_STRUCT);
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, M_SITE);
+    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, M_ENTRY);
+}
+
+static uint64_t mapped_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    if (which)
+        return write_paired_rdma(w);
+    int on_puts = *(const int *)arg;
+    OTF2_AttributeList *a = OTF2_AttributeList_New();
+    OTF2_EvtWriter_Enter(w, NULL, 100, PR_TARGET);
+    add_map(a, 0, 1);
+    OTF2_EvtWriter_Enter(w, a, 110, PR_OP);
+    add_map(a, 0, on_puts);
+    OTF2_EvtWriter_RmaPut(w, a, 110, 0, 1, 800, 7);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 150, 0, 7);
+    OTF2_EvtWriter_Leave(w, NULL, 150, PR_OP);
+    add_map(a, 1, 1);
+    OTF2_EvtWriter_Enter(w, a, 200, PR_OP);
+    add_map(a, 1, on_puts);
+    OTF2_EvtWriter_RmaPut(w, a, 200, 0, 1, 16, 8);
+    OTF2_EvtWriter_Leave(w, NULL, 210, PR_OP);
+    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 220, 0, 99);
+    OTF2_AttributeList_Delete(a);
+    return 9;
+}
+
+static void mapped_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    write_paired_definitions(g, counts, "generic-64bit device 0");
+    static const char *values[M_NAMES - P_COUNT] = {"x[0:100]", "y", "to", "tofrom", "paired.c:4", "entry", "s"};
+    for (unsigned i = P_COUNT; i < M_NAMES; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, values[i - P_COUNT]);
+#define MAP_ATTRIBUTE(attr, offset, type, name, description)                                                      \
+    OTF2_GlobalDefWriter_WriteString(g, M_NAMES + (offset), name);                                               \
+    OTF2_GlobalDefWriter_WriteAttribute(g, OFFTRACE_MAP_ATTR_##attr, M_NAMES + (offset), P_EMPTY, OTF2_TYPE_##type);
+    OFFTRACE_MAP_ATTRIBUTES(MAP_ATTRIBUTE)
+#undef MAP_ATTRIBUTE
+}
+
+int write_mapped_archive(const char *dir, int map_on_puts)
+{
+    static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
+    return write_two_locations(dir, ids, mapped_events, mapped_definitions, &map_on_puts);
+}

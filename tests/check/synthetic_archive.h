@@ -49,4 +49,13 @@ int write_paired_archive(const char *dir);
  *         (the device kind the runtime reported, then " device 0"). */
 int write_paired_archive_with_group(const char *dir, const char *device_group);
 
+/**
+ * \brief The paired archive with the catalogue's map attributes (issue 15): the first data op's Enter
+ *        carries x[0:100] (to, implicit 1, map site paired.c:4, map entry entry), the second's y (tofrom,
+ *        implicit 0, member of s, the same site and entry); each put carries the variable alone (as
+ *        offtrace writes it since issue 18), or with \p map_on_puts all of its Enter's (as before).
+ * \return 0, or -1 if OTF2 failed.
+ */
+int write_mapped_archive(const char *dir, int map_on_puts);
+
 #endif
