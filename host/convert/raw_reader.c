@@ -72,12 +72,12 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
         if (cur->window_pos == cur->window_len && !fill_window(cur))
             break;
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
-        uint64_t in_chunk = cur->index % cur->per_chunk;
         if (r->event != OFFTRACE_RAW_NONE) {
             cur->index++;
             cur->window_pos++;
             return r;
         }
+        uint64_t in_chunk = cur->index % cur->per_chunk; /* a division: only at a chunk's end */
         if (in_chunk == 0)
             break;
         cur->index += cur->per_chunk - in_chunk; /* the next chunk, in this window or a later one */
