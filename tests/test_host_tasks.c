@@ -279,13 +279,15 @@ static void same_file(const char *a, const char *b)
 }
 
 /* A recording whose device list names no offload device is written as
- * each stream is first read (issue 18, third round); its explicit tasks
- * must be known on every thread before the first is written, so the first
- * task record ends that attempt and the conversion starts again with the
- * counting pass. The archive is the one the counting pass gives from the
- * start (the same recording with the offload devices listed, which takes
- * that pass at once), byte for byte, and holds every task. */
-Test(host_tasks, a_task_met_while_reading_once_starts_the_conversion_again, .timeout = 120)
+ * each stream is first read (issue 18, third round), but its explicit tasks
+ * must be known on every thread before the first is written: a look at each
+ * stream's first window finds this program's tasks and the conversion takes
+ * the counting pass (a task met later ends the attempt and starts it again:
+ * test_device_conversion's late device). The archive is the one the
+ * counting pass gives from the start (the same recording with the offload
+ * devices listed, which takes that pass at once), byte for byte, and holds
+ * every task. */
+Test(host_tasks, tasks_of_a_host_recording_are_known_before_its_streams_are_written, .timeout = 120)
 {
     char dir[4096], listed[4200], host_only[4200], cmd[16384];
     scratch_path(dir, sizeof dir, "host-tasks-read-once");

@@ -407,7 +407,10 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
  * first reads it (a host program, host OpenMP); the counting pass that
  * notes devices and tasks for the others is skipped. Should a stream name a
  * device or an explicit task after all, its pass stops before the record
- * and the conversion starts again the usual way (CONVERT_AGAIN). */
+ * and the conversion starts again the usual way (CONVERT_AGAIN). A look at
+ * each stream's first window (what one read fetches) keeps the attempt from
+ * starting where such a record comes early, as a program's tasks usually do:
+ * a whole short stream, a small part of a long one. */
 enum { CONVERT_AGAIN = 1 };
 
 static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
@@ -430,6 +433,12 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     note_device_or_task_kinds(c);
     int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
     c->read_once = may_read_once && !c->rec.device_count && !c->rec.device_stream_count;
+    for (size_t i = 0; rc == 0 && c->read_once && i < c->rec.stream_count; i++) { /* where it shows early: not once */
+        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->device_or_task_kinds);
+        if (met < 0)
+            snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
+        c->read_once = !met;
+    }
     if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_devices_and_tasks, c)) != 0)
         snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     if (rc == 0 && (rc = ot_user_defs_load(c, raw_dir)) != 0)

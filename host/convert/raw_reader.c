@@ -212,6 +212,21 @@ static int read_stream(const char *path, ot_raw_stream *out)
     return out->path ? 0 : -ENOMEM;
 }
 
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
+{
+    ot_raw_cursor cur;
+    if (ot_raw_cursor_open(&cur, s) != 0)
+        return -ENOMEM;
+    cur.counting = 0; /* a look at the start: the stream stays as it was */
+    if (cur.limit > records)
+        cur.limit = records;
+    int met = 0;
+    for (const offtrace_raw_record *r; !met && (r = ot_raw_cursor_next(&cur));)
+        met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1);
+    ot_raw_cursor_close(&cur);
+    return met;
+}
+
 int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context)
 {
     for (size_t i = 0; i < rec->stream_count; i++) {

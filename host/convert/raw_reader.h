@@ -141,6 +141,15 @@ typedef int (*ot_raw_visitor)(void *context, const ot_raw_stream *s, const offtr
 int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context);
 
 /**
+ * \brief Whether one of the first \p records committed records of \p s
+ *        (at most those a pass yields; the pending begin not among them)
+ *        has its event byte's bit in \p kinds (4 words, bit e of word
+ *        e / 64). \p s is left as it was (not counted by this look).
+ * \return 1, 0, or -ENOMEM.
+ */
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds);
+
+/**
  * \brief Start a pass over \p s: its committed records in the order the
  *        thread wrote them (a chunk up to its first uncommitted slot; an
  *        empty chunk ends the stream), at most the number counted (a live
