@@ -115,7 +115,8 @@ typedef struct converter {
      * third round): what the device and task bookkeeping must see of every
      * stream before the first one is written */
     uint64_t device_or_task_kinds[4];
-    int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives up */
+    int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
+                        up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
 } converter;
 
 /** \brief Host ticks to host ns. */
