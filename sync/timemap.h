@@ -44,6 +44,7 @@ uint64_t ot_timemap_apply(const ot_timemap *m, uint64_t x);
 typedef struct ot_timemap_hint {
     size_t segment;
     double rate;
+    double origin_y; /**< the segment's first point's y, as a double */
     int valid; /**< 0 at first: zero-initialise it */
 } ot_timemap_hint;
 

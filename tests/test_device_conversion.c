@@ -23,6 +23,7 @@
 #include "check/archive_check.h"
 #include "check/run.h"
 #include "convert.h"
+#include "raw_reader.h" /* OT_RAW_WINDOW_RECORDS */
 #include "offtrace/collector.h"
 #include "offtrace/event_catalogue.h"
 #include "offtrace/raw_format.h"
@@ -1003,4 +1004,70 @@ Test(device_conversion, report_takes_kernel_times_from_the_device)
     cr_assert(strstr(text, "1 launches whose kernel the device did not record"), "%s", text);
     free(text);
     ot_report_free(&r);
+}
+
+/* ---- issue 18, third round: a stream read once, then a device after all ----
+ *
+ * A device list that names no offload device lets the converter write each
+ * stream as it first reads it; a look at each stream's first window (16384
+ * records) finds a device or task record that comes early. Here the one
+ * target region comes after 9,000 buffer flushes (18,000 records): that
+ * attempt meets it, stops before it, and the conversion starts again with
+ * the counting pass that finds the device first. The archive must be the
+ * whole recording, device included, not the part the attempt wrote. */
+#define LATE_FLUSHES 9000u
+
+Test(device_conversion, a_device_met_late_in_a_stream_read_once_starts_the_conversion_again)
+{
+    char dir[4096], raw[4400];
+    scratch_path(dir, sizeof dir, "devconv-read-once-late-device");
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    cr_assert_eq(mkdir(dir, 0777), 0);
+    cr_assert_eq(mkdir(raw, 0777), 0);
+    char text[256];
+    int len = snprintf(text, sizeof text, "%llu %llu %llu\n%llu %llu %llu\n", (unsigned long long)TICKS0,
+                       (unsigned long long)NS0, (unsigned long long)(NS0 + 1700000000000000000ull),
+                       (unsigned long long)(TICKS0 + 2000000000ull), (unsigned long long)(NS0 + 1000000000ull),
+                       (unsigned long long)(NS0 + 1000000000ull + 1700000000000000000ull));
+    write_file(dir, "clock.pairs", text, (size_t)len);
+    len = snprintf(text, sizeof text, "1 host\n"); /* no offload device listed */
+    write_file(dir, "devices.txt", text, (size_t)len);
+
+    const size_t chunk = 2u << 20, records = 2 * LATE_FLUSHES + 2;
+    cr_assert_gt(2 * LATE_FLUSHES, OT_RAW_WINDOW_RECORDS, "the device must come after the first window");
+    char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
+    cr_assert_not_null(stream);
+    offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
+    memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
+    h->version = OFFTRACE_RAW_VERSION;
+    h->record_size = sizeof(offtrace_raw_record);
+    h->thread_kind = OFFTRACE_RAW_THREAD_INITIAL;
+    h->os_tid = 4242;
+    h->is_process_main = 1;
+    h->chunk_bytes = chunk;
+    offtrace_raw_record *r = (offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE);
+    size_t n = 0;
+    for (uint64_t i = 0; i < LATE_FLUSHES; i++) {
+        r[n] = host_record(OFFTRACE_RAW_FLUSH, OFFTRACE_RAW_BEGIN, NS0 + 1000 + i * 100);
+        r[n++].id = i + 1;
+        r[n] = host_record(OFFTRACE_RAW_FLUSH, OFFTRACE_RAW_END, NS0 + 1050 + i * 100);
+        r[n++].id = i + 1;
+    }
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
+    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    cr_assert_eq(n, records);
+    write_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
+    free(stream);
+
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(property(dir, "OFFTRACE::RECORDS"), records);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_BUFFER_FLUSH], LATE_FLUSHES);
+    cr_expect_eq(property(dir, "OFFTRACE::BUFFER_FLUSHES"), LATE_FLUSHES);
+    cr_expect_eq(f.target, 1);
+    cr_expect_eq(f.devices, 1, "the device the target region ran on has its group");
+    cr_expect_eq(f.rdma_locations, 1);
 }

@@ -266,3 +266,58 @@ Test(host_tasks, kernel_tasks_are_not_the_programs, .timeout = 120)
         SAME(depend_items);
     }
 }
+
+/* The file at \p a and the one at \p b hold the same bytes. */
+static void same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *x = read_whole_file(a, &la), *y = read_whole_file(b, &lb);
+    cr_assert(x && y, "cannot read %s or %s", a, b);
+    cr_expect(la == lb && !memcmp(x, y, la), "%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+/* A recording whose device list names no offload device is written as
+ * each stream is first read (issue 18, third round), but its explicit tasks
+ * must be known on every thread before the first is written: a look at each
+ * stream's first window finds this program's tasks and the conversion takes
+ * the counting pass (a task met later ends the attempt and starts it again:
+ * test_device_conversion's late device). The archive is the one the
+ * counting pass gives from the start (the same recording with the offload
+ * devices listed, which takes that pass at once), byte for byte, and holds
+ * every task. */
+Test(host_tasks, tasks_of_a_host_recording_are_known_before_its_streams_are_written, .timeout = 120)
+{
+    char dir[4096], listed[4200], host_only[4200], cmd[16384];
+    scratch_path(dir, sizeof dir, "host-tasks-read-once");
+    char *env[] = {"OMP_NUM_THREADS=2", "OFFTRACE_HOST_OPENMP=all", "OFFTRACE_KEEP_RAW=1", NULL};
+    cr_assert_eq(record_program(dir, NULL, env, "example_task_tree", NULL, NULL), 0);
+    snprintf(listed, sizeof listed, "%s-listed", dir);
+    snprintf(host_only, sizeof host_only, "%s-host-only", dir);
+    snprintf(cmd, sizeof cmd,
+             "set -e; grep -q generic %s/raw/devices.txt; rm -rf %s %s; mkdir %s %s; cp -r %s/raw %s/; cp -r %s/raw %s/; "
+             "grep -v generic %s/raw/devices.txt > %s/raw/devices.txt.new; mv %s/raw/devices.txt.new %s/raw/devices.txt; "
+             "%s/offtrace convert --quiet --keep-raw %s; %s/offtrace convert --quiet --keep-raw %s",
+             dir, listed, host_only, listed, host_only, dir, listed, dir, host_only, host_only, host_only, host_only,
+             host_only, OFFTRACE_BIN_DIR, listed, OFFTRACE_BIN_DIR, host_only);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %s", cmd, r.err);
+    run_free(&r);
+    char a[4400], b[4400];
+    snprintf(a, sizeof a, "%s/traces.def", listed);
+    snprintf(b, sizeof b, "%s/traces.def", host_only);
+    same_file(a, b);
+    for (int location = 0; location < 2; location++) { /* the two threads' events */
+        snprintf(a, sizeof a, "%s/traces/%d.evt", listed, location);
+        snprintf(b, sizeof b, "%s/traces/%d.evt", host_only, location);
+        same_file(a, b);
+    }
+    task_counts got;
+    host_tasks_facts h;
+    archive_counts(host_only, &got, &h);
+    tasks_hold_together("example_task_tree", &got, &h);
+    cr_expect_gt(got.creates, 0);
+}

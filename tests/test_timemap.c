@@ -84,3 +84,38 @@ Test(timemap, hinted_apply_equals_search)
     cr_assert_eq(ot_timemap_apply_hinted(m, UINT64_MAX / 4, &hint), ot_timemap_apply(m, UINT64_MAX / 4));
     ot_timemap_free(m);
 }
+
+/* The hinted form converts through signed integers where the value fits
+ * (issue 18, third round): the same result as the unsigned conversions for
+ * a TSC's magnitudes (ticks near 2^50, a rate below 1), and at the edges
+ * where the cheap path must give way: differences and results around 2^63,
+ * times past the end of uint64. */
+Test(timemap, hinted_apply_equals_search_at_the_conversion_edges)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    const uint64_t t0 = 1ull << 50, ns0 = 1ull << 48;
+    for (uint64_t i = 0; i < 40; i++) /* 2.9 GHz, drifting a little */
+        ot_timemap_add(m, t0 + i * 29000000ull + i * i * 7, ns0 + i * 10000000ull);
+    ot_timemap_hint hint = {0};
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 100000; k++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        uint64_t x = k % 2 ? t0 - 1000000 + seed % 1400000000ull : seed;
+        cr_assert_eq(ot_timemap_apply_hinted(m, x, &hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
+    }
+    const uint64_t edges[] = {0, 1, t0, (1ull << 63) - 1, 1ull << 63, (1ull << 63) + 1, UINT64_MAX - 1, UINT64_MAX,
+                              t0 + (1ull << 63), (1ull << 63) + t0 / 2};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+        cr_assert_eq(ot_timemap_apply_hinted(m, edges[i], &hint), ot_timemap_apply(m, edges[i]), "x = %llu",
+                     (unsigned long long)edges[i]);
+    ot_timemap_free(m);
+    m = ot_timemap_new(1.0); /* a steep map: results near and past 2^63 and 2^64 */
+    ot_timemap_add(m, 1000, 1000);
+    ot_timemap_add(m, 2000, 4000);
+    hint = (ot_timemap_hint){0}; /* a hint serves one map */
+    for (uint64_t x = (1ull << 61) / 3 * 2 - 4096; x < (1ull << 61) / 3 * 2 + 4096; x += 7)
+        cr_assert_eq(ot_timemap_apply_hinted(m, x, &hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
+    for (uint64_t x = UINT64_MAX / 3 - 4096; x < UINT64_MAX / 3 + 4096; x += 7)
+        cr_assert_eq(ot_timemap_apply_hinted(m, x, &hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
+    ot_timemap_free(m);
+}

@@ -84,45 +84,44 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
     }
 }
 
-/* Whether a stream holds a record this pass looks at: one that names a
- * device, or an explicit task's creation or schedule (ot_host_tasks_note). */
-static int names_devices_or_tasks(const ot_raw_stream *s)
+/* The kinds whose records name a device (the catalogue says which field),
+ * and an explicit task's creation or schedule (ot_host_tasks_note): the
+ * device and task bookkeeping looks at these alone. */
+static void note_device_or_task_kinds(converter *c)
 {
-    if (ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_CREATE) || ot_raw_stream_has(s, OFFTRACE_RAW_OMP_TASK_SCHEDULE))
-        return 1;
+    memset(c->device_or_task_kinds, 0, sizeof c->device_or_task_kinds);
     for (unsigned e = 0; e < 256; e++)
-        if (ot_raw_stream_has(s, (uint8_t)e) &&
+        if (e == OFFTRACE_RAW_OMP_TASK_CREATE || e == OFFTRACE_RAW_OMP_TASK_SCHEDULE ||
             offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
-            return 1;
+            c->device_or_task_kinds[e >> 6] |= 1ull << (e & 63);
+}
+
+/* Each record as the counting pass reads it (ot_raw_count): the devices
+ * that did anything, and the explicit tasks' creations and schedules, known
+ * before any stream is written. */
+static int note_devices_and_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
+{
+    converter *c = context;
+    if (!(c->device_or_task_kinds[r->event >> 6] >> (r->event & 63) & 1))
+        return 0;
+    if (ot_host_tasks_note(c, r, s->header.thread_index) != 0)
+        return -ENOMEM;
+    int num = record_device(c, r);
+    if (num < 0)
+        return 0;
+    device_state *d = ot_cv_device(c, num);
+    if (d)
+        d->used = 1;
+    else /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+        c->records_of_unshown_devices++;
     return 0;
 }
 
-/* Mark devices that did anything, then give each an accelerator group, a
- * timeline and an RDMA location whose comm ranks come first. */
+/* Give each device that did anything (note_devices_and_tasks) an
+ * accelerator group, a timeline and an RDMA location whose comm ranks come
+ * first. */
 static int create_devices(converter *c)
 {
-    for (size_t s = 0; s < c->rec.stream_count; s++) {
-        if (!names_devices_or_tasks(&c->rec.streams[s]))
-            continue; /* nothing to note: not read again */
-        ot_raw_cursor cur;
-        if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
-            return -ENOMEM;
-        for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
-            if (ot_host_tasks_note(c, r, c->rec.streams[s].header.thread_index) != 0) {
-                ot_raw_cursor_close(&cur);
-                return -ENOMEM;
-            }
-            int num = record_device(c, r);
-            if (num < 0)
-                continue;
-            device_state *d = ot_cv_device(c, num);
-            if (d)
-                d->used = 1;
-            else /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
-                c->records_of_unshown_devices++;
-        }
-        ot_raw_cursor_close(&cur);
-    }
     for (size_t i = 0; i < c->device_count; i++) {
         device_state *d = &c->devices[i];
         char name[64];
@@ -396,7 +395,26 @@ static int operations_paired(const ot_raw_recording *rec)
     return 0;
 }
 
-int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
+/* What a stream counts for in the progress line: its records, or before
+ * it is counted, the most its file holds. */
+static uint64_t records_for_progress(const ot_raw_stream *s)
+{
+    return s->counted ? s->count : s->records_at_most;
+}
+
+/* Read once where it can be: a recording whose device list names no
+ * offload device and that holds no device file writes each stream as it
+ * first reads it (a host program, host OpenMP); the counting pass that
+ * notes devices and tasks for the others is skipped. Should a stream name a
+ * device or an explicit task after all, its pass stops before the record
+ * and the conversion starts again the usual way (CONVERT_AGAIN). A look at
+ * each stream's first window (what one read fetches) keeps the attempt from
+ * starting where such a record comes early, as a program's tasks usually do:
+ * a whole short stream, a small part of a long one. */
+enum { CONVERT_AGAIN = 1 };
+
+static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
+                        size_t msg_size)
 {
     char raw_dir[4200], archive_dir[4200];
     ot_job_place place;
@@ -412,7 +430,17 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = ot_raw_load(raw_dir, &c->rec, msg, msg_size);
+    note_device_or_task_kinds(c);
+    int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
+    c->read_once = may_read_once && !c->rec.device_count && !c->rec.device_stream_count;
+    for (size_t i = 0; rc == 0 && c->read_once && i < c->rec.stream_count; i++) { /* where it shows early: not once */
+        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->device_or_task_kinds);
+        if (met < 0)
+            snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
+        c->read_once = !met;
+    }
+    if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_devices_and_tasks, c)) != 0)
+        snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     if (rc == 0 && (rc = ot_user_defs_load(c, raw_dir)) != 0)
         snprintf(msg, msg_size, "offtrace: out of memory reading the user definitions");
     if (rc == 0 && (rc = ot_nvtx_defs_load(c, raw_dir)) != 0)
@@ -462,7 +490,7 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
     ot_write_counts *counts = NULL;
     uint64_t total = 0;
     for (size_t i = 0; i < c->rec.stream_count; i++)
-        total += c->rec.streams[i].count;
+        total += records_for_progress(&c->rec.streams[i]);
     for (size_t i = 0; i < c->rec.device_stream_count; i++)
         total += c->rec.device_streams[i].count;
     /* how far it is, on a terminal, past a second: the fraction moves a stream at a time */
@@ -480,9 +508,11 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_progress_stop(shown);
     } else {
         ot_progress_stop(shown);
-        snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
+        if (rc != -EAGAIN || !c->read_once)
+            snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
         ot_tw_abort(c->tw);
     }
+    int again = rc == -EAGAIN && c->read_once;
     converter_free(c);
     if (rc == 0 && opts->counts)
         *opts->counts = counts;
@@ -490,6 +520,10 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
         ot_write_counts_free(counts);
     if (rc == 0 && !opts->keep_raw)
         remove_tree(raw_dir);
+    if (again) {
+        remove_partial_archive(archive_dir);
+        return CONVERT_AGAIN;
+    }
     if (rc) { /* no broken archive left behind; the recording stays for another try */
         remove_partial_archive(archive_dir);
         size_t used = strlen(msg);
@@ -497,4 +531,10 @@ int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *
                  "archive once the cause is gone", raw_dir, dir);
     }
     return rc;
+}
+
+int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
+{
+    int rc = convert_once(dir, opts, 1, msg, msg_size);
+    return rc == CONVERT_AGAIN ? convert_once(dir, opts, 0, msg, msg_size) : rc;
 }

@@ -111,6 +111,12 @@ typedef struct converter {
     /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
      * takes a const converter, the hint changes through the pointer */
     ot_timemap_hint ticks_hint_storage, *ticks_hint;
+    /* the kinds whose records name a device or an explicit task (issue 18,
+     * third round): what the device and task bookkeeping must see of every
+     * stream before the first one is written */
+    uint64_t device_or_task_kinds[4];
+    int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
+                        up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
 } converter;
 
 /** \brief Host ticks to host ns. */
@@ -131,7 +137,7 @@ uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr);
  *        the device timelines.
  * \return 0 or a negative errno.
  */
-int ot_cv_host_thread(converter *c, const ot_raw_stream *stream);
+int ot_cv_host_thread(converter *c, ot_raw_stream *stream);
 
 /**
  * \brief Write one device's collector records on device-thread locations.

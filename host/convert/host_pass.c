@@ -53,7 +53,7 @@ static int by_enter_id(const void *a, const void *b)
 
 typedef struct thread_pass {
     converter *c;
-    const ot_raw_stream *s;
+    ot_raw_stream *s;
     OTF2_EvtWriter *w;
     OTF2_AttributeList *attributes; /* addresses of a put/get */
     open_item *open; /* grows: constructs nest as deep as the program nests them */
@@ -903,7 +903,7 @@ static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t 
         snprintf(name, size, "thread %u (tid %d)", h->thread_index, h->os_tid);
 }
 
-int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
+int ot_cv_host_thread(converter *c, ot_raw_stream *s)
 {
     thread_pass *p = calloc(1, sizeof *p);
     if (!p)
@@ -922,6 +922,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
     ot_raw_cursor cur = {.fd = -1};
     if (rc == 0)
         rc = ot_raw_cursor_open(&cur, s);
+    if (rc == 0 && c->read_once) /* a device or task there: the conversion starts again the usual way (convert.c) */
+        ot_raw_cursor_stop_at(&cur, c->device_or_task_kinds);
     for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&cur));) {
         if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
             c->damaged_records++;
@@ -965,6 +967,8 @@ int ot_cv_host_thread(converter *c, const ot_raw_stream *s)
             on_plain_region(p, r, t, plain_region_class(source));
         }
     }
+    if (rc == 0 && cur.stopped)
+        rc = -EAGAIN;
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
     if (rc == 0 && c->nvtx_pending)

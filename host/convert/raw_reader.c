@@ -72,12 +72,12 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
         if (cur->window_pos == cur->window_len && !fill_window(cur))
             break;
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
-        uint64_t in_chunk = cur->index % cur->per_chunk;
         if (r->event != OFFTRACE_RAW_NONE) {
             cur->index++;
             cur->window_pos++;
             return r;
         }
+        uint64_t in_chunk = cur->index % cur->per_chunk; /* a division: only at a chunk's end */
         if (in_chunk == 0)
             break;
         cur->index += cur->per_chunk - in_chunk; /* the next chunk, in this window or a later one */
@@ -90,12 +90,34 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
     return NULL;
 }
 
-int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s)
+/* A begin still pending in the header: the thread died inside the
+ * operation, or between writing the operation's COMPLETE record and
+ * emptying the slot (then the record is among the last few). */
+static int pending_is_new(const offtrace_raw_record *p, const ot_raw_cursor *cur)
+{
+    if (p->event != OFFTRACE_RAW_DATA_OP && p->event != OFFTRACE_RAW_SUBMIT)
+        return 0;
+    size_t last_count = cur->yielded < 8 ? cur->yielded : 8;
+    for (size_t i = 0; i < last_count; i++)
+        if (cur->last[i].id == p->id && cur->last[i].event == p->event)
+            return 0;
+    return 1;
+}
+
+static void note_kind(ot_raw_stream *s, const offtrace_raw_record *r)
+{
+    s->events_seen[r->event >> 6] |= 1ull << (r->event & 63);
+    if (r->event == OFFTRACE_RAW_TARGET)
+        s->target_kinds_seen |= r->subkind < 64 ? 1ull << r->subkind : UINT64_MAX;
+}
+
+int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
 {
     memset(cur, 0, sizeof *cur);
     cur->stream = s;
     cur->fd = -1;
-    cur->limit = s->count - (s->with_pending ? 1 : 0);
+    cur->counting = !s->counted;
+    cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
@@ -104,15 +126,50 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s)
     return 0;
 }
 
+void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds)
+{
+    cur->stop_kinds = kinds;
+}
+
+/* The stream's end, reached by a pass that reads it uncounted: what the
+ * counting at load would have found (unless a pass nested in this one
+ * counted it first). */
+static void finish_counting(ot_raw_cursor *cur)
+{
+    ot_raw_stream *s = cur->stream;
+    cur->counting = 0;
+    if (s->counted)
+        return;
+    s->with_pending = pending_is_new(&s->header.pending, cur);
+    if (s->with_pending)
+        note_kind(s, &s->header.pending);
+    s->count = cur->yielded + (s->with_pending ? 1 : 0);
+    s->counted = 1;
+}
+
 const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
 {
     if (cur->yielded < cur->limit) {
         const offtrace_raw_record *r = next_committed(cur);
+        if (r && cur->stop_kinds && (cur->stop_kinds[r->event >> 6] >> (r->event & 63) & 1)) {
+            cur->stopped = 1; /* the pass ends here: nothing more, the stream stays uncounted */
+            cur->limit = cur->yielded;
+            cur->counting = 0;
+            cur->pending_done = 1;
+            return NULL;
+        }
         if (r) {
+            if (cur->counting) {
+                note_kind(cur->stream, r);
+                cur->last[cur->yielded % 8].id = r->id;
+                cur->last[cur->yielded % 8].event = r->event;
+            }
             cur->yielded++;
             return r;
         }
         cur->limit = cur->yielded;
+        if (cur->counting)
+            finish_counting(cur);
     }
     if (cur->stream->with_pending && !cur->pending_done) {
         cur->pending_done = 1;
@@ -130,30 +187,10 @@ void ot_raw_cursor_close(ot_raw_cursor *cur)
     cur->window = NULL;
 }
 
-/* A begin still pending in the header: the thread died inside the
- * operation, or between writing the operation's COMPLETE record and
- * emptying the slot (then the record is among the last few). */
-static int pending_is_new(const offtrace_raw_record *p, const offtrace_raw_record *last, size_t last_count)
-{
-    if (p->event != OFFTRACE_RAW_DATA_OP && p->event != OFFTRACE_RAW_SUBMIT)
-        return 0;
-    for (size_t i = 0; i < last_count; i++)
-        if (last[i].id == p->id && last[i].event == p->event)
-            return 0;
-    return 1;
-}
-
-static void note_kind(ot_raw_stream *s, const offtrace_raw_record *r)
-{
-    s->events_seen[r->event >> 6] |= 1ull << (r->event & 63);
-    if (r->event == OFFTRACE_RAW_TARGET)
-        s->target_kinds_seen |= r->subkind < 64 ? 1ull << r->subkind : UINT64_MAX;
-}
-
-/* Check a stream file's header and count its committed records, keeping
- * nothing but the last few (to tell whether the pending begin was written
- * out): a file may be sparse and far larger than what was written into it,
- * and a long run's records do not fit in memory. */
+/* Check a stream file's header; its records are counted by the first pass
+ * that reads it through (ot_raw_count, or a pass over it uncounted): a file
+ * may be sparse and far larger than what was written into it, and a long
+ * run's records do not fit in memory. */
 static int read_stream(const char *path, ot_raw_stream *out)
 {
     struct stat st;
@@ -166,25 +203,46 @@ static int read_stream(const char *path, ot_raw_stream *out)
     close(fd);
     if (rc)
         return rc;
+    uint64_t allocated = (uint64_t)st.st_blocks * 512;
+    if (allocated > (uint64_t)st.st_size)
+        allocated = (uint64_t)st.st_size;
+    out->records_at_most = allocated > OFFTRACE_RAW_HEADER_SIZE
+                         ? (size_t)((allocated - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record)) + 1 : 1;
     out->path = strdup(path);
-    if (!out->path)
-        return -ENOMEM;
-    out->count = SIZE_MAX; /* no limit while counting */
+    return out->path ? 0 : -ENOMEM;
+}
+
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
+{
     ot_raw_cursor cur;
-    if (ot_raw_cursor_open(&cur, out) != 0)
+    if (ot_raw_cursor_open(&cur, s) != 0)
         return -ENOMEM;
-    enum { LAST = 8 };
-    offtrace_raw_record last[LAST];
-    size_t total = 0;
-    for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur)); total++) {
-        last[total % LAST] = *r;
-        note_kind(out, r);
-    }
+    cur.counting = 0; /* a look at the start: the stream stays as it was */
+    if (cur.limit > records)
+        cur.limit = records;
+    int met = 0;
+    for (const offtrace_raw_record *r; !met && (r = ot_raw_cursor_next(&cur));)
+        met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1);
     ot_raw_cursor_close(&cur);
-    out->with_pending = pending_is_new(&out->header.pending, last, total < LAST ? total : LAST);
-    if (out->with_pending)
-        note_kind(out, &out->header.pending);
-    out->count = total + (out->with_pending ? 1 : 0);
+    return met;
+}
+
+int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context)
+{
+    for (size_t i = 0; i < rec->stream_count; i++) {
+        ot_raw_stream *s = &rec->streams[i];
+        if (s->counted)
+            continue;
+        ot_raw_cursor cur;
+        if (ot_raw_cursor_open(&cur, s) != 0)
+            return -ENOMEM;
+        int rc = 0;
+        for (const offtrace_raw_record *r; rc == 0 && (r = ot_raw_cursor_next(&cur));)
+            rc = visit ? visit(context, s, r) : 0;
+        ot_raw_cursor_close(&cur);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -518,7 +576,7 @@ static int load_device_streams(ot_raw_recording *rec, char **names, size_t n)
     return 0;
 }
 
-int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size)
+int ot_raw_open(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size)
 {
     memset(rec, 0, sizeof *rec);
     DIR *d = opendir(raw_dir);
@@ -562,6 +620,14 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
     for (size_t i = 0; i < device_file_count; i++)
         free(device_files[i]);
     free(device_files);
+    return rc;
+}
+
+int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size)
+{
+    int rc = ot_raw_open(raw_dir, rec, err, err_size);
+    if (rc == 0 && (rc = ot_raw_count(rec, NULL, NULL)) != 0)
+        snprintf(err, err_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     return rc;
 }
 

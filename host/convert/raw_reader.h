@@ -22,17 +22,21 @@
 typedef struct ot_raw_stream {
     offtrace_raw_stream_header header;
     char *path;
-    size_t count; /**< records every pass yields: the committed records counted at load, + the pending begin */
+    /* Known once the stream has been read through (issue 18): by
+     * ot_raw_count, or by the first pass that reached its end when it was
+     * opened without counting (ot_raw_open). A pass that looks for kinds a
+     * stream lacks skips it instead of reading it once more. A recording
+     * still being written (convert --force) may commit more later: every
+     * pass after that first read stops where it stopped. */
+    int counted; /**< count, with_pending and the kinds below are known */
+    size_t count; /**< records every pass yields: the committed records, + the pending begin */
     int with_pending; /**< the header's pending begin is yielded last */
-    /* What the counting at load saw (issue 18): a pass that looks for
-     * kinds a stream lacks skips it instead of reading it once more. A
-     * recording still being written (convert --force) may commit more
-     * before a later pass: those records are what the snapshot missed. */
     uint64_t events_seen[4];    /**< bit e: a record whose event byte is e */
     uint64_t target_kinds_seen; /**< bit k: a TARGET record of ompt_target_t k (all bits: one of k >= 64) */
+    size_t records_at_most; /**< before it is counted: the records its file's allocated bytes can hold */
 } ot_raw_stream;
 
-/** \brief Whether the counting at load met a record of event byte \p event in \p s. */
+/** \brief Whether \p s (counted) holds a record of event byte \p event. */
 static inline int ot_raw_stream_has(const ot_raw_stream *s, uint8_t event)
 {
     return (int)(s->events_seen[event >> 6] >> (event & 63) & 1);
@@ -40,7 +44,7 @@ static inline int ot_raw_stream_has(const ot_raw_stream *s, uint8_t event)
 
 /** One pass over a stream's records; see ot_raw_cursor_open. */
 typedef struct ot_raw_cursor {
-    const ot_raw_stream *stream;
+    ot_raw_stream *stream;
     int fd;
     offtrace_raw_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
     size_t window_len, window_pos;
@@ -48,6 +52,11 @@ typedef struct ot_raw_cursor {
     uint64_t index, max, per_chunk; /**< next file record, records the file has room for, records per chunk */
     size_t yielded, limit;       /**< committed records yielded so far, and at most */
     int pending_done;
+    /* reading an uncounted stream through: what it learns about it */
+    int counting;
+    struct { uint64_t id; uint8_t event; } last[8]; /**< the last committed records' ids and kinds, a ring */
+    const uint64_t *stop_kinds; /**< NULL, or bit e: end the pass before a record of event byte e */
+    int stopped;                /**< it ended there */
 } ot_raw_cursor;
 
 /** Records a cursor reads at once (64 B each): the memory a pass needs. */
@@ -105,7 +114,7 @@ typedef struct ot_raw_recording {
 } ot_raw_recording;
 
 /**
- * \brief Load `<raw_dir>`.
+ * \brief Load `<raw_dir>`: ot_raw_open, then ot_raw_count without a visitor.
  * \param err one-line message on failure.
  * \return 0, -ENOENT when the directory is not a recording, -EINVAL when it is
  *         unusable (e.g. no clock pairs), -ENOMEM.
@@ -113,16 +122,53 @@ typedef struct ot_raw_recording {
 int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
 
 /**
+ * \brief Open `<raw_dir>` without reading the streams' records: their
+ *        headers are checked (and duplicates dropped), their counts are not
+ *        known yet (ot_raw_stream::counted is 0). Errors as ot_raw_load.
+ */
+int ot_raw_open(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
+
+/** What ot_raw_count hands each record to: nonzero stops the counting and is returned. */
+typedef int (*ot_raw_visitor)(void *context, const ot_raw_stream *s, const offtrace_raw_record *r);
+
+/**
+ * \brief Read every stream that is not counted yet through once, in stream
+ *        order, counting it and noting its kinds; each record a later pass
+ *        will yield goes to \p visit on the way (NULL: none), so that a
+ *        caller's first look at the records costs no pass of its own.
+ * \return 0, -ENOMEM, or what \p visit returned.
+ */
+int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context);
+
+/**
+ * \brief Whether one of the first \p records committed records of \p s
+ *        (at most those a pass yields; the pending begin not among them)
+ *        has its event byte's bit in \p kinds (4 words, bit e of word
+ *        e / 64). \p s is left as it was (not counted by this look).
+ * \return 1, 0, or -ENOMEM.
+ */
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds);
+
+/**
  * \brief Start a pass over \p s: its committed records in the order the
  *        thread wrote them (a chunk up to its first uncommitted slot; an
- *        empty chunk ends the stream), at most the number counted at load
- *        (a live recording, `convert --force`, goes on committing), then the
- *        pending begin when the thread died inside an operation. A file that
- *        can no longer be read, or no longer is the stream that was loaded,
- *        yields no records of its own.
+ *        empty chunk ends the stream), at most the number counted (a live
+ *        recording, `convert --force`, goes on committing), then the pending
+ *        begin when the thread died inside an operation. A file that can no
+ *        longer be read, or no longer is the stream that was loaded, yields
+ *        no records of its own. On a stream not counted yet, the pass that
+ *        reaches its end counts it (ot_raw_stream::counted).
  * \return 0 or -ENOMEM.
  */
-int ot_raw_cursor_open(ot_raw_cursor *cur, const ot_raw_stream *s);
+int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s);
+
+/**
+ * \brief End the pass before the first record whose event byte has its bit
+ *        in \p kinds (4 words, bit e of word e / 64), and note it
+ *        (ot_raw_cursor::stopped): a pass that can go on only while the
+ *        stream holds none of them. \p kinds must outlive the pass.
+ */
+void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds);
 
 /** \brief The next record, valid until the next call; NULL at the end. */
 const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur);
