@@ -14,6 +14,9 @@
  * thread of the team was preempted (tests/bench/run_kernel_cost.sh). A
  * batch of 1000 CG kernels spans several milliseconds, so it holds its share
  * of what offtrace does at most once a millisecond (flushes, sync pairs).
+ * The line ends with the loop's CPU time split into user and system
+ * (getrusage, every thread): device detail's cost is partly the kernel's,
+ * the pages of the record files (issue 18, third round).
  *   usage: bench_kernel_cost [ELEMENTS [KERNELS [BATCH]]]   (defaults 4096 20000 1000)
  */
 #include <stdio.h>
