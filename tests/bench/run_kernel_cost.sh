@@ -32,7 +32,7 @@ while [ $r -lt "$ROUNDS" ]; do
     for c in $(rotate $r $CONFIGS); do
         # shellcheck disable=SC2046
         env $(detail_env $c) $OMP_SETTINGS "$PROG" "$ELEMENTS" "$KERNELS" "$BATCH" |
-            awk -v d="$TMP/$c" '/^kernel_cost:/ {print $8 > (d ".wall"); print $11 > (d ".cpu"); print $14 > (d ".batch"); print $29 > (d ".sys")}'
+            awk -v d="$TMP/$c" '/^kernel_cost:/ {print $8 >> (d ".wall"); print $11 >> (d ".cpu"); print $14 >> (d ".batch"); print $29 >> (d ".sys")}'
         rm -rf "$TMP/t"
         sync
     done
