@@ -8,8 +8,9 @@
  * region's data ops and end reuse the answer, map_capture.h), the
  * construct's site (cached in the construct after its first look-up, and
  * the thread's last site remembered across regions), and a scan of its
- * entries (a handful) comparing addresses and sizes. No lock, no
- * allocation, no string work.
+ * entries (a handful) comparing addresses and sizes, unless the thread's
+ * last search in the region found the same range (map_capture.h). No
+ * lock, no allocation, no string work.
  *
  * Slow path, once per site: the first thread that meets a site takes the
  * lock, gives it the next id, appends its definition to raw/map-sites.defs (one
