@@ -13,9 +13,9 @@
 static int skewed;
 static ot_clock_skew skew;
 static int tsc_wanted, tsc_ready;
-static ot_tsc_clock tsc;
+ot_tsc_clock ot_device_clock_tsc;
 /* The one flag the hot path tests: TSC wanted, calibrated, and no skew. */
-static int read_tsc;
+int ot_device_clock_reads_tsc;
 /* The calibration's first point, taken when the library is loaded (the
  * collector is preloaded: the program's libraries load after it, the
  * runtime starts, and only then the collector opens); its end comes with
@@ -33,7 +33,7 @@ __attribute__((constructor)) static void take_point_at_load(void)
 static void choose_source(void)
 {
     int calibrated = !__atomic_load_n(&calibrating, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&read_tsc, tsc_wanted && tsc_ready && calibrated && !skewed, __ATOMIC_RELEASE);
+    __atomic_store_n(&ot_device_clock_reads_tsc, tsc_wanted && tsc_ready && calibrated && !skewed, __ATOMIC_RELEASE);
 }
 
 /* 1 ms: a rate within some tens of ppm, which the sync pairs absorb. */
@@ -41,7 +41,7 @@ static void finish_calibration(void)
 {
     pthread_mutex_lock(&calibration_lock);
     if (calibrating) {
-        tsc_ready = ot_tsc_clock_calibrate_since(&tsc, calibration_start, 1000000) == 0;
+        tsc_ready = ot_tsc_clock_calibrate_since(&ot_device_clock_tsc, calibration_start, 1000000) == 0;
         __atomic_store_n(&calibrating, 0, __ATOMIC_RELEASE);
         choose_source();
     }
@@ -82,7 +82,7 @@ const char *ot_device_clock_source(void)
 {
     if (tsc_wanted && !skewed && __atomic_load_n(&calibrating, __ATOMIC_ACQUIRE))
         finish_calibration();
-    return read_tsc ? "tsc" : skewed ? "skewed monotonic" : "monotonic";
+    return ot_device_clock_reads_tsc ? "tsc" : skewed ? "skewed monotonic" : "monotonic";
 }
 
 /* Per-thread xorshift: jitter must not need a lock or a shared cache line. */
@@ -108,10 +108,8 @@ uint64_t ot_device_clock_skewed(uint64_t true_ns)
     return (uint64_t)((int64_t)true_ns + skew.offset_ns + drifted + jitter);
 }
 
-uint64_t ot_device_clock_now(void)
+uint64_t ot_device_clock_now_slow(void)
 {
-    if (__builtin_expect(__atomic_load_n(&read_tsc, __ATOMIC_ACQUIRE), 1))
-        return ot_tsc_clock_ns(&tsc, ot_tsc_read());
     if (tsc_wanted && !skewed && __atomic_load_n(&calibrating, __ATOMIC_ACQUIRE)) { /* the first read */
         finish_calibration();
         return ot_device_clock_now();

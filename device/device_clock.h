@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "device_config.h" /* ot_clock_skew, ot_clock_skew_parse */
+#include "tsc_clock.h"
 
 /** \brief Use \p skew from now on (NULL: no skew). Call before recording starts. */
 void ot_device_clock_set_skew(const ot_clock_skew *skew);
@@ -37,8 +38,29 @@ void ot_device_clock_use_monotonic(void);
 /** \brief What ot_device_clock_now reads now: "tsc", "monotonic" or "skewed monotonic". */
 const char *ot_device_clock_source(void);
 
-/** \brief The device clock now, in ns. */
-uint64_t ot_device_clock_now(void);
+/** 1 while ot_device_clock_now reads the TSC (wanted, calibrated, no
+ *  skew): the one flag its fast path tests. Set by device_clock.c only. */
+extern int ot_device_clock_reads_tsc;
+/** The TSC's calibration, valid while ot_device_clock_reads_tsc is 1. */
+extern ot_tsc_clock ot_device_clock_tsc;
+
+/** \brief ot_device_clock_now's slow path: CLOCK_MONOTONIC, the skew, or
+ *         the calibration's end at the first read. */
+uint64_t ot_device_clock_now_slow(void);
+
+/**
+ * \brief The device clock now, in ns.
+ *
+ * Inline (issue 18): every device record and team arrival reads it, about
+ * eight times per host-offload kernel at the default detail, and the call
+ * with its frame cost as much as the read and the multiply.
+ */
+static inline uint64_t ot_device_clock_now(void)
+{
+    if (__builtin_expect(__atomic_load_n(&ot_device_clock_reads_tsc, __ATOMIC_ACQUIRE), 1))
+        return ot_tsc_clock_ns(&ot_device_clock_tsc, ot_tsc_read());
+    return ot_device_clock_now_slow();
+}
 
 /** \brief Apply the configured skew to a true CLOCK_MONOTONIC time (jitter included). */
 uint64_t ot_device_clock_skewed(uint64_t true_ns);

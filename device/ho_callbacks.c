@@ -217,9 +217,13 @@ void ot_ho_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_dat
 /* The team's summary, read from its slots (which are cleared for the next region). */
 static uint64_t gather_summary(ho_team *team, uint64_t *earliest, uint64_t *latest)
 {
-    uint64_t count = __atomic_exchange_n(&team->extra_count, 0, __ATOMIC_RELAXED);
+    /* Loaded first: threads numbered past the slots are rare, and the
+     * exchange is a locked instruction at every team's end (the barrier
+     * orders their adds before this load). */
+    uint64_t count = __atomic_load_n(&team->extra_count, __ATOMIC_ACQUIRE);
     uint64_t sum = 0, low = UINT64_MAX, high = 0;
     if (count) {
+        count = __atomic_exchange_n(&team->extra_count, 0, __ATOMIC_RELAXED);
         sum = __atomic_exchange_n(&team->extra_sum, 0, __ATOMIC_RELAXED);
         low = __atomic_exchange_n(&team->extra_min, UINT64_MAX, __ATOMIC_RELAXED);
         high = __atomic_exchange_n(&team->extra_max, 0, __ATOMIC_RELAXED);

@@ -31,7 +31,7 @@ int ot_thread_buffer_init(ot_thread_buffer *b, size_t budget_bytes)
 
 /* Slow path: the tail block is full. Chaining is bounded by the budget, so a
  * thread whose records are never flushed cannot eat the machine's memory. */
-static offtrace_device_record *chain_block(ot_thread_buffer *b)
+offtrace_device_record *ot_thread_buffer_slot_slow(ot_thread_buffer *b)
 {
     ot_block *fresh = NULL;
     if (__atomic_load_n(&b->blocks_held, __ATOMIC_RELAXED) < b->max_blocks)
@@ -44,14 +44,6 @@ static offtrace_device_record *chain_block(ot_thread_buffer *b)
     __atomic_store_n(&b->tail->next, fresh, __ATOMIC_RELEASE);
     b->tail = fresh;
     return &fresh->records[0];
-}
-
-offtrace_device_record *ot_thread_buffer_slot(ot_thread_buffer *b)
-{
-    ot_block *t = b->tail;
-    if (__builtin_expect(t->count < OT_BLOCK_RECORDS, 1))
-        return &t->records[t->count];
-    return chain_block(b);
 }
 
 uint64_t ot_thread_buffer_drain(ot_thread_buffer *b, ot_thread_buffer_sink sink, void *context,

@@ -48,8 +48,19 @@ typedef struct ot_thread_buffer {
  */
 int ot_thread_buffer_init(ot_thread_buffer *b, size_t budget_bytes);
 
-/** \brief Writer: a slot for one record, or NULL when it must be dropped (then counted). */
-offtrace_device_record *ot_thread_buffer_slot(ot_thread_buffer *b);
+/** \brief Writer, slow path of ot_thread_buffer_slot: the tail block is
+ *         full; chain a new one (NULL past the budget: the record is counted lost). */
+offtrace_device_record *ot_thread_buffer_slot_slow(ot_thread_buffer *b);
+
+/** \brief Writer: a slot for one record, or NULL when it must be dropped
+ *         (then counted). Inline (issue 18): one per device record. */
+static inline offtrace_device_record *ot_thread_buffer_slot(ot_thread_buffer *b)
+{
+    ot_block *t = b->tail;
+    if (__builtin_expect(t->count < OT_BLOCK_RECORDS, 1))
+        return &t->records[t->count];
+    return ot_thread_buffer_slot_slow(b);
+}
 
 /** \brief Writer: publish the record written into the last slot. */
 static inline void ot_thread_buffer_publish(ot_thread_buffer *b)

@@ -200,17 +200,16 @@ int ot_device_link_attach(int num, const char *type, ompt_device_t *device, ompt
     return 1;
 }
 
-void ot_device_link_target_begin(int num, uint64_t target_id, int kind)
+void ot_device_link_target_begin(int num, uint64_t target_id, int kind, uint64_t now)
 {
     collector->target_begin(num, target_id, kind);
-    if (due(&last_sync[num], ot_clock_ticks()))
+    if (due(&last_sync[num], now))
         take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_BEGIN);
 }
 
-void ot_device_link_target_end(int num, uint64_t target_id, int kind)
+void ot_device_link_target_end(int num, uint64_t target_id, int kind, uint64_t now)
 {
     collector->target_end(num, target_id, kind);
-    uint64_t now = ot_clock_ticks();
     if (due(&last_sync[num], now))
         take_sync_point(num, target_id, OFFTRACE_RAW_SYNC_TARGET_END);
     if (due(&last_flush[num], now))

@@ -60,11 +60,15 @@ static inline int ot_device_link_has(int num)
     return num >= 0 && num < 64 && (ot_device_link_attached >> num & 1u);
 }
 
-/** \brief A target construct begins on an attached device: mark it, take a sync point. */
-void ot_device_link_target_begin(int device_num, uint64_t target_id, int kind);
+/** \brief A target construct begins on an attached device: mark it, take
+ *         a sync point when one is due. \p now: the host clock's ticks
+ *         (ot_clock_ticks) the caller read for the construct's record, which
+ *         paces the sync points without a clock read of its own. */
+void ot_device_link_target_begin(int device_num, uint64_t target_id, int kind, uint64_t now);
 
-/** \brief A target construct ends: mark it, take a sync point, flush the device. */
-void ot_device_link_target_end(int device_num, uint64_t target_id, int kind);
+/** \brief A target construct ends: mark it, take a sync point and flush
+ *         the device when due (\p now as for the begin). */
+void ot_device_link_target_end(int device_num, uint64_t target_id, int kind, uint64_t now);
 
 /** \brief A submit or data operation begins/ends (only for devices that want it). */
 void ot_device_link_operation_begin(int device_num, uint64_t target_id, uint64_t op_id);

@@ -6,17 +6,24 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "offtrace/raw_format.h"
 #include "session.h"
-#include "stream.h"
 
+/* The file grows against OFFTRACE_MAX_RECORDING_SIZE a MiB at a time. */
 #define CHUNK_BYTES (1u << 20)
 
-/* Failed appends before the next try to map a chunk: a full disk must not
+/* Deliveries are gathered in memory and written with one pwrite when this
+ * much is waiting, or when the last write is WRITE_PACE_NS old (at the
+ * delivery that finds it so, and at exit). */
+#define STAGE_BYTES (64u << 10)
+#define WRITE_PACE_NS 10000000ull
+
+/* Failed opens before the next try: a file that cannot be created must not
  * make every flush a system call. */
 #define RETRY_EVERY 64
 
@@ -24,10 +31,12 @@ typedef struct sink {
     pthread_mutex_t lock;
     int state;              /* 0 unopened, 1 open, -1 failed */
     ot_file_id file;        /* device-N.rec, opened by name for each use (no descriptor is held) */
-    unsigned failures;      /* appends that failed since the last success */
-    char *chunk;            /* mapping of file bytes [chunk_offset, chunk_offset + CHUNK_BYTES) */
-    uint64_t chunk_offset;
-    uint64_t used;          /* file bytes written, header included */
+    unsigned failures;      /* appends refused since the open failed */
+    char *stage;            /* STAGE_BYTES: file bytes [written, written + staged) */
+    size_t staged;
+    uint64_t written;       /* file bytes written, header included */
+    uint64_t reserved;      /* file bytes counted against the size limit */
+    uint64_t last_write_ns; /* CLOCK_MONOTONIC_COARSE */
     uint64_t lost;
     char backend[32];
 } sink;
@@ -54,76 +63,85 @@ static int open_file(sink *s, int num, int flags)
     return ot_session_open_file(name, flags, &s->file);
 }
 
-/* Map the chunk holding file offset `offset`, growing the file to its end.
- * The descriptor is opened for this and closed at once, and checked before
- * each use: a program thread may close it and open a file of its own on the
- * same number meanwhile. */
-static int map_chunk(sink *s, int num, uint64_t offset, int create)
+static uint64_t coarse_ns(void)
 {
-    if (s->chunk)
-        munmap(s->chunk, CHUNK_BYTES);
-    s->chunk = NULL;
-    s->chunk_offset = offset - offset % CHUNK_BYTES;
-    int rc = ot_session_reserve_bytes(CHUNK_BYTES);
-    if (rc)
-        return rc;
-    int fd = open_file(s, num, create ? O_RDWR | O_CREAT | O_TRUNC : O_RDWR);
-    /* Blocks allocated now: a store into a page the full disk cannot back
-     * would raise SIGBUS in the program. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Write file bytes [s->written, s->written + n) from p. The descriptor is
+ * opened for this and closed at once, and checked before the write: a
+ * program thread may close it and open a file of its own on the same
+ * number meanwhile. A full disk is an error here (ENOSPC), never a signal
+ * in the program, so nothing is allocated ahead. */
+static int write_bytes(sink *s, int num, const char *p, size_t n, int create)
+{
+    while (s->reserved < s->written + n) {
+        int rc = ot_session_reserve_bytes(CHUNK_BYTES);
+        if (rc)
+            return rc;
+        s->reserved += CHUNK_BYTES;
+    }
+    int fd = open_file(s, num, create ? O_WRONLY | O_CREAT | O_TRUNC : O_WRONLY);
+    int rc = 0;
     if (fd < 0)
         rc = fd;
     else if (!ot_session_file_is(fd, &s->file))
         rc = -ESTALE;
-    else
-        rc = -posix_fallocate(fd, (off_t)s->chunk_offset, CHUNK_BYTES);
-    void *p = MAP_FAILED;
-    if (!rc && !ot_session_file_is(fd, &s->file))
-        rc = -ESTALE;
-    if (!rc && (p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)s->chunk_offset)) ==
-                   MAP_FAILED)
-        rc = -errno;
+    else {
+        ssize_t done = pwrite(fd, p, n, (off_t)s->written);
+        rc = done == (ssize_t)n ? 0 : done < 0 ? -errno : -ENOSPC;
+    }
     if (fd >= 0)
         close(fd);
-    if (rc) {
-        ot_session_unreserve_bytes(CHUNK_BYTES);
-        return rc;
-    }
-    s->chunk = p;
-    /* Flushes copy into this chunk from the front; the preparer thread
-     * makes the rest present and writable ahead of them (MAP_POPULATE only
-     * read-populates a shared mapping: every first store still faulted). */
-    ot_stream_populate_later(p, CHUNK_BYTES, 1);
-    return 0;
+    if (!rc)
+        s->written += n;
+    return rc;
 }
 
+/* Write what is staged; if that fails, its records are counted lost. */
+static void write_stage(sink *s, int num)
+{
+    s->last_write_ns = coarse_ns();
+    if (!s->staged)
+        return;
+    if (write_bytes(s, num, s->stage, s->staged, 0))
+        s->lost += s->staged / sizeof(offtrace_device_record);
+    s->staged = 0;
+}
+
+/* Create the file with its header (written at once: a recording that dies
+ * early still has a readable, empty device file). */
 static int open_sink(sink *s, int num)
 {
-    int rc = map_chunk(s, num, 0, 1);
-    if (rc)
-        return rc;
-    offtrace_raw_device_header *h = (offtrace_raw_device_header *)s->chunk;
-    memcpy(h->magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h->magic);
-    h->version = OFFTRACE_RAW_VERSION;
-    h->record_size = sizeof(offtrace_device_record);
-    h->device_num = num;
-    memcpy(h->backend, s->backend, sizeof h->backend - 1);
-    s->used = sizeof *h;
-    return 0;
+    if (!s->stage && !(s->stage = malloc(STAGE_BYTES)))
+        return -ENOMEM;
+    offtrace_raw_device_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, OFFTRACE_RAW_DEVICE_MAGIC, sizeof h.magic);
+    h.version = OFFTRACE_RAW_VERSION;
+    h.record_size = sizeof(offtrace_device_record);
+    h.device_num = num;
+    memcpy(h.backend, s->backend, sizeof h.backend - 1);
+    s->written = 0;
+    s->staged = 0;
+    int rc = write_bytes(s, num, (const char *)&h, sizeof h, 1);
+    s->last_write_ns = coarse_ns();
+    return rc;
 }
 
-static int copy_in(sink *s, int num, const char *p, size_t bytes)
+/* 0, or a negative errno when this delivery was not stored. */
+static int stage_in(sink *s, int num, const char *p, size_t bytes)
 {
-    while (bytes) {
-        int rc = !s->chunk || s->used >= s->chunk_offset + CHUNK_BYTES ? map_chunk(s, num, s->used, 0) : 0;
-        if (rc)
-            return rc;
-        size_t room = (size_t)(s->chunk_offset + CHUNK_BYTES - s->used);
-        size_t n = bytes < room ? bytes : room;
-        memcpy(s->chunk + (s->used - s->chunk_offset), p, n);
-        s->used += n;
-        p += n;
-        bytes -= n;
-    }
+    if (s->staged + bytes > STAGE_BYTES)
+        write_stage(s, num);
+    if (bytes > STAGE_BYTES)
+        return write_bytes(s, num, p, bytes, 0);
+    memcpy(s->stage + s->staged, p, bytes);
+    s->staged += bytes;
+    if (coarse_ns() - s->last_write_ns >= WRITE_PACE_NS)
+        write_stage(s, num);
     return 0;
 }
 
@@ -134,22 +152,15 @@ int ot_device_sink_append(int num, const offtrace_device_record *records, size_t
     pthread_once(&init_once, init_locks);
     sink *s = &sinks[num];
     pthread_mutex_lock(&s->lock);
-    int rc = -EAGAIN;
-    uint64_t used_before = s->used;
-    if (s->failures++ % RETRY_EVERY == 0) {
-        if (s->state != 1)
-            s->state = open_sink(s, num) == 0 ? 1 : -1;
-        rc = s->state == 1 ? copy_in(s, num, (const char *)records, count * sizeof *records) : -EIO;
-    }
-    if (rc) {
-        /* The whole delivery is counted lost, so none of it stays: the next
-         * one is written over it (and a trailing part is trimmed at exit). */
-        if (s->state == 1)
-            s->used = used_before;
-        s->lost += count;
-    } else {
+    int rc = -EIO;
+    if (s->state != 1 && s->failures++ % RETRY_EVERY == 0)
+        s->state = open_sink(s, num) == 0 ? 1 : -1;
+    if (s->state == 1) {
         s->failures = 0;
+        rc = stage_in(s, num, (const char *)records, count * sizeof *records);
     }
+    if (rc)
+        s->lost += count; /* the whole delivery: none of it is in the file */
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -161,21 +172,19 @@ uint64_t ot_device_sink_lost(int num)
 
 static void close_sink(sink *s, int num)
 {
+    if (s->state == 1)
+        write_stage(s, num);
     if (s->state == 0 && !s->lost)
         return;
     int fd = s->state == 0 ? -ENOENT : open_file(s, num, O_RDWR);
-    if (s->lost && s->chunk && s->chunk_offset == 0)
-        ((offtrace_raw_device_header *)s->chunk)->lost_records = s->lost;
-    else if (s->lost && (fd < 0 || !ot_session_file_is(fd, &s->file) ||
-                         pwrite(fd, &s->lost, sizeof s->lost, offsetof(offtrace_raw_device_header, lost_records)) !=
-                             sizeof s->lost))
+    if (s->lost && (fd < 0 || !ot_session_file_is(fd, &s->file) ||
+                    pwrite(fd, &s->lost, sizeof s->lost, offsetof(offtrace_raw_device_header, lost_records)) !=
+                        sizeof s->lost))
         fprintf(stderr, "offtrace: %llu device records could not be written, and the trace cannot say so\n",
                 (unsigned long long)s->lost);
-    if (s->chunk)
-        munmap(s->chunk, CHUNK_BYTES);
-    s->chunk = NULL;
     if (fd >= 0) {
-        if (ot_session_file_is(fd, &s->file) && ftruncate(fd, (off_t)s->used) != 0)
+        /* a write cut short by a full disk leaves part of a record */
+        if (ot_session_file_is(fd, &s->file) && ftruncate(fd, (off_t)s->written) != 0)
             fprintf(stderr, "offtrace: cannot trim a device record file: %s\n", strerror(errno));
         close(fd);
     }

@@ -1,15 +1,24 @@
 /**
  * \file device_sink.h
  * \brief Where delivered device records go: raw/device-<N>.rec, one file per
- *        device, appended through shared mappings.
+ *        device, written with pwrite(2) from a staging buffer.
  *
- * A flush hands over a few hundred bytes at the end of every target region;
- * a write(2) per flush cost more than the records themselves, so records are
- * copied into a mapped chunk of the file instead (like the host streams)
- * and the file is cut to its used length when recording ends. A process
- * that dies first leaves a zero tail, which readers skip (kind 0 is no
- * record). Appends to one device are serialised by a mutex: flushes of a
- * device are serial already, but CUPTI may deliver from its own thread.
+ * A flush hands over a few hundred bytes to some tens of KiB (flushes are
+ * paced, device_link.c). They are gathered in a 64 KiB buffer and written
+ * with one pwrite when it is full or when the last write is 10 ms old (at
+ * the next delivery, and at exit), the file opened by name for the write
+ * and closed at once. Why not shared mappings, like the host streams (until
+ * issue 18's third round): a device file's pages are written once, at a
+ * flush, never in a callback, and a mapping's pages cost about twice the
+ * kernel time of a write's (populating and dirtying each page of a shared
+ * file mapping, its faults and its munmap: about 0.3-0.5 µs of CPU per
+ * host-offload kernel at the default detail, most of device detail's cost);
+ * without a mapping nothing is allocated ahead either (a full disk is an
+ * error of the write, not a signal). What a process that dies by a signal
+ * loses: what it delivered since the last write (at most 10 ms of it), as it
+ * loses what the collector holds between flushes. Appends to one device are
+ * serialised by a mutex: flushes of a device are serial already, but CUPTI
+ * may deliver from its own thread.
  */
 #ifndef OT_HOST_DEVICE_SINK_H
 #define OT_HOST_DEVICE_SINK_H
@@ -35,7 +44,7 @@ int ot_device_sink_append(int num, const offtrace_device_record *records, size_t
 /** \brief Records of device \p num that could not be stored. */
 uint64_t ot_device_sink_lost(int num);
 
-/** \brief Cut every file to its used length, record losses, unmap (at exit). */
+/** \brief Write what is staged, record losses in each file's header (at exit). */
 void ot_device_sink_close_all(void);
 
 #endif /* OT_HOST_DEVICE_SINK_H */

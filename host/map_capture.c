@@ -8,8 +8,9 @@
  * region's data ops and end reuse the answer, map_capture.h), the
  * construct's site (cached in the construct after its first look-up, and
  * the thread's last site remembered across regions), and a scan of its
- * entries (a handful) comparing addresses and sizes. No lock, no
- * allocation, no string work.
+ * entries (a handful) comparing addresses and sizes, unless the thread's
+ * last search in the region found the same range (map_capture.h). No
+ * lock, no allocation, no string work.
  *
  * Slow path, once per site: the first thread that meets a site takes the
  * lock, gives it the next id, appends its definition to raw/map-sites.defs (one
@@ -34,6 +35,7 @@
 
 offtrace_capture_query_fn ot_map_capture_query;
 __thread ot_map_capture_region ot_map_capture_current __attribute__((tls_model("initial-exec")));
+__thread ot_map_capture_found ot_map_capture_last_found __attribute__((tls_model("initial-exec")));
 
 /* ---- map sites ---- */
 
@@ -208,8 +210,9 @@ static inline int entry_score(const int64_t *types, int32_t i, uint64_t directio
  * size: most constructs have none, and the scan is then two compares an
  * entry (issue 18). */
 static long find_entry(int32_t count, void *const *begins, const int64_t *sizes, const int64_t *types,
-                       uint64_t addr, uint64_t bytes, uint64_t direction)
+                       uint64_t addr, uint64_t bytes, uint64_t direction, int *only_one)
 {
+    *only_one = 0;
     if (!begins || !sizes)
         return -1;
     for (int32_t i = 0; i < count; i++) {
@@ -225,6 +228,7 @@ static long find_entry(int32_t count, void *const *begins, const int64_t *sizes,
                 if (score > best_score)
                     best = j, best_score = score;
             }
+        *only_one = best_score < 0; /* no second entry had the same begin and size */
         return best;
     }
     for (int32_t i = 0; i < count; i++) {
@@ -235,14 +239,22 @@ static long find_entry(int32_t count, void *const *begins, const int64_t *sizes,
     return -1;
 }
 
-uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint32_t site, int optype, uint64_t addr,
-                                  uint64_t bytes)
+uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint64_t target_id, uint32_t site, int optype,
+                                  uint64_t addr, uint64_t bytes)
 {
+    int only_one;
     long i = find_entry(c->count, c->begins, c->sizes, c->types, addr, bytes,
-                        is_to_device(optype) ? MAP_TO : is_from_device(optype) ? MAP_FROM : 0);
+                        is_to_device(optype) ? MAP_TO : is_from_device(optype) ? MAP_FROM : 0, &only_one);
     if (i >= 0) {
-        if (c->types && (c->types[i] & PTR_AND_OBJ))
+        if (c->types && (c->types[i] & PTR_AND_OBJ)) {
             c->recorder[1] = OFFTRACE_RAW_MAP_REF(site, i) + 1;
+        } else if (only_one) {
+            ot_map_capture_last_found.target_id = target_id;
+            ot_map_capture_last_found.construct = c;
+            ot_map_capture_last_found.addr = addr;
+            ot_map_capture_last_found.bytes = bytes;
+            ot_map_capture_last_found.ref = OFFTRACE_RAW_MAP_REF(site, i);
+        }
         return OFFTRACE_RAW_MAP_REF(site, i);
     }
     uint32_t kept = c->components < OFFTRACE_CAPTURE_MAX_COMPONENTS ? c->components : OFFTRACE_CAPTURE_MAX_COMPONENTS;

@@ -36,8 +36,27 @@ static inline uint32_t ot_map_capture_site_cached(offtrace_capture_construct *c)
  * \brief The reference of a data operation that moves or allocates host
  *        memory at \p addr (ot_map_capture_ref): the search of the entries.
  */
-uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint32_t site, int optype, uint64_t addr,
-                                  uint64_t bytes);
+uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint64_t target_id, uint32_t site, int optype,
+                                  uint64_t addr, uint64_t bytes);
+
+/**
+ * The thread's last search that found exactly one entry with the data
+ * op's begin and size (and not a ptr_and_obj entry, whose search also
+ * notes it for the pointer's fix-up), with the region it was made in: a
+ * mapped variable's allocation, its copy to the device and its copy back
+ * search the same range of the same region, so two searches of three for
+ * a `tofrom` variable are this compare (issue 18, third round). Keyed by
+ * the region's id, unique in the process: a construct's entries do not
+ * change within its region, and one answer with one match does not depend
+ * on the op's direction.
+ */
+typedef struct ot_map_capture_found {
+    uint64_t target_id; /**< 0: nothing remembered */
+    const offtrace_capture_construct *construct; /**< the one searched (a region's ops normally share one) */
+    uint64_t addr, bytes, ref;
+} ot_map_capture_found;
+
+extern __thread ot_map_capture_found ot_map_capture_last_found __attribute__((tls_model("initial-exec")));
 
 /**
  * \brief The map reference (raw_format.h) of a data operation of the
@@ -47,8 +66,8 @@ uint64_t ot_map_capture_entry_ref(offtrace_capture_construct *c, uint32_t site, 
  *        (its entry is found at conversion from its allocation).
  * \param optype ompt_target_data_op_t.
  */
-static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int optype, uint64_t src, uint64_t dst,
-                                          uint64_t bytes)
+static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, uint64_t target_id, int optype,
+                                          uint64_t src, uint64_t dst, uint64_t bytes)
 {
     uint32_t site = ot_map_capture_site_cached(c);
     uint64_t addr;
@@ -68,7 +87,10 @@ static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, int opt
     }
     if (!addr)
         return OFFTRACE_RAW_MAP_REF(site, OFFTRACE_RAW_MAP_NO_ENTRY);
-    return ot_map_capture_entry_ref(c, site, optype, addr, bytes);
+    if (ot_map_capture_last_found.target_id == target_id && ot_map_capture_last_found.addr == addr &&
+        ot_map_capture_last_found.bytes == bytes && ot_map_capture_last_found.construct == c)
+        return ot_map_capture_last_found.ref;
+    return ot_map_capture_entry_ref(c, target_id, site, optype, addr, bytes);
 }
 
 /**
@@ -131,7 +153,7 @@ static inline void ot_map_capture_mark_data_op(offtrace_raw_record *r)
     offtrace_capture_construct *c;
     if (__builtin_expect(ot_map_capture_query != 0, 1) && r->endpoint == OFFTRACE_RAW_END && r->target_id &&
         (c = ot_map_capture_construct_of(r->target_id))) {
-        r->codeptr = ot_map_capture_ref(c, r->subkind, r->src_addr, r->dst_addr, r->bytes);
+        r->codeptr = ot_map_capture_ref(c, r->target_id, r->subkind, r->src_addr, r->dst_addr, r->bytes);
         r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
     }
 }

@@ -151,9 +151,9 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
         target_data->value = OT_MEASUREMENT_OFF_TARGET_ID;
         if (ot_device_link_has(device_num)) { /* the collector's clock pairs and flushes go on */
             if (endpoint == ompt_scope_begin)
-                ot_device_link_target_begin(device_num, target_data->value, (int)kind);
+                ot_device_link_target_begin(device_num, target_data->value, (int)kind, ot_clock_ticks());
             else
-                ot_device_link_target_end(device_num, target_data->value, (int)kind);
+                ot_device_link_target_end(device_num, target_data->value, (int)kind, ot_clock_ticks());
         }
         return;
     }
@@ -173,11 +173,11 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
     };
     ot_map_capture_mark_target(&r); /* the real call site and the map site (issue 15) */
     ot_stream_store(slot, &r);
-    if (ot_device_link_has(device_num)) {
+    if (ot_device_link_has(device_num)) { /* the record's time paces the sync points: no second read */
         if (endpoint == ompt_scope_begin)
-            ot_device_link_target_begin(device_num, target_data->value, (int)kind);
+            ot_device_link_target_begin(device_num, target_data->value, (int)kind, now);
         else
-            ot_device_link_target_end(device_num, target_data->value, (int)kind);
+            ot_device_link_target_end(device_num, target_data->value, (int)kind, now);
     }
 }
 

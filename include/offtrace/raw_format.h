@@ -314,9 +314,10 @@ typedef struct offtrace_raw_stream_header {
 /**
  * Device records: `device-<N>.rec` holds what the device collector handed
  * over for device N (offtrace/collector.h), as flushes delivered them: this
- * header, then offtrace_device_record after offtrace_device_record, copied
- * into shared mappings of the file (allocated first), so the file survives
- * the death of the process; a zero tail (kind 0) is no record. Records of
+ * header, then offtrace_device_record after offtrace_device_record, written
+ * into the file in batches (host/device_sink.c), so what was written
+ * survives the death of the process; a zero tail (kind 0, left by recorders
+ * that mapped the file) is no record. Records of
  * one device thread or stream appear in the order they happened; records of
  * different threads interleave by flush.
  */

@@ -7,13 +7,17 @@
 # interleaved round by round in a rotating order, with a sync after each
 # traced run; medians are reported as ratios to no tool, and the cost of
 # device detail per kernel as (device detail - host-only) / kernels.
-#   usage: tests/bench/run_device_detail.sh [BUILD_DIR] [ROUNDS] [SIZES] [BASE_BUILD]
+# OMP_SETTINGS (optional, e.g. OMP_NUM_THREADS=1): environment for every
+# run. With one thread on two cores no thread of CG's team waits for a
+# preempted one, so the untraced run is steadier (issue 18, third round).
+#   usage: [OMP_SETTINGS=...] tests/bench/run_device_detail.sh [BUILD_DIR] [ROUNDS] [SIZES] [BASE_BUILD]
 #   SIZES: grid:iterations pairs, default "64:200 512:50" (kernels of about 10 and 250 us here)
 set -eu
 BUILD=${1:-build}
 ROUNDS=${2:-11}
 SIZES=${3:-"64:200 512:50"}
 BASE=${4:-}
+OMP_SETTINGS=${OMP_SETTINGS:-}
 CG="$BUILD/bin/example_cg"
 . "$(dirname "$0")/bench_lib.sh"
 detail_setup "$BUILD" "$BASE"
@@ -26,7 +30,7 @@ while [ $r -lt "$ROUNDS" ]; do
         # shellcheck disable=SC2086
         for c in $(rotate $r $CONFIGS); do
             # shellcheck disable=SC2046
-            env $(detail_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
+            env $(detail_env $c) $OMP_SETTINGS "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
             rm -rf "$TMP/t"
             sync
         done
@@ -71,5 +75,5 @@ echo "Fastest rounds (each configuration's fastest of $ROUNDS), the same columns
 echo
 table minimum
 echo
-echo "levels: OFFTRACE_DEVICE_DETAIL=kernels, teams, threads${BASE:+; before: $BASE, device detail}"
+echo "levels: OFFTRACE_DEVICE_DETAIL=kernels, teams, threads${BASE:+; before: $BASE, device detail}${OMP_SETTINGS:+; $OMP_SETTINGS}"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)"

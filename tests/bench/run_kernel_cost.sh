@@ -7,7 +7,9 @@
 # for another, so CPU time counts work only and stays readable on a loaded
 # machine, where wall-clock time does not; bench_kernel_cost.c says why).
 # Reports per kernel: wall and CPU time (medians of the rounds), the CPU
-# time each configuration adds to host-only, and the fastest batch of
+# time each configuration adds to host-only (of the medians, and the median
+# of each round's difference), the part of it spent in the kernel (system
+# time: the record files' pages), and the fastest batch of
 # BATCH kernels over all rounds (bench_kernel_cost.c), with what it adds.
 #   usage: [OMP_SETTINGS=...] tests/bench/run_kernel_cost.sh [BUILD_DIR] [ROUNDS] [ELEMENTS] [KERNELS] [BASE_BUILD] [BATCH]
 set -eu
@@ -30,7 +32,7 @@ while [ $r -lt "$ROUNDS" ]; do
     for c in $(rotate $r $CONFIGS); do
         # shellcheck disable=SC2046
         env $(detail_env $c) $OMP_SETTINGS "$PROG" "$ELEMENTS" "$KERNELS" "$BATCH" |
-            awk -v d="$TMP/$c" '/^kernel_cost:/ {print $8 > (d ".wall"); print $11 > (d ".cpu"); print $14 > (d ".batch")}'
+            awk -v d="$TMP/$c" '/^kernel_cost:/ {print $8 >> (d ".wall"); print $11 >> (d ".cpu"); print $14 >> (d ".batch"); print $29 >> (d ".sys")}'
         rm -rf "$TMP/t"
         sync
     done
@@ -38,12 +40,15 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 host_cpu=$(median "$TMP/host.cpu")
 host_batch=$(minimum "$TMP/host.batch")
-echo "| configuration | wall, µs per kernel | CPU, µs per kernel | CPU added to host-only | fastest batch, µs per kernel | fastest batch, added to host-only |"
-echo "|---|---|---|---|---|---|"
+echo "| configuration | wall, µs per kernel | CPU, µs per kernel | CPU added to host-only | CPU added, paired | of the CPU, in the kernel | fastest batch, µs per kernel | fastest batch, added to host-only |"
+echo "|---|---|---|---|---|---|---|---|"
 for c in $CONFIGS; do
+    # paired: each round's CPU minus host-only's in the same round, median
+    # over the rounds (load that lasts a round moves both)
+    paste "$TMP/$c.cpu" "$TMP/host.cpu" | awk '{print $1 - $2}' > "$TMP/$c.paired"
     awk -v c="$c" -v w="$(median "$TMP/$c.wall")" -v u="$(median "$TMP/$c.cpu")" -v h="$host_cpu" -v k="$KERNELS" \
-        -v b="$(minimum "$TMP/$c.batch")" -v hb="$host_batch" \
-        'BEGIN {printf "| %s | %.2f | %.2f | %+.2f | %.2f | %+.2f |\n", c, w * 1e6 / k, u * 1e6 / k, (u - h) * 1e6 / k, b, b - hb}'
+        -v p="$(median "$TMP/$c.paired")" -v sy="$(median "$TMP/$c.sys")" -v b="$(minimum "$TMP/$c.batch")" -v hb="$host_batch" \
+        'BEGIN {printf "| %s | %.2f | %.2f | %+.2f | %+.2f | %.2f | %.2f | %+.2f |\n", c, w * 1e6 / k, u * 1e6 / k, (u - h) * 1e6 / k, p * 1e6 / k, sy * 1e6 / k, b, b - hb}'
 done
 echo
 echo "bench_kernel_cost $ELEMENTS $KERNELS $BATCH, $OMP_SETTINGS, median of $ROUNDS rounds; levels: OFFTRACE_DEVICE_DETAIL${BASE:+; before: $BASE, device detail}"
