@@ -5,7 +5,7 @@
  *
  * A flush hands over a few hundred bytes to some tens of KiB (flushes are
  * paced, device_link.c). They are gathered in a 64 KiB buffer and written
- * with one pwrite when it is full or when the last write is 10 ms old (at
+ * with one pwrite when it is full or when the last write is 1 ms old (at
  * the next delivery, and at exit), the file opened by name for the write
  * and closed at once. Why not shared mappings, like the host streams (until
  * issue 18's third round): a device file's pages are written once, at a
@@ -15,7 +15,7 @@
  * host-offload kernel at the default detail, most of device detail's cost);
  * without a mapping nothing is allocated ahead either (a full disk is an
  * error of the write, not a signal). What a process that dies by a signal
- * loses: what it delivered since the last write (at most 10 ms of it), as it
+ * loses: what it delivered since the last write (at most 1 ms of it), as it
  * loses what the collector holds between flushes. Appends to one device are
  * serialised by a mutex: flushes of a device are serial already, but CUPTI
  * may deliver from its own thread.
