@@ -58,6 +58,14 @@ static int describe_with_hwloc(ot_topology *out)
     hwloc_topology_t topo;
     if (init_without_plugins(&topo) != 0)
         return -EIO;
+    /* Caches, groups and misc objects are nothing the description uses, and
+     * reading every CPU's cache files is a large part of the discovery (17 %
+     * on 2 CPUs here, more with more CPUs); I/O devices are off by default. */
+    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     if (hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         return -EIO;
