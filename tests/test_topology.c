@@ -107,7 +107,8 @@ Test(topology, hit_comes_from_the_file)
     cr_assert_str_eq(t.hostname, by_hwloc.hostname, "the host name is never cached");
 }
 
-/* Another boot, another hwloc or another allowed set: the file is stale. */
+/* Another boot, another hwloc, CPUs or memory brought online or offline,
+ * another allowed set: the file is stale. */
 Test(topology, stale_key_is_ignored_and_rewritten)
 {
     expect_hwloc("first conversion");
@@ -115,6 +116,7 @@ Test(topology, stale_key_is_ignored_and_rewritten)
     char machine[160];
     snprintf(machine, sizeof machine, "machine\t%s\n", by_hwloc.machine);
     static const char *const keys[][2] = {{"key\tboot ", "key\tboot 0"}, {" hwloc 0x", " hwloc 0x1"},
+                                          {" online ", " online 9,"}, {" memory ", " memory 1"},
                                           {" cpus ", " cpus 7,"}, {" mems ", " mems 3,"}};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         put(file, edited(edited(good, keys[i][0], keys[i][1]), machine, "machine\tStale\n"));

@@ -120,21 +120,28 @@ int ot_topology_cache_open(ot_topology_cache *cache, unsigned hwloc_version)
         return -ENOENT;
 
     /* The key: what makes a description valid. The boot id changes with
-     * every boot (hardware, firmware or kernel may have changed); the
-     * allowed CPUs and memory nodes change with cgroups and containers,
-     * and hwloc's tree leaves out what is not allowed. */
-    char boot[64], status[16384], cpus[1024], mems[512];
-    if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot) != 0 || !boot[0])
+     * every boot (hardware, firmware or kernel may have changed); CPUs and
+     * memory brought on- or offline without a reboot change the online
+     * CPUs and the memory's total; the allowed CPUs and memory nodes
+     * change with cgroups and containers, and hwloc's tree leaves out what
+     * is not allowed. */
+    char boot[64], online[1024], text[16384], cpus[1024], mems[512], memory[64];
+    if (read_small("/proc/sys/kernel/random/boot_id", boot, sizeof boot) != 0 || !boot[0] ||
+        read_small("/sys/devices/system/cpu/online", online, sizeof online) != 0 || !online[0])
         return -ENOENT;
     boot[strcspn(boot, "\n")] = '\0';
-    if (read_small("/proc/self/status", status, sizeof status) != 0)
+    online[strcspn(online, "\n")] = '\0';
+    if (read_small("/proc/self/status", text, sizeof text) != 0)
         return -ENOENT;
-    status_field(status, "Cpus_allowed_list", cpus, sizeof cpus);
-    status_field(status, "Mems_allowed_list", mems, sizeof mems);
-    if (!cpus[0] || !mems[0])
+    status_field(text, "Cpus_allowed_list", cpus, sizeof cpus);
+    status_field(text, "Mems_allowed_list", mems, sizeof mems);
+    if (read_small("/proc/meminfo", text, sizeof text) != 0)
         return -ENOENT;
-    n = snprintf(cache->key, sizeof cache->key, "boot %s hwloc %#x cpus %s mems %s", boot, hwloc_version, cpus,
-                 mems);
+    status_field(text, "MemTotal", memory, sizeof memory);
+    if (!cpus[0] || !mems[0] || !memory[0])
+        return -ENOENT;
+    n = snprintf(cache->key, sizeof cache->key, "boot %s hwloc %#x online %s memory %s cpus %s mems %s", boot,
+                 hwloc_version, online, memory, cpus, mems);
     if (n <= 0 || (size_t)n >= sizeof cache->key)
         return -ENOENT;
     return 0;

@@ -8,7 +8,8 @@
  * `$XDG_CACHE_HOME/offtrace/topology-HOST` (else `~/.cache/offtrace/...`),
  * holding the description and the key it is valid for: this boot (the
  * kernel's boot id), the hwloc library that made it (its runtime API
- * version), and the CPUs and memory nodes this process may use (what hwloc
+ * version), the online CPUs and the memory's total (hotplug without a
+ * reboot), and the CPUs and memory nodes this process may use (what hwloc
  * restricts its tree to). A file whose key differs, or that is damaged in
  * any way, is ignored without a word and written anew; one that cannot be
  * written leaves the conversion as it was (hwloc every time). Not used at
