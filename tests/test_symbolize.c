@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "symbolize.h"
+#include "symbolize_internal.h"
 
 static char tmpdir[64];
 
@@ -286,6 +288,105 @@ Test(symbolize, garbage_maps_file)
     cr_assert_eq(ot_symbolizer_lookup(s, ra, NULL), -EINVAL);
     ot_symbolizer_close(s);
     ot_symbolizer_close(NULL);
+}
+
+/* The parse of a maps line as it was before issue 18 (sscanf alone): the
+ * kernel's layout now goes through a parser of its own, anything else
+ * through this; both must give what this gave, for every line. */
+static bool reference_parse(char *line, ot_maps_line *m)
+{
+    static const char deleted[] = " (deleted)";
+    int n = 0;
+    memset(m, 0, sizeof *m);
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->lo, &m->hi, m->perms,
+               &m->offset, &m->dev_major, &m->dev_minor, &m->inode, &n) != 7 ||
+        n == 0 || m->lo >= m->hi || strlen(m->perms) != 4 || !strchr("r-", m->perms[0]) ||
+        !strchr("w-", m->perms[1]) || !strchr("x-", m->perms[2]) || !strchr("ps", m->perms[3]))
+        return false;
+    char *path = line + n;
+    size_t len = strlen(path);
+    while (len > 0 && isspace((unsigned char)path[len - 1]))
+        path[--len] = '\0';
+    size_t dlen = sizeof deleted - 1;
+    if (len > dlen && strcmp(path + len - dlen, deleted) == 0) {
+        path[len - dlen] = '\0';
+        m->deleted = true;
+    }
+    m->path = path;
+    return true;
+}
+
+static void expect_same_parse(const char *text)
+{
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s", text);
+    snprintf(b, sizeof b, "%s", text);
+    ot_maps_line got, want;
+    bool ok = ot_sym_parse_maps_line(a, &got), want_ok = reference_parse(b, &want);
+    cr_assert_eq(ok, want_ok, "accepted or not: '%s'", text);
+    if (!ok)
+        return;
+    cr_assert(got.lo == want.lo && got.hi == want.hi && got.offset == want.offset && got.inode == want.inode &&
+                  got.dev_major == want.dev_major && got.dev_minor == want.dev_minor &&
+                  !strcmp(got.perms, want.perms) && !strcmp(got.path, want.path) && got.deleted == want.deleted,
+              "the same fields: '%s' (path '%s' / '%s')", text, got.path, want.path);
+}
+
+Test(symbolize, maps_lines_parse_as_before)
+{
+    static const char *const lines[] = {
+        "7f1200000000-7f1200001000 r--p 00000000 fe:00 42       /nonexistent/lib/libgone.so\n",
+        "7f1200001000-7f1200002000 r-xp 00001000 fe:00 42 /lib/with space/libx.so (deleted)\n",
+        "55d4c0a00000-55d4c0a21000 rw-p 00000000 00:00 0                          [heap]\n",
+        "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n",
+        "7ffd1000-7ffd2000 rw-p 00000000 00:00 0\n",
+        "7ffd1000-7ffd2000 rw-p 00000000 00:00 0",           /* no newline, no path */
+        "7ffd1000-7ffd2000 rw-p 00000000 00:00 0 ",
+        "7FFD1000-7FFD2000 r-xp 0000ABCD FE:0A 12 /upper/case\n",
+        "0x1000-0x2000 r-xp 0x10 fe:00 1 /with/0x/prefixes\n", /* sscanf takes these */
+        " 1000-2000 r-xp 0 fe:00 1 /leading/space\n",
+        "1000-2000  r-xp 0 fe:00 1 /two/spaces\n",
+        "1000-2000\tr-xp\t0\tfe:00\t1\t/tabs\n",
+        "1000-2000 r-xp 0 fe:00 1/path/right/after/inode\n",
+        "1000-2000 r-xp 0 fe:00 1abc\n",
+        "1000-2000 r-xpX 0 fe:00 1 /five/perms\n",
+        "1000-2000 r-x 0 fe:00 1 /three/perms\n",
+        "1000-2000 r-xp 0 fe:00 18446744073709551615 /max/inode\n",
+        "1000-2000 r-xp 0 fe:00 184467440737095516150 /inode/too/long\n",
+        "00000000000000001000-2000 r-xp 0 fe:00 1 /seventeen/digits\n",
+        "1000-2000 r-xp 0 123456789:00 1 /long/major\n",
+        "1000-2000 r-xp 0 fe-00 1 /no/colon\n",
+        "1000-2000 r-xp 0 fe:00\n",
+        "2000-1000 r-xp 0 fe:00 1 /lo/above/hi\n",
+        "1000-1000 r-xp 0 fe:00 1 /empty/range\n",
+        "1000-2000 rwzq 0 fe:00 1 /bad/perms\n",
+        "1000-2000 r-xp zz fe:00 1 /bad/offset\n",
+        "1000-2000 r-xp 0 fe:00 1 (deleted)\n",
+        "1000-2000 r-xp 0 fe:00 1  (deleted)\n",
+        "1000-2000 r-xp 0 fe:00 1 /a (deleted) (deleted)\n",
+        "1000-2000 r-xp 0 fe:00 1 /trailing/blanks   \t\n",
+        "1000-2000 r-xp -1 fe:00 1 /negative\n",
+        "1000-",
+        "-2000 r-xp 0 fe:00 1 /x\n",
+        "",
+        "12345678",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        expect_same_parse(lines[i]);
+    /* and every line of this process's own maps, as the recorder saves them */
+    char *maps = read_file("/proc/self/maps");
+    size_t count = 0;
+    for (char *line = maps, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        char one[1024];
+        size_t len = next ? (size_t)(next - line) + 1 : strlen(line);
+        snprintf(one, sizeof one, "%.*s", (int)len, line);
+        expect_same_parse(one);
+        next = next ? next + 1 : NULL;
+        count++;
+    }
+    cr_assert_gt(count, 10);
+    free(maps);
 }
 
 /* A snapshot cut short by a crash, with noise in it, still resolves. */

@@ -226,6 +226,7 @@ static int search_cache(const walk *w, const char *name, object *o)
     if (base + header > w->cache_size)
         return -1;
     memcpy(&nlibs, w->cache + base + 20, sizeof nlibs);
+    size_t name_size = strlen(name) + 1;
     for (uint32_t i = 0; i < nlibs && base + header + (i + 1) * entry <= w->cache_size; i++) {
         const char *e = w->cache + base + header + i * entry;
         int32_t flags;
@@ -233,12 +234,15 @@ static int search_cache(const walk *w, const char *name, object *o)
         memcpy(&flags, e, 4);
         memcpy(&key, e + 4, 4);
         memcpy(&value, e + 8, 4);
-        /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64: an x86-64 library */
+        /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64: an x86-64 library. The key is
+         * compared with its NUL inside the cache before the value's end is
+         * looked for: checking both ends of every entry (820 here) first was
+         * half of record's walk (issue 18). */
         if (flags != 0x0303 || base + key >= w->cache_size || base + value >= w->cache_size ||
-            !memchr(w->cache + base + key, '\0', w->cache_size - base - key) ||
+            w->cache_size - base - key < name_size || memcmp(w->cache + base + key, name, name_size) ||
             !memchr(w->cache + base + value, '\0', w->cache_size - base - value))
             continue;
-        if (!strcmp(w->cache + base + key, name) && read_object(w->cache + base + value, o) == 0)
+        if (read_object(w->cache + base + value, o) == 0)
             return 0;
     }
     return -1;

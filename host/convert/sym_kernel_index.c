@@ -7,6 +7,7 @@
 #include "symbolize_internal.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,26 @@ static bool ot_tail_matches(const char *tail, const char *fn, size_t len, unsign
 
 /* libstdc++'s demangler (the Itanium C++ ABI's, declared there in <cxxabi.h>),
  * callable from C: a malloc'd demangled name, or NULL with *status != 0. */
-char *__cxa_demangle(const char *mangled, char *buffer, size_t *length, int *status);
+typedef char *cxa_demangle_fn(const char *mangled, char *buffer, size_t *length, int *status);
+
+/* libstdc++ is loaded the first time a C++ kernel is named, not linked: as
+ * a dependency of the CLI it cost every `offtrace` command (record, convert,
+ * info, ...) about 1 ms of CPU at start-up (its relocations and static
+ * initialisation, issue 18), for a C program's recording as well. NULL when
+ * it cannot be loaded: kernels then keep their entry names, as for a
+ * symbol the demangler refuses. */
+static cxa_demangle_fn *demangler(void)
+{
+    static cxa_demangle_fn *fn;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        void *lib = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+        if (lib)
+            fn = (cxa_demangle_fn *)dlsym(lib, "__cxa_demangle");
+    }
+    return fn;
+}
 
 /**
  * The name a person reads. LLVM embeds the enclosing function's symbol in
@@ -79,9 +99,12 @@ static const char *ot_kernel_display(ot_symbolizer *s, const char *name, const c
     unsigned line;
     if (strncmp(tail, "_Z", 2) != 0 || !ot_sym_tail_split(tail, &fn_len, &line))
         return name;
+    cxa_demangle_fn *demangle = demangler();
+    if (!demangle)
+        return name;
     char *mangled = strndup(tail, fn_len);
     int status = -1;
-    char *plain = mangled ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+    char *plain = mangled ? demangle(mangled, NULL, NULL, &status) : NULL;
     free(mangled);
     if (!plain || status != 0) {
         free(plain);

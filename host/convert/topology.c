@@ -1,4 +1,5 @@
 #include "topology.h"
+#include "topology_cache.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -50,16 +51,21 @@ static int init_without_plugins(hwloc_topology_t *topo)
     return rc;
 }
 
-int ot_topology_describe(ot_topology *out)
+/* What hwloc's discovery says (1.4 ms of CPU and up to 8 ms of wall in a
+ * conversion here, most of it reading /proc and /sys). */
+static int describe_with_hwloc(ot_topology *out)
 {
-    memset(out, 0, sizeof *out);
-    strcpy(out->machine, "Linux");
-    if (gethostname(out->hostname, sizeof out->hostname - 1) != 0)
-        strcpy(out->hostname, "localhost");
-
     hwloc_topology_t topo;
     if (init_without_plugins(&topo) != 0)
         return -EIO;
+    /* Caches, groups and misc objects are nothing the description uses, and
+     * reading every CPU's cache files is a large part of the discovery (17 %
+     * on 2 CPUs here, more with more CPUs); I/O devices are off by default. */
+    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     if (hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         return -EIO;
@@ -81,4 +87,26 @@ int ot_topology_describe(ot_topology *out)
     add_prop(out, "OS", hwloc_obj_get_info_by_name(root, "OSName"));
     hwloc_topology_destroy(topo);
     return 0;
+}
+
+int ot_topology_describe(ot_topology *out)
+{
+    memset(out, 0, sizeof *out);
+    strcpy(out->machine, "Linux");
+    if (gethostname(out->hostname, sizeof out->hostname - 1) != 0)
+        strcpy(out->hostname, "localhost");
+
+    /* The machine does not change between conversions: its description is
+     * kept once per machine (topology_cache.h), hwloc asked only when the
+     * cache has none for this boot, library and allowed set. */
+    ot_topology_cache cache;
+    int cached = ot_topology_cache_open(&cache, hwloc_get_api_version()) == 0;
+    if (cached && ot_topology_cache_read(&cache, out) == 0)
+        return 0;
+    strcpy(out->machine, "Linux");
+    out->prop_count = 0;
+    int rc = describe_with_hwloc(out);
+    if (rc == 0 && cached)
+        ot_topology_cache_write(&cache, out);
+    return rc;
 }

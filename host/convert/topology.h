@@ -17,7 +17,9 @@ typedef struct ot_topology {
 
 /**
  * \brief Describe this machine: names and counts of packages, NUMA nodes,
- *        cores and hardware threads, CPU model and memory.
+ *        cores and hardware threads, CPU model and memory; from the
+ *        per-machine cache when it holds this machine's description
+ *        (topology_cache.h), else from hwloc, then kept there.
  * \return 0, or -EIO when hwloc could not read the topology (names are
  *         still filled from uname).
  */
