@@ -199,7 +199,14 @@ Test(report_mpi_waits, halo_rank_1_waits_for_rank_0)
     check_wait_finding(top, "late_sender", "late_sender_ns", "late_sender_count");
     cr_expect_eq(number(finding(top, "late_sender"), "worst_rank"), 1);
     check_wait_finding(top, "mpi_devices_idle", "devices_idle_ns", NULL);
-    cr_expect_eq(number(finding(top, "mpi_devices_idle"), "worst_rank"), 1);
+    /* Rank 1 offloads nothing asynchronously, so its devices are idle for all of its late-sender wait (less
+     * the clock correction's microseconds). Which rank idles most over all waits is not the program's to say:
+     * a rank that starts late makes the other wait at the first barrier for as long as its start-up took. */
+    const char *rank1 = element(top, "mpi_waiting", 1);
+    cr_assert_not_null(rank1);
+    cr_expect(number(rank1, "devices_idle_ns") + 100000 >= number(rank1, "late_sender_ns"),
+              "rank 1: devices idle %lld ns of its %lld ns late-sender wait", number(rank1, "devices_idle_ns"),
+              number(rank1, "late_sender_ns"));
     cr_expect_null(finding(top, "late_receiver"), "no blocking send of 64 KiB in the halo");
     free(top);
 
