@@ -218,6 +218,11 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void ot_convert_remove_raw(const char *raw_dir)
+{
+    remove_tree(raw_dir);
+}
+
 /* An earlier conversion may have died half way: start from a clean slate. */
 static void remove_partial_archive(const char *dir)
 {
@@ -518,7 +523,7 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
         *opts->counts = counts;
     else
         ot_write_counts_free(counts);
-    if (rc == 0 && !opts->keep_raw)
+    if (rc == 0 && !opts->keep_raw && !opts->caller_removes_raw)
         remove_tree(raw_dir);
     if (again) {
         remove_partial_archive(archive_dir);
