@@ -49,14 +49,19 @@ static int open_stream_file(const ot_raw_stream *s, ot_raw_cursor *cur)
 }
 
 /* Read the window starting at file record cur->index; 0 at the file's end.
- * The reads grow from a small first one: a stream of a few records sits at
- * the start of a chunk of zeros (the file is allocated a chunk at a time),
- * and a full first window would copy (and fault in) a MiB of them in every
- * pass; the size read never changes which records a pass yields. */
+ * The reads grow from a small first one, and stop at the records the pass
+ * may still yield (a counted stream's, a probe's): a stream of a few records
+ * sits at the start of a chunk of zeros (the file is allocated a chunk at a
+ * time), as a long one's last records do, and full windows would copy (and
+ * fault in) up to a MiB of them in every pass. The size read never changes
+ * which records a pass yields: a read that ends early is followed by
+ * another. */
 static size_t fill_window(ot_raw_cursor *cur)
 {
-    uint64_t left = cur->max - cur->index;
-    size_t want = (left < cur->window_want ? (size_t)left : cur->window_want) * sizeof *cur->window;
+    uint64_t left = cur->max - cur->index, records = cur->window_want;
+    if (cur->limit - cur->yielded < records)
+        records = cur->limit - cur->yielded;
+    size_t want = (size_t)(left < records ? left : records) * sizeof *cur->window;
     if (cur->window_want < OT_RAW_WINDOW_RECORDS)
         cur->window_want = cur->window_want * 4 < OT_RAW_WINDOW_RECORDS ? cur->window_want * 4
                                                                           : OT_RAW_WINDOW_RECORDS;
