@@ -582,11 +582,11 @@ static void print_next_steps(const char *dir)
  * loader's failure (a library not found), which loader.c names. */
 static void finish_job(const record_opts *o);
 
-/* raw/ removed beside the summary: freeing the stream files' blocks waits
- * on ext4's journal (2-16 ms of wall for 0.5 ms of CPU on a busy disk), and
- * the summary needs none of raw/. A thread, joined before record returns:
- * nothing outlives the command, so a script that waits for it finds raw/
- * gone, as before. */
+/* raw/ (set aside by the conversion) removed beside the summary: freeing
+ * the stream files' blocks waits on ext4's journal (2-16 ms of wall for
+ * 0.5 ms of CPU on a busy disk), and the summary needs none of raw/. A
+ * thread, joined before record returns: nothing outlives the command, so a
+ * script that waits for it finds raw/ gone, as before. */
 typedef struct raw_removal {
     pthread_t thread;
     int started;
@@ -595,16 +595,16 @@ typedef struct raw_removal {
 
 static void *remove_raw_main(void *arg)
 {
-    ot_convert_remove_raw(((raw_removal *)arg)->path);
+    ot_convert_remove_raw_aside(((raw_removal *)arg)->path);
     return NULL;
 }
 
-static void raw_removal_start(raw_removal *r, const char *raw)
+static void raw_removal_start(raw_removal *r, const char *dir)
 {
-    snprintf(r->path, sizeof r->path, "%s", raw);
+    snprintf(r->path, sizeof r->path, "%s", dir);
     r->started = pthread_create(&r->thread, NULL, remove_raw_main, r) == 0;
     if (!r->started)
-        ot_convert_remove_raw(r->path);
+        ot_convert_remove_raw_aside(r->path);
 }
 
 static void raw_removal_finish(raw_removal *r)
@@ -624,7 +624,7 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
     ot_cli_recording_inspect(dir, &rec);
     const char *raw = rec.raw_dir;
     ot_write_counts *counts = NULL; /* what the conversion here wrote: the summary without reading it back */
-    raw_removal removal = {.started = 0};
+    raw_removal removal = {.started = 0}; /* of raw/, once converted */
     if (ot_cli_recording_unconverted(&rec)) {
         ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted(), .counts = o->in_job ? NULL : &counts,
                                    .caller_removes_raw = !o->in_job};
@@ -645,7 +645,7 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
         if (opts.keep_raw)
             ot_cli_raw_mark_converted(raw);
         else if (opts.caller_removes_raw)
-            raw_removal_start(&removal, raw);
+            raw_removal_start(&removal, dir);
     } else if (stat(anchor, &st) != 0) {
         if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127 && ot_cli_explain_unloadable(program_name) == 0))
             say(o, "no trace: the program never started the OpenMP runtime with offtrace loaded (is it an OpenMP "

@@ -17,9 +17,10 @@
 typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
     int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
-    /** Leave raw/ as it is after success for the caller to remove (ot_convert_remove_raw) while it does
-     *  something else: freeing the stream files' blocks can take milliseconds of waiting on the file
-     *  system's journal. On failure raw/ stays either way. */
+    /** After success, raw/ is only set aside (renamed, so no reader or converter sees it any more), for
+     *  the caller to remove with ot_convert_remove_raw_aside while it does something else: freeing the
+     *  stream files' blocks can take milliseconds of waiting on the file system's journal. On failure
+     *  raw/ stays either way. */
     int caller_removes_raw;
     int64_t progress_after_ns; /**< progress on a terminal stderr past this; 0: a second (tests: less) */
     /** Not NULL: where the counts of what was written go (write_counts.h), for the summary without reading
@@ -41,9 +42,10 @@ typedef struct ot_convert_options {
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size);
 
 /**
- * \brief Remove a converted recording's `raw/` directory and everything in
- *        it, as a successful conversion does unless told to keep it.
+ * \brief Remove what a successful conversion of `<dir>/raw` by this process
+ *        set aside (ot_convert_options.caller_removes_raw); nothing if it
+ *        removed raw/ itself.
  */
-void ot_convert_remove_raw(const char *raw_dir);
+void ot_convert_remove_raw_aside(const char *dir);
 
 #endif
