@@ -214,8 +214,13 @@ void ot_chain_start(unsigned int omp_version, const char *runtime_version)
     const char *list = getenv("OMP_TOOL_LIBRARIES");
     Dl_info info;
     char self[PATH_MAX];
-    if (!list || !*list || !dladdr((void *)ot_chain_start, &info) || !info.dli_fname ||
-        !realpath(info.dli_fname, self))
+    if (!list || !*list || !dladdr((void *)ot_chain_start, &info) || !info.dli_fname)
+        return;
+    /* `offtrace record`'s own setting, this library alone under the name it
+     * was loaded by: no other tool, and no realpath walk of both names. */
+    if (!strchr(list, ':') && !strcmp(list, info.dli_fname))
+        return;
+    if (!realpath(info.dli_fname, self))
         return;
     char *copy = strdup(list), *save = NULL;
     if (!copy)

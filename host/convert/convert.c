@@ -218,6 +218,22 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Where a converted recording's raw/ goes while it is removed: out of raw/'s
+ * place at once (one rename), so that a second `offtrace convert` started
+ * meanwhile finds no recording and the archive (converted already) instead
+ * of claiming a raw/ half removed, whose lock file went first. */
+static void raw_aside_path(const char *dir, char *out, size_t size)
+{
+    snprintf(out, size, "%s/.raw-being-removed.%d", dir, (int)getpid());
+}
+
+void ot_convert_remove_raw_aside(const char *dir)
+{
+    char aside[4300];
+    raw_aside_path(dir, aside, sizeof aside);
+    remove_tree(aside);
+}
+
 /* An earlier conversion may have died half way: start from a clean slate. */
 static void remove_partial_archive(const char *dir)
 {
@@ -518,8 +534,14 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
         *opts->counts = counts;
     else
         ot_write_counts_free(counts);
-    if (rc == 0 && !opts->keep_raw)
-        remove_tree(raw_dir);
+    if (rc == 0 && !opts->keep_raw) {
+        char aside[4300];
+        raw_aside_path(dir, aside, sizeof aside);
+        if (rename(raw_dir, aside) != 0)
+            remove_tree(raw_dir); /* in place, now */
+        else if (!opts->caller_removes_raw)
+            remove_tree(aside);
+    }
     if (again) {
         remove_partial_archive(archive_dir);
         return CONVERT_AGAIN;

@@ -17,6 +17,11 @@
 typedef struct ot_convert_options {
     const char *reason;   /**< why the recording is partial (e.g. "killed by SIGSEGV"), NULL if complete */
     int keep_raw;         /**< leave raw/ in place after success, its status "converted" */
+    /** After success, raw/ is only set aside (renamed, so no reader or converter sees it any more), for
+     *  the caller to remove with ot_convert_remove_raw_aside while it does something else: freeing the
+     *  stream files' blocks can take milliseconds of waiting on the file system's journal. On failure
+     *  raw/ stays either way. */
+    int caller_removes_raw;
     int64_t progress_after_ns; /**< progress on a terminal stderr past this; 0: a second (tests: less) */
     /** Not NULL: where the counts of what was written go (write_counts.h), for the summary without reading
      *  the events back (summary.h ot_summary_of_written); the caller frees them (ot_write_counts_free).
@@ -35,5 +40,12 @@ typedef struct ot_convert_options {
  * \return 0, -ENOENT when there is no recording, or another negative errno.
  */
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size);
+
+/**
+ * \brief Remove what a successful conversion of `<dir>/raw` by this process
+ *        set aside (ot_convert_options.caller_removes_raw); nothing if it
+ *        removed raw/ itself.
+ */
+void ot_convert_remove_raw_aside(const char *dir);
 
 #endif

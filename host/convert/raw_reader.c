@@ -48,11 +48,23 @@ static int open_stream_file(const ot_raw_stream *s, ot_raw_cursor *cur)
     return 0;
 }
 
-/* Read the window starting at file record cur->index; 0 at the file's end. */
+/* Read the window starting at file record cur->index; 0 at the file's end.
+ * The reads grow from a small first one, and stop at the records the pass
+ * may still yield (a counted stream's, a probe's): a stream of a few records
+ * sits at the start of a chunk of zeros (the file is allocated a chunk at a
+ * time), as a long one's last records do, and full windows would copy (and
+ * fault in) up to a MiB of them in every pass. The size read never changes
+ * which records a pass yields: a read that ends early is followed by
+ * another. */
 static size_t fill_window(ot_raw_cursor *cur)
 {
-    uint64_t left = cur->max - cur->index;
-    size_t want = (left < OT_RAW_WINDOW_RECORDS ? (size_t)left : OT_RAW_WINDOW_RECORDS) * sizeof *cur->window;
+    uint64_t left = cur->max - cur->index, records = cur->window_want;
+    if (cur->limit - cur->yielded < records)
+        records = cur->limit - cur->yielded;
+    size_t want = (size_t)(left < records ? left : records) * sizeof *cur->window;
+    if (cur->window_want < OT_RAW_WINDOW_RECORDS)
+        cur->window_want = cur->window_want * 4 < OT_RAW_WINDOW_RECORDS ? cur->window_want * 4
+                                                                          : OT_RAW_WINDOW_RECORDS;
     size_t got = 0;
     ssize_t n = 1;
     while (got < want && (n = pread(cur->fd, (char *)cur->window + got, want - got,
@@ -118,6 +130,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->fd = -1;
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
+    cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
     cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;

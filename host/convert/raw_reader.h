@@ -46,8 +46,9 @@ static inline int ot_raw_stream_has(const ot_raw_stream *s, uint8_t event)
 typedef struct ot_raw_cursor {
     ot_raw_stream *stream;
     int fd;
-    offtrace_raw_record *window; /**< OT_RAW_WINDOW_RECORDS records read at once */
+    offtrace_raw_record *window; /**< room for OT_RAW_WINDOW_RECORDS records */
     size_t window_len, window_pos;
+    size_t window_want;          /**< records the next read asks for: grows to OT_RAW_WINDOW_RECORDS */
     uint64_t window_first;       /**< file record index of window[0] */
     uint64_t index, max, per_chunk; /**< next file record, records the file has room for, records per chunk */
     size_t yielded, limit;       /**< committed records yielded so far, and at most */
@@ -61,6 +62,10 @@ typedef struct ot_raw_cursor {
 
 /** Records a cursor reads at once (64 B each): the memory a pass needs. */
 #define OT_RAW_WINDOW_RECORDS 16384u
+/** A stream's first read: a short program's whole stream, without reading
+ *  the rest of its first chunk (zeros); each later read is 4 times larger,
+ *  up to OT_RAW_WINDOW_RECORDS. */
+#define OT_RAW_FIRST_WINDOW_RECORDS 256u
 
 typedef struct ot_raw_device {
     int num;
