@@ -47,7 +47,8 @@ OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r,
                               ot_map_op *out);
 
 /** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a: the Enter of its
- *         data op's region carries them all. */
+ *         data op's region carries them all, but implicit and map entry at their usual values
+ *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), which readers take for absent ones. */
 void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
 
 /** \brief Put \p op's variable alone on \p a: its put/get, written right after that Enter on the same
