@@ -7,8 +7,8 @@
  *       OTF2's own writing cost: every event of ARCHIVE (an archive offtrace
  *       wrote) is read into memory with its attributes, then written again
  *       through OTF2 into OUT_DIR, location after location, with the
- *       converter's settings (smallest chunks, four event chunks per
- *       location before they go to disk, no compression) and no offtrace
+ *       converter's settings (smallest chunks, one event chunk per
+ *       location before it goes to disk, no compression) and no offtrace
  *       logic. Prints the events, and the writing time per round
  *       (open to close) as ns per event and events per second (median).
  *   bench_convert floor ARCHIVE.otf2 OUT_DIR ROUNDS CHUNK_KIB EVENT_CHUNKS
@@ -286,7 +286,7 @@ static int read_archive(const char *anchor, archive_events *e)
 /* The converter's buffer settings (trace_writer.c: OTF2_CHUNK_SIZE_MIN, OT_TW_EVENT_CHUNKS), which
  * `floor ... CHUNK_KIB EVENT_CHUNKS` replaces to see what OTF2's settings move. */
 static uint64_t chunk_size = OTF2_CHUNK_SIZE_MIN;
-static size_t event_chunks = 4;
+static size_t event_chunks = 1;
 
 typedef struct chunk_pool {
     void *chunks[64];
