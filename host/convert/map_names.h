@@ -41,6 +41,8 @@ void ot_map_names_free(struct converter *c);
  *        TARGET record's map site, ompt_target_t and call site.
  * \return the region, or UINT32_MAX when \p r carries no map reference (it
  *         is then counted as a data op of a construct the capture did not see).
+ *         \p out's map type and site are empty once its attributes' strings
+ *         are interned (its memo's: ot_map_add_attributes takes them there).
  */
 OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r, int device, int cls,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
