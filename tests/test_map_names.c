@@ -52,7 +52,8 @@ typedef struct reading {
     unsigned rma_extra;    /* puts/gets carrying a map attribute other than the variable */
     unsigned rma_orphans;  /* named puts/gets not inside a named data op's Enter */
     unsigned rma_mismatch; /* named puts/gets of another variable than their data op */
-    unsigned enter_without_site; /* named Enters without map type, site or entry */
+    unsigned enter_without_site; /* named Enters without map type or site */
+    unsigned usual_written;      /* named Enters carrying implicit or map entry at its usual value */
 } reading;
 
 static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
@@ -139,17 +140,23 @@ static int take_op(reading *s, size_t loc, OTF2_AttributeList *a, const char *ki
         return 1;
     }
     s->enter_without_site += !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_TYPE) ||
-                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE) ||
-                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_ENTRY) ||
-                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_IMPLICIT);
+                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_TYPE, o->map_type, sizeof o->map_type);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_SITE, o->site, sizeof o->site);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_ENTRY, o->entry, sizeof o->entry);
     copy_string(s, a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, o->problem, sizeof o->problem);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MEMBER_OF, o->member_of, sizeof o->member_of);
-    uint8_t implicit = 0;
-    OTF2_AttributeList_GetUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, &implicit);
+    uint8_t implicit = OFFTRACE_MAP_IMPLICIT_USUAL;
+    int has_implicit = OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_IMPLICIT);
+    if (has_implicit)
+        OTF2_AttributeList_GetUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, &implicit);
     o->implicit = implicit;
+    /* Implicit and map entry are left out at their usual values (event_catalogue.h): one carried at that
+     * value is misplaced, one absent is that value -- which the program's own maps check below. */
+    s->usual_written += (has_implicit && implicit == OFFTRACE_MAP_IMPLICIT_USUAL) ||
+                        !strcmp(o->entry, OFFTRACE_MAP_ENTRY_USUAL);
+    if (!o->entry[0])
+        snprintf(o->entry, sizeof o->entry, "%s", OFFTRACE_MAP_ENTRY_USUAL);
     return 1;
 }
 
@@ -222,7 +229,8 @@ static reading *read_archive(const char *dir)
                                   .location_count = location_count, .location_id = location_id, .user = s};
     cr_assert_eq(otf2_read_in_time_order(dir, &how), 0, "cannot read %s", dir);
     /* the placement: everything on the Enter, the variable alone on its put/get */
-    cr_expect_eq(s->enter_without_site, 0, "a named data op's Enter without its map type, site or entry");
+    cr_expect_eq(s->enter_without_site, 0, "a named data op's Enter without its map type or site");
+    cr_expect_eq(s->usual_written, 0, "a named data op's Enter carrying implicit 0 or map entry `entry`");
     cr_expect_eq(s->rma_extra, 0, "a put/get carries more than its variable");
     cr_expect_eq(s->rma_orphans, 0, "a named put/get outside its named data op");
     cr_expect_eq(s->rma_mismatch, 0, "a put/get names another variable than its data op");
@@ -337,11 +345,13 @@ static void expect_named(const reading *s, const lines *l)
     cr_expect_eq(count_ops(s, 1, "h2d", "v.data[0:v.len]", "tofrom", 0, l->mapper, &bytes), 2,
                  "the pointee and the pointer fix-up");
     cr_expect_eq(bytes, 128 + 8);
-    unsigned fixups = 0, components = 0;
+    unsigned fixups = 0, components = 0, entries = 0;
     for (size_t i = 0; i < s->nops; i++) {
         fixups += !s->ops[i].rma && !strcmp(s->ops[i].entry, "pointer fix-up");
         components += !s->ops[i].rma && !strcmp(s->ops[i].entry, "mapper component");
+        entries += !s->ops[i].rma && !strcmp(s->ops[i].variable, "y[0:1024]") && !strcmp(s->ops[i].entry, "entry");
     }
+    cr_expect_geq(entries, 2, "y's own entry (its map entry left out at its usual value)");
     cr_expect_eq(fixups, 2, "v.data (mapper) and p.pos (member)");
     cr_expect_geq(components, 4); /* v.data: alloc, h2d, d2h, delete */
     /* target map(tofrom: p, p.pos[0:16]): a struct and its member, the member's parent named */

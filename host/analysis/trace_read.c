@@ -812,6 +812,19 @@ static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *
     }
 }
 
+/* A named data op's Enter leaves implicit and map entry out at their usual values (issue 18, fourth round;
+ * event_catalogue.h): a reader is given them as if carried. Archives written before carry them always. */
+static void read_data_op_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m)
+{
+    read_map(a, al, m);
+    if (!m->variable)
+        return;
+    if (m->implicit < 0)
+        m->implicit = OFFTRACE_MAP_IMPLICIT_USUAL;
+    if (!m->entry)
+        m->entry = OFFTRACE_MAP_ENTRY_USUAL;
+}
+
 /* A put/get carries its variable alone (issue 18, third round), the rest of its map being on the Enter of
  * the data op it is issued in, on the same location at the same time: what it does not carry is taken from
  * there, when that op is of the same variable. An archive written before carries them all on the put/get
@@ -858,7 +871,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
     if (region->klass == OT_TR_DATA_OP)
-        read_map(a, al, &s->map);
+        read_data_op_map(a, al, &s->map);
     else
         s->map = (ot_tr_map){.implicit = -1};
     s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;

@@ -155,7 +155,8 @@ typedef struct ot_tr_region {
 /** The variable of a data operation (issue 15): the map attributes (offtrace/event_catalogue.h,
  *  OFFTRACE_MAP_ATTRIBUTES) its data op's Enter or its put/get carried. Strings are the archive's
  *  definitions (valid until ot_tr_close); NULL where the event did not carry the attribute
- *  (an archive without names, an operation no map entry matched). */
+ *  (an archive without names, an operation no map entry matched). A named data op's implicit and
+ *  entry, left out of the archive at their usual values (0, "entry"), are given as those. */
 typedef struct ot_tr_map {
     const char *variable;      /**< "x[0:n]", "s.data[0:len]", "unknown" (see name_problem) */
     const char *map_type;      /**< "tofrom", "always,from", ... */

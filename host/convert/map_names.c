@@ -489,7 +489,19 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
     uint32_t known;
     if ((unsigned)cls <= 0xFF && ot_region_memo_find(c->regions, head, key, construct_codeptr, &known)) {
         const named_op *n = &m->named_ops[known];
-        *out = n->op;
+        if (n->strings_known) { /* its attributes take the memo's strings: the inline map type and site are not
+                                 * read, and copying them was 2 % of a data-op-heavy conversion (issue 18) */
+            out->variable = n->op.variable;
+            out->map_type[0] = '\0';
+            out->implicit = n->op.implicit;
+            out->member_of = n->op.member_of;
+            out->site[0] = '\0';
+            out->entry = n->op.entry;
+            out->problem = n->op.problem;
+            out->memo = n->op.memo;
+        } else {
+            *out = n->op;
+        }
         count(m, n->counted);
         return n->region;
     }
@@ -586,13 +598,19 @@ void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op 
             n->strings_known = 1;
         }
     }
+    /* Implicit and map entry only when not their usual value (event_catalogue.h): each attribute costs OTF2
+     * 12-15 ns per event, and most data ops are of an explicit map's entry (docs/performance.md, "Issue 18:
+     * the converter's per-event cost ... (fourth round)"). The entry's string stays interned above, so the
+     * definitions are those of an archive that carries it. */
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
-    OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, (uint8_t)op->implicit);
+    if (op->implicit != OFFTRACE_MAP_IMPLICIT_USUAL)
+        OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, (uint8_t)op->implicit);
     if (op->member_of)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, s[2]);
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, s[4]);
+    if (strcmp(op->entry, OFFTRACE_MAP_ENTRY_USUAL) != 0)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, s[4]);
     if (op->problem)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, s[5]);
 }

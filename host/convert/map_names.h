@@ -41,13 +41,16 @@ void ot_map_names_free(struct converter *c);
  *        TARGET record's map site, ompt_target_t and call site.
  * \return the region, or UINT32_MAX when \p r carries no map reference (it
  *         is then counted as a data op of a construct the capture did not see).
+ *         \p out's map type and site are empty once its attributes' strings
+ *         are interned (its memo's: ot_map_add_attributes takes them there).
  */
 OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r, int device, int cls,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                               ot_map_op *out);
 
 /** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a: the Enter of its
- *         data op's region carries them all. */
+ *         data op's region carries them all, but implicit and map entry at their usual values
+ *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), which readers take for absent ones. */
 void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
 
 /** \brief Put \p op's variable alone on \p a: its put/get, written right after that Enter on the same

@@ -13,8 +13,11 @@
 
 typedef struct interned { char *key; uint32_t id; } interned;
 
-/** Chunks (OTF2_CHUNK_SIZE_MIN, 256 KiB) an event writer fills before OTF2 writes them out. */
-#define OT_TW_EVENT_CHUNKS 4
+/** Chunks (OTF2_CHUNK_SIZE_MIN, 256 KiB) an event writer fills before OTF2 writes them out. One: the
+ *  same CPU time as 4 (the chunk, reused while still in the cache, instead of a fresh megabyte written in
+ *  turn), a quarter of the memory per writer open at once, the same files (issue 18, fourth round:
+ *  docs/performance.md "the converter's per-event cost"; larger chunks or more of them cost more). */
+#define OT_TW_EVENT_CHUNKS 1
 
 /* Open-addressing table from a key string to a dense id. */
 typedef struct intern_table {

@@ -626,6 +626,13 @@ enum offtrace_map_attribute {
     OFFTRACE_MAP_ATTRIBUTE_COUNT = 7
 };
 
+/* Their usual values, left out of a named data op's Enter (issue 18, fourth round: two attributes fewer on
+ * most data ops): an Enter that carries the VARIABLE but not IMPLICIT is of an explicit map (0), one without
+ * MAP_ENTRY is of an entry of its construct (OFFTRACE_MAP_ENTRY_USUAL). Archives written before carry them
+ * always; a put/get carries neither (its data op's Enter has them). */
+#define OFFTRACE_MAP_IMPLICIT_USUAL 0
+#define OFFTRACE_MAP_ENTRY_USUAL "entry"
+
 /* ---- device activity detail (issue 17, docs/gpu.md) ---- */
 
 /**

@@ -7,10 +7,15 @@
  *       OTF2's own writing cost: every event of ARCHIVE (an archive offtrace
  *       wrote) is read into memory with its attributes, then written again
  *       through OTF2 into OUT_DIR, location after location, with the
- *       converter's settings (smallest chunks, four event chunks per
- *       location before they go to disk, no compression) and no offtrace
+ *       converter's settings (smallest chunks, one event chunk per
+ *       location before it goes to disk, no compression) and no offtrace
  *       logic. Prints the events, and the writing time per round
  *       (open to close) as ns per event and events per second (median).
+ *   bench_convert floor ARCHIVE.otf2 OUT_DIR ROUNDS CHUNK_KIB EVENT_CHUNKS
+ *       The same with other buffer settings: event chunks of CHUNK_KIB KiB
+ *       (OTF2 takes 256 to 16,384), EVENT_CHUNKS of them per location
+ *       before OTF2 writes them out (at most 64); peak RSS and the writes
+ *       (strace) tell what a setting holds and does.
  *   bench_convert attributes OUT_DIR ROUNDS
  *       What one attribute costs OTF2: 1,000,000 Enters written with the
  *       converter's settings, each with 0 to 7 string attributes (as a
@@ -278,7 +283,10 @@ static int read_archive(const char *anchor, archive_events *e)
 
 /* ---- writing them again, with the converter's buffer settings ---- */
 
-#define EVENT_CHUNKS 4 /* as trace_writer.c's OT_TW_EVENT_CHUNKS */
+/* The converter's buffer settings (trace_writer.c: OTF2_CHUNK_SIZE_MIN, OT_TW_EVENT_CHUNKS), which
+ * `floor ... CHUNK_KIB EVENT_CHUNKS` replaces to see what OTF2's settings move. */
+static uint64_t chunk_size = OTF2_CHUNK_SIZE_MIN;
+static size_t event_chunks = 1;
 
 typedef struct chunk_pool {
     void *chunks[64];
@@ -291,7 +299,7 @@ static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef loc
     chunk_pool *p = *per_buffer;
     if (!p && !(p = *per_buffer = calloc(1, sizeof *p)))
         return NULL;
-    if ((type == OTF2_FILETYPE_EVENTS && p->count >= EVENT_CHUNKS) || p->count == 64)
+    if ((type == OTF2_FILETYPE_EVENTS && p->count >= event_chunks) || p->count == 64)
         return NULL; /* OTF2 writes this buffer out and asks again */
     void *chunk = malloc(chunk_size);
     if (chunk)
@@ -330,7 +338,7 @@ static double write_archive(const archive_events *e, const char *dir, int with_a
 {
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     double t0 = now_s(), c0 = cpu_s();
-    OTF2_Archive *a = OTF2_Archive_Open(dir, "floor", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, OTF2_CHUNK_SIZE_MIN,
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "floor", OTF2_FILEMODE_WRITE, chunk_size, OTF2_CHUNK_SIZE_MIN,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a)
         return -1;
@@ -525,13 +533,23 @@ static int raw_bench(const char *dir, int rounds)
 
 int main(int argc, char **argv)
 {
+    if (argc == 7 && !strcmp(argv[1], "floor")) {
+        chunk_size = strtoull(argv[5], NULL, 10) * 1024;
+        event_chunks = strtoul(argv[6], NULL, 10);
+        if (chunk_size < OTF2_CHUNK_SIZE_MIN || chunk_size > OTF2_CHUNK_SIZE_MAX || event_chunks < 1 ||
+            event_chunks > 64) {
+            fprintf(stderr, "bench_convert: CHUNK_KIB 256..16384, EVENT_CHUNKS 1..64\n");
+            return 2;
+        }
+        argc = 5;
+    }
     if (argc == 5 && !strcmp(argv[1], "floor"))
         return floor_bench(argv[2], argv[3], atoi(argv[4]) > 0 ? atoi(argv[4]) : 1);
     if (argc == 4 && !strcmp(argv[1], "attributes"))
         return attribute_bench(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
     if (argc == 4 && !strcmp(argv[1], "raw"))
         return raw_bench(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
-    fprintf(stderr, "usage: %s floor ARCHIVE.otf2 OUT_DIR ROUNDS | attributes OUT_DIR ROUNDS | raw RECORDING_DIR ROUNDS\n",
+    fprintf(stderr, "usage: %s floor ARCHIVE.otf2 OUT_DIR ROUNDS [CHUNK_KIB EVENT_CHUNKS] | attributes OUT_DIR ROUNDS | raw RECORDING_DIR ROUNDS\n",
             argv[0]);
     return 2;
 }

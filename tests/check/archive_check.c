@@ -112,6 +112,20 @@ static uint32_t variable_of(const state *s, OTF2_AttributeList *a)
     return v;
 }
 
+/* 1 when a list carries implicit or map entry at the usual value the converter leaves out. */
+static int usual_map_value(state *s, OTF2_AttributeList *a)
+{
+    uint8_t implicit;
+    OTF2_StringRef entry;
+    const char *text;
+    if (has_map(s, a, MAP_IMPLICIT) && OTF2_AttributeList_GetUint8(a, s->map_attr[MAP_IMPLICIT], &implicit) ==
+                                           OTF2_SUCCESS && implicit == OFFTRACE_MAP_IMPLICIT_USUAL)
+        return 1;
+    return has_map(s, a, MAP_MAP_ENTRY) &&
+           OTF2_AttributeList_GetStringRef(a, s->map_attr[MAP_MAP_ENTRY], &entry) == OTF2_SUCCESS &&
+           (text = str(s, entry)) && !strcmp(text, OFFTRACE_MAP_ENTRY_USUAL);
+}
+
 static void bad_map(state *s, const char *what, uint64_t location, uint64_t t)
 {
     s->f->bad_map_placement++;
@@ -312,13 +326,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     if (!ls || ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
     offtrace_event_class c = class_of(s, r);
-    /* docs/variables.md: a named data op's Enter carries its map attributes, all of them */
+    /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
+     * their usual values (event_catalogue.h) */
     uint32_t variable = variable_of(s, a);
     int data_op = offtrace_class(c) && offtrace_class(c)->source == OFFTRACE_SOURCE_DATA_OP;
-    if (variable != NO_VARIABLE && (!data_op || !has_map(s, a, MAP_MAP_TYPE) || !has_map(s, a, MAP_IMPLICIT) ||
-                                    !has_map(s, a, MAP_MAP_SITE) || !has_map(s, a, MAP_MAP_ENTRY)))
-        bad_map(s, data_op ? "a named data op's Enter without its map type, implicit, site or entry"
+    if (variable != NO_VARIABLE && (!data_op || !has_map(s, a, MAP_MAP_TYPE) || !has_map(s, a, MAP_MAP_SITE)))
+        bad_map(s, data_op ? "a named data op's Enter without its map type or site"
                            : "a variable on the Enter of a region that is no data op", l, t);
+    else if (variable != NO_VARIABLE && usual_map_value(s, a))
+        bad_map(s, "a named data op's Enter carrying implicit 0 or map entry `entry` (left out at those)", l, t);
     else if (variable == NO_VARIABLE && (has_map(s, a, MAP_MAP_TYPE) || has_map(s, a, MAP_MAP_SITE)))
         bad_map(s, "map attributes without the variable on an Enter", l, t);
     ls->variable[ls->depth] = data_op ? variable : NO_VARIABLE;

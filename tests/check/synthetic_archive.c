@@ -239,36 +239,39 @@ int write_paired_archive(const char *dir)
 
 enum { M_X = P_COUNT, M_Y, M_TO, M_TOFROM, M_SITE, M_ENTRY, M_STRUCT, M_NAMES, M_COUNT = M_NAMES + OFFTRACE_MAP_ATTRIBUTE_COUNT };
 
-/* A data op's map: \p which 0: x[0:100] (to, implicit); 1: y (tofrom, explicit, member of s). */
-static void add_map(OTF2_AttributeList *a, int which, int all)
+/* A data op's map: \p which 0: x[0:100] (to, implicit); 1: y (tofrom, explicit, member of s). \p all 0: the
+ * variable alone; \p usual 0: implicit 0 and map entry `entry` left out (event_catalogue.h). */
+static void add_map(OTF2_AttributeList *a, int which, int all, int usual)
 {
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, which ? M_Y : M_X);
     if (!all)
         return;
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, which ? M_TOFROM : M_TO);
-    OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, which ? 0 : 1);
+    if (!which || usual)
+        OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, which ? 0 : 1);
     if (which)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, M_STRUCT);
     OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, M_SITE);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, M_ENTRY);
+    if (usual)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, M_ENTRY);
 }
 
 static uint64_t mapped_events(OTF2_EvtWriter *w, int which, const void *arg)
 {
     if (which)
         return write_paired_rdma(w);
-    int on_puts = *(const int *)arg;
+    int layout = *(const int *)arg, on_puts = layout == OT_MAPPED_ON_PUTS, usual = layout != OT_MAPPED_NOW;
     OTF2_AttributeList *a = OTF2_AttributeList_New();
     OTF2_EvtWriter_Enter(w, NULL, 100, PR_TARGET);
-    add_map(a, 0, 1);
+    add_map(a, 0, 1, usual);
     OTF2_EvtWriter_Enter(w, a, 110, PR_OP);
-    add_map(a, 0, on_puts);
+    add_map(a, 0, on_puts, usual);
     OTF2_EvtWriter_RmaPut(w, a, 110, 0, 1, 800, 7);
     OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 150, 0, 7);
     OTF2_EvtWriter_Leave(w, NULL, 150, PR_OP);
-    add_map(a, 1, 1);
+    add_map(a, 1, 1, usual);
     OTF2_EvtWriter_Enter(w, a, 200, PR_OP);
-    add_map(a, 1, on_puts);
+    add_map(a, 1, on_puts, usual);
     OTF2_EvtWriter_RmaPut(w, a, 200, 0, 1, 16, 8);
     OTF2_EvtWriter_Leave(w, NULL, 210, PR_OP);
     OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 220, 0, 99);
@@ -289,8 +292,8 @@ static void mapped_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, 
 #undef MAP_ATTRIBUTE
 }
 
-int write_mapped_archive(const char *dir, int map_on_puts)
+int write_mapped_archive(const char *dir, int layout)
 {
     static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
-    return write_two_locations(dir, ids, mapped_events, mapped_definitions, &map_on_puts);
+    return write_two_locations(dir, ids, mapped_events, mapped_definitions, &layout);
 }

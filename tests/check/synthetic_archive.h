@@ -49,13 +49,20 @@ int write_paired_archive(const char *dir);
  *         (the device kind the runtime reported, then " device 0"). */
 int write_paired_archive_with_group(const char *dir, const char *device_group);
 
+/** The layouts of write_mapped_archive's map attributes, as offtrace wrote them over time. */
+enum {
+    OT_MAPPED_NOW,          /**< the put's variable alone; implicit 0 and map entry `entry` left out (issue 18, 4th round) */
+    OT_MAPPED_ON_PUTS,      /**< every attribute on the Enter and again on the put (issue 15) */
+    OT_MAPPED_USUAL_VALUES, /**< the put's variable alone, every attribute on the Enter (issue 18, 3rd round) */
+    OT_MAPPED_LAYOUTS
+};
+
 /**
  * \brief The paired archive with the catalogue's map attributes (issue 15): the first data op's Enter
  *        carries x[0:100] (to, implicit 1, map site paired.c:4, map entry entry), the second's y (tofrom,
- *        implicit 0, member of s, the same site and entry); each put carries the variable alone (as
- *        offtrace writes it since issue 18), or with \p map_on_puts all of its Enter's (as before).
+ *        implicit 0, member of s, the same site and entry), in one of the \p layout (OT_MAPPED_*).
  * \return 0, or -1 if OTF2 failed.
  */
-int write_mapped_archive(const char *dir, int map_on_puts);
+int write_mapped_archive(const char *dir, int layout);
 
 #endif
