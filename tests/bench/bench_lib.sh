@@ -38,25 +38,33 @@ detail_env() {
     esac
 }
 
-# Wall and CPU time of whole commands (bash scripts: $EPOCHREALTIME; issue 18,
-# run_short.sh and run_summary.sh). Results go under $T. cpu_timer_setup sets
-# PERF to perf where `perf stat` works here, else empty. timed NAME COMMAND...
-# appends the command's wall ms to $T/NAME and, with PERF, its CPU ms (the
-# task-clock of it and its children) to $T/NAME.cpu: a loaded machine
-# stretches wall time far more than CPU time.
+# Wall and CPU time of whole commands (bash scripts; issue 18, run_short.sh
+# and run_summary.sh). Results go under $T. cpu_timer_setup finds
+# $BUILD/bin/bench_spawn_timer (tests/bench/spawn_timer.c) and sets PERF
+# non-empty when it is there (the scripts' test for "CPU times too"; the
+# name is from when perf measured them). timed NAME COMMAND... appends the
+# command's wall ms to $T/NAME and, with the timer, its CPU ms (user +
+# system of it and its children) to $T/NAME.cpu: a loaded machine stretches
+# wall time far more than CPU time. The timer forks and waits itself: `perf
+# stat` around the command put perf's own 10 ms of start and exit into
+# every wall time, the untraced program's too, and so shrank every ratio.
 cpu_timer_setup() {
-    PERF=$(command -v perf || true)
-    [ -z "$PERF" ] || "$PERF" stat -x, -e task-clock -o /dev/null -- true 2> /dev/null || PERF=
+    SPAWN_TIMER=$BUILD/bin/bench_spawn_timer
+    PERF=
+    [ -x "$SPAWN_TIMER" ] && PERF=$SPAWN_TIMER
+    return 0
 }
 timed() {
     name=$1; shift
-    start=$EPOCHREALTIME
     if [ -n "$PERF" ]; then
-        "$PERF" stat -x, -e task-clock -o "$T/perf" -- "$@" > /dev/null 2>&1 || true
+        rm -f "$T/spawn"
+        "$SPAWN_TIMER" "$T/spawn" -- "$@" || true
+        awk '{print $1}' "$T/spawn" >> "$T/$name"
+        awk '{print $2}' "$T/spawn" >> "$T/$name.cpu"
     else
+        start=$EPOCHREALTIME
         "$@" > /dev/null 2>&1 || true
+        end=$EPOCHREALTIME
+        echo "($end - $start) * 1000" | bc -l >> "$T/$name"
     fi
-    end=$EPOCHREALTIME
-    echo "($end - $start) * 1000" | bc -l >> "$T/$name"
-    [ -z "$PERF" ] || awk -F, '/task-clock/ {print $1}' "$T/perf" >> "$T/$name.cpu"
 }
