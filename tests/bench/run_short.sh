@@ -100,7 +100,7 @@ echo "wall ms:"
 table ""
 if [ -n "$PERF" ]; then
     echo
-    echo "CPU ms (perf stat task-clock, the command and its children):"
+    echo "CPU ms (user + system of the command and its children, bench_spawn_timer):"
     table .cpu
 fi
 echo

@@ -2,7 +2,7 @@
 # Issue 18: the summary record and convert print, and the whole 20,000-region
 # microbenchmark, against the build at BASELINE_DIR, in one interleaved run
 # (round N starts at configuration N, bench_lib.sh's rotate); medians of
-# ROUNDS, wall ms and CPU ms (perf stat task-clock of the command and its
+# ROUNDS, wall ms and CPU ms (user + system time of the command and its
 # children, which the machine's load changes least).
 #   untraced            bench_target_loop map64 20000 alone
 #   record host/dev     `offtrace record [--host-only]` of it (program, conversion, summary)
@@ -60,7 +60,7 @@ diffrow() { # label, new a, new b, old a, old b, suffix: (a - b) new and old
 for s in .cpu ""; do
     [ -n "$s" ] && [ -z "$PERF" ] && continue
     echo
-    echo "$([ -n "$s" ] && echo "CPU ms (perf stat task-clock)" || echo "wall ms"), median of $ROUNDS interleaved rounds:"
+    echo "$([ -n "$s" ] && echo "CPU ms (user + system, bench_spawn_timer)" || echo "wall ms"), median of $ROUNDS interleaved rounds:"
     echo "| command | new | old | new - old | new / old |"
     echo "|---|---|---|---|---|"
     echo "| untraced bench_target_loop map64 20000 | $(printf %.1f "$(m none$s)") | | | |"
