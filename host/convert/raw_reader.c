@@ -62,9 +62,9 @@ static size_t fill_window(ot_raw_cursor *cur)
     if (cur->limit - cur->yielded < records)
         records = cur->limit - cur->yielded;
     size_t want = (size_t)(left < records ? left : records) * sizeof *cur->window;
-    if (cur->window_want < OT_RAW_WINDOW_RECORDS)
-        cur->window_want = cur->window_want * 4 < OT_RAW_WINDOW_RECORDS ? cur->window_want * 4
-                                                                          : OT_RAW_WINDOW_RECORDS;
+    if (cur->window_want < OT_RAW_CURSOR_WINDOW_RECORDS)
+        cur->window_want = cur->window_want * 4 < OT_RAW_CURSOR_WINDOW_RECORDS ? cur->window_want * 4
+                                                                                 : OT_RAW_CURSOR_WINDOW_RECORDS;
     size_t got = 0;
     ssize_t n = 1;
     while (got < want && (n = pread(cur->fd, (char *)cur->window + got, want - got,
@@ -131,7 +131,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
-    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
     if (open_stream_file(s, cur) != 0)

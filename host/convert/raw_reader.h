@@ -66,6 +66,9 @@ typedef struct ot_raw_cursor {
  *  the rest of its first chunk (zeros); each later read is 4 times larger,
  *  up to OT_RAW_WINDOW_RECORDS. */
 #define OT_RAW_FIRST_WINDOW_RECORDS 256u
+#ifndef OT_RAW_CURSOR_WINDOW_RECORDS
+#define OT_RAW_CURSOR_WINDOW_RECORDS 2048u
+#endif
 
 typedef struct ot_raw_device {
     int num;
