@@ -118,9 +118,7 @@ static int pending_is_new(const offtrace_raw_record *p, const ot_raw_cursor *cur
 
 static void note_kind(ot_raw_stream *s, const offtrace_raw_record *r)
 {
-    s->events_seen[r->event >> 6] |= 1ull << (r->event & 63);
-    if (r->event == OFFTRACE_RAW_TARGET)
-        s->target_kinds_seen |= r->subkind < 64 ? 1ull << r->subkind : UINT64_MAX;
+    ot_raw_stream_note_kind(s, r);
 }
 
 int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
@@ -160,7 +158,7 @@ static void finish_counting(ot_raw_cursor *cur)
     s->counted = 1;
 }
 
-const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
+const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
 {
     if (cur->yielded < cur->limit) {
         const offtrace_raw_record *r = next_committed(cur);
