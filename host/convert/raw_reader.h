@@ -193,17 +193,18 @@ const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur);
 
 /** \brief The next record, valid until the next call; NULL at the end.
  *
- * Inline for the case of nearly every record of a pass that does not stop:
- * the next committed record already in the window (issue 18,
+ * Inline for the case of nearly every record of a pass: the next committed
+ * record already in the window, not one to stop at (issue 18,
  * fifth round: the call was 2 % of a host pass). Anything else, and any
  * record that is not plainly committed, goes the whole way. */
 static inline const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
 {
-    if (__builtin_expect(cur->window_pos < cur->window_len && cur->yielded < cur->limit && !cur->stop_kinds &&
-                             cur->index < cur->max,
-                         1)) {
+    if (__builtin_expect(cur->window_pos < cur->window_len && cur->yielded < cur->limit && cur->index < cur->max, 1)) {
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
-        if (__builtin_expect(r->event != OFFTRACE_RAW_NONE, 1)) {
+        /* a kind to stop at: the whole function stops there, from the same place */
+        if (__builtin_expect(r->event != OFFTRACE_RAW_NONE &&
+                                 !(cur->stop_kinds && (cur->stop_kinds[r->event >> 6] >> (r->event & 63) & 1)),
+                             1)) {
             cur->index++;
             cur->window_pos++;
             if (cur->counting) {
