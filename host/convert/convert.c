@@ -104,16 +104,19 @@ static int note_devices_and_tasks(void *context, const ot_raw_stream *s, const o
     converter *c = context;
     if (!(c->device_or_task_kinds[r->event >> 6] >> (r->event & 63) & 1))
         return 0;
-    if (ot_host_tasks_note(c, r, s->header.thread_index) != 0)
+    if ((r->event == OFFTRACE_RAW_OMP_TASK_CREATE || r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE) &&
+        ot_host_tasks_note(c, r, s->header.thread_index) != 0)
         return -ENOMEM;
     int num = record_device(c, r);
-    if (num < 0)
+    if (num < 0 || (int64_t)num == c->last_noted_device - 1) /* the device the last one named: noted already */
         return 0;
     device_state *d = ot_cv_device(c, num);
-    if (d)
+    if (d) {
         d->used = 1;
-    else /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+        c->last_noted_device = (int64_t)num + 1;
+    } else { /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
         c->records_of_unshown_devices++;
+    }
     return 0;
 }
 

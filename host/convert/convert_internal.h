@@ -115,6 +115,8 @@ typedef struct converter {
      * third round): what the device and task bookkeeping must see of every
      * stream before the first one is written */
     uint64_t device_or_task_kinds[4];
+    int64_t last_noted_device; /**< the counting pass: 1 + the device its last device record named and noted used, 0: none
+                                (issue 18, fifth round: most records name the device the one before did) */
     int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
                         up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
 } converter;

@@ -62,9 +62,9 @@ static size_t fill_window(ot_raw_cursor *cur)
     if (cur->limit - cur->yielded < records)
         records = cur->limit - cur->yielded;
     size_t want = (size_t)(left < records ? left : records) * sizeof *cur->window;
-    if (cur->window_want < OT_RAW_WINDOW_RECORDS)
-        cur->window_want = cur->window_want * 4 < OT_RAW_WINDOW_RECORDS ? cur->window_want * 4
-                                                                          : OT_RAW_WINDOW_RECORDS;
+    if (cur->window_want < OT_RAW_CURSOR_WINDOW_RECORDS)
+        cur->window_want = cur->window_want * 4 < OT_RAW_CURSOR_WINDOW_RECORDS ? cur->window_want * 4
+                                                                                 : OT_RAW_CURSOR_WINDOW_RECORDS;
     size_t got = 0;
     ssize_t n = 1;
     while (got < want && (n = pread(cur->fd, (char *)cur->window + got, want - got,
@@ -118,9 +118,7 @@ static int pending_is_new(const offtrace_raw_record *p, const ot_raw_cursor *cur
 
 static void note_kind(ot_raw_stream *s, const offtrace_raw_record *r)
 {
-    s->events_seen[r->event >> 6] |= 1ull << (r->event & 63);
-    if (r->event == OFFTRACE_RAW_TARGET)
-        s->target_kinds_seen |= r->subkind < 64 ? 1ull << r->subkind : UINT64_MAX;
+    ot_raw_stream_note_kind(s, r);
 }
 
 int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
@@ -131,7 +129,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
-    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
     if (open_stream_file(s, cur) != 0)
@@ -160,7 +158,7 @@ static void finish_counting(ot_raw_cursor *cur)
     s->counted = 1;
 }
 
-const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
+const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
 {
     if (cur->yielded < cur->limit) {
         const offtrace_raw_record *r = next_committed(cur);
