@@ -282,21 +282,30 @@ static void write_device_file(const char *dir, const char *name, uint32_t versio
     free(buf);
 }
 
-/* A recording of one host thread and device 0 under a fresh scratch path. */
-static void make_recording(char *dir, size_t size, const char *name, const options *o)
+/* A fresh scratch recording directory with its raw/ and two clock pairs a second apart (TICKS0, NS0). */
+static void make_recording_dir(char *dir, size_t size, const char *name)
 {
     scratch_path(dir, (unsigned)size, name);
     char raw[4400];
     snprintf(raw, sizeof raw, "%s/raw", dir);
     cr_assert_eq(mkdir(dir, 0777), 0);
     cr_assert_eq(mkdir(raw, 0777), 0);
-
     char text[256];
     int len = snprintf(text, sizeof text, "%llu %llu %llu\n%llu %llu %llu\n", (unsigned long long)TICKS0,
                        (unsigned long long)NS0, (unsigned long long)(NS0 + 1700000000000000000ull),
                        (unsigned long long)(TICKS0 + 2000000000ull), (unsigned long long)(NS0 + 1000000000ull),
                        (unsigned long long)(NS0 + 1000000000ull + 1700000000000000000ull));
     write_file(dir, "clock.pairs", text, (size_t)len);
+}
+
+/* A recording of one host thread and device 0 under a fresh scratch path. */
+static void make_recording(char *dir, size_t size, const char *name, const options *o)
+{
+    make_recording_dir(dir, size, name);
+    char raw[4400];
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    char text[256];
+    int len;
     len = snprintf(text, sizeof text, "0 generic-64bit\n1 host\n");
     write_file(dir, "devices.txt", text, (size_t)len);
 
@@ -1020,17 +1029,10 @@ Test(device_conversion, report_takes_kernel_times_from_the_device)
 Test(device_conversion, a_device_met_late_in_a_stream_read_once_starts_the_conversion_again)
 {
     char dir[4096], raw[4400];
-    scratch_path(dir, sizeof dir, "devconv-read-once-late-device");
+    make_recording_dir(dir, sizeof dir, "devconv-read-once-late-device");
     snprintf(raw, sizeof raw, "%s/raw", dir);
-    cr_assert_eq(mkdir(dir, 0777), 0);
-    cr_assert_eq(mkdir(raw, 0777), 0);
     char text[256];
-    int len = snprintf(text, sizeof text, "%llu %llu %llu\n%llu %llu %llu\n", (unsigned long long)TICKS0,
-                       (unsigned long long)NS0, (unsigned long long)(NS0 + 1700000000000000000ull),
-                       (unsigned long long)(TICKS0 + 2000000000ull), (unsigned long long)(NS0 + 1000000000ull),
-                       (unsigned long long)(NS0 + 1000000000ull + 1700000000000000000ull));
-    write_file(dir, "clock.pairs", text, (size_t)len);
-    len = snprintf(text, sizeof text, "1 host\n"); /* no offload device listed */
+    int len = snprintf(text, sizeof text, "1 host\n"); /* no offload device listed */
     write_file(dir, "devices.txt", text, (size_t)len);
 
     const size_t chunk = 2u << 20, records = 2 * LATE_FLUSHES + 2;
