@@ -446,6 +446,7 @@ static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_r
     if (grow((void **)&m->held, &m->held_capacity, m->held_count, sizeof *m->held) == 0)
         m->held[m->held_count++] = h;
     OTF2_EvtWriter_ThreadAcquireLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, h.lock_id, h.order);
+    ot_tw_cover(c->tw, t);
 }
 
 /* mutex_released: the lock is given up. */
@@ -455,6 +456,7 @@ static void on_released(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_r
         if (m->held[i].wait_id == r->src_addr) {
             OTF2_EvtWriter_ThreadReleaseLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, m->held[i].lock_id,
                                              m->held[i].order);
+            ot_tw_cover(ot_cv_pass_converter(p)->tw, t);
             memmove(&m->held[i], &m->held[i + 1], (m->held_count - i - 1) * sizeof *m->held);
             m->held_count--;
             break;

@@ -640,12 +640,16 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
         close_open_chunk(p, t, r);
     if (r->endpoint == OFFTRACE_RAW_END) {
         pop_matching(p, r->event, 0, t, r);
-        if (r->event == OFFTRACE_RAW_OMP_PARALLEL)
+        if (r->event == OFFTRACE_RAW_OMP_PARALLEL) { /* covered itself: an end with no begin leaves nothing */
             OTF2_EvtWriter_ThreadJoin(p->w, NULL, t, OTF2_PARADIGM_OPENMP);
+            ot_tw_cover(p->c->tw, t);
+        }
         return;
     }
-    if (r->event == OFFTRACE_RAW_OMP_PARALLEL)
+    if (r->event == OFFTRACE_RAW_OMP_PARALLEL) {
         OTF2_EvtWriter_ThreadFork(p->w, NULL, t, OTF2_PARADIGM_OPENMP, (uint32_t)r->bytes);
+        ot_tw_cover(p->c->tw, t);
+    }
     OTF2_RegionRef region;
     if (cls == OFFTRACE_CLASS_HOST_PARALLEL && r->subkind)
         region = teams_region(p->c, cls);

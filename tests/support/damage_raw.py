@@ -43,6 +43,10 @@ elif case == "thread_random_events":   # valid-looking records with random field
     with open(T, "r+b") as f:
         for i in range(min(n, 3000)):
             f.seek(4096 + 64 * i); r = bytearray(os.urandom(64)); r[63] = random.randint(1, 12); f.write(r)
+elif case == "thread_lone_parallel_end":  # a parallel region's end with no begin, before every other record
+    with open(T, "r+b") as f:
+        f.seek(4096); first = struct.unpack("<Q", f.read(8))[0]
+        f.seek(4096); f.write(struct.pack("<Q", max(first - 10**9, 1)) + bytes(53) + bytes([2, 0, 7]))
 elif case == "thread_time_backwards":
     with open(T, "r+b") as f:
         for i in range(200):
