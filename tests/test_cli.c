@@ -825,3 +825,31 @@ Test(cli, a_program_whose_interpreter_is_missing_is_named)
         run_free(&r);
     }
 }
+
+/* OTF2 saves every anchor file with gethostid() (for the trace id); glibc's
+ * resolves the host name (nsswitch, /etc/hosts, DNS) where /etc/hostid is
+ * missing, seconds on a node with a slow resolver. The CLI's own
+ * (host/cli/hostid.c) must be the one OTF2's call binds to: the dynamic
+ * loader names the object each symbol binds to (LD_DEBUG=bindings). */
+Test(cli, the_anchor_files_host_id_does_not_ask_the_resolver)
+{
+    char dir[4096], keep[] = "OFFTRACE_KEEP_RAW=1", bindings[] = "LD_DEBUG=bindings";
+    scratch_path(dir, sizeof dir, "hostid");
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){keep, NULL}, "example_saxpy", NULL, NULL), 0);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){cli, "convert", "--force", dir, NULL}, (char *[]){bindings, NULL}, NULL, &r),
+                 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    const char *line = strstr(r.err, "normal symbol `gethostid'");
+    cr_assert(line, "OTF2 never asked for the host id: %.2000s", r.err);
+    const char *start = line;
+    while (start > r.err && start[-1] != '\n')
+        start--;
+    char binding[512];
+    snprintf(binding, sizeof binding, "%.*s", (int)(line - start), start);
+    cr_assert(strstr(binding, "libopen-trace-format2") && strstr(binding, "bin/offtrace "),
+              "gethostid bound elsewhere: %s", binding);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+}

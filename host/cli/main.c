@@ -1,5 +1,6 @@
 /* offtrace: record an OpenMP offload program and look at the result. The
  * verbs and their options are tables (options.c); this only dispatches. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,8 +12,25 @@ static int is_help(const char *arg)
     return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
 }
 
+/* glibc maps every allocation of 128 KiB or more by itself and unmaps it
+ * when freed (until a free raises that limit on its own), so each one's
+ * pages fault in anew, about 2.6 us a page here. offtrace's big allocations
+ * come and go all the time: OTF2 takes a 4 MiB buffer for every file it
+ * writes and frees it at the file's close, a 256 KiB chunk for every
+ * location's event and definition writers and for every reader, and the raw
+ * reader has its windows. From the heap, a freed block's pages serve the
+ * next one. Below 8 MiB they come from the heap, and up to 16 MiB of freed
+ * heap stay for the next (record had this by chance while its MPI decision
+ * freed a 4 MiB table: issue 18, sixth round). */
+static void keep_big_allocations_in_the_heap(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
+    mallopt(M_TRIM_THRESHOLD, 16 << 20);
+}
+
 int main(int argc, char **argv)
 {
+    keep_big_allocations_in_the_heap();
     if (argc < 2) {
         ot_cli_print_overview(stderr);
         return 2;

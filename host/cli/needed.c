@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,10 +36,12 @@
 
 #define MAX_OBJECTS 512
 
-/* One loaded object: what the search and the walk need of it. */
+/* One loaded object: what the search and the walk need of it. Small, its
+ * strings on the heap: an OpenMP program loads some 25 objects, and two
+ * PATH_MAX arrays in each were 60 of the walk's page faults (issue 18). */
 typedef struct object {
-    char path[PATH_MAX];
-    char origin[PATH_MAX]; /* its directory, for $ORIGIN */
+    char *path;
+    char *origin; /* its directory, for $ORIGIN */
     dev_t dev; /* the file: the loader loads a file once, whatever its name */
     ino_t ino;
     char **needed; /* its DT_NEEDED names */
@@ -52,7 +55,7 @@ typedef struct walk {
     unsigned count;
     char **names; /* every name loaded or looked for, to load each once */
     unsigned names_count;
-    char *cache; /* /etc/ld.so.cache, NULL if unreadable */
+    const char *cache; /* /etc/ld.so.cache mapped, NULL if unreadable */
     size_t cache_size;
 } walk;
 
@@ -63,23 +66,42 @@ static void free_object(object *o)
     free(o->needed);
     free(o->rpath);
     free(o->runpath);
+    free(o->path);
+    free(o->origin);
     o->needed = NULL;
-    o->rpath = o->runpath = NULL;
+    o->rpath = o->runpath = o->path = o->origin = NULL;
 }
 
-/* The string at \p offset of the dynamic string table at \p table, read
- * alone: a big library's table holds megabytes of symbol names. */
-static char *read_string(int fd, off_t table, uint64_t table_size, uint64_t offset)
+/* The last piece of a string table read: the strings an object names
+ * (DT_NEEDED, its paths) mostly lie together, so one read serves several. */
+typedef struct string_window {
+    char bytes[PATH_MAX];
+    uint64_t offset; /* in the table */
+    size_t size;     /* 0: nothing read yet */
+} string_window;
+
+/* The string at \p offset of the dynamic string table at \p table, read by
+ * itself (at most PATH_MAX - 1 bytes of it) unless the last read holds it
+ * whole: a big library's table holds megabytes of symbol names. */
+static char *read_string(int fd, off_t table, uint64_t table_size, uint64_t offset, string_window *win)
 {
-    char buf[PATH_MAX];
     if (offset >= table_size)
         return NULL;
-    size_t want = table_size - offset < sizeof buf - 1 ? (size_t)(table_size - offset) : sizeof buf - 1;
-    ssize_t got = pread(fd, buf, want, table + (off_t)offset);
+    if (win->size && offset >= win->offset && offset < win->offset + win->size) {
+        const char *start = win->bytes + (offset - win->offset);
+        size_t left = win->size - (size_t)(offset - win->offset);
+        if (memchr(start, '\0', left))
+            return strdup(start);
+    }
+    size_t want = table_size - offset < sizeof win->bytes - 1 ? (size_t)(table_size - offset) : sizeof win->bytes - 1;
+    ssize_t got = pread(fd, win->bytes, want, table + (off_t)offset);
+    win->size = 0;
     if (got <= 0)
         return NULL;
-    buf[got] = '\0';
-    return strdup(buf);
+    win->bytes[got] = '\0';
+    win->offset = offset;
+    win->size = (size_t)got;
+    return strdup(win->bytes);
 }
 
 /* Reads \p path's dynamic section into \p o. \return 0, or -1 when it is
@@ -93,16 +115,25 @@ static int read_object(const char *path, object *o)
     Elf64_Ehdr eh;
     Elf64_Phdr ph[64];
     Elf64_Dyn dyn[512];
+    string_window *win = NULL;
     int rc = -1;
     unsigned phnum = 0;
     ssize_t dyn_bytes = -1;
     struct stat st;
-    if (fstat(fd, &st) != 0 || pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
-        eh.e_phentsize != sizeof(Elf64_Phdr))
+    /* The header and, where they follow it (as linkers place them), the
+     * program headers in one read. */
+    union { Elf64_Ehdr eh; unsigned char bytes[sizeof(Elf64_Ehdr) + sizeof ph]; } head;
+    ssize_t head_bytes = fstat(fd, &st) == 0 ? pread(fd, &head, sizeof head, 0) : -1;
+    if (head_bytes < (ssize_t)sizeof eh)
+        goto out;
+    eh = head.eh;
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(Elf64_Phdr))
         goto out;
     phnum = eh.e_phnum < 64 ? eh.e_phnum : 64;
-    if (pread(fd, ph, phnum * sizeof *ph, (off_t)eh.e_phoff) != (ssize_t)(phnum * sizeof *ph))
+    if (eh.e_phoff <= (uint64_t)head_bytes && phnum * sizeof *ph <= (uint64_t)head_bytes - eh.e_phoff)
+        memcpy(ph, head.bytes + eh.e_phoff, phnum * sizeof *ph);
+    else if (pread(fd, ph, phnum * sizeof *ph, (off_t)eh.e_phoff) != (ssize_t)(phnum * sizeof *ph))
         goto out;
     for (unsigned i = 0; i < phnum; i++)
         if (ph[i].p_type == PT_DYNAMIC) {
@@ -131,13 +162,15 @@ static int read_object(const char *path, object *o)
     if (strtab < 0 || !strtab_size)
         goto out;
     o->needed = calloc(needed ? needed : 1, sizeof *o->needed);
-    if (!o->needed)
+    win = malloc(sizeof *win);
+    if (!o->needed || !win)
         goto out;
+    win->size = 0;
     o->needed_count = 0;
     for (unsigned i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
         char *text = NULL;
         if (dyn[i].d_tag == DT_NEEDED || dyn[i].d_tag == DT_RPATH || dyn[i].d_tag == DT_RUNPATH)
-            text = read_string(fd, strtab, strtab_size, dyn[i].d_un.d_val);
+            text = read_string(fd, strtab, strtab_size, dyn[i].d_un.d_val, win);
         if (!text)
             continue;
         if (dyn[i].d_tag == DT_NEEDED)
@@ -149,11 +182,14 @@ static int read_object(const char *path, object *o)
         else
             free(text);
     }
-    snprintf(o->path, sizeof o->path, "%s", path);
+    o->path = strdup(path);
+    if (!o->path)
+        goto out;
     o->dev = st.st_dev;
     o->ino = st.st_ino;
     rc = 0;
 out:
+    free(win);
     close(fd);
     if (rc)
         free_object(o);
@@ -257,17 +293,17 @@ static int find(walk *w, int from, const char *name, object *o)
     if (need && !need->runpath) {
         for (int l = from; l >= 0; l = w->objects[l].loader) {
             const object *lo = &w->objects[l];
-            if (!lo->runpath && lo->rpath && search_list(lo->rpath, lo->origin, name, o) == 0)
+            if (!lo->runpath && lo->rpath && search_list(lo->rpath, lo->origin ? lo->origin : "", name, o) == 0)
                 return 0;
         }
     }
     const object *main = &w->objects[0];
-    if (from != 0 && !main->runpath && main->rpath && search_list(main->rpath, main->origin, name, o) == 0)
+    if (from != 0 && !main->runpath && main->rpath && search_list(main->rpath, main->origin ? main->origin : "", name, o) == 0)
         return 0;
     const char *library_path = getenv("LD_LIBRARY_PATH");
     if (library_path && search_list(library_path, "", name, o) == 0)
         return 0;
-    if (need && need->runpath && search_list(need->runpath, need->origin, name, o) == 0)
+    if (need && need->runpath && search_list(need->runpath, need->origin ? need->origin : "", name, o) == 0)
         return 0;
     if (search_cache(w, name, o) == 0)
         return 0;
@@ -307,26 +343,27 @@ static void add(walk *w, int from, const char *name)
         }
     o->loader = from;
     const char *slash = strrchr(o->path, '/');
+    char cwd[PATH_MAX];
     if (slash)
-        snprintf(o->origin, sizeof o->origin, "%.*s", (int)(slash - o->path), o->path);
-    else if (!getcwd(o->origin, sizeof o->origin))
-        o->origin[0] = '\0';
+        o->origin = strndup(o->path, (size_t)(slash - o->path));
+    else
+        o->origin = strdup(getcwd(cwd, sizeof cwd) ? cwd : "");
     w->count++;
 }
 
+/* Mapped, as the loader maps it: its pages come from the page cache, not
+ * copied into fresh memory (13 page faults and a copy of 52 KiB here). */
 static void read_cache(walk *w)
 {
     int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0)
         return;
-    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20)) {
-        w->cache = malloc((size_t)st.st_size);
-        if (w->cache && pread(fd, w->cache, (size_t)st.st_size, 0) == st.st_size)
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (64 << 20)) {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            w->cache = map;
             w->cache_size = (size_t)st.st_size;
-        else {
-            free(w->cache);
-            w->cache = NULL;
         }
     }
     close(fd);
@@ -370,12 +407,13 @@ int ot_cli_needed_libraries(const char *program, int (*visit)(const char *name, 
     object *program_object = &w.objects[0];
     if (!realpath(program, real))
         snprintf(real, sizeof real, "%s", program);
-    snprintf(program_object->origin, sizeof program_object->origin, "%s", real);
-    char *slash = strrchr(program_object->origin, '/');
+    char *slash = strrchr(real, '/');
     if (slash)
         *slash = '\0';
     program_object->loader = -1;
     w.count = 1;
+    if (!(program_object->origin = strdup(real)))
+        goto out;
     read_cache(&w);
     add_preloads(&w);
     rc = 0;
@@ -396,6 +434,7 @@ out:
         free(w.names[i]);
     free(w.objects);
     free(w.names);
-    free(w.cache);
+    if (w.cache)
+        munmap((void *)w.cache, w.cache_size);
     return rc;
 }

@@ -461,7 +461,17 @@ static int check_environment(int device_detail)
     return -1;
 }
 
-/* Runs the program; *exec_errno is set when it could not be started. */
+/* Runs the program; *exec_errno is set when it could not be started.
+ *
+ * vfork: the child borrows record's memory until its exec instead of
+ * copying record's page tables (some 10 MiB of libraries, the
+ * conversion's code) only to drop them at the exec: about 0.2 ms of CPU
+ * less per run here, record's and the program's together (issue 18). So
+ * the child only makes system calls on its own stack and never returns:
+ * no handler of record's can run in it (record installs its handlers after
+ * this; until then the dispositions are the defaults it was started with),
+ * and the one thing it writes outside its frame, errno, record does not read
+ * once vfork has returned a child. */
 static pid_t start_program(char **program, int *exec_errno)
 {
     int fds[2];
@@ -470,7 +480,7 @@ static pid_t start_program(char **program, int *exec_errno)
         return -1;
     pid_t parent = getpid();
     block_launcher_signals();
-    pid_t pid = fork();
+    pid_t pid = vfork();
     if (pid == 0) {
         close(fds[0]);
         /* record is single-threaded, so "the forking thread ends" is "record ends". */

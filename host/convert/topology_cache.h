@@ -7,8 +7,9 @@
  * The cache is one small text file per host name,
  * `$XDG_CACHE_HOME/offtrace/topology-HOST` (else `~/.cache/offtrace/...`),
  * holding the description and the key it is valid for: this boot (the
- * kernel's boot id), the hwloc library that made it (its runtime API
- * version), the online CPUs and the memory's total (hotplug without a
+ * kernel's boot id), the hwloc API offtrace was built against (the
+ * library is loaded only when the cache has nothing: an upgrade of hwloc
+ * that keeps its soname shows at the next boot), the online CPUs and the memory's total (hotplug without a
  * reboot), and the CPUs and memory nodes this process may use (what hwloc
  * restricts its tree to). A file whose key differs, or that is damaged in
  * any way, is ignored without a word and written anew; one that cannot be
@@ -31,8 +32,8 @@ typedef struct ot_topology_cache {
 
 /**
  * \brief Decide whether the cache can be used here, and where it is.
- * \param hwloc_version the hwloc library's runtime API version
- *        (`hwloc_get_api_version()`), part of the key
+ * \param hwloc_version the hwloc API version offtrace was built against
+ *        (`HWLOC_API_VERSION`), part of the key
  * \return 0 when it can; -ENOENT when it is off (`OFFTRACE_TOPOLOGY_CACHE`,
  *         a `HWLOC_*` variable, no home or cache directory, no boot id),
  *         -EINVAL when `OFFTRACE_TOPOLOGY_CACHE` has a value that is not a

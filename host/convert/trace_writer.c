@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "offtrace/offtrace.h"
 #include "offtrace/raw_format.h"
@@ -176,6 +178,21 @@ typedef struct chunk_pool {
     size_t count, capacity;
 } chunk_pool;
 
+/* OTF2 writes every page of a chunk before it lets it go: it fills the
+ * unused rest of each chunk it flushes, the last one of every location
+ * too. Their pages are faulted in here at once (MADV_POPULATE_WRITE, Linux
+ * 5.14; older kernels refuse it and fault them in one by one as before):
+ * on this VM 1.8 instead of 2.6 us a page, 64 pages a fresh chunk (issue
+ * 18, sixth round). Chunks glibc hands out again are populated already,
+ * and this costs them nothing. */
+static void populate(void *memory, uint64_t size)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)memory & ~(page - 1);
+    uintptr_t end = ((uintptr_t)memory + size + page - 1) & ~(page - 1);
+    madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
+
 static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
                             uint64_t chunk_size)
 {
@@ -193,8 +210,10 @@ static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef loc
         p->capacity = grown;
     }
     void *chunk = malloc(chunk_size);
-    if (chunk)
+    if (chunk) {
         p->chunks[p->count++] = chunk;
+        populate(chunk, chunk_size);
+    }
     return chunk;
 }
 
