@@ -119,6 +119,8 @@ typedef struct converter {
                                 (issue 18, fifth round: most records name the device the one before did) */
     int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
                         up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
+    int sort_device_items; /**< every device timeline sorts its items (issue 18, sixth round: else written as they
+                                come where no later stream adds any, device_timeline.h) */
 } converter;
 
 /** \brief Host ticks to host ns. */
