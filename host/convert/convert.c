@@ -294,12 +294,19 @@ static size_t last_stream_adding_device_items(const converter *c)
     return last;
 }
 
+/* Devices whose items may be written as they come: each keeps two more
+ * OTF2 files open during the host passes (its kernel stream and its RDMA
+ * location), and OTF2 buffers up to 4 MiB per file it writes; the others
+ * are sorted in about 1.6 MiB each (docs/reliability.md). */
+#define DEVICES_WRITTEN_AS_THEY_COME 4
+
 /* Where the device timelines' items come from now (device_timeline.h). */
 static void tell_device_timelines(converter *c, int last_source)
 {
     for (size_t i = 0; i < c->device_count; i++)
         if (c->devices[i].timeline)
-            ot_dt_source(c->devices[i].timeline, c->tw, c->devices[i].rdma, last_source && !c->sort_device_items);
+            ot_dt_source(c->devices[i].timeline, c->tw, c->devices[i].rdma,
+                         last_source && !c->sort_device_items && i < DEVICES_WRITTEN_AS_THEY_COME);
 }
 
 /* How the device items were written, for ot_convert_options.device_items. */
