@@ -10,10 +10,11 @@
  * Real programs under `offtrace record` (raw records kept): one host thread
  * offloading more items than the sort keeps in memory (so the sort spills,
  * the other way does not), two host threads offloading at once, `target
- * nowait` on helper threads, two devices. And a recording written here whose
- * one thread's launches and transfers nest, so that an item comes before one
- * written already: the conversion starts again, sorting, and the archive is
- * still the sorted one.
+ * nowait` on helper threads, two devices. And recordings written here whose
+ * one thread's launches, transfers and allocations nest: around a few, the
+ * late item still finds its place (items wait a little before they are
+ * written); around many, it comes before one written already: the
+ * conversion starts again, sorting, and the archive is still the sorted one.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -226,59 +227,75 @@ static offtrace_raw_record op(uint8_t event, uint8_t endpoint, uint64_t ns, uint
     return r;
 }
 
-/* What nests in the one thread's target region on device 0 (a runtime
- * never does this; a damaged or hostile recording may): the inner
- * operation ends first, so the outer one, which begins earlier, comes
- * after it. Then launches and transfers in order. SAME_TIMES nests
- * nothing: an allocation ends where a transfer begins; the second one, of
- * no duration, where the first transfer ends and the second begins. */
-enum nesting { LAUNCHES_NEST, TRANSFERS_NEST, ALLOCATION_IN_TRANSFER, SAME_TIMES };
+/* What nests in the one thread's target region on device 0: \p inner
+ * operations inside an outer one of the same kind (launches, transfers), or
+ * allocations inside a transfer. Inner ones end first, so the outer one,
+ * which begins earlier, comes after them (the recorder keeps such orders:
+ * test_recorder's nested operations). Then launches and transfers in
+ * order. SAME_TIMES nests nothing: an allocation ends where a transfer
+ * begins; the second one, of no duration, where the first transfer ends and
+ * the second begins. */
+enum nesting { LAUNCHES_NEST, TRANSFERS_NEST, ALLOCATIONS_IN_TRANSFER, SAME_TIMES };
 
-static size_t nesting_records(offtrace_raw_record *r, enum nesting what)
+/* Records of an operation from \p begin to \p end (ns). */
+static size_t operation(offtrace_raw_record *r, uint8_t event, uint8_t subkind, uint64_t begin, uint64_t end,
+                        uint64_t id, uint64_t device_addr)
+{
+    r[0] = op(event, OFFTRACE_RAW_BEGIN, begin, id);
+    r[0].subkind = subkind;
+    if (event == OFFTRACE_RAW_DATA_OP) {
+        r[0].bytes = subkind == ompt_target_data_alloc ? 4096 : 64;
+        r[0].src_addr = subkind == ompt_target_data_alloc ? 0 : 0x1000;
+        r[0].dst_addr = device_addr;
+        r[0].flags = OFFTRACE_RAW_FLAG_IN_CONSTRUCT;
+    }
+    r[1] = r[0];
+    r[1].time = ticks_of(end);
+    r[1].endpoint = OFFTRACE_RAW_END;
+    return 2;
+}
+
+static size_t nesting_records(offtrace_raw_record *r, enum nesting what, unsigned inner)
 {
     size_t n = 0;
     r[n] = op(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0, 77);
     r[n++].subkind = ompt_target;
-    if (what == LAUNCHES_NEST) {
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_BEGIN, T0 + 1000, 501);
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_BEGIN, T0 + 2000, 502);
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_END, T0 + 3000, 502);
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_END, T0 + 4000, 501);
-    }
-    for (int i = 0; i < 2; i++) {
-        uint64_t at = T0 + 10000 + (what == SAME_TIMES ? 3000 : 10000) * (uint64_t)i;
-        if (what == SAME_TIMES) { /* its memory change and the transfer's Enter at one time */
-            r[n] = op(OFFTRACE_RAW_DATA_OP, OFFTRACE_RAW_BEGIN, at - (i ? 0 : 500), 801 + (uint64_t)i);
-            r[n].subkind = ompt_target_data_alloc, r[n].src_addr = 0;
-            r[n].dst_addr = 0x3000 + 0x1000 * (uint64_t)i, r[n++].bytes = 4096;
-            r[n] = r[n - 1], r[n].time = ticks_of(at), r[n++].endpoint = OFFTRACE_RAW_END;
+    uint64_t at = T0 + 1000, id = 500;
+    if (what != SAME_TIMES) { /* outer begins, inner ones, outer ends */
+        uint8_t outer_event = what == LAUNCHES_NEST ? OFFTRACE_RAW_SUBMIT : OFFTRACE_RAW_DATA_OP;
+        size_t outer = n;
+        n += operation(r + n, outer_event, what == LAUNCHES_NEST ? 0 : ompt_target_data_transfer_to_device, at,
+                       at + 1000 * (inner + 1), id++, 0x2000);
+        offtrace_raw_record outer_end = r[outer + 1];
+        n = outer + 1;
+        for (unsigned i = 0; i < inner; i++) {
+            uint64_t b = at + 1000 * (i + 1);
+            if (what == LAUNCHES_NEST)
+                n += operation(r + n, OFFTRACE_RAW_SUBMIT, 0, b, b + 500, id++, 0);
+            else
+                n += operation(r + n, OFFTRACE_RAW_DATA_OP,
+                               what == TRANSFERS_NEST ? ompt_target_data_transfer_to_device : ompt_target_data_alloc,
+                               b, b + 500, id++, 0x10000 + 0x1000 * (uint64_t)i);
         }
-        r[n] = op(OFFTRACE_RAW_DATA_OP, OFFTRACE_RAW_BEGIN, at, 601 + 2 * (uint64_t)i);
-        r[n].subkind = ompt_target_data_transfer_to_device, r[n].bytes = 64, r[n].src_addr = 0x1000;
-        r[n].dst_addr = 0x2000, r[n++].flags = OFFTRACE_RAW_FLAG_IN_CONSTRUCT;
-        if (what == TRANSFERS_NEST) { /* a second transfer inside the first */
-            r[n] = r[n - 1], r[n].time = ticks_of(at + 1000), r[n++].id = 602 + 2 * (uint64_t)i;
-            r[n] = r[n - 1], r[n].time = ticks_of(at + 2000), r[n++].endpoint = OFFTRACE_RAW_END;
-        } else if (what == ALLOCATION_IN_TRANSFER) { /* device memory allocated inside the transfer */
-            r[n] = r[n - 1], r[n].time = ticks_of(at + 1000), r[n].id = 602 + 2 * (uint64_t)i;
-            r[n].subkind = ompt_target_data_alloc, r[n].dst_addr = 0x3000 + 0x1000 * (uint64_t)i;
-            r[n].src_addr = 0, r[n++].bytes = 4096;
-            r[n] = r[n - 1], r[n].time = ticks_of(at + 2000), r[n++].endpoint = OFFTRACE_RAW_END;
+        r[n++] = outer_end;
+        at += 1000 * (inner + 2);
+    } else {
+        for (int i = 0; i < 2; i++) { /* its memory change and the transfer's Enter at one time */
+            n += operation(r + n, OFFTRACE_RAW_DATA_OP, ompt_target_data_alloc, at - (i ? 0 : 500), at, id++,
+                           0x3000 + 0x1000 * (uint64_t)i);
+            n += operation(r + n, OFFTRACE_RAW_DATA_OP, ompt_target_data_transfer_to_device, at, at + 3000, id++,
+                           0x2000);
+            at += 3000;
         }
-        r[n] = r[what == LAUNCHES_NEST || what == SAME_TIMES ? n - 1 : n - 3], r[n].time = ticks_of(at + 3000);
-        r[n++].endpoint = OFFTRACE_RAW_END;
     }
-    for (int i = 0; i < 3; i++) {
-        uint64_t at = T0 + 50000 + 10000 * (uint64_t)i;
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_BEGIN, at, 700 + (uint64_t)i);
-        r[n++] = op(OFFTRACE_RAW_SUBMIT, OFFTRACE_RAW_END, at + 5000, 700 + (uint64_t)i);
-    }
-    r[n] = op(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T0 + 100000, 77);
+    for (int i = 0; i < 3; i++, at += 10000)
+        n += operation(r + n, OFFTRACE_RAW_SUBMIT, 0, at, at + 5000, id++, 0);
+    r[n] = op(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, at, 77);
     r[n++].subkind = ompt_target;
     return n;
 }
 
-static void make_nesting_recording(char *dir, size_t size, const char *name, enum nesting what)
+static void make_nesting_recording(char *dir, size_t size, const char *name, enum nesting what, unsigned inner)
 {
     scratch_path(dir, (unsigned)size, name);
     char raw[4400];
@@ -304,46 +321,45 @@ static void make_nesting_recording(char *dir, size_t size, const char *name, enu
     h->os_tid = 4242;
     h->is_process_main = 1;
     h->chunk_bytes = chunk;
-    nesting_records((offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE), what);
+    cr_assert_lt(nesting_records((offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE), what, inner),
+                 chunk / sizeof(offtrace_raw_record));
     write_raw_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
     free(stream);
 }
 
-/* The items of a nesting recording: converted again, sorted, the same archive. */
-static both_ways expect_started_again(const char *name, enum nesting what, uint64_t items)
+/* A nesting recording converted both ways: \p items device items, and
+ * whether the conversion started again, sorting. */
+static both_ways nesting(const char *name, enum nesting what, unsigned inner, uint64_t items, int started_again)
 {
     char dir[4096];
-    make_nesting_recording(dir, sizeof dir, name, what);
+    make_nesting_recording(dir, sizeof dir, name, what, inner);
     both_ways w = convert_both_ways(dir);
     cr_assert_eq(w.sorted.sorted, items, "%s: %llu items", name, (unsigned long long)w.sorted.sorted);
-    cr_assert_eq(w.as_they_come.started_again, 1, "%s: not started again", name);
-    cr_assert_eq(w.as_they_come.as_they_came, 0u); /* the second attempt sorted them all */
+    cr_assert_eq(w.as_they_come.started_again, started_again, "%s: started again or not", name);
+    /* started again: the second attempt sorted them all */
+    cr_assert_eq(w.as_they_come.as_they_came, started_again ? 0 : items, "%s", name);
     return w;
 }
 
-Test(device_timeline, a_launch_before_one_written_starts_the_conversion_again_sorted)
+/* A few items late: they wait, in order, before being written. */
+Test(device_timeline, an_operation_around_a_few_others_on_its_thread_is_written_in_order)
 {
-    expect_started_again("timeline-nested-launches", LAUNCHES_NEST, 7); /* 5 launches, 2 transfers */
+    nesting("timeline-launch-around-one", LAUNCHES_NEST, 1, 5, 0);       /* 2 nested, 3 launches after */
+    nesting("timeline-transfer-around-one", TRANSFERS_NEST, 1, 5, 0);    /* 2 transfers, 3 launches */
+    nesting("timeline-transfer-around-allocation", ALLOCATIONS_IN_TRANSFER, 1, 5, 0); /* 1, 1, 3 */
 }
 
-Test(device_timeline, a_transfer_before_one_written_starts_the_conversion_again_sorted)
+/* More items late than wait: the conversion starts again, sorted. */
+Test(device_timeline, an_operation_around_many_others_starts_the_conversion_again_sorted)
 {
-    both_ways w = expect_started_again("timeline-nested-transfers", TRANSFERS_NEST, 7); /* 3 launches, 4 transfers */
-    cr_assert_eq(w.clipped, 0u, "the inner transfers end inside the outer ones");
-}
-
-Test(device_timeline, a_transfer_before_a_memory_change_written_starts_the_conversion_again_sorted)
-{
-    expect_started_again("timeline-allocation-in-transfer", ALLOCATION_IN_TRANSFER, 7); /* 3, 2, 2 allocations */
+    nesting("timeline-launch-around-many", LAUNCHES_NEST, 100, 104, 1);
+    both_ways w = nesting("timeline-transfer-around-many", TRANSFERS_NEST, 100, 104, 1);
+    cr_assert_eq(w.clipped, 0u, "the inner transfers end inside the outer one");
+    nesting("timeline-transfer-around-allocations", ALLOCATIONS_IN_TRANSFER, 100, 104, 1);
 }
 
 Test(device_timeline, items_at_equal_times_are_written_as_they_come_in_the_sorted_order)
 {
-    char dir[4096];
-    make_nesting_recording(dir, sizeof dir, "timeline-same-times", SAME_TIMES);
-    both_ways w = convert_both_ways(dir);
-    cr_assert_eq(w.sorted.sorted, 7u, "%llu items", (unsigned long long)w.sorted.sorted); /* 3 launches, 2, 2 */
-    cr_assert_eq(w.as_they_come.started_again, 0);
-    cr_assert_eq(w.as_they_come.as_they_came, 7u);
+    both_ways w = nesting("timeline-same-times", SAME_TIMES, 0, 7, 0); /* 3 launches, 2 transfers, 2 allocations */
     cr_assert_eq(w.clipped, 0u, "a transfer that begins where the one before ended is not inside it");
 }

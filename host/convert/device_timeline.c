@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "external_sort.h"
 
@@ -40,6 +41,32 @@ typedef struct written {
     uint64_t clipped;
 } written;
 
+/* Items written as they come wait here first, in order, for the ones
+ * that may still come before them: an operation begun on its thread before
+ * others and ended after them (a nested data operation, which the recorder
+ * allows) comes after them, a few items late. A later one than this makes
+ * the conversion start again, sorting. */
+#define WINDOW 64u
+#define RING 128u /* a power of two above WINDOW: the newest goes in before the first goes out */
+
+/* An item of the RDMA location: a transfer, or a memory change at t.begin
+ * (its seq in t.seq), by time. */
+typedef struct rdma_item {
+    interval t;
+    int64_t delta;
+    int memory;
+} rdma_item;
+
+typedef struct kernel_window {
+    interval items[RING];
+    unsigned first, count;
+} kernel_window;
+
+typedef struct rdma_window {
+    rdma_item items[RING];
+    unsigned first, count;
+} rdma_window;
+
 /* Each kind of event is sorted in bounded memory (external_sort.h) unless
  * it can be written as it comes: a long trace's kernels and transfers go to
  * a scratch file beside the archive. */
@@ -54,6 +81,8 @@ struct ot_device_timeline {
     int out_of_order; /* an item came before one written already: start again, sorting */
     int error;        /* the first error writing an item as it came (the passes go on), for ot_dt_write */
     uint64_t as_they_came, sorted;
+    kernel_window *kernel_window; /* made when the first item is written as it comes */
+    rdma_window *rdma_window;
     written out;
 };
 
@@ -73,6 +102,49 @@ static int by_time(const void *pa, const void *pb)
     if (a->time != b->time)
         return a->time < b->time ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Memory change first where the times are equal: the order write_sorted_rdma
+ * merges the two sorts in. */
+static int rdma_order(const rdma_item *a, const rdma_item *b)
+{
+    if (a->t.begin != b->t.begin)
+        return a->t.begin < b->t.begin ? -1 : 1;
+    if (a->memory != b->memory)
+        return a->memory ? -1 : 1;
+    if (a->memory)
+        return a->t.seq < b->t.seq ? -1 : a->t.seq > b->t.seq;
+    return by_begin(&a->t, &b->t);
+}
+
+/* Put an item in its place in a window (after every waiting one, one
+ * comparison, for items in order), and take the first. */
+#define WINDOW_PUT(w, item, order)                                                                                    \
+    do {                                                                                                              \
+        unsigned i_ = (w)->count++;                                                                                   \
+        for (; i_ > 0 && order((item), &(w)->items[((w)->first + i_ - 1) & (RING - 1)]) < 0; i_--)                     \
+            (w)->items[((w)->first + i_) & (RING - 1)] = (w)->items[((w)->first + i_ - 1) & (RING - 1)];                \
+        (w)->items[((w)->first + i_) & (RING - 1)] = *(item);                                                         \
+    } while (0)
+
+static const interval *kernel_take(kernel_window *w)
+{
+    if (!w || !w->count)
+        return NULL;
+    const interval *first = &w->items[w->first];
+    w->first = (w->first + 1) & (RING - 1);
+    w->count--;
+    return first;
+}
+
+static const rdma_item *rdma_take(rdma_window *w)
+{
+    if (!w || !w->count)
+        return NULL;
+    const rdma_item *first = &w->items[w->first];
+    w->first = (w->first + 1) & (RING - 1);
+    w->count--;
+    return first;
 }
 
 ot_device_timeline *ot_dt_new(int num, const char *scratch_dir)
@@ -262,15 +334,37 @@ static int written_as_it_came(ot_device_timeline *d, int rc)
     return rc;
 }
 
+static int write_rdma_item(ot_device_timeline *d, const rdma_item *item)
+{
+    if (!item->memory)
+        return write_transfer(d, d->w, d->rdma, &item->t);
+    memory_change m = {item->t.begin, item->delta, item->t.seq};
+    return write_memory(d, d->w, d->rdma, &m);
+}
+
 int ot_dt_add_kernel(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region, uint64_t op)
 {
     interval i = {begin, end < begin ? begin : end, d->seq++, op, region};
     if (d->out_of_order || d->error)
         return d->error;
-    if (as_it_comes(d))
-        return written_as_it_came(d, write_kernel(d, d->w, &i));
-    d->sorted++;
-    return ot_es_add(d->kernels, &i);
+    if (!as_it_comes(d)) {
+        d->sorted++;
+        return ot_es_add(d->kernels, &i);
+    }
+    if (!d->kernel_window && !(d->kernel_window = calloc(1, sizeof *d->kernel_window)))
+        return written_as_it_came(d, -ENOMEM);
+    WINDOW_PUT(d->kernel_window, &i, by_begin);
+    int rc = d->kernel_window->count > WINDOW ? write_kernel(d, d->w, kernel_take(d->kernel_window)) : 0;
+    return written_as_it_came(d, rc);
+}
+
+static int add_rdma_item(ot_device_timeline *d, const rdma_item *item)
+{
+    if (!d->rdma_window && !(d->rdma_window = calloc(1, sizeof *d->rdma_window)))
+        return written_as_it_came(d, -ENOMEM);
+    WINDOW_PUT(d->rdma_window, item, rdma_order);
+    int rc = d->rdma_window->count > WINDOW ? write_rdma_item(d, rdma_take(d->rdma_window)) : 0;
+    return written_as_it_came(d, rc);
 }
 
 int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2_RegionRef region)
@@ -278,10 +372,11 @@ int ot_dt_add_transfer(ot_device_timeline *d, uint64_t begin, uint64_t end, OTF2
     interval i = {begin, end < begin ? begin : end, d->seq++, 0, region};
     if (d->out_of_order || d->error)
         return d->error;
-    if (as_it_comes(d))
-        return written_as_it_came(d, write_transfer(d, d->w, d->rdma, &i));
-    d->sorted++;
-    return ot_es_add(d->transfers, &i);
+    if (!as_it_comes(d)) {
+        d->sorted++;
+        return ot_es_add(d->transfers, &i);
+    }
+    return add_rdma_item(d, &(rdma_item){.t = i, .memory = 0});
 }
 
 int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
@@ -289,10 +384,11 @@ int ot_dt_add_memory(ot_device_timeline *d, uint64_t time, int64_t delta)
     memory_change m = {time, delta, d->seq++};
     if (d->out_of_order || d->error)
         return d->error;
-    if (as_it_comes(d))
-        return written_as_it_came(d, write_memory(d, d->w, d->rdma, &m));
-    d->sorted++;
-    return ot_es_add(d->memory, &m);
+    if (!as_it_comes(d)) {
+        d->sorted++;
+        return ot_es_add(d->memory, &m);
+    }
+    return add_rdma_item(d, &(rdma_item){.t = {.begin = m.time, .seq = m.seq}, .delta = delta, .memory = 1});
 }
 
 /* ---- the end ---- */
@@ -320,7 +416,10 @@ static int define_streams(ot_device_timeline *d, ot_trace_writer *w)
 
 static int write_sorted_kernels(ot_device_timeline *d, ot_trace_writer *w)
 {
-    int rc = ot_es_finish(d->kernels);
+    int rc = 0;
+    for (const interval *k; rc == 0 && !d->out_of_order && (k = kernel_take(d->kernel_window));)
+        rc = write_kernel(d, w, k); /* those written as they came, first (none when sorted) */
+    rc = rc ? rc : ot_es_finish(d->kernels);
     for (const interval *k; rc == 0 && !d->out_of_order && (k = ot_es_next(d->kernels));)
         rc = write_kernel(d, w, k);
     return rc ? rc : ot_es_error(d->kernels);
@@ -328,7 +427,10 @@ static int write_sorted_kernels(ot_device_timeline *d, ot_trace_writer *w)
 
 static int write_sorted_rdma(ot_device_timeline *d, ot_trace_writer *w, OTF2_EvtWriter *rdma)
 {
-    int rc = ot_es_finish(d->transfers);
+    int rc = 0;
+    for (const rdma_item *i; rc == 0 && !d->out_of_order && (i = rdma_take(d->rdma_window));)
+        rc = write_rdma_item(d, i);
+    rc = rc ? rc : ot_es_finish(d->transfers);
     if (rc == 0)
         rc = ot_es_finish(d->memory);
     const interval *t = rc ? NULL : ot_es_next(d->transfers);
@@ -375,5 +477,7 @@ void ot_dt_free(ot_device_timeline *d)
     if (d->out.attributes)
         OTF2_AttributeList_Delete(d->out.attributes);
     free(d->out.open);
+    free(d->kernel_window);
+    free(d->rdma_window);
     free(d);
 }

@@ -9,10 +9,11 @@
  * file: one host thread offloads, the usual case. Otherwise they are sorted,
  * in bounded memory (external_sort.h: a long trace's events go to a scratch
  * file and are merged back), and written by ot_dt_write. Both ways write the
- * same archive: the events written as they came are checked to be in the
- * order the sort would give; one that is not, after others were written,
- * makes ot_dt_write ask for the conversion to start again, sorting
- * (OT_DT_START_AGAIN_SORTED). Kernels that overlap in time go
+ * same archive: the events written as they came wait a little (64 of a
+ * kind), in order, for one a few items late (an operation around others on
+ * its thread), and are checked to be in the order the sort would give; one
+ * that is not, after others were written, makes ot_dt_write ask for the
+ * conversion to start again, sorting (OT_DT_START_AGAIN_SORTED). Kernels that overlap in time go
  * to separate stream locations ("virtual streams", as Score-P does for OMPT
  * targets), so every location stays properly nested. The one RDMA location
  * per device shows each transfer as a region; a transfer that starts while
