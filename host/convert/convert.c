@@ -300,13 +300,20 @@ static size_t last_stream_adding_device_items(const converter *c)
  * are sorted in about 1.6 MiB each (docs/reliability.md). */
 #define DEVICES_WRITTEN_AS_THEY_COME 4
 
+void ot_cv_tell_device_timeline(converter *c, device_state *d)
+{
+    if (d->timeline)
+        ot_dt_source(d->timeline, c->tw, d->rdma,
+                     c->device_items_last_source && !c->sort_device_items &&
+                         d - c->devices < DEVICES_WRITTEN_AS_THEY_COME);
+}
+
 /* Where the device timelines' items come from now (device_timeline.h). */
 static void tell_device_timelines(converter *c, int last_source)
 {
+    c->device_items_last_source = last_source;
     for (size_t i = 0; i < c->device_count; i++)
-        if (c->devices[i].timeline)
-            ot_dt_source(c->devices[i].timeline, c->tw, c->devices[i].rdma,
-                         last_source && !c->sort_device_items && i < DEVICES_WRITTEN_AS_THEY_COME);
+        ot_cv_tell_device_timeline(c, &c->devices[i]);
 }
 
 /* How the device items were written, for ot_convert_options.device_items. */
