@@ -279,6 +279,56 @@ static void set_ignored_counts(converter *c)
         set_number(c->tw, names[i], c->rec.ignored[i]);
 }
 
+/* The last stream that may add kernels, transfers or memory changes to a
+ * device timeline (0 when none does): one counted without launches or data
+ * operations (its pending begin included) adds none. From its pass on no
+ * later stream adds any, and the timelines write theirs as they come. */
+static size_t last_stream_adding_device_items(const converter *c)
+{
+    size_t last = 0;
+    for (size_t i = 0; i < c->rec.stream_count; i++) {
+        const ot_raw_stream *s = &c->rec.streams[i];
+        if (!s->counted || ot_raw_stream_has(s, OFFTRACE_RAW_SUBMIT) || ot_raw_stream_has(s, OFFTRACE_RAW_DATA_OP))
+            last = i;
+    }
+    return last;
+}
+
+/* Devices whose items may be written as they come: each keeps two more
+ * OTF2 files open during the host passes (its kernel stream and its RDMA
+ * location), and OTF2 buffers up to 4 MiB per file it writes; the others
+ * are sorted in about 1.6 MiB each (docs/reliability.md). */
+#define DEVICES_WRITTEN_AS_THEY_COME 4
+
+void ot_cv_tell_device_timeline(converter *c, device_state *d)
+{
+    if (d->timeline)
+        ot_dt_source(d->timeline, c->tw, d->rdma,
+                     c->device_items_last_source && !c->sort_device_items &&
+                         d - c->devices < DEVICES_WRITTEN_AS_THEY_COME);
+}
+
+/* Where the device timelines' items come from now (device_timeline.h). */
+static void tell_device_timelines(converter *c, int last_source)
+{
+    c->device_items_last_source = last_source;
+    for (size_t i = 0; i < c->device_count; i++)
+        ot_cv_tell_device_timeline(c, &c->devices[i]);
+}
+
+/* How the device items were written, for ot_convert_options.device_items. */
+static void count_device_items(const converter *c, struct ot_convert_device_items *out)
+{
+    out->as_they_came = out->sorted = 0;
+    for (size_t i = 0; i < c->device_count; i++)
+        if (c->devices[i].timeline) {
+            uint64_t came, sorted;
+            ot_dt_counts(c->devices[i].timeline, &came, &sorted);
+            out->as_they_came += came;
+            out->sorted += sorted;
+        }
+}
+
 static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown)
 {
     int rc = create_devices(c);
@@ -286,7 +336,9 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
         rc = add_empty_master_thread(c);
     if (rc == 0)
         rc = ot_user_pair_events(c);
+    size_t last_adding = last_stream_adding_device_items(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
+        tell_device_timelines(c, i >= last_adding);
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
         ot_progress_add(shown, c->rec.streams[i].count);
     }
@@ -430,10 +482,10 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
  * each stream's first window (what one read fetches) keeps the attempt from
  * starting where such a record comes early, as a program's tasks usually do:
  * a whole short stream, a small part of a long one. */
-enum { CONVERT_AGAIN = 1 };
+enum { CONVERT_AGAIN = 1, CONVERT_AGAIN_SORTED = 2 };
 
-static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
-                        size_t msg_size)
+static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, int sort_device_items,
+                        char *msg, size_t msg_size)
 {
     char raw_dir[4200], archive_dir[4200];
     ot_job_place place;
@@ -446,6 +498,7 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     if (opts->counts)
         *opts->counts = NULL;
     c->dir = dir;
+    c->sort_device_items = sort_device_items;
     c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -522,16 +575,18 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
         if (opts->counts) /* every event is written */
             counts = ot_tw_take_counts(c->tw);
+        if (opts->device_items)
+            count_device_items(c, opts->device_items);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
                          msg_size); /* times on rank 0's clock: the rank's own realtime offset, shifted alike */
         ot_progress_stop(shown);
     } else {
         ot_progress_stop(shown);
-        if (rc != -EAGAIN || !c->read_once)
+        if ((rc != -EAGAIN || !c->read_once) && rc != OT_DT_START_AGAIN_SORTED)
             snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
         ot_tw_abort(c->tw);
     }
-    int again = rc == -EAGAIN && c->read_once;
+    int again = rc == -EAGAIN && c->read_once ? CONVERT_AGAIN : rc == OT_DT_START_AGAIN_SORTED ? CONVERT_AGAIN_SORTED : 0;
     converter_free(c);
     if (rc == 0 && opts->counts)
         *opts->counts = counts;
@@ -547,7 +602,7 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     }
     if (again) {
         remove_partial_archive(archive_dir);
-        return CONVERT_AGAIN;
+        return again;
     }
     if (rc) { /* no broken archive left behind; the recording stays for another try */
         remove_partial_archive(archive_dir);
@@ -560,6 +615,14 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
 
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)
 {
-    int rc = convert_once(dir, opts, 1, msg, msg_size);
-    return rc == CONVERT_AGAIN ? convert_once(dir, opts, 0, msg, msg_size) : rc;
+    int sort = opts->sort_device_items;
+    int rc = convert_once(dir, opts, 1, sort, msg, msg_size);
+    if (rc == CONVERT_AGAIN)
+        rc = convert_once(dir, opts, 0, sort, msg, msg_size);
+    int sorted_again = rc == CONVERT_AGAIN_SORTED;
+    if (sorted_again) /* a device item came out of order after others were written */
+        rc = convert_once(dir, opts, 0, 1, msg, msg_size);
+    if (opts->device_items)
+        opts->device_items->started_again = sorted_again;
+    return rc;
 }

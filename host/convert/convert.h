@@ -28,6 +28,16 @@ typedef struct ot_convert_options {
      *  NULL there when there are none: the conversion failed, or it wrote a job's part (whose summary is
      *  the merged job's). */
     struct ot_write_counts **counts;
+    /** Every device item (kernel, transfer, memory change) goes through the device timeline's sort, as
+     *  before issue 18's sixth round, instead of being written as it comes where it can: the same archive
+     *  (tests compare the two). */
+    int sort_device_items;
+    /** Not NULL: how the device items were written (tests), by the attempt that wrote the archive. */
+    struct ot_convert_device_items {
+        uint64_t as_they_came; /**< written as they came, without a sort */
+        uint64_t sorted;       /**< through the sort */
+        int started_again;     /**< one came out of order after others were written: converted again, sorting */
+    } *device_items;
 } ot_convert_options;  /* the recorder's counts (losses by cause, writebacks) are in raw/counters */
 
 /**

@@ -119,6 +119,9 @@ typedef struct converter {
                                 (issue 18, fifth round: most records name the device the one before did) */
     int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
                         up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
+    int sort_device_items; /**< every device timeline sorts its items (issue 18, sixth round: else written as they
+                                come where no later stream adds any, device_timeline.h) */
+    int device_items_last_source; /**< the stream being written is the last that may add device items */
 } converter;
 
 /** \brief Host ticks to host ns. */
@@ -126,6 +129,11 @@ uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
 
 /** \brief The state of device \p num (created on first use); NULL past MAX_DEVICES. */
 device_state *ot_cv_device(converter *c, int num);
+
+/** \brief Tell device \p d's timeline where its items come from now
+ *         (ot_dt_source): at each stream, and for a timeline made during a
+ *         stream's pass, right after ot_dt_new (else it sorts them all). */
+void ot_cv_tell_device_timeline(converter *c, device_state *d);
 
 /** \brief The offload device a data operation touches. */
 int ot_cv_op_device(const converter *c, const offtrace_raw_record *r);

@@ -91,6 +91,12 @@ struct ot_trace_writer {
      * (ot_tw_count_events); each event writer's user data is its location's
      * counts. NULL when not asked, or once taken. */
     ot_write_counts *counts;
+    /* Event writers opened before their location is defined
+     * (ot_tw_location_writer_ahead), until ot_tw_add_location adopts them:
+     * the device timeline writes a kernel stream's events as they come, while
+     * the stream's definition keeps its place after the host threads'. */
+    struct early_writer { uint64_t id; OTF2_EvtWriter *writer; ot_location_counts *counts; } *early;
+    size_t early_count, early_capacity;
 };
 
 static uint64_t hash_text(const char *s)
@@ -417,25 +423,31 @@ static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
     return last_counts;
 }
 
-/* The new location's counts, its event writer's user data. Without memory
- * for them the location is not counted, which the summary finds (a location
- * the counts lack) and reads the archive back instead. */
-static void count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t location_id)
+/* The new location's counts, its event writer's user data: \p early's when
+ * its writer was opened ahead (NULL: none yet), in the counts' list in the
+ * order of the definitions. Without memory for them the location is not
+ * counted, which the summary finds (a location the counts lack) and reads
+ * the archive back instead. */
+static void count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t location_id, ot_location_counts *early)
 {
     ot_write_counts *all = w->counts;
     forget_last_writer();
     if (!all)
         return;
+    ot_location_counts *l = early;
     if (all->location_count == all->capacity) {
         size_t capacity = all->capacity ? 2 * all->capacity : 16;
         ot_location_counts **more = realloc(all->locations, capacity * sizeof *more);
-        if (!more)
+        if (!more) {
+            free(l ? l->enters : NULL);
+            free(l);
+            OTF2_EvtWriter_SetUserData(ew, NULL);
             return;
+        }
         all->locations = more;
         all->capacity = capacity;
     }
-    ot_location_counts *l = calloc(1, sizeof *l);
-    if (!l)
+    if (!l && !(l = calloc(1, sizeof *l)))
         return;
     l->location = location_id;
     all->locations[all->location_count++] = l;
@@ -499,11 +511,25 @@ void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t 
 
 int ot_tw_count_events(ot_trace_writer *w)
 {
-    if (w->location_count)
+    if (w->location_count || w->early_count)
         return -EINVAL;
     if (!w->counts && !(w->counts = calloc(1, sizeof *w->counts)))
         return -ENOMEM;
     return 0;
+}
+
+/* The counts of writers opened ahead and never adopted (a conversion that
+ * stopped early): nobody else frees them. */
+static void free_early_counts(ot_trace_writer *w)
+{
+    for (size_t i = 0; i < w->early_count; i++) {
+        if (w->early[i].counts) {
+            OTF2_EvtWriter_SetUserData(w->early[i].writer, NULL);
+            free(w->early[i].counts->enters);
+            free(w->early[i].counts);
+        }
+        w->early[i].counts = NULL;
+    }
 }
 
 ot_write_counts *ot_tw_take_counts(ot_trace_writer *w)
@@ -513,6 +539,7 @@ ot_write_counts *ot_tw_take_counts(ot_trace_writer *w)
     for (size_t i = 0; i < w->location_count; i++)
         if (w->locations[i].writer)
             OTF2_EvtWriter_SetUserData(w->locations[i].writer, NULL);
+    free_early_counts(w);
     w->counts = NULL;
     forget_last_writer();
     return counts;
@@ -529,6 +556,42 @@ void ot_write_counts_free(ot_write_counts *counts)
     free(counts);
 }
 
+/* The writer opened ahead for (written) id \p id, or NULL. Few at a time
+ * (a device's kernel streams until the device is written). */
+static struct early_writer *early_writer_of(ot_trace_writer *w, uint64_t id)
+{
+    for (size_t i = 0; i < w->early_count; i++)
+        if (w->early[i].id == id)
+            return &w->early[i];
+    return NULL;
+}
+
+OTF2_EvtWriter *ot_tw_location_writer_ahead(ot_trace_writer *w, uint64_t location_id)
+{
+    if (location_id == UINT64_MAX || ot_tw_has_location(w, location_id))
+        return NULL;
+    location_id = written_id(w, location_id);
+    if (early_writer_of(w, location_id))
+        return NULL;
+    if (w->early_count == w->early_capacity) {
+        size_t capacity = w->early_capacity ? 2 * w->early_capacity : 8;
+        struct early_writer *more = realloc(w->early, capacity * sizeof *more);
+        if (!more)
+            return NULL;
+        w->early = more;
+        w->early_capacity = capacity;
+    }
+    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
+    if (!ew)
+        return NULL;
+    forget_last_writer();
+    ot_location_counts *counts = w->counts ? calloc(1, sizeof *counts) : NULL;
+    if (counts) /* without memory for them the location goes uncounted, as in count_location */
+        OTF2_EvtWriter_SetUserData(ew, counts);
+    w->early[w->early_count++] = (struct early_writer){location_id, ew, counts};
+    return ew;
+}
+
 OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, const char *name,
                                    offtrace_location_role role, int device, int comm_member,
                                    uint32_t *rank_out)
@@ -542,10 +605,13 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
     if (!l)
         return NULL;
     w->locations = l;
-    OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->archive, location_id);
+    struct early_writer *early = early_writer_of(w, location_id);
+    OTF2_EvtWriter *ew = early ? early->writer : OTF2_Archive_GetEvtWriter(w->archive, location_id);
     if (!ew)
         return NULL;
-    count_location(w, ew, location_id);
+    count_location(w, ew, location_id, early ? early->counts : NULL);
+    if (early) /* adopted: defined here, in the place a writer made now would have */
+        *early = w->early[--w->early_count];
     l[w->location_count++] = (location_def){location_id, ot_tw_string(w, name), role, device, ew, 0};
     *location_id_slot(w->location_ids, w->location_id_capacity, location_id) = location_id;
     if (comm_member) {
@@ -1238,6 +1304,8 @@ void ot_tw_abort(ot_trace_writer *w)
     free(w->location_ids);
     free(w->comm_members);
     free(w->devices);
+    free_early_counts(w);
+    free(w->early);
     ot_write_counts_free(w->counts);
     forget_last_writer();
     free(w);

@@ -168,6 +168,18 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
                                    uint32_t *rank_out);
 
 /**
+ * \brief The event writer of a location to be defined later: events go to
+ *        it now, while the location's place in the definitions (their
+ *        order, its name's string, its counts) is fixed by the
+ *        ot_tw_add_location with the same id, which adopts this writer and
+ *        returns it. (The device timeline writes a kernel stream's events as
+ *        they come; the stream is defined after the host threads, as it
+ *        always was.) A writer never adopted is closed with the archive.
+ * \return NULL: no memory, or an id already defined or opened ahead.
+ */
+OTF2_EvtWriter *ot_tw_location_writer_ahead(ot_trace_writer *w, uint64_t location_id);
+
+/**
  * \brief A location's events are all written: its writer goes to disk and
  *        its memory is released now, not at ot_tw_close. The writer must not
  *        be used again.
