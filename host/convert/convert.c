@@ -85,59 +85,62 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
 }
 
 /* The kinds whose records name a device (the catalogue says which field),
- * and an explicit task's creation or schedule (ot_host_tasks_note): the
- * device and task bookkeeping looks at these alone. */
-static void note_device_or_task_kinds(converter *c)
+ * for ot_cv_meet_device, and an explicit task's creation or schedule
+ * (ot_host_tasks_note), which the task bookkeeping must see of every stream
+ * before the first one is written. */
+static void note_device_and_task_kinds(converter *c)
 {
-    memset(c->device_or_task_kinds, 0, sizeof c->device_or_task_kinds);
+
+    memset(c->device_kinds, 0, sizeof c->device_kinds);
+    memset(c->task_kinds, 0, sizeof c->task_kinds);
     for (unsigned e = 0; e < 256; e++)
-        if (e == OFFTRACE_RAW_OMP_TASK_CREATE || e == OFFTRACE_RAW_OMP_TASK_SCHEDULE ||
-            offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
-            c->device_or_task_kinds[e >> 6] |= 1ull << (e & 63);
+        if (offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
+            c->device_kinds[e >> 6] |= 1ull << (e & 63);
+    c->task_kinds[OFFTRACE_RAW_OMP_TASK_CREATE >> 6] |= 1ull << (OFFTRACE_RAW_OMP_TASK_CREATE & 63);
+    c->task_kinds[OFFTRACE_RAW_OMP_TASK_SCHEDULE >> 6] |= 1ull << (OFFTRACE_RAW_OMP_TASK_SCHEDULE & 63);
 }
 
-/* Each record as the counting pass reads it (ot_raw_count): the devices
- * that did anything, and the explicit tasks' creations and schedules, known
- * before any stream is written. */
-static int note_devices_and_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
+/* Each record as the counting pass reads it (ot_raw_count): the explicit
+ * tasks' creations and schedules, known before any stream is written. */
+static int note_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
 {
     converter *c = context;
-    if (!(c->device_or_task_kinds[r->event >> 6] >> (r->event & 63) & 1))
+    if (!(c->task_kinds[r->event >> 6] >> (r->event & 63) & 1))
         return 0;
-    if ((r->event == OFFTRACE_RAW_OMP_TASK_CREATE || r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE) &&
-        ot_host_tasks_note(c, r, s->header.thread_index) != 0)
+    return ot_host_tasks_note(c, r, s->header.thread_index) != 0 ? -ENOMEM : 0;
+}
+
+/* A device's accelerator group, timeline and RDMA location (a member of the
+ * RMA window's communicator: its rank is the order in which the window's
+ * members were created, host threads included, and the puts and gets that
+ * reach it name that rank). */
+static int create_device(converter *c, device_state *d)
+{
+    char name[64];
+    snprintf(name, sizeof name, "device %d RDMA", d->num);
+    d->timeline = ot_dt_new(d->num, c->dir);
+    if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
         return -ENOMEM;
-    int num = record_device(c, r);
-    if (num < 0 || (int64_t)num == c->last_noted_device - 1) /* the device the last one named: noted already */
-        return 0;
-    device_state *d = ot_cv_device(c, num);
-    if (d) {
-        d->used = 1;
-        c->last_noted_device = (int64_t)num + 1;
-    } else { /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
-        c->records_of_unshown_devices++;
-    }
+    d->rdma = ot_tw_add_location(c->tw, offtrace_location_id(OFFTRACE_LOC_RDMA, d->num, 0), name, OFFTRACE_LOC_RDMA, d->num, 1,
+                                 &d->rdma_rank);
+    if (!d->rdma)
+        return -ENOMEM;
+    d->used = 1;
     return 0;
 }
 
-/* Give each device that did anything (note_devices_and_tasks) an
- * accelerator group, a timeline and an RDMA location whose comm ranks come
- * first. */
-static int create_devices(converter *c)
+int ot_cv_meet_device(converter *c, const offtrace_raw_record *r)
 {
-    for (size_t i = 0; i < c->device_count; i++) {
-        device_state *d = &c->devices[i];
-        char name[64];
-        snprintf(name, sizeof name, "device %d RDMA", d->num);
-        d->timeline = ot_dt_new(d->num, c->dir);
-        if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
-            return -ENOMEM;
-        d->rdma = ot_tw_add_location(c->tw, offtrace_location_id(OFFTRACE_LOC_RDMA, d->num, 0), name, OFFTRACE_LOC_RDMA, d->num, 1,
-                                     &d->rdma_rank);
-        if (!d->rdma)
-            return -ENOMEM;
+    int num = record_device(c, r);
+    if (num < 0 || (int64_t)num == c->last_met_device - 1) /* the device the last one named: met already */
+        return 0;
+    device_state *d = ot_cv_device(c, num); /* a clock pair may have made its state, not its group */
+    if (!d) { /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+        c->records_of_unshown_devices++;
+        return 0;
     }
-    return 0;
+    c->last_met_device = (int64_t)num + 1;
+    return d->used ? 0 : create_device(c, d);
 }
 
 /* ---- device memory bookkeeping ---- */
@@ -281,9 +284,7 @@ static void set_ignored_counts(converter *c)
 
 static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown)
 {
-    int rc = create_devices(c);
-    if (rc == 0)
-        rc = add_empty_master_thread(c);
+    int rc = add_empty_master_thread(c);
     if (rc == 0)
         rc = ot_user_pair_events(c);
     for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
@@ -421,15 +422,18 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
     return s->counted ? s->count : s->records_at_most;
 }
 
-/* Read once where it can be: a recording whose device list names no
- * offload device and that holds no device file writes each stream as it
- * first reads it (a host program, host OpenMP); the counting pass that
- * notes devices and tasks for the others is skipped. Should a stream name a
- * device or an explicit task after all, its pass stops before the record
- * and the conversion starts again the usual way (CONVERT_AGAIN). A look at
- * each stream's first window (what one read fetches) keeps the attempt from
- * starting where such a record comes early, as a program's tasks usually do:
- * a whole short stream, a small part of a long one. */
+/* Read once where it can be: each stream is written as it is first read,
+ * and a device gets its group, timeline and RDMA location where a record
+ * first names it (ot_cv_meet_device). Two things need a stream read before
+ * it is written: an explicit task's creation or schedule (the task
+ * bookkeeping needs every stream's before the first is written), and an
+ * enter-data construct (its pairing with its exit data reads the stream
+ * first, host_pass.c). Should a stream hold one, its pass stops there and
+ * the conversion starts again with the counting pass (CONVERT_AGAIN). A look
+ * at each stream's first window (what one read fetches) keeps the attempt
+ * from starting where such a record comes early, as a program's tasks and
+ * data regions usually do: a whole short stream, a small part of a long
+ * one. */
 enum { CONVERT_AGAIN = 1 };
 
 static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
@@ -449,16 +453,16 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     c->ticks_hint = &c->ticks_hint_storage;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    note_device_or_task_kinds(c);
+    note_device_and_task_kinds(c);
     int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
-    c->read_once = may_read_once && !c->rec.device_count && !c->rec.device_stream_count;
+    c->read_once = may_read_once;
     for (size_t i = 0; rc == 0 && c->read_once && i < c->rec.stream_count; i++) { /* where it shows early: not once */
-        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->device_or_task_kinds);
+        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, OT_CV_ENTER_DATA_KINDS);
         if (met < 0)
             snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
         c->read_once = !met;
     }
-    if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_devices_and_tasks, c)) != 0)
+    if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_tasks, c)) != 0)
         snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     if (rc == 0 && (rc = ot_user_defs_load(c, raw_dir)) != 0)
         snprintf(msg, msg_size, "offtrace: out of memory reading the user definitions");

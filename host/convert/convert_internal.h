@@ -6,6 +6,7 @@
 #ifndef OT_CONVERT_INTERNAL_H
 #define OT_CONVERT_INTERNAL_H
 
+#include <omp-tools.h>
 #include <stdint.h>
 
 #include "devsync.h"
@@ -111,14 +112,14 @@ typedef struct converter {
     /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
      * takes a const converter, the hint changes through the pointer */
     ot_timemap_hint ticks_hint_storage, *ticks_hint;
-    /* the kinds whose records name a device or an explicit task (issue 18,
-     * third round): what the device and task bookkeeping must see of every
-     * stream before the first one is written */
-    uint64_t device_or_task_kinds[4];
-    int64_t last_noted_device; /**< the counting pass: 1 + the device its last device record named and noted used, 0: none
+    /* the kinds whose records name a device (ot_cv_meet_device), and an
+     * explicit task's creation or schedule, which the task bookkeeping must
+     * see of every stream before the first one is written (issue 18) */
+    uint64_t device_kinds[4], task_kinds[4];
+    int64_t last_met_device; /**< 1 + the device the last device record named and met, 0: none
                                 (issue 18, fifth round: most records name the device the one before did) */
-    int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
-                        up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
+    int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data
+                        construct, or the pass gives up (the data region pairing skips a stream not yet counted) */
 } converter;
 
 /** \brief Host ticks to host ns. */
@@ -126,6 +127,24 @@ uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
 
 /** \brief The state of device \p num (created on first use); NULL past MAX_DEVICES. */
 device_state *ot_cv_device(converter *c, int num);
+
+/** The enter-data kinds of ompt_target_t (bit k): a TARGET record of one
+ *  needs its stream read before it is written (the pairing with its exit). */
+#define OT_CV_ENTER_DATA_KINDS (1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait)
+
+/**
+ * \brief Meet the device a record of c->device_kinds names: the first
+ *        time, give it its accelerator group, timeline and RDMA location
+ *        (issue 18, sixth round: where the conversion first meets it, not
+ *        after a counting pass). Records of devices past MAX_DEVICES are
+ *        counted. Call for each such record of every stream, in stream
+ *        order, before the record is converted (host_pass.c: in its
+ *        dispatch's TARGET and DATA_OP branches, the catalogue's kinds that
+ *        name a device, so that other records pay no test; a kind given a
+ *        device field there needs its branch to call it too).
+ * \return 0 or -ENOMEM.
+ */
+int ot_cv_meet_device(converter *c, const offtrace_raw_record *r);
 
 /** \brief The offload device a data operation touches. */
 int ot_cv_op_device(const converter *c, const offtrace_raw_record *r);

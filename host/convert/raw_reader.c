@@ -223,7 +223,7 @@ static int read_stream(const char *path, ot_raw_stream *out)
     return out->path ? 0 : -ENOMEM;
 }
 
-int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds, uint64_t target_kinds)
 {
     ot_raw_cursor cur;
     if (ot_raw_cursor_open(&cur, s) != 0)
@@ -231,9 +231,14 @@ int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
     cur.counting = 0; /* a look at the start: the stream stays as it was */
     if (cur.limit > records)
         cur.limit = records;
+    uint64_t looked_at[4] = {kinds[0], kinds[1], kinds[2], kinds[3]}; /* TARGET too: its kind then decides */
+    if (target_kinds)
+        looked_at[OFFTRACE_RAW_TARGET >> 6] |= 1ull << (OFFTRACE_RAW_TARGET & 63);
     int met = 0;
     for (const offtrace_raw_record *r; !met && (r = ot_raw_cursor_next(&cur));)
-        met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1);
+        if (looked_at[r->event >> 6] >> (r->event & 63) & 1)
+            met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1) ||
+                  (r->event == OFFTRACE_RAW_TARGET && r->subkind < 64 && (target_kinds >> r->subkind & 1));
     ot_raw_cursor_close(&cur);
     return met;
 }

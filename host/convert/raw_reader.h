@@ -161,10 +161,12 @@ int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context);
  * \brief Whether one of the first \p records committed records of \p s
  *        (at most those a pass yields; the pending begin not among them)
  *        has its event byte's bit in \p kinds (4 words, bit e of word
- *        e / 64). \p s is left as it was (not counted by this look).
+ *        e / 64), or is a TARGET record whose ompt_target_t kind k has bit
+ *        k in \p target_kinds. \p s is left as it was (not counted by this
+ *        look).
  * \return 1, 0, or -ENOMEM.
  */
-int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds);
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds, uint64_t target_kinds);
 
 /**
  * \brief Start a pass over \p s: its committed records in the order the
