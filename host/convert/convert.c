@@ -282,12 +282,14 @@ static void set_ignored_counts(converter *c)
         set_number(c->tw, names[i], c->rec.ignored[i]);
 }
 
-static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown)
+/* The host threads from stream \p first on (a live conversion wrote the
+ * first while the program ran: convert_live.c), then everything else. */
+static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown, size_t first)
 {
-    int rc = add_empty_master_thread(c);
-    if (rc == 0)
+    int rc = first ? 0 : add_empty_master_thread(c);
+    if (rc == 0 && !first)
         rc = ot_user_pair_events(c);
-    for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
+    for (size_t i = first; rc == 0 && i < c->rec.stream_count; i++) {
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
         ot_progress_add(shown, c->rec.streams[i].count);
     }
@@ -364,8 +366,11 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     return 0;
 }
 
-static void converter_free(converter *c)
+void ot_cv_free(converter *c)
 {
+    if (c->tw)
+        ot_tw_abort(c->tw);
+    ot_write_counts_free(c->counts);
     for (size_t i = 0; i < c->device_count; i++) {
         ot_dt_free(c->devices[i].timeline);
         ot_devsync_free(c->devices[i].sync);
@@ -406,7 +411,7 @@ static int archive_dir_of(const char *dir, ot_job_place *place, char *out, size_
  * host's launches and data operations carry their operation id for readers
  * to pair them with it (issue 17). Host-offload archives, where the launch is
  * the execution, are spared the attribute on every launch and data op. */
-static int operations_paired(const ot_raw_recording *rec)
+int ot_cv_operations_paired(const ot_raw_recording *rec)
 {
     for (size_t i = 0; i < rec->device_stream_count; i++)
         if (rec->device_streams[i].header.backend[0] &&
@@ -434,29 +439,26 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
  * from starting where such a record comes early, as a program's tasks and
  * data regions usually do: a whole short stream, a small part of a long
  * one. */
-enum { CONVERT_AGAIN = 1 };
 
-static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
-                        size_t msg_size)
+/* Everything before the first stream is written: the recording opened (and
+ * counted, unless it is read once), its definitions loaded, the archive
+ * opened in \p archive_dir (NULL: where ot_convert_directory puts it). A
+ * live conversion (c->live) reads once, looks at no stream ahead (its first
+ * is still being written) and asks for no counts. */
+int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, const ot_convert_options *opts,
+                int may_read_once, char *msg, size_t msg_size)
 {
-    char raw_dir[4200], archive_dir[4200];
-    ot_job_place place;
+    char raw_dir[4200];
+    ot_job_place place = {.kind = OT_JOB_PLACE_NONE};
     snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
-    converter *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(msg, msg_size, "offtrace: out of memory");
-        return -ENOMEM;
-    }
     if (opts->counts)
         *opts->counts = NULL;
     c->dir = dir;
     c->ticks_hint = &c->ticks_hint_storage;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     note_device_and_task_kinds(c);
     int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
     c->read_once = may_read_once;
-    for (size_t i = 0; rc == 0 && c->read_once && i < c->rec.stream_count; i++) { /* where it shows early: not once */
+    for (size_t i = 0; rc == 0 && c->read_once && !c->live && i < c->rec.stream_count; i++) { /* where it shows early: not once */
         int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, OT_CV_ENTER_DATA_KINDS);
         if (met < 0)
             snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
@@ -471,7 +473,7 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     if (rc == 0 && (rc = ot_map_names_load(c, raw_dir)) != 0) /* issue 15 */
         snprintf(msg, msg_size, "offtrace: out of memory reading the map sites");
     if (rc == 0)
-        c->operations_paired = operations_paired(&c->rec);
+        c->operations_paired = ot_cv_operations_paired(&c->rec);
     if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
         snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
                  "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",
@@ -481,20 +483,20 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
                  (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_UNREADABLE]);
         rc = -EPROTO;
     }
-    if (rc == 0)
-        rc = archive_dir_of(dir, &place, archive_dir, sizeof archive_dir, msg, msg_size);
-    if (rc) {
-        converter_free(c);
+    if (rc == 0 && archive_dir_given)
+        snprintf(c->archive_dir, sizeof c->archive_dir, "%s", archive_dir_given);
+    else if (rc == 0)
+        rc = archive_dir_of(dir, &place, c->archive_dir, sizeof c->archive_dir, msg, msg_size);
+    if (rc)
         return rc;
-    }
     c->sym = ot_symbolizer_open();
     c->regions = ot_region_memo_new();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
-    remove_partial_archive(archive_dir);
-    size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
-    c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
+    remove_partial_archive(c->archive_dir);
+    c->max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
+    c->tw = ot_tw_open(c->archive_dir, c->max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
     else if (c->tw && opts->counts) /* for the summary; without memory for them none, and it reads the archive */
@@ -507,36 +509,58 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
         if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);
-        converter_free(c);
+        c->tw = NULL;
         return -ENOMEM;
     }
-    ot_write_counts *counts = NULL;
+    return 0;
+}
+
+/* Write from stream \p first on and close the archive (its conversion time
+ * \p t0 on); on failure the archive is abandoned. */
+int ot_cv_write_and_close(converter *c, const ot_convert_options *opts, size_t first, const struct timespec *t0,
+                          char *msg, size_t msg_size)
+{
     uint64_t total = 0;
-    for (size_t i = 0; i < c->rec.stream_count; i++)
+    for (size_t i = first; i < c->rec.stream_count; i++)
         total += records_for_progress(&c->rec.streams[i]);
     for (size_t i = 0; i < c->rec.device_stream_count; i++)
         total += c->rec.device_streams[i].count;
     /* how far it is, on a terminal, past a second: the fraction moves a stream at a time */
-    ot_progress *shown = ot_progress_start("writing the archive", "the records", total, &t0, opts->progress_after_ns);
-    rc = write_everything(c, opts, shown);
+    ot_progress *shown = ot_progress_start("writing the archive", "the records", total, t0, opts->progress_after_ns);
+    int rc = write_everything(c, opts, shown, first);
+    struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == 0) {
         char secs[32];
-        snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
         if (opts->counts) /* every event is written */
-            counts = ot_tw_take_counts(c->tw);
+            c->counts = ot_tw_take_counts(c->tw);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
                          msg_size); /* times on rank 0's clock: the rank's own realtime offset, shifted alike */
         ot_progress_stop(shown);
     } else {
         ot_progress_stop(shown);
         if (rc != -EAGAIN || !c->read_once)
-            snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
+            snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", c->dir, strerror(-rc));
         ot_tw_abort(c->tw);
     }
+    c->tw = NULL;
+    return rc;
+}
+
+/* After the archive is written (\p rc 0) or abandoned: the counts handed
+ * over, raw/ removed or set aside, a broken archive removed. */
+int ot_cv_finish(converter *c, const ot_convert_options *opts, int rc, char *msg, size_t msg_size)
+{
+    char raw_dir[4200], archive_dir[4200];
+    const char *dir = c->dir;
+    snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
+    snprintf(archive_dir, sizeof archive_dir, "%s", c->archive_dir);
     int again = rc == -EAGAIN && c->read_once;
-    converter_free(c);
+    ot_write_counts *counts = c->counts;
+    c->counts = NULL;
+    ot_cv_free(c);
     if (rc == 0 && opts->counts)
         *opts->counts = counts;
     else
@@ -560,6 +584,25 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
                  "archive once the cause is gone", raw_dir, dir);
     }
     return rc;
+}
+
+static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, char *msg,
+                        size_t msg_size)
+{
+    converter *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(msg, msg_size, "offtrace: out of memory");
+        return -ENOMEM;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = ot_cv_start(c, dir, NULL, opts, may_read_once, msg, msg_size);
+    if (rc) {
+        ot_cv_free(c);
+        return rc;
+    }
+    rc = ot_cv_write_and_close(c, opts, 0, &t0, msg, msg_size);
+    return ot_cv_finish(c, opts, rc, msg, msg_size);
 }
 
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)

@@ -118,9 +118,42 @@ typedef struct converter {
     uint64_t device_kinds[4], task_kinds[4];
     int64_t last_met_device; /**< 1 + the device the last device record named and met, 0: none
                                 (issue 18, fifth round: most records name the device the one before did) */
+    /* the archive (issue 18, sixth round: a live conversion writes it aside, convert_live.c) */
+    char archive_dir[4200];
+    size_t max_locations;        /**< what the writer was opened for (OTF2's definition chunks) */
+    struct ot_write_counts *counts; /**< what was written, once closed, for the caller (opts->counts) */
+    int live;                    /**< converting while the program runs: its first stream is still written */
     int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data
                         construct, or the pass gives up (the data region pairing skips a stream not yet counted) */
 } converter;
+
+/** ot_cv_finish: the attempt read once met what needs the counting pass; convert again */
+enum { CONVERT_AGAIN = 1 };
+
+struct ot_convert_options;
+struct timespec;
+
+/**
+ * \brief The conversion's phases (convert.c), for ot_convert_directory and
+ *        the live conversion (convert_live.c): ot_cv_start opens the
+ *        recording and the archive (in \p archive_dir, NULL: where
+ *        ot_convert_directory puts it); ot_cv_write_and_close writes the
+ *        host streams from \p first on and everything after them;
+ *        ot_cv_finish hands the counts over, removes raw/ after success
+ *        (or the archive after a failure) and frees \p c. Each returns 0
+ *        or a negative errno (ot_cv_finish also CONVERT_AGAIN).
+ */
+int ot_cv_start(converter *c, const char *dir, const char *archive_dir, const struct ot_convert_options *opts,
+                int may_read_once, char *msg, size_t msg_size);
+int ot_cv_write_and_close(converter *c, const struct ot_convert_options *opts, size_t first,
+                          const struct timespec *t0, char *msg, size_t msg_size);
+int ot_cv_finish(converter *c, const struct ot_convert_options *opts, int rc, char *msg, size_t msg_size);
+
+/** \brief Whether a recording's device files name the host operations behind their activity (issue 17). */
+int ot_cv_operations_paired(const ot_raw_recording *rec);
+
+/** \brief Free a converter whatever phase it reached (an open archive abandoned). */
+void ot_cv_free(converter *c);
 
 /** \brief Host ticks to host ns. */
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
