@@ -32,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +52,7 @@
 
 /* How long the thread sleeps when the program has not written what it may
  * convert next: short against a chunk's time to fill, long against a wake-up. */
-#define LIVE_POLL_NS 1000000L
+#define LIVE_POLL_MS 1
 /* Records the gate reads at once to check a chunk's times (64 KiB). */
 #define SCAN_RECORDS 1024u
 
@@ -65,6 +67,7 @@ struct ot_convert_live {
     int started;
     int ended; /* atomic: the program has ended */
     int dropped; /* ot_convert_live_drop: not wanted any more */
+    int wake;    /* eventfd written at the program's end, -1: none (the thread naps its whole nap) */
     /* the attempt, handed over at the join */
     converter *c;
     int rc;            /* 0: the first stream is written; else given up (or not begun: the program was short) */
@@ -80,6 +83,7 @@ struct ot_convert_live {
     offtrace_raw_record *scan;                /* SCAN_RECORDS of a chunk, read to check its times */
     uint64_t records_before_end;              /* committed records handed out before the end (tests, the summary) */
     struct timespec t0;                       /* the attempt's start */
+    struct timespec ended_at;                 /* when record learnt the program had ended */
     double live_seconds;                      /* its work before the end (CPU of the thread) */
 };
 
@@ -88,10 +92,15 @@ static int has_ended(ot_convert_live *l)
     return __atomic_load_n(&l->ended, __ATOMIC_ACQUIRE);
 }
 
-static void nap(void)
+/* A poll's wait, cut short by the program's end (ot_convert_live_program_ended
+ * writes the eventfd): the end is not kept waiting for the nap to finish. */
+static void nap(ot_convert_live *l)
 {
-    struct timespec ns = {0, LIVE_POLL_NS};
-    nanosleep(&ns, NULL);
+    struct pollfd p = {.fd = l->wake, .events = POLLIN};
+    if (l->wake < 0 || poll(&p, 1, LIVE_POLL_MS) < 0) {
+        struct timespec ns = {0, LIVE_POLL_MS * 1000000L};
+        nanosleep(&ns, NULL);
+    }
 }
 
 /* ---- what the attempt takes from raw/ at its start, checked at the end ---- */
@@ -173,6 +182,14 @@ static int fingerprint(const char *raw_dir, file_print **out, size_t *count)
 
 /* ---- the first stream's gate ---- */
 
+static double thread_cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+
 /* The latest time a record's conversion turns into ns (its end, a clock
  * read's width included). */
 static uint64_t latest_time(const offtrace_raw_record *r)
@@ -226,6 +243,7 @@ static uint64_t wait_more(void *context, uint64_t allowed)
     ot_convert_live *l = context;
     for (;;) {
         if (has_ended(l)) { /* the tail's times need the map's last points, the end's pair among them */
+            l->live_seconds = thread_cpu_seconds(); /* its work while the program ran */
             if (ot_raw_clock_reload(l->raw_dir, &l->c->rec) < 0)
                 l->rc = -EPROTO;
             return OT_RAW_LIVE_ENDED;
@@ -237,7 +255,7 @@ static uint64_t wait_more(void *context, uint64_t allowed)
             if (grew < 0) { /* the clock file no longer begins as it did: wait for the end, drop the attempt */
                 l->rc = -EPROTO;
                 while (!has_ended(l))
-                    nap();
+                    nap(l);
                 return OT_RAW_LIVE_ENDED;
             }
             timed = grew && chunk_timed(l, k);
@@ -249,7 +267,7 @@ static uint64_t wait_more(void *context, uint64_t allowed)
                 return l->allowed;
             continue;
         }
-        nap();
+        nap(l);
     }
 }
 
@@ -272,16 +290,9 @@ static int wait_for_first_chunk(ot_convert_live *l)
             if (chunk_left(l, 0))
                 return 1;
         }
-        nap();
+        nap(l);
     }
     return 0;
-}
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 static void *live_main(void *arg)
@@ -319,7 +330,6 @@ static void *live_main(void *arg)
     }
     if (l->rc == -EAGAIN)
         l->rc = rc;
-    l->live_seconds = thread_cpu_seconds();
     return NULL;
 }
 
@@ -352,9 +362,12 @@ ot_convert_live *ot_convert_live_start(const char *dir)
     snprintf(l->dir, sizeof l->dir, "%s", dir);
     snprintf(l->raw_dir, sizeof l->raw_dir, "%s/raw", dir);
     l->fd = -1;
+    l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     l->gate = (ot_raw_live_gate){wait_more, l};
     l->started = pthread_create(&l->thread, NULL, live_main, l) == 0;
     if (!l->started) {
+        if (l->wake >= 0)
+            close(l->wake);
         free(l);
         return NULL;
     }
@@ -449,8 +462,15 @@ static void remove_live_archive(const char *dir)
 
 void ot_convert_live_program_ended(ot_convert_live *l)
 {
-    if (l)
+    if (l && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
+        clock_gettime(CLOCK_MONOTONIC, &l->ended_at); /* before the flag: the thread reads it after */
         __atomic_store_n(&l->ended, 1, __ATOMIC_RELEASE);
+        uint64_t one = 1;
+        if (l->wake >= 0) { /* a failure: the thread is awake already (the counter is full) */
+            ssize_t ignored = write(l->wake, &one, sizeof one);
+            (void)ignored;
+        }
+    }
 }
 
 void ot_convert_live_drop(ot_convert_live *l)
@@ -513,18 +533,20 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
             remove_live_archive(l->dir);
         if (l->fd >= 0)
             close(l->fd);
+        if (l->wake >= 0)
+            close(l->wake);
         free(l->scan);
         free(l->prints);
         free(l);
         return 1;
     }
-    /* the rest, as ot_convert_directory writes it, with the caller's options for raw/ and the counts */
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = ot_cv_write_and_close(c, opts, 1, &t0, msg, msg_size);
+    /* the rest, as ot_convert_directory writes it, with the caller's options for raw/ and the counts; its
+     * CONVERSION_SECONDS: from the program's end (what the user waits for: the stream's tail, the check, the rest) */
+    rc = ot_cv_write_and_close(c, opts, 1, &l->ended_at, msg, msg_size);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    result->seconds_after_end = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    result->seconds_after_end =
+        (double)(t1.tv_sec - l->ended_at.tv_sec) + (t1.tv_nsec - l->ended_at.tv_nsec) * 1e-9;
     if (rc == 0 && (rc = move_archive(l->dir)) != 0)
         snprintf(msg, msg_size, "offtrace: cannot move the archive into '%s': %s", l->dir, strerror(-rc));
     rc = ot_cv_finish(c, opts, rc, msg, msg_size);
@@ -533,6 +555,8 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     result->converted = rc == 0;
     if (l->fd >= 0)
         close(l->fd);
+    if (l->wake >= 0)
+        close(l->wake);
     free(l->scan);
     free(l->prints);
     free(l);

@@ -30,8 +30,8 @@ typedef struct ot_convert_live_result {
     int began;                   /**< it started converting (the program left a first chunk) */
     int converted;               /**< its archive is the recording's archive */
     uint64_t records_before_end; /**< records of the first stream's chunks converted before the program ended */
-    double seconds_before_end;   /**< the thread's CPU time up to the program's end and its stream's tail */
-    double seconds_after_end;    /**< the rest after the program ended (the archive's CONVERSION_SECONDS) */
+    double seconds_before_end;   /**< the thread's CPU time until it saw the program's end */
+    double seconds_after_end;    /**< from the program's end to the archive's close (its CONVERSION_SECONDS) */
 } ot_convert_live_result;
 
 /**
