@@ -458,7 +458,8 @@ int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, co
     note_device_and_task_kinds(c);
     int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
     c->read_once = may_read_once;
-    for (size_t i = 0; rc == 0 && c->read_once && !c->live && i < c->rec.stream_count; i++) { /* where it shows early: not once */
+    /* where it shows early: not once (a live stream is still being written: not looked at ahead) */
+    for (size_t i = 0; rc == 0 && c->read_once && !c->live && i < c->rec.stream_count; i++) {
         int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, OT_CV_ENTER_DATA_KINDS);
         if (met < 0)
             snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
