@@ -47,6 +47,21 @@ size_t ot_timemap_points(const ot_timemap *m)
     return m->count;
 }
 
+int ot_timemap_is_prefix(const ot_timemap *a, const ot_timemap *b)
+{
+    if (a->count > b->count)
+        return 0;
+    for (size_t i = 0; i < a->count; i++)
+        if (a->points[i].x != b->points[i].x || a->points[i].y != b->points[i].y)
+            return 0;
+    return 1;
+}
+
+uint64_t ot_timemap_last_x(const ot_timemap *m)
+{
+    return m->count ? m->points[m->count - 1].x : 0;
+}
+
 /* Linear through a and b, evaluated in floating point relative to a so that
  * large absolute values keep their precision. */
 static uint64_t through(sync_point a, double rate, uint64_t x)

@@ -36,6 +36,14 @@ int ot_timemap_add(ot_timemap *m, uint64_t x, uint64_t y);
 /** \brief Number of points kept. */
 size_t ot_timemap_points(const ot_timemap *m);
 
+/** \brief Whether \p a's points are the first points of \p b (a map that
+ *         grew by points added in order: its earlier segments, and the
+ *         values they give, are unchanged; issue 18, sixth round). */
+int ot_timemap_is_prefix(const ot_timemap *a, const ot_timemap *b);
+
+/** \brief x of the last point; 0 without points. */
+uint64_t ot_timemap_last_x(const ot_timemap *m);
+
 /** \brief Map x to y. With no point at all, returns x unchanged. */
 uint64_t ot_timemap_apply(const ot_timemap *m, uint64_t x);
 

@@ -1015,28 +1015,28 @@ Test(device_conversion, report_takes_kernel_times_from_the_device)
     ot_report_free(&r);
 }
 
-/* ---- issue 18, third round: a stream read once, then a device after all ----
+/* ---- issue 18: a stream read once, then a device or a data region after all ----
  *
- * A device list that names no offload device lets the converter write each
- * stream as it first reads it; a look at each stream's first window (16384
- * records) finds a device or task record that comes early. Here the one
- * target region comes after 9,000 buffer flushes (18,000 records): that
- * attempt meets it, stops before it, and the conversion starts again with
- * the counting pass that finds the device first. The archive must be the
- * whole recording, device included, not the part the attempt wrote. */
+ * Each stream is written as it is first read (third and sixth rounds); a
+ * look at each stream's first window (16384 records) finds a task or
+ * enter-data record that comes early. Here the records after 9,000 buffer
+ * flushes (18,000 records) come after that window. A device met there gets
+ * its group, timeline and RDMA location where it is met (sixth round: no
+ * counting pass for devices). An enter-data construct there needs its
+ * stream paired first: the attempt stops before it and the conversion
+ * starts again with the counting pass. Either way the archive must be the
+ * whole recording, not the part an attempt wrote. */
 #define LATE_FLUSHES 9000u
 
-Test(device_conversion, a_device_met_late_in_a_stream_read_once_starts_the_conversion_again)
+/* A recording of one stream: LATE_FLUSHES flushes, then \p late's records. */
+static void write_late_recording(const char *dir, const offtrace_raw_record *late, size_t late_count)
 {
-    char dir[4096], raw[4400];
-    make_recording_dir(dir, sizeof dir, "devconv-read-once-late-device");
-    snprintf(raw, sizeof raw, "%s/raw", dir);
     char text[256];
     int len = snprintf(text, sizeof text, "1 host\n"); /* no offload device listed */
     write_file(dir, "devices.txt", text, (size_t)len);
 
-    const size_t chunk = 2u << 20, records = 2 * LATE_FLUSHES + 2;
-    cr_assert_gt(2 * LATE_FLUSHES, OT_RAW_WINDOW_RECORDS, "the device must come after the first window");
+    const size_t chunk = 2u << 20;
+    cr_assert_gt(2 * LATE_FLUSHES, OT_RAW_WINDOW_RECORDS, "the late records must come after the first window");
     char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
     cr_assert_not_null(stream);
     offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
@@ -1055,21 +1055,53 @@ Test(device_conversion, a_device_met_late_in_a_stream_read_once_starts_the_conve
         r[n] = host_record(OFFTRACE_RAW_FLUSH, OFFTRACE_RAW_END, NS0 + 1050 + i * 100);
         r[n++].id = i + 1;
     }
-    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
-    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
-    r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
-    r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
-    cr_assert_eq(n, records);
+    memcpy(&r[n], late, late_count * sizeof *late);
     write_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
     free(stream);
+}
+
+Test(device_conversion, a_device_met_late_in_a_stream_read_once_gets_its_group_there)
+{
+    char dir[4096];
+    make_recording_dir(dir, sizeof dir, "devconv-read-once-late-device");
+    offtrace_raw_record late[2];
+    late[0] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, T0);
+    late[0].id = TARGET_ID, late[0].subkind = ompt_target, late[0].dst_device = 0;
+    late[1] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
+    late[1].id = TARGET_ID, late[1].subkind = ompt_target, late[1].dst_device = 0;
+    write_late_recording(dir, late, 2);
 
     convert(dir);
     archive_facts f;
     check_archive(dir, &f);
-    cr_expect_eq(property(dir, "OFFTRACE::RECORDS"), records);
+    cr_expect_eq(property(dir, "OFFTRACE::RECORDS"), 2 * LATE_FLUSHES + 2);
     cr_expect_eq(f.enters[OFFTRACE_CLASS_BUFFER_FLUSH], LATE_FLUSHES);
     cr_expect_eq(property(dir, "OFFTRACE::BUFFER_FLUSHES"), LATE_FLUSHES);
     cr_expect_eq(f.target, 1);
     cr_expect_eq(f.devices, 1, "the device the target region ran on has its group");
     cr_expect_eq(f.rdma_locations, 1);
+}
+
+Test(device_conversion, an_enter_data_met_late_in_a_stream_read_once_starts_the_conversion_again)
+{
+    char dir[4096];
+    make_recording_dir(dir, sizeof dir, "devconv-read-once-late-enter-data");
+    offtrace_raw_record late[4];
+    const uint8_t kinds[4] = {ompt_target_enter_data, ompt_target_enter_data, ompt_target_exit_data,
+                              ompt_target_exit_data};
+    for (int i = 0; i < 4; i++) {
+        late[i] = host_record(OFFTRACE_RAW_TARGET, i % 2 ? OFFTRACE_RAW_END : OFFTRACE_RAW_BEGIN,
+                              T0 + (uint64_t)i * 100);
+        late[i].id = TARGET_ID + (uint64_t)i / 2, late[i].subkind = kinds[i], late[i].dst_device = 0;
+    }
+    write_late_recording(dir, late, 4);
+
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_expect_eq(property(dir, "OFFTRACE::RECORDS"), 2 * LATE_FLUSHES + 4);
+    cr_expect_eq(f.enters[OFFTRACE_CLASS_BUFFER_FLUSH], LATE_FLUSHES, "once: not the attempt's flushes as well");
+    cr_expect_eq(f.enter_data, 1);
+    cr_expect_eq(f.exit_data, 1);
+    cr_expect_eq(f.devices, 1);
 }

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "convert.h"
 #include "convert_job.h" /* issue 16 */
+#include "convert_live.h" /* issue 18 */
 #include "device_config.h"
 #include "lineage.h"
 #include "liveness.h"
@@ -624,7 +625,23 @@ static void raw_removal_finish(raw_removal *r)
     r->started = 0;
 }
 
-static int finish_archive(const record_opts *o, const char *dir, int status, pid_t program, const char *program_name)
+/* The conversion while the program runs (convert_live.h), on a thread
+ * that must not take the signals record forwards: they stay for the main
+ * thread, as before. Not for an MPI rank (its part is merged with the
+ * others'). */
+static ot_convert_live *start_live_conversion(const record_opts *o, const char *dir)
+{
+    if (o->in_job)
+        return NULL;
+    sigset_t before;
+    pthread_sigmask(SIG_BLOCK, &launcher_signals, &before);
+    ot_convert_live *live = ot_convert_live_start(dir);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    return live;
+}
+
+static int finish_archive(const record_opts *o, const char *dir, int status, pid_t program, const char *program_name,
+                          ot_convert_live *live)
 {
     char anchor[PATH_MAX + 32], msg[512], reason[256];
     struct stat st;
@@ -635,7 +652,11 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
     const char *raw = rec.raw_dir;
     ot_write_counts *counts = NULL; /* what the conversion here wrote: the summary without reading it back */
     raw_removal removal = {.started = 0}; /* of raw/, once converted */
-    if (ot_cli_recording_unconverted(&rec)) {
+    ot_convert_live_result live_result = {0};
+    int unconverted = ot_cli_recording_unconverted(&rec);
+    if (!unconverted) /* the library converted it itself, or there is none: the attempt is not wanted */
+        ot_convert_live_drop(live);
+    if (unconverted) {
         ot_convert_options opts = {.reason = NULL, .keep_raw = keep_raw_wanted(), .counts = o->in_job ? NULL : &counts,
                                    .caller_removes_raw = !o->in_job};
         if (rec.state != OT_RECORDING_FINISHED) {
@@ -644,11 +665,14 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
         }
         /* Readers now say "being converted", not "run offtrace convert". */
         if (ot_converter_claim(raw, &rec.pid) == -EBUSY) {
+            ot_convert_live_drop(live);
             rec.state = OT_RECORDING_BEING_CONVERTED;
             ot_cli_recording_explain("record", dir, &rec);
             return -1;
         }
-        if (ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
+        /* what was converted while the program ran, checked; else all of it now */
+        if (ot_convert_live_finish(live, &opts, &live_result, msg, sizeof msg) != 0 &&
+            ot_convert_directory(dir, &opts, msg, sizeof msg) != 0) {
             say(o, msg);
             return -1;
         }
@@ -676,6 +700,10 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
         raw_removal_finish(&removal);
         fprintf(stderr, "%s\n", msg);
         return -1;
+    }
+    if (live_result.converted) {
+        s.conversion_live_s = live_result.seconds_before_end;
+        s.conversion_live_records = live_result.records_before_end;
     }
     ot_summary_print(&s, dir, stderr);
     print_next_steps(dir);
@@ -778,9 +806,11 @@ int ot_cmd_record(const ot_cli_args *args)
         rmdir(dir);
         return e == ENOENT ? 127 : 126;
     }
+    ot_convert_live *live = start_live_conversion(&o, dir);
     int status = wait_program(pid);
+    ot_convert_live_program_ended(live);
     remove_preload_link();
-    finish_archive(&o, dir, status, pid, o.program[0]);
+    finish_archive(&o, dir, status, pid, o.program[0], live);
     return pass_on(status);
 }
 

@@ -85,59 +85,63 @@ static int record_device(const converter *c, const offtrace_raw_record *r)
 }
 
 /* The kinds whose records name a device (the catalogue says which field),
- * and an explicit task's creation or schedule (ot_host_tasks_note): the
- * device and task bookkeeping looks at these alone. */
-static void note_device_or_task_kinds(converter *c)
+ * for ot_cv_meet_device, and an explicit task's creation or schedule
+ * (ot_host_tasks_note), which the task bookkeeping must see of every stream
+ * before the first one is written. */
+static void note_device_and_task_kinds(converter *c)
 {
-    memset(c->device_or_task_kinds, 0, sizeof c->device_or_task_kinds);
+
+    memset(c->device_kinds, 0, sizeof c->device_kinds);
+    memset(c->task_kinds, 0, sizeof c->task_kinds);
     for (unsigned e = 0; e < 256; e++)
-        if (e == OFFTRACE_RAW_OMP_TASK_CREATE || e == OFFTRACE_RAW_OMP_TASK_SCHEDULE ||
-            offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
-            c->device_or_task_kinds[e >> 6] |= 1ull << (e & 63);
+        if (offtrace_source_device_field(offtrace_raw_source(e)) != OFFTRACE_DEVICE_FIELD_NONE)
+            c->device_kinds[e >> 6] |= 1ull << (e & 63);
+    c->task_kinds[OFFTRACE_RAW_OMP_TASK_CREATE >> 6] |= 1ull << (OFFTRACE_RAW_OMP_TASK_CREATE & 63);
+    c->task_kinds[OFFTRACE_RAW_OMP_TASK_SCHEDULE >> 6] |= 1ull << (OFFTRACE_RAW_OMP_TASK_SCHEDULE & 63);
 }
 
-/* Each record as the counting pass reads it (ot_raw_count): the devices
- * that did anything, and the explicit tasks' creations and schedules, known
- * before any stream is written. */
-static int note_devices_and_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
+/* Each record as the counting pass reads it (ot_raw_count): the explicit
+ * tasks' creations and schedules, known before any stream is written. */
+static int note_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
 {
     converter *c = context;
-    if (!(c->device_or_task_kinds[r->event >> 6] >> (r->event & 63) & 1))
+    if (!(c->task_kinds[r->event >> 6] >> (r->event & 63) & 1))
         return 0;
-    if ((r->event == OFFTRACE_RAW_OMP_TASK_CREATE || r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE) &&
-        ot_host_tasks_note(c, r, s->header.thread_index) != 0)
+    return ot_host_tasks_note(c, r, s->header.thread_index) != 0 ? -ENOMEM : 0;
+}
+
+/* A device's accelerator group, timeline and RDMA location (a member of the
+ * RMA window's communicator: its rank is the order in which the window's
+ * members were created, host threads included, and the puts and gets that
+ * reach it name that rank). */
+static int create_device(converter *c, device_state *d)
+{
+    char name[64];
+    snprintf(name, sizeof name, "device %d RDMA", d->num);
+    d->timeline = ot_dt_new(d->num, c->dir);
+    if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
         return -ENOMEM;
-    int num = record_device(c, r);
-    if (num < 0 || (int64_t)num == c->last_noted_device - 1) /* the device the last one named: noted already */
-        return 0;
-    device_state *d = ot_cv_device(c, num);
-    if (d) {
-        d->used = 1;
-        c->last_noted_device = (int64_t)num + 1;
-    } else { /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
-        c->records_of_unshown_devices++;
-    }
+    d->rdma = ot_tw_add_location(c->tw, offtrace_location_id(OFFTRACE_LOC_RDMA, d->num, 0), name, OFFTRACE_LOC_RDMA, d->num, 1,
+                                 &d->rdma_rank);
+    if (!d->rdma)
+        return -ENOMEM;
+    d->used = 1;
+    ot_cv_tell_device_timeline(c, d); /* made during a pass: told at once, else it sorts everything */
     return 0;
 }
 
-/* Give each device that did anything (note_devices_and_tasks) an
- * accelerator group, a timeline and an RDMA location whose comm ranks come
- * first. */
-static int create_devices(converter *c)
+int ot_cv_meet_device(converter *c, const offtrace_raw_record *r)
 {
-    for (size_t i = 0; i < c->device_count; i++) {
-        device_state *d = &c->devices[i];
-        char name[64];
-        snprintf(name, sizeof name, "device %d RDMA", d->num);
-        d->timeline = ot_dt_new(d->num, c->dir);
-        if (!d->timeline || ot_tw_add_device(c->tw, d->num, device_kind(c, d->num)))
-            return -ENOMEM;
-        d->rdma = ot_tw_add_location(c->tw, offtrace_location_id(OFFTRACE_LOC_RDMA, d->num, 0), name, OFFTRACE_LOC_RDMA, d->num, 1,
-                                     &d->rdma_rank);
-        if (!d->rdma)
-            return -ENOMEM;
+    int num = record_device(c, r);
+    if (num < 0 || (int64_t)num == c->last_met_device - 1) /* the device the last one named: met already */
+        return 0;
+    device_state *d = ot_cv_device(c, num); /* a clock pair may have made its state, not its group */
+    if (!d) { /* past MAX_DEVICES: its kernels and transfers cannot be drawn; say so */
+        c->records_of_unshown_devices++;
+        return 0;
     }
-    return 0;
+    c->last_met_device = (int64_t)num + 1;
+    return d->used ? 0 : create_device(c, d);
 }
 
 /* ---- device memory bookkeeping ---- */
@@ -308,12 +312,14 @@ void ot_cv_tell_device_timeline(converter *c, device_state *d)
                          d - c->devices < DEVICES_WRITTEN_AS_THEY_COME);
 }
 
-/* Where the device timelines' items come from now (device_timeline.h). */
-static void tell_device_timelines(converter *c, int last_source)
+/* Where the device timelines' items come from while stream \p i is
+ * written (device_timeline.h): from its pass on, as they come if no later
+ * stream adds any. */
+void ot_cv_tell_device_timelines(converter *c, size_t i)
 {
-    c->device_items_last_source = last_source;
-    for (size_t i = 0; i < c->device_count; i++)
-        ot_cv_tell_device_timeline(c, &c->devices[i]);
+    c->device_items_last_source = i >= last_stream_adding_device_items(c);
+    for (size_t k = 0; k < c->device_count; k++)
+        ot_cv_tell_device_timeline(c, &c->devices[k]);
 }
 
 /* How the device items were written, for ot_convert_options.device_items. */
@@ -329,16 +335,15 @@ static void count_device_items(const converter *c, struct ot_convert_device_item
         }
 }
 
-static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown)
+/* The host threads from stream \p first on (a live conversion wrote the
+ * first while the program ran: convert_live.c), then everything else. */
+static int write_everything(converter *c, const ot_convert_options *opts, ot_progress *shown, size_t first)
 {
-    int rc = create_devices(c);
-    if (rc == 0)
-        rc = add_empty_master_thread(c);
-    if (rc == 0)
+    int rc = first ? 0 : add_empty_master_thread(c);
+    if (rc == 0 && !first)
         rc = ot_user_pair_events(c);
-    size_t last_adding = last_stream_adding_device_items(c);
-    for (size_t i = 0; rc == 0 && i < c->rec.stream_count; i++) {
-        tell_device_timelines(c, i >= last_adding);
+    for (size_t i = first; rc == 0 && i < c->rec.stream_count; i++) {
+        ot_cv_tell_device_timelines(c, i);
         rc = ot_cv_host_thread(c, &c->rec.streams[i]);
         ot_progress_add(shown, c->rec.streams[i].count);
     }
@@ -415,8 +420,11 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
     return 0;
 }
 
-static void converter_free(converter *c)
+void ot_cv_free(converter *c)
 {
+    if (c->tw)
+        ot_tw_abort(c->tw);
+    ot_write_counts_free(c->counts);
     for (size_t i = 0; i < c->device_count; i++) {
         ot_dt_free(c->devices[i].timeline);
         ot_devsync_free(c->devices[i].sync);
@@ -457,7 +465,7 @@ static int archive_dir_of(const char *dir, ot_job_place *place, char *out, size_
  * host's launches and data operations carry their operation id for readers
  * to pair them with it (issue 17). Host-offload archives, where the launch is
  * the execution, are spared the attribute on every launch and data op. */
-static int operations_paired(const ot_raw_recording *rec)
+int ot_cv_operations_paired(const ot_raw_recording *rec)
 {
     for (size_t i = 0; i < rec->device_stream_count; i++)
         if (rec->device_streams[i].header.backend[0] &&
@@ -473,45 +481,45 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
     return s->counted ? s->count : s->records_at_most;
 }
 
-/* Read once where it can be: a recording whose device list names no
- * offload device and that holds no device file writes each stream as it
- * first reads it (a host program, host OpenMP); the counting pass that
- * notes devices and tasks for the others is skipped. Should a stream name a
- * device or an explicit task after all, its pass stops before the record
- * and the conversion starts again the usual way (CONVERT_AGAIN). A look at
- * each stream's first window (what one read fetches) keeps the attempt from
- * starting where such a record comes early, as a program's tasks usually do:
- * a whole short stream, a small part of a long one. */
-enum { CONVERT_AGAIN = 1, CONVERT_AGAIN_SORTED = 2 };
+/* Read once where it can be: each stream is written as it is first read,
+ * and a device gets its group, timeline and RDMA location where a record
+ * first names it (ot_cv_meet_device). Two things need a stream read before
+ * it is written: an explicit task's creation or schedule (the task
+ * bookkeeping needs every stream's before the first is written), and an
+ * enter-data construct (its pairing with its exit data reads the stream
+ * first, host_pass.c). Should a stream hold one, its pass stops there and
+ * the conversion starts again with the counting pass (CONVERT_AGAIN). A look
+ * at each stream's first window (what one read fetches) keeps the attempt
+ * from starting where such a record comes early, as a program's tasks and
+ * data regions usually do: a whole short stream, a small part of a long
+ * one. */
 
-static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, int sort_device_items,
-                        char *msg, size_t msg_size)
+/* Everything before the first stream is written: the recording opened (and
+ * counted, unless it is read once), its definitions loaded, the archive
+ * opened in \p archive_dir (NULL: where ot_convert_directory puts it). A
+ * live conversion (c->live) reads once, looks at no stream ahead (its first
+ * is still being written) and asks for no counts. */
+int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, const ot_convert_options *opts,
+                int may_read_once, char *msg, size_t msg_size)
 {
-    char raw_dir[4200], archive_dir[4200];
-    ot_job_place place;
+    char raw_dir[4200];
+    ot_job_place place = {.kind = OT_JOB_PLACE_NONE};
     snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
-    converter *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(msg, msg_size, "offtrace: out of memory");
-        return -ENOMEM;
-    }
     if (opts->counts)
         *opts->counts = NULL;
     c->dir = dir;
-    c->sort_device_items = sort_device_items;
     c->ticks_hint = &c->ticks_hint_storage;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    note_device_or_task_kinds(c);
+    note_device_and_task_kinds(c);
     int rc = ot_raw_open(raw_dir, &c->rec, msg, msg_size);
-    c->read_once = may_read_once && !c->rec.device_count && !c->rec.device_stream_count;
-    for (size_t i = 0; rc == 0 && c->read_once && i < c->rec.stream_count; i++) { /* where it shows early: not once */
-        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->device_or_task_kinds);
+    c->read_once = may_read_once;
+    /* where it shows early: not once (a live stream is still being written: not looked at ahead) */
+    for (size_t i = 0; rc == 0 && c->read_once && !c->live && i < c->rec.stream_count; i++) {
+        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, OT_CV_ENTER_DATA_KINDS);
         if (met < 0)
             snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
         c->read_once = !met;
     }
-    if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_devices_and_tasks, c)) != 0)
+    if (rc == 0 && !c->read_once && (rc = ot_raw_count(&c->rec, note_tasks, c)) != 0)
         snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-rc));
     if (rc == 0 && (rc = ot_user_defs_load(c, raw_dir)) != 0)
         snprintf(msg, msg_size, "offtrace: out of memory reading the user definitions");
@@ -520,7 +528,7 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     if (rc == 0 && (rc = ot_map_names_load(c, raw_dir)) != 0) /* issue 15 */
         snprintf(msg, msg_size, "offtrace: out of memory reading the map sites");
     if (rc == 0)
-        c->operations_paired = operations_paired(&c->rec);
+        c->operations_paired = ot_cv_operations_paired(&c->rec);
     if (rc == 0 && c->rec.stream_files && !c->rec.stream_count) {
         snprintf(msg, msg_size, "offtrace: none of the %zu thread streams in '%s' is usable (%llu of another format "
                  "version, %llu damaged, %llu not regular files, %llu unreadable); nothing to convert",
@@ -530,20 +538,20 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
                  (unsigned long long)c->rec.ignored[OT_RAW_IGNORED_UNREADABLE]);
         rc = -EPROTO;
     }
-    if (rc == 0)
-        rc = archive_dir_of(dir, &place, archive_dir, sizeof archive_dir, msg, msg_size);
-    if (rc) {
-        converter_free(c);
+    if (rc == 0 && archive_dir_given)
+        snprintf(c->archive_dir, sizeof c->archive_dir, "%s", archive_dir_given);
+    else if (rc == 0)
+        rc = archive_dir_of(dir, &place, c->archive_dir, sizeof c->archive_dir, msg, msg_size);
+    if (rc)
         return rc;
-    }
     c->sym = ot_symbolizer_open();
     c->regions = ot_region_memo_new();
     for (size_t i = 0; c->sym && i < c->rec.maps_count; i++)
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
-    remove_partial_archive(archive_dir);
-    size_t max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
-    c->tw = ot_tw_open(archive_dir, max_locations, msg, msg_size);
+    remove_partial_archive(c->archive_dir);
+    c->max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
+    c->tw = ot_tw_open(c->archive_dir, c->max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);
     else if (c->tw && opts->counts) /* for the summary; without memory for them none, and it reads the archive */
@@ -556,25 +564,33 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
         if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);
-        converter_free(c);
+        c->tw = NULL;
         return -ENOMEM;
     }
-    ot_write_counts *counts = NULL;
+    return 0;
+}
+
+/* Write from stream \p first on and close the archive (its conversion time
+ * \p t0 on); on failure the archive is abandoned. */
+int ot_cv_write_and_close(converter *c, const ot_convert_options *opts, size_t first, const struct timespec *t0,
+                          char *msg, size_t msg_size)
+{
     uint64_t total = 0;
-    for (size_t i = 0; i < c->rec.stream_count; i++)
+    for (size_t i = first; i < c->rec.stream_count; i++)
         total += records_for_progress(&c->rec.streams[i]);
     for (size_t i = 0; i < c->rec.device_stream_count; i++)
         total += c->rec.device_streams[i].count;
     /* how far it is, on a terminal, past a second: the fraction moves a stream at a time */
-    ot_progress *shown = ot_progress_start("writing the archive", "the records", total, &t0, opts->progress_after_ns);
-    rc = write_everything(c, opts, shown);
+    ot_progress *shown = ot_progress_start("writing the archive", "the records", total, t0, opts->progress_after_ns);
+    int rc = write_everything(c, opts, shown, first);
+    struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc == 0) {
         char secs[32];
-        snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        snprintf(secs, sizeof secs, "%.6f", (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9);
         ot_tw_property(c->tw, "CONVERSION_SECONDS", secs);
         if (opts->counts) /* every event is written */
-            counts = ot_tw_take_counts(c->tw);
+            c->counts = ot_tw_take_counts(c->tw);
         if (opts->device_items)
             count_device_items(c, opts->device_items);
         rc = ot_tw_close(c->tw, c->rec.realtime_offset_ns - (c->mpi_clock_points ? c->mpi_clock_offset[0] : 0), msg,
@@ -583,11 +599,25 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
     } else {
         ot_progress_stop(shown);
         if ((rc != -EAGAIN || !c->read_once) && rc != OT_DT_START_AGAIN_SORTED)
-            snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", dir, strerror(-rc));
+            snprintf(msg, msg_size, "offtrace: converting '%s' failed: %s", c->dir, strerror(-rc));
         ot_tw_abort(c->tw);
     }
+    c->tw = NULL;
+    return rc;
+}
+
+/* After the archive is written (\p rc 0) or abandoned: the counts handed
+ * over, raw/ removed or set aside, a broken archive removed. */
+int ot_cv_finish(converter *c, const ot_convert_options *opts, int rc, char *msg, size_t msg_size)
+{
+    char raw_dir[4200], archive_dir[4200];
+    const char *dir = c->dir;
+    snprintf(raw_dir, sizeof raw_dir, "%s/raw", dir);
+    snprintf(archive_dir, sizeof archive_dir, "%s", c->archive_dir);
     int again = rc == -EAGAIN && c->read_once ? CONVERT_AGAIN : rc == OT_DT_START_AGAIN_SORTED ? CONVERT_AGAIN_SORTED : 0;
-    converter_free(c);
+    ot_write_counts *counts = c->counts;
+    c->counts = NULL;
+    ot_cv_free(c);
     if (rc == 0 && opts->counts)
         *opts->counts = counts;
     else
@@ -611,6 +641,26 @@ static int convert_once(const char *dir, const ot_convert_options *opts, int may
                  "archive once the cause is gone", raw_dir, dir);
     }
     return rc;
+}
+
+static int convert_once(const char *dir, const ot_convert_options *opts, int may_read_once, int sort_device_items,
+                        char *msg, size_t msg_size)
+{
+    converter *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(msg, msg_size, "offtrace: out of memory");
+        return -ENOMEM;
+    }
+    c->sort_device_items = sort_device_items;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = ot_cv_start(c, dir, NULL, opts, may_read_once, msg, msg_size);
+    if (rc) {
+        ot_cv_free(c);
+        return rc;
+    }
+    rc = ot_cv_write_and_close(c, opts, 0, &t0, msg, msg_size);
+    return ot_cv_finish(c, opts, rc, msg, msg_size);
 }
 
 int ot_convert_directory(const char *dir, const ot_convert_options *opts, char *msg, size_t msg_size)

@@ -6,6 +6,7 @@
 #ifndef OT_CONVERT_INTERNAL_H
 #define OT_CONVERT_INTERNAL_H
 
+#include <omp-tools.h>
 #include <stdint.h>
 
 #include "devsync.h"
@@ -111,18 +112,53 @@ typedef struct converter {
     /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
      * takes a const converter, the hint changes through the pointer */
     ot_timemap_hint ticks_hint_storage, *ticks_hint;
-    /* the kinds whose records name a device or an explicit task (issue 18,
-     * third round): what the device and task bookkeeping must see of every
-     * stream before the first one is written */
-    uint64_t device_or_task_kinds[4];
-    int64_t last_noted_device; /**< the counting pass: 1 + the device its last device record named and noted used, 0: none
+    /* the kinds whose records name a device (ot_cv_meet_device), and an
+     * explicit task's creation or schedule, which the task bookkeeping must
+     * see of every stream before the first one is written (issue 18) */
+    uint64_t device_kinds[4], task_kinds[4];
+    int64_t last_met_device; /**< 1 + the device the last device record named and met, 0: none
                                 (issue 18, fifth round: most records name the device the one before did) */
-    int read_once; /**< streams are written as they are first read: none holds one of those kinds, or the pass gives
-                        up (TARGET records are among them: the target data pairing skips a stream not yet counted) */
+    /* the archive (issue 18, sixth round: a live conversion writes it aside, convert_live.c) */
+    char archive_dir[4200];
+    size_t max_locations;        /**< what the writer was opened for (OTF2's definition chunks) */
+    struct ot_write_counts *counts; /**< what was written, once closed, for the caller (opts->counts) */
+    int live;                    /**< converting while the program runs: its first stream is still written */
+    int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data
+                        construct, or the pass gives up (the data region pairing skips a stream not yet counted) */
     int sort_device_items; /**< every device timeline sorts its items (issue 18, sixth round: else written as they
                                 come where no later stream adds any, device_timeline.h) */
     int device_items_last_source; /**< the stream being written is the last that may add device items */
 } converter;
+
+/** ot_cv_finish: the attempt read once met what needs the counting pass
+ *  (CONVERT_AGAIN), or a device item came out of order after others were
+ *  written as they came (CONVERT_AGAIN_SORTED: every device sorts); convert again */
+enum { CONVERT_AGAIN = 1, CONVERT_AGAIN_SORTED = 2 };
+
+struct ot_convert_options;
+struct timespec;
+
+/**
+ * \brief The conversion's phases (convert.c), for ot_convert_directory and
+ *        the live conversion (convert_live.c): ot_cv_start opens the
+ *        recording and the archive (in \p archive_dir, NULL: where
+ *        ot_convert_directory puts it); ot_cv_write_and_close writes the
+ *        host streams from \p first on and everything after them;
+ *        ot_cv_finish hands the counts over, removes raw/ after success
+ *        (or the archive after a failure) and frees \p c. Each returns 0
+ *        or a negative errno (ot_cv_finish also CONVERT_AGAIN).
+ */
+int ot_cv_start(converter *c, const char *dir, const char *archive_dir, const struct ot_convert_options *opts,
+                int may_read_once, char *msg, size_t msg_size);
+int ot_cv_write_and_close(converter *c, const struct ot_convert_options *opts, size_t first,
+                          const struct timespec *t0, char *msg, size_t msg_size);
+int ot_cv_finish(converter *c, const struct ot_convert_options *opts, int rc, char *msg, size_t msg_size);
+
+/** \brief Whether a recording's device files name the host operations behind their activity (issue 17). */
+int ot_cv_operations_paired(const ot_raw_recording *rec);
+
+/** \brief Free a converter whatever phase it reached (an open archive abandoned). */
+void ot_cv_free(converter *c);
 
 /** \brief Host ticks to host ns. */
 uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
@@ -134,6 +170,29 @@ device_state *ot_cv_device(converter *c, int num);
  *         (ot_dt_source): at each stream, and for a timeline made during a
  *         stream's pass, right after ot_dt_new (else it sorts them all). */
 void ot_cv_tell_device_timeline(converter *c, device_state *d);
+
+/** \brief Tell every device timeline where its items come from while
+ *         stream \p i is written (as they come from the last stream that
+ *         may add any on, device_timeline.h). */
+void ot_cv_tell_device_timelines(converter *c, size_t i);
+
+/** The enter-data kinds of ompt_target_t (bit k): a TARGET record of one
+ *  needs its stream read before it is written (the pairing with its exit). */
+#define OT_CV_ENTER_DATA_KINDS (1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait)
+
+/**
+ * \brief Meet the device a record of c->device_kinds names: the first
+ *        time, give it its accelerator group, timeline and RDMA location
+ *        (issue 18, sixth round: where the conversion first meets it, not
+ *        after a counting pass). Records of devices past MAX_DEVICES are
+ *        counted. Call for each such record of every stream, in stream
+ *        order, before the record is converted (host_pass.c: in its
+ *        dispatch's TARGET and DATA_OP branches, the catalogue's kinds that
+ *        name a device, so that other records pay no test; a kind given a
+ *        device field there needs its branch to call it too).
+ * \return 0 or -ENOMEM.
+ */
+int ot_cv_meet_device(converter *c, const offtrace_raw_record *r);
 
 /** \brief The offload device a data operation touches. */
 int ot_cv_op_device(const converter *c, const offtrace_raw_record *r);

@@ -67,6 +67,7 @@ typedef struct thread_pass {
     uint64_t marked_lost; /* records lost in gaps that LOST records mark */
     uint64_t off_since;   /* measurement control: when this thread switched recording off */
     int off;              /* an off window opened by this thread is open */
+    int pairs_known;      /* the stream was counted before its pass: its data regions are paired */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
 } thread_pass;
 
@@ -252,8 +253,7 @@ static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_r
 
 static int pair_data_regions(thread_pass *p)
 {
-    uint64_t enter_kinds = 1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait;
-    if (!(p->s->target_kinds_seen & enter_kinds))
+    if (!(p->s->target_kinds_seen & OT_CV_ENTER_DATA_KINDS))
         return 0; /* no enter-data: nothing to pair, the stream is not read for it */
     pending_enter *pending = NULL;
     size_t depth = 0, capacity = 0;
@@ -395,6 +395,10 @@ static const open_item *find_open(const thread_pass *p, uint8_t event, uint64_t 
 static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
     if (r->endpoint == OFFTRACE_RAW_BEGIN) {
+        if (!p->pairs_known && is_enter_data(r->subkind)) { /* read once: not paired */
+            p->failed = -EAGAIN; /* the conversion starts again with the counting pass (convert.c) */
+            return;
+        }
         const span_pair *span = is_enter_data(r->subkind) ? span_by_enter(p, r->id) : NULL;
         open_item *o;
         if (span && (o = push(p))) {
@@ -920,17 +924,20 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);
+    p->pairs_known = s->counted;
     int rc = p->w && p->attributes && p->spans ? pair_data_regions(p) : -ENOMEM;
     if (rc == 0 && (rc = ot_es_finish(p->spans)) == 0)
         p->next_span = ot_es_next(p->spans);
     ot_raw_cursor cur = {.fd = -1};
     if (rc == 0)
         rc = ot_raw_cursor_open(&cur, s);
-    if (rc == 0 && c->read_once) /* a device or task there: the conversion starts again the usual way (convert.c) */
-        ot_raw_cursor_stop_at(&cur, c->device_or_task_kinds);
+    if (rc == 0 && c->read_once) /* a task there: the conversion starts again the usual way (convert.c) */
+        ot_raw_cursor_stop_at(&cur, c->task_kinds);
     for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&cur));) {
         if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
             c->damaged_records++;
+            if (c->device_kinds[r->event >> 6] >> (r->event & 63) & 1) /* it names a device all the same */
+                p->failed = ot_cv_meet_device(c, r);
             continue;
         }
         uint64_t t = ot_cv_to_ns(c, r->time);
@@ -944,10 +951,15 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
         if (p->mutex)
             ot_host_mutex_settle(p, r);
         offtrace_source source = offtrace_raw_source(r->event);
-        if (source == OFFTRACE_SOURCE_TARGET)
-            on_target(p, r, t);
-        else if (source == OFFTRACE_SOURCE_DATA_OP || source == OFFTRACE_SOURCE_SUBMIT)
-            on_operation(p, r, t);
+        /* the kinds whose records name a device (the catalogue: TARGET and DATA_OP, ot_cv_meet_device) meet it
+         * first; tested in their branches, not for every record */
+        if (source == OFFTRACE_SOURCE_TARGET) {
+            if ((p->failed = ot_cv_meet_device(c, r)) == 0)
+                on_target(p, r, t);
+        } else if (source == OFFTRACE_SOURCE_DATA_OP || source == OFFTRACE_SOURCE_SUBMIT) {
+            if (source == OFFTRACE_SOURCE_SUBMIT || (p->failed = ot_cv_meet_device(c, r)) == 0)
+                on_operation(p, r, t);
+        }
         else if (source == OFFTRACE_SOURCE_SYNC)
             on_sync(p, r);
         else if (source == OFFTRACE_SOURCE_LOST)

@@ -76,11 +76,38 @@ static size_t fill_window(ot_raw_cursor *cur)
     return cur->window_len;
 }
 
+/* A live stream's pass has read all it may: wait for more. At the
+ * program's end the file is taken as it is then, header included, and the
+ * pass goes on as over a finished recording. 0: nothing more (the file can
+ * no longer be read). */
+static int wait_live(ot_raw_cursor *cur)
+{
+    uint64_t allowed = cur->live->wait_more(cur->live->context, cur->max);
+    if (allowed != OT_RAW_LIVE_ENDED) {
+        cur->max = allowed;
+        return 1;
+    }
+    cur->live = NULL;
+    struct stat st;
+    offtrace_raw_stream_header h;
+    if (cur->fd < 0 || fstat(cur->fd, &st) != 0 || pread(cur->fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+        check_stream_header(&h) || h.thread_index != cur->stream->header.thread_index ||
+        h.chunk_bytes != cur->stream->header.chunk_bytes)
+        return 0;
+    cur->stream->header = h; /* its pending begin and losses, written at the end */
+    cur->max = ((uint64_t)st.st_size - OFFTRACE_RAW_HEADER_SIZE) / sizeof(offtrace_raw_record);
+    return 1;
+}
+
 /* The next committed record of the file: a chunk is read up to its first
- * uncommitted slot, an entirely empty chunk ends the stream. */
+ * uncommitted slot, an entirely empty chunk ends the stream. A live stream
+ * is read a chunk the writer has left at a time (wait_live): such a chunk is
+ * as it will stay. */
 static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
 {
-    while (cur->fd >= 0 && cur->index < cur->max) {
+    while (cur->fd >= 0 && (cur->index < cur->max || (cur->live && wait_live(cur)))) {
+        if (cur->index >= cur->max)
+            continue;
         if (cur->window_pos == cur->window_len && !fill_window(cur))
             break;
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
@@ -90,6 +117,11 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
             return r;
         }
         uint64_t in_chunk = cur->index % cur->per_chunk; /* a division: only at a chunk's end */
+        if (in_chunk == 0 && cur->live) { /* the stream's end, unless the program is still running */
+            if (!wait_live(cur))
+                break;
+            continue;
+        }
         if (in_chunk == 0)
             break;
         cur->index += cur->per_chunk - in_chunk; /* the next chunk, in this window or a later one */
@@ -134,6 +166,10 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
         return -ENOMEM;
     if (open_stream_file(s, cur) != 0)
         cur->fd = -1; /* yields the pending begin only */
+    else if (s->live) { /* nothing until the live stream's gate allows it */
+        cur->live = s->live;
+        cur->max = 0;
+    }
     return 0;
 }
 
@@ -223,7 +259,7 @@ static int read_stream(const char *path, ot_raw_stream *out)
     return out->path ? 0 : -ENOMEM;
 }
 
-int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds, uint64_t target_kinds)
 {
     ot_raw_cursor cur;
     if (ot_raw_cursor_open(&cur, s) != 0)
@@ -231,9 +267,14 @@ int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds)
     cur.counting = 0; /* a look at the start: the stream stays as it was */
     if (cur.limit > records)
         cur.limit = records;
+    uint64_t looked_at[4] = {kinds[0], kinds[1], kinds[2], kinds[3]}; /* TARGET too: its kind then decides */
+    if (target_kinds)
+        looked_at[OFFTRACE_RAW_TARGET >> 6] |= 1ull << (OFFTRACE_RAW_TARGET & 63);
     int met = 0;
     for (const offtrace_raw_record *r; !met && (r = ot_raw_cursor_next(&cur));)
-        met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1);
+        if (looked_at[r->event >> 6] >> (r->event & 63) & 1)
+            met = (int)(kinds[r->event >> 6] >> (r->event & 63) & 1) ||
+                  (r->event == OFFTRACE_RAW_TARGET && r->subkind < 64 && (target_kinds >> r->subkind & 1));
     ot_raw_cursor_close(&cur);
     return met;
 }
@@ -286,13 +327,56 @@ static int clock_field(const char **p, unsigned long long *out)
     return 0;
 }
 
+static int load_clock_from(FILE *f, ot_raw_recording *rec);
+
 static int load_clock(const char *raw_dir, ot_raw_recording *rec)
 {
-    char path[4400], line[256];
+    char path[4400];
     snprintf(path, sizeof path, "%s/clock.pairs", raw_dir);
     FILE *f = ot_fopen_regular(path);
     if (!f)
         return -ENOENT;
+    return load_clock_from(f, rec);
+}
+
+int ot_raw_clock_reload(const char *raw_dir, ot_raw_recording *rec)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/clock.pairs", raw_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 26)) {
+        if (fd >= 0)
+            close(fd);
+        return -EIO;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    ssize_t got = text ? pread(fd, text, (size_t)st.st_size, 0) : -1;
+    close(fd);
+    while (got > 0 && text[got - 1] != '\n') /* a line being written: not yet */
+        got--;
+    FILE *f = got > 0 ? fmemopen(text, (size_t)got, "r") : NULL;
+    if (!f) {
+        free(text);
+        return got == 0 ? 0 : -ENOMEM;
+    }
+    ot_raw_recording now = {0};
+    int rc = load_clock_from(f, &now);
+    free(text);
+    if (rc == 0 && !ot_timemap_is_prefix(rec->ticks_to_ns, now.ticks_to_ns))
+        rc = -EPROTO;
+    if (rc == 0 && ot_timemap_points(now.ticks_to_ns) > ot_timemap_points(rec->ticks_to_ns)) {
+        ot_timemap_free(rec->ticks_to_ns);
+        rec->ticks_to_ns = now.ticks_to_ns;
+        return 1;
+    }
+    ot_timemap_free(now.ticks_to_ns);
+    return rc;
+}
+
+static int load_clock_from(FILE *f, ot_raw_recording *rec)
+{
+    char line[256];
     unsigned long long ticks, mono, real;
     int first = 1;
     rec->ticks_to_ns = ot_timemap_new(1.0);

@@ -19,8 +19,26 @@
  * fixed window (ot_raw_cursor), so the conversion's memory does not grow
  * with the trace.
  */
+/**
+ * A stream still being written (issue 18, sixth round: `record` converts
+ * while the program runs, convert_live.c): how far a pass may read it. A
+ * cursor that has read all it may asks \p wait_more, which blocks until it
+ * may read more and returns the file record index it may read up to (the
+ * end of the chunks the writer has left, whose times the clock map covers),
+ * or OT_RAW_LIVE_ENDED once the program has ended: the stream's header is
+ * read again (its pending begin and losses) and the pass goes on as over a
+ * finished recording.
+ */
+typedef struct ot_raw_live_gate {
+    uint64_t (*wait_more)(void *context, uint64_t allowed);
+    void *context;
+} ot_raw_live_gate;
+
+#define OT_RAW_LIVE_ENDED UINT64_MAX
+
 typedef struct ot_raw_stream {
     offtrace_raw_stream_header header;
+    const ot_raw_live_gate *live; /**< NULL: a finished recording's stream (every stream but a live one) */
     char *path;
     /* Known once the stream has been read through (issue 18): by
      * ot_raw_count, or by the first pass that reached its end when it was
@@ -65,6 +83,7 @@ typedef struct ot_raw_cursor {
     /* reading an uncounted stream through: what it learns about it */
     int counting;
     struct { uint64_t id; uint8_t event; } last[8]; /**< the last committed records' ids and kinds, a ring */
+    const ot_raw_live_gate *live; /**< the stream's, until the program ended: max is what it allows */
     const uint64_t *stop_kinds; /**< NULL, or bit e: end the pass before a record of event byte e */
     int stopped;                /**< it ended there */
 } ot_raw_cursor;
@@ -145,6 +164,17 @@ int ot_raw_load(const char *raw_dir, ot_raw_recording *rec, char *err, size_t er
  */
 int ot_raw_open(const char *raw_dir, ot_raw_recording *rec, char *err, size_t err_size);
 
+/**
+ * \brief Read `<raw_dir>/clock.pairs` again, its complete lines, while the
+ *        program still appends to it (issue 18, sixth round): when the
+ *        pairs read before are its first ones and it has more, \p rec's
+ *        map becomes the longer one (the values of its earlier segments
+ *        unchanged).
+ * \return 1 when the map grew, 0 when it did not, -EPROTO when the file no
+ *         longer begins with the pairs read before, -EIO, -ENOMEM.
+ */
+int ot_raw_clock_reload(const char *raw_dir, ot_raw_recording *rec);
+
 /** What ot_raw_count hands each record to: nonzero stops the counting and is returned. */
 typedef int (*ot_raw_visitor)(void *context, const ot_raw_stream *s, const offtrace_raw_record *r);
 
@@ -161,10 +191,12 @@ int ot_raw_count(ot_raw_recording *rec, ot_raw_visitor visit, void *context);
  * \brief Whether one of the first \p records committed records of \p s
  *        (at most those a pass yields; the pending begin not among them)
  *        has its event byte's bit in \p kinds (4 words, bit e of word
- *        e / 64). \p s is left as it was (not counted by this look).
+ *        e / 64), or is a TARGET record whose ompt_target_t kind k has bit
+ *        k in \p target_kinds. \p s is left as it was (not counted by this
+ *        look).
  * \return 1, 0, or -ENOMEM.
  */
-int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds);
+int ot_raw_stream_probe(ot_raw_stream *s, size_t records, const uint64_t *kinds, uint64_t target_kinds);
 
 /**
  * \brief Start a pass over \p s: its committed records in the order the

@@ -395,8 +395,14 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
                     "offtrace_user_measurement_off, OFFTRACE_START_PAUSED); shown as \"offtrace: measurement off\"\n",
                 (unsigned long long)s->measurement_off_switches, plural(s->measurement_off_switches),
                 (double)s->measurement_off_ns / 1e9, s->duration_s);
-    fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "
-                "cost per event: share/doc/offtrace/performance.md)\n", s->conversion_s);
+    if (s->conversion_live_s > 0) /* record converted while the program ran: what was left at its end */
+        fprintf(to, "offtrace: conversion       %.3f s writing the archive after the program ended (%.3f s and %llu "
+                    "records before, while it ran, on a core it left idle; recording cost per event: "
+                    "share/doc/offtrace/performance.md)\n",
+                s->conversion_s, s->conversion_live_s, (unsigned long long)s->conversion_live_records);
+    else
+        fprintf(to, "offtrace: conversion       %.3f s writing the archive, outside the program (recording "
+                    "cost per event: share/doc/offtrace/performance.md)\n", s->conversion_s);
     if (s->buffer_flushes)
         fprintf(to, "offtrace: flushes          %llu times a thread wrote its records to disk (OFFTRACE_MEMORY_BUDGET); "
                     "shown as \"offtrace: buffer flush\"\n", (unsigned long long)s->buffer_flushes);

@@ -49,6 +49,8 @@ typedef struct ot_summary {
     uint64_t user_calls_dropped;       /**< calls the user API refused (the program's mistakes) */
     double duration_s, conversion_s;
     uint64_t archive_bytes;
+    double conversion_live_s; /**< record's conversion while the program ran (convert_live.h), 0: none */
+    uint64_t conversion_live_records; /**< records it converted before the program ended */
     char partial[256];                         /**< "no" or the reason */
     char creator[128];
     /* Filter (docs/filters.md): path "" when the run had none. */

@@ -64,8 +64,8 @@ struct ot_trace_writer {
      * crashes, so a second use of an id is refused here. */
     uint64_t *location_ids;
     size_t location_id_capacity;
-    uint64_t *comm_members;
-    uint32_t comm_count;
+    uint64_t *comm_members; /* the ranked ones (rank handed out) first, in order; then the others */
+    uint32_t comm_count, comm_ranked;
     int thread_team_used; /* ot_tw_thread_team was asked: the OpenMP thread team is defined */
     device_def *devices;
     size_t device_count;
@@ -619,9 +619,13 @@ OTF2_EvtWriter *ot_tw_add_location(ot_trace_writer *w, uint64_t location_id, con
         if (!m)
             return NULL;
         w->comm_members = m;
-        m[w->comm_count] = location_id;
-        if (rank_out)
-            *rank_out = w->comm_count;
+        if (rank_out) { /* before the unranked ones, whose ranks nothing names */
+            memmove(&m[w->comm_ranked + 1], &m[w->comm_ranked], (w->comm_count - w->comm_ranked) * sizeof *m);
+            m[w->comm_ranked] = location_id;
+            *rank_out = w->comm_ranked++;
+        } else {
+            m[w->comm_count] = location_id;
+        }
         w->comm_count++;
     }
     return ew;

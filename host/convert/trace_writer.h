@@ -159,7 +159,13 @@ int ot_tw_add_device(ot_trace_writer *w, int device_num, const char *kind);
  *        role (and device) as location properties (event_catalogue.h).
  * \param device device number (ignored for host threads).
  * \param comm_member 1 if it takes part in the RMA window (host threads that
- *        transfer, RDMA locations); its rank is the order of such calls.
+ *        transfer, RDMA locations).
+ * \param rank_out for a member whose rank events name (an RDMA location:
+ *        the puts and gets that reach it), where its rank goes: such
+ *        members are ranked first, in the order of their calls, whenever
+ *        they are added (a device's RDMA location is created where the
+ *        conversion first meets the device, after host threads); NULL: the
+ *        member is ranked after them, in the order of its call.
  * \return the event writer, NULL on failure: no memory, or an id already
  *         in use (OTF2 would hand out that location's writer again).
  */

@@ -1,0 +1,204 @@
+/*
+ * Issue 18, sixth round: `offtrace record` converts while the program runs
+ * (host/convert/convert_live.h). The archive it leaves must be the one the
+ * conversion after the program's end writes from the same recording: the
+ * same traces.def and the same files under traces/, byte for byte (the
+ * anchor's trace id and CONVERSION_SECONDS differ by design). Each program
+ * here is recorded with -b 64K (many chunk switches) and its raw records
+ * kept; its archive is set aside and the recording converted again with
+ * ot_convert_directory, the conversion record runs without the live one.
+ *
+ * Whether the live attempt was kept is read from record's summary ("...
+ * records before, while it ran"): kept for a single-threaded offload
+ * program (at normal priority, OFFTRACE_TEST_LIVE_NOT_IDLE, so that the
+ * work before the end does not depend on the machine's load; at SCHED_IDLE
+ * as users run it, either); dropped by design for a program that dies (its recording is not
+ * complete), one with an enter/exit data pair or explicit tasks (they need
+ * the counting pass); either for the 2-thread host OpenMP program (its
+ * second stream is written after the end; kept when its stream existed when
+ * the attempt began).
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "check/run.h"
+#include "convert.h"
+
+TestSuite(live_conversion, .timeout = 300);
+
+enum { DROPPED = 0, KEPT = 1, EITHER = -1 };
+
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char *text = NULL;
+    size_t got = 0, cap = 0;
+    for (;;) {
+        if (got == cap) {
+            cap = cap ? cap * 2 : 65536;
+            text = realloc(text, cap);
+            cr_assert_not_null(text);
+        }
+        size_t n = fread(text + got, 1, cap - got, f);
+        if (!n)
+            break;
+        got += n;
+    }
+    fclose(f);
+    *size = got;
+    return text;
+}
+
+static void same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    cr_assert(na == nb && !memcmp(x, y, na), "%s (%zu bytes) and %s (%zu bytes) differ", a, na, b, nb);
+    free(x);
+    free(y);
+}
+
+/* Every file of \p a's traces/ is in \p b's, the same; as many files. */
+static void same_traces(const char *a, const char *b)
+{
+    char da[4300], db[4300];
+    snprintf(da, sizeof da, "%s/traces", a);
+    snprintf(db, sizeof db, "%s/traces", b);
+    size_t count[2] = {0, 0};
+    for (int side = 0; side < 2; side++) {
+        DIR *d = opendir(side ? db : da);
+        cr_assert_not_null(d);
+        for (struct dirent *e; (e = readdir(d));) {
+            if (e->d_name[0] == '.')
+                continue;
+            count[side]++;
+            if (side == 0) {
+                char pa[4600], pb[4600];
+                snprintf(pa, sizeof pa, "%s/%s", da, e->d_name);
+                snprintf(pb, sizeof pb, "%s/%s", db, e->d_name);
+                same_file(pa, pb);
+            }
+        }
+        closedir(d);
+    }
+    cr_assert_eq(count[0], count[1], "%zu files in %s, %zu in %s", count[0], da, count[1], db);
+}
+
+/* Record \p program under the live conversion, then convert again after
+ * the end and compare. \return the records the attempt converted before
+ * the end (0 when it was dropped). */
+static uint64_t live_against_after_the_end(const char *name, const char *option, const char *program,
+                                           char *const args[], int expect, const char *reason, int not_idle)
+{
+    char dir[4096], aside[4200], cli[4096], prog[4096];
+    scratch_path(dir, sizeof dir, name);
+    snprintf(aside, sizeof aside, "%s.live", dir);
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    snprintf(prog, sizeof prog, "%s/%s", OFFTRACE_BIN_DIR, program);
+    char *argv[32] = {cli, "record", "-b", "64K", "-o", dir};
+    int n = 6;
+    if (option)
+        argv[n++] = (char *)option;
+    argv[n++] = "--";
+    argv[n++] = prog;
+    for (int i = 0; args && args[i]; i++)
+        argv[n++] = args[i];
+    /* at SCHED_IDLE the thread may get no CPU before the end while other tests load both cores */
+    char *env[] = {"OFFTRACE_KEEP_RAW=1", "OMP_NUM_THREADS=2", not_idle ? "OFFTRACE_TEST_LIVE_NOT_IDLE=1" : NULL, NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    const char *line = strstr(r.err, "records before, while it ran");
+    int kept = line != NULL;
+    uint64_t records = 0;
+    if (kept) { /* "... (0.012 s and 12345 records before, while it ran" */
+        const char *p = line;
+        while (p > r.err && p[-1] == ' ')
+            p--;
+        while (p > r.err && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        records = strtoull(p, NULL, 10);
+    }
+    if (expect != EITHER)
+        cr_assert_eq(kept, expect, "%s: the live attempt was %s: %s", name, kept ? "kept" : "dropped", r.err);
+    cr_log_info("%s: live attempt %s, %" PRIu64 " records before the end", name, kept ? "kept" : "dropped", records);
+    run_free(&r);
+
+    mkdir(aside, 0777);
+    const char *parts[] = {"traces", "traces.def", "traces.otf2"};
+    for (int i = 0; i < 3; i++) {
+        char from[4400], to[4400];
+        snprintf(from, sizeof from, "%s/%s", dir, parts[i]);
+        snprintf(to, sizeof to, "%s/%s", aside, parts[i]);
+        cr_assert_eq(rename(from, to), 0, "%s: no %s", name, from);
+    }
+    char msg[1024] = "";
+    ot_convert_options opts = {.reason = reason, .keep_raw = 1};
+    cr_assert_eq(ot_convert_directory(dir, &opts, msg, sizeof msg), 0, "%s", msg);
+    char def_a[4400], def_b[4400];
+    snprintf(def_a, sizeof def_a, "%s/traces.def", dir);
+    snprintf(def_b, sizeof def_b, "%s/traces.def", aside);
+    same_file(def_a, def_b);
+    same_traces(dir, aside);
+    return records;
+}
+
+Test(live_conversion, a_single_threaded_offload_program_converts_live_to_the_same_archive)
+{
+    char *args[] = {"20000", NULL};
+    uint64_t records = live_against_after_the_end("live-offload", NULL, "hostile_many", args, KEPT, NULL, 1);
+    cr_assert_gt(records, 3 * 1024, "at least 3 chunks of 64 KiB converted before the program ended");
+    /* as users run it: kept on a quiet machine; on a loaded one the idle thread may not even begin */
+    live_against_after_the_end("live-offload-idle", NULL, "hostile_many", args, EITHER, NULL, 0);
+}
+
+Test(live_conversion, a_two_thread_host_openmp_program_gives_the_same_archive)
+{
+    char *args[] = {"parallel", "20000", NULL};
+    live_against_after_the_end("live-host-openmp", "--host-openmp=all", "bench_host_openmp_units", args, EITHER,
+                               NULL, 0);
+}
+
+Test(live_conversion, a_program_that_dies_falls_back)
+{
+    char *args[] = {"segv", "3000", NULL};
+    live_against_after_the_end("live-segv", NULL, "live_phases", args, DROPPED, "the program was killed by SIGSEGV", 0);
+    char *abort_args[] = {"abort", "3000", NULL};
+    live_against_after_the_end("live-abort", NULL, "live_phases", abort_args, DROPPED,
+                               "the program was killed by SIGABRT", 0);
+}
+
+Test(live_conversion, enter_exit_data_falls_back)
+{
+    char *args[] = {"enter_exit", "3000", NULL};
+    live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, DROPPED, NULL, 0);
+}
+
+Test(live_conversion, explicit_tasks_fall_back)
+{
+    char *args[] = {"tasks", "3000", NULL};
+    live_against_after_the_end("live-tasks", "--host-openmp=all", "live_phases", args, DROPPED, NULL, 0);
+}
+
+Test(live_conversion, the_knob_turns_it_off)
+{
+    char dir[4096], cli[4096], prog[4096];
+    scratch_path(dir, sizeof dir, "live-off");
+    snprintf(cli, sizeof cli, "%s/offtrace", OFFTRACE_BIN_DIR);
+    snprintf(prog, sizeof prog, "%s/hostile_many", OFFTRACE_BIN_DIR);
+    char *argv[] = {cli, "record", "-b", "64K", "-o", dir, "--", prog, "20000", NULL};
+    char *env[] = {"OFFTRACE_LIVE_CONVERSION=off", NULL};
+    run_result r;
+    cr_assert_eq(run_command(argv, env, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_assert(strstr(r.err, "writing the archive, outside the program"), "%s", r.err);
+    cr_assert(!strstr(r.err, "while it ran"), "%s", r.err);
+    run_free(&r);
+}
