@@ -422,6 +422,7 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
 
 void ot_cv_free(converter *c)
 {
+    ot_cv_host_thread_drop(c);
     if (c->tw)
         ot_tw_abort(c->tw);
     ot_write_counts_free(c->counts);

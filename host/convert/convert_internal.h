@@ -123,6 +123,8 @@ typedef struct converter {
     size_t max_locations;        /**< what the writer was opened for (OTF2's definition chunks) */
     struct ot_write_counts *counts; /**< what was written, once closed, for the caller (opts->counts) */
     int live;                    /**< converting while the program runs: its first stream is still written */
+    struct thread_pass *handed_over; /**< a live pass its gate stopped at the program's end, for
+                                          ot_cv_host_thread_go_on on record's own thread */
     int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data
                         construct, or the pass gives up (the data region pairing skips a stream not yet counted) */
     int sort_device_items; /**< every device timeline sorts its items (issue 18, sixth round: else written as they
@@ -207,6 +209,22 @@ uint64_t ot_cv_alloc_forget(converter *c, int device, uint64_t addr);
  * \return 0 or a negative errno.
  */
 int ot_cv_host_thread(converter *c, ot_raw_stream *stream);
+
+/** ot_cv_host_thread's answer when a live stream's gate stopped the pass
+ *  where it was (raw_reader.h: the program ended): the pass waits in
+ *  c->handed_over for ot_cv_host_thread_go_on, on another thread. */
+#define OT_CV_HANDED_OVER 1
+
+/**
+ * \brief Go on with the pass ot_cv_host_thread handed over, from where it
+ *        stopped, to the stream's end (issue 18, sixth round: on record's
+ *        own thread, at its priority, not the live thread's SCHED_IDLE).
+ * \return 0 or a negative errno, as ot_cv_host_thread.
+ */
+int ot_cv_host_thread_go_on(converter *c);
+
+/** \brief Free a pass handed over and not gone on with (the attempt dropped). */
+void ot_cv_host_thread_drop(converter *c);
 
 /**
  * \brief Write one device's collector records on device-thread locations.

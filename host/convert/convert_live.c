@@ -85,6 +85,7 @@ struct ot_convert_live {
     struct timespec t0;                       /* the attempt's start */
     struct timespec ended_at;                 /* when record learnt the program had ended */
     double live_seconds;                      /* its work before the end (CPU of the thread) */
+    int handing_over;                         /* the live thread's pass stopped at the end, for record's thread */
 };
 
 static int has_ended(ot_convert_live *l)
@@ -182,6 +183,8 @@ static int fingerprint(const char *raw_dir, file_print **out, size_t *count)
 
 /* ---- the first stream's gate ---- */
 
+static __thread int on_live_thread; /* set by live_main: the thread whose pass is handed over */
+
 static double thread_cpu_seconds(void)
 {
     struct timespec t;
@@ -243,7 +246,8 @@ static uint64_t wait_more(void *context, uint64_t allowed)
     ot_convert_live *l = context;
     for (;;) {
         if (has_ended(l)) { /* the tail's times need the map's last points, the end's pair among them */
-            l->live_seconds = thread_cpu_seconds(); /* its work while the program ran */
+            if (on_live_thread) /* else it was handed over: measured then */
+                l->live_seconds = thread_cpu_seconds(); /* its work while the program ran */
             if (ot_raw_clock_reload(l->raw_dir, &l->c->rec) < 0)
                 l->rc = -EPROTO;
             return OT_RAW_LIVE_ENDED;
@@ -269,6 +273,24 @@ static uint64_t wait_more(void *context, uint64_t allowed)
         }
         nap(l);
     }
+}
+
+/* The gate's other question (raw_reader.h): once the program has ended,
+ * the live thread's pass stops where it is and record's own thread goes on
+ * with it (ot_convert_live_finish). The live thread runs SCHED_IDLE, and a
+ * user without the right to raise a thread's priority (RLIMIT_NICE 0, no
+ * CAP_SYS_NICE: most) cannot make it normal again; on a busy machine an
+ * idle thread's tail could take many times as long. */
+static int hand_over(void *context)
+{
+    ot_convert_live *l = context;
+    if (!has_ended(l) || !on_live_thread)
+        return 0;
+    if (!l->handing_over) {
+        l->handing_over = 1;
+        l->live_seconds = thread_cpu_seconds(); /* its work while the program ran */
+    }
+    return 1;
 }
 
 /* ---- the thread ---- */
@@ -298,6 +320,7 @@ static int wait_for_first_chunk(ot_convert_live *l)
 static void *live_main(void *arg)
 {
     ot_convert_live *l = arg;
+    on_live_thread = 1;
     struct sched_param idle = {0};
     const char *not_idle = getenv("OFFTRACE_TEST_LIVE_NOT_IDLE"); /* tests: work done before the end, on any load */
     if (!not_idle || strcmp(not_idle, "1"))
@@ -329,7 +352,10 @@ static void *live_main(void *arg)
         c->rec.streams[0].live = &l->gate;
         ot_cv_tell_device_timelines(c, 0);
         rc = ot_cv_host_thread(c, &c->rec.streams[0]);
-        c->rec.streams[0].live = NULL;
+        if (rc == OT_CV_HANDED_OVER) /* the rest on record's own thread (ot_convert_live_finish) */
+            rc = 0;
+        else
+            c->rec.streams[0].live = NULL;
     }
     if (l->rc == -EAGAIN)
         l->rc = rc;
@@ -366,7 +392,7 @@ ot_convert_live *ot_convert_live_start(const char *dir)
     snprintf(l->raw_dir, sizeof l->raw_dir, "%s/raw", dir);
     l->fd = -1;
     l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    l->gate = (ot_raw_live_gate){wait_more, l};
+    l->gate = (ot_raw_live_gate){wait_more, hand_over, l};
     l->started = pthread_create(&l->thread, NULL, live_main, l) == 0;
     if (!l->started) {
         if (l->wake >= 0)
@@ -492,12 +518,18 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     if (!l)
         return 1;
     ot_convert_live_program_ended(l);
-    struct sched_param normal = {0};
-    pthread_setschedparam(l->thread, SCHED_OTHER, &normal); /* the rest of its stream: not last in line any more
-                                                               (refused without the right to: it finishes idle) */
     pthread_join(l->thread, NULL);
     int rc = l->rc;
     converter *c = l->c;
+    if (c && c->handed_over) { /* the first stream's rest, here, at record's priority (the gate reads l->c) */
+        if (rc == 0 && !l->dropped) {
+            if ((rc = ot_cv_host_thread_go_on(c)) == 0)
+                rc = l->rc; /* the gate's end, on this thread: the clock file read again */
+        } else {
+            ot_cv_host_thread_drop(c);
+        }
+        c->rec.streams[0].live = NULL;
+    }
     l->c = NULL;
     int kept = 0;
     if (rc == 0 && c && !l->dropped && recorded(l->raw_dir)) {

@@ -69,6 +69,7 @@ typedef struct thread_pass {
     int off;              /* an off window opened by this thread is open */
     int pairs_known;      /* the stream was counted before its pass: its data regions are paired */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
+    ot_raw_cursor cur;    /* the pass's place in the stream: a live pass handed over goes on from it */
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -911,11 +912,15 @@ static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t 
         snprintf(name, size, "thread %u (tid %d)", h->thread_index, h->os_tid);
 }
 
-int ot_cv_host_thread(converter *c, ot_raw_stream *s)
+/* The pass's set-up: its location, attribute list, data region pairs and
+ * cursor. NULL out of memory (*rc says why). */
+static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
 {
     thread_pass *p = calloc(1, sizeof *p);
+    *rc_out = -ENOMEM;
     if (!p)
-        return -ENOMEM;
+        return NULL;
+    p->cur.fd = -1;
     p->c = c;
     p->s = s;
     char name[128];
@@ -928,12 +933,21 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
     int rc = p->w && p->attributes && p->spans ? pair_data_regions(p) : -ENOMEM;
     if (rc == 0 && (rc = ot_es_finish(p->spans)) == 0)
         p->next_span = ot_es_next(p->spans);
-    ot_raw_cursor cur = {.fd = -1};
     if (rc == 0)
-        rc = ot_raw_cursor_open(&cur, s);
+        rc = ot_raw_cursor_open(&p->cur, s);
     if (rc == 0 && c->read_once) /* a task there: the conversion starts again the usual way (convert.c) */
-        ot_raw_cursor_stop_at(&cur, c->task_kinds);
-    for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&cur));) {
+        ot_raw_cursor_stop_at(&p->cur, c->task_kinds);
+    *rc_out = rc;
+    return p;
+}
+
+/* The records, from where the pass is on: 0 at the stream's end (or
+ * where it stopped), OT_CV_HANDED_OVER where its live gate stopped it. */
+static int pass_run(thread_pass *p)
+{
+    converter *c = p->c;
+    int rc = 0;
+    for (const offtrace_raw_record *r; rc == 0 && !p->failed && (r = ot_raw_cursor_next(&p->cur));) {
         if (!recorder_writes(r)) { /* its time too is garbage: it must not move the thread's clock */
             c->damaged_records++;
             if (c->device_kinds[r->event >> 6] >> (r->event & 63) & 1) /* it names a device all the same */
@@ -983,7 +997,16 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
             on_plain_region(p, r, t, plain_region_class(source));
         }
     }
-    if (rc == 0 && cur.stopped)
+    return rc == 0 && !p->failed && p->cur.handed_over ? OT_CV_HANDED_OVER : rc;
+}
+
+/* The stream's end: what is still open closed, the location ended, the
+ * pass freed. */
+static int pass_end(thread_pass *p, int rc)
+{
+    converter *c = p->c;
+    ot_raw_stream *s = p->s;
+    if (rc == 0 && p->cur.stopped)
         rc = -EAGAIN;
     if (rc == 0)
         ot_host_mutex_settle(p, NULL);
@@ -1003,7 +1026,7 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
         close_item(p, &p->open[--p->depth], p->last_time, NULL);
     if (rc == 0)
         rc = p->failed;
-    ot_raw_cursor_close(&cur);
+    ot_raw_cursor_close(&p->cur);
     if (rc == 0) {
         ot_host_tasks_end_thread(p, p->last_time);
         ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
@@ -1015,4 +1038,37 @@ int ot_cv_host_thread(converter *c, ot_raw_stream *s)
         OTF2_AttributeList_Delete(p->attributes);
     free(p);
     return rc;
+}
+
+int ot_cv_host_thread(converter *c, ot_raw_stream *s)
+{
+    int rc;
+    thread_pass *p = pass_begin(c, s, &rc);
+    if (!p)
+        return rc;
+    if (rc == 0 && (rc = pass_run(p)) == OT_CV_HANDED_OVER) {
+        c->handed_over = p; /* ot_cv_host_thread_go_on finishes it */
+        return rc;
+    }
+    return pass_end(p, rc);
+}
+
+int ot_cv_host_thread_go_on(converter *c)
+{
+    thread_pass *p = c->handed_over;
+    c->handed_over = NULL;
+    if (!p)
+        return -EINVAL;
+    p->cur.handed_over = 0;
+    int rc = pass_run(p);
+    if (rc == OT_CV_HANDED_OVER) /* the gate hands a pass over once */
+        rc = -EPROTO;
+    return pass_end(p, rc);
+}
+
+void ot_cv_host_thread_drop(converter *c)
+{
+    if (c->handed_over)
+        pass_end(c->handed_over, -ECANCELED);
+    c->handed_over = NULL;
 }

@@ -82,6 +82,10 @@ static size_t fill_window(ot_raw_cursor *cur)
  * no longer be read). */
 static int wait_live(ot_raw_cursor *cur)
 {
+    if (cur->live->hand_over(cur->live->context)) {
+        cur->handed_over = 1;
+        return 0;
+    }
     uint64_t allowed = cur->live->wait_more(cur->live->context, cur->max);
     if (allowed != OT_RAW_LIVE_ENDED) {
         cur->max = allowed;
@@ -108,8 +112,14 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
     while (cur->fd >= 0 && (cur->index < cur->max || (cur->live && wait_live(cur)))) {
         if (cur->index >= cur->max)
             continue;
-        if (cur->window_pos == cur->window_len && !fill_window(cur))
-            break;
+        if (cur->window_pos == cur->window_len) {
+            if (cur->live && cur->live->hand_over(cur->live->context)) { /* a window's worth at most after the end */
+                cur->handed_over = 1;
+                return NULL;
+            }
+            if (!fill_window(cur))
+                break;
+        }
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
         if (r->event != OFFTRACE_RAW_NONE) {
             cur->index++;
@@ -130,7 +140,8 @@ static const offtrace_raw_record *next_committed(ot_raw_cursor *cur)
         else
             cur->window_pos = cur->window_len;
     }
-    cur->index = cur->max;
+    if (!cur->handed_over) /* else it reads on from here, on the thread that takes the pass on */
+        cur->index = cur->max;
     return NULL;
 }
 
@@ -198,6 +209,8 @@ const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
 {
     if (cur->yielded < cur->limit) {
         const offtrace_raw_record *r = next_committed(cur);
+        if (!r && cur->handed_over)
+            return NULL; /* not its end: the pass stops here for now */
         if (r && cur->stop_kinds && (cur->stop_kinds[r->event >> 6] >> (r->event & 63) & 1)) {
             cur->stopped = 1; /* the pass ends here: nothing more, the stream stays uncounted */
             cur->limit = cur->yielded;

@@ -27,10 +27,17 @@
  * end of the chunks the writer has left, whose times the clock map covers),
  * or OT_RAW_LIVE_ENDED once the program has ended: the stream's header is
  * read again (its pending begin and losses) and the pass goes on as over a
- * finished recording.
+ * finished recording. Before each read and each wait the cursor asks
+ * \p hand_over whether its pass must stop where it is, to be taken on by
+ * another thread (the program has ended: record's own thread goes on at
+ * normal priority, which the live thread, made SCHED_IDLE, cannot get back
+ * without the right to raise its priority); the pass then sees the end of
+ * its records for now, the cursor is left as it was (`handed_over`), and
+ * the thread that takes it on clears `handed_over` and reads on.
  */
 typedef struct ot_raw_live_gate {
     uint64_t (*wait_more)(void *context, uint64_t allowed);
+    int (*hand_over)(void *context);
     void *context;
 } ot_raw_live_gate;
 
@@ -86,6 +93,7 @@ typedef struct ot_raw_cursor {
     const ot_raw_live_gate *live; /**< the stream's, until the program ended: max is what it allows */
     const uint64_t *stop_kinds; /**< NULL, or bit e: end the pass before a record of event byte e */
     int stopped;                /**< it ended there */
+    int handed_over;            /**< its live gate stopped it where it is, for another thread (the gate above) */
 } ot_raw_cursor;
 
 /** Records a cursor reads at once (64 B each): the memory a pass needs. */
