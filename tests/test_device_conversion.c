@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check/raw_stream.h"
 #include "check/archive_check.h"
 #include "check/run.h"
 #include "convert.h"
@@ -313,14 +314,7 @@ static void make_recording(char *dir, size_t size, const char *name, const optio
     const size_t chunk = 65536;
     char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
     offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
-    memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
-    h->version = OFFTRACE_RAW_VERSION;
-    h->record_size = sizeof(offtrace_raw_record);
-    h->thread_index = 0;
-    h->thread_kind = OFFTRACE_RAW_THREAD_INITIAL;
-    h->os_tid = 4242;
-    h->is_process_main = 1;
-    h->chunk_bytes = chunk;
+    raw_main_thread_header(h, chunk);
     host_records((offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE), o);
     write_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
     free(stream);
@@ -1040,13 +1034,7 @@ static void write_late_recording(const char *dir, const offtrace_raw_record *lat
     char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
     cr_assert_not_null(stream);
     offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
-    memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
-    h->version = OFFTRACE_RAW_VERSION;
-    h->record_size = sizeof(offtrace_raw_record);
-    h->thread_kind = OFFTRACE_RAW_THREAD_INITIAL;
-    h->os_tid = 4242;
-    h->is_process_main = 1;
-    h->chunk_bytes = chunk;
+    raw_main_thread_header(h, chunk);
     offtrace_raw_record *r = (offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE);
     size_t n = 0;
     for (uint64_t i = 0; i < LATE_FLUSHES; i++) {

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check/raw_stream.h"
 #include "check/archive_check.h"
 #include "check/run.h"
 #include "convert.h"
@@ -313,14 +314,7 @@ static void make_nesting_recording(char *dir, size_t size, const char *name, enu
     const size_t chunk = 65536;
     char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
     offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
-    memcpy(h->magic, OFFTRACE_RAW_MAGIC, sizeof h->magic);
-    h->version = OFFTRACE_RAW_VERSION;
-    h->record_size = sizeof(offtrace_raw_record);
-    h->thread_index = 0;
-    h->thread_kind = OFFTRACE_RAW_THREAD_INITIAL;
-    h->os_tid = 4242;
-    h->is_process_main = 1;
-    h->chunk_bytes = chunk;
+    raw_main_thread_header(h, chunk);
     cr_assert_lt(nesting_records((offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE), what, inner),
                  chunk / sizeof(offtrace_raw_record));
     write_raw_file(dir, "thread-0.rec", stream, OFFTRACE_RAW_HEADER_SIZE + chunk);

@@ -511,6 +511,18 @@ void ot_convert_live_drop(ot_convert_live *l)
     ot_convert_live_finish(l, NULL, &ignored, msg, sizeof msg);
 }
 
+/* The attempt's own resources, once its thread is joined. */
+static void live_free(ot_convert_live *l)
+{
+    if (l->fd >= 0)
+        close(l->fd);
+    if (l->wake >= 0)
+        close(l->wake);
+    free(l->scan);
+    free(l->prints);
+    free(l);
+}
+
 int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, ot_convert_live_result *result,
                            char *msg, size_t msg_size)
 {
@@ -566,13 +578,7 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
             ot_cv_free(c);
         if (l->began)
             remove_live_archive(l->dir);
-        if (l->fd >= 0)
-            close(l->fd);
-        if (l->wake >= 0)
-            close(l->wake);
-        free(l->scan);
-        free(l->prints);
-        free(l);
+        live_free(l);
         return 1;
     }
     /* the rest, as ot_convert_directory writes it, with the caller's options for raw/ and the counts; its
@@ -588,12 +594,6 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     if (rc != 0)
         remove_live_archive(l->dir);
     result->converted = rc == 0;
-    if (l->fd >= 0)
-        close(l->fd);
-    if (l->wake >= 0)
-        close(l->wake);
-    free(l->scan);
-    free(l->prints);
-    free(l);
+    live_free(l);
     return rc == 0 ? 0 : 1;
 }
