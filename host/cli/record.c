@@ -484,7 +484,9 @@ static pid_t start_program(char **program, int *exec_errno)
     pid_t pid = vfork();
     if (pid == 0) {
         close(fds[0]);
-        /* record is single-threaded, so "the forking thread ends" is "record ends". */
+        /* The death signal follows the thread that forked: record's main
+         * thread, which lives until record ends (the live conversion's
+         * thread starts after this and is joined before). */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) /* record died before the line above */
             _exit(127);
