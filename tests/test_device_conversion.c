@@ -292,10 +292,7 @@ static void make_recording_dir(char *dir, size_t size, const char *name)
     cr_assert_eq(mkdir(dir, 0777), 0);
     cr_assert_eq(mkdir(raw, 0777), 0);
     char text[256];
-    int len = snprintf(text, sizeof text, "%llu %llu %llu\n%llu %llu %llu\n", (unsigned long long)TICKS0,
-                       (unsigned long long)NS0, (unsigned long long)(NS0 + 1700000000000000000ull),
-                       (unsigned long long)(TICKS0 + 2000000000ull), (unsigned long long)(NS0 + 1000000000ull),
-                       (unsigned long long)(NS0 + 1000000000ull + 1700000000000000000ull));
+    int len = raw_two_clock_pairs(text, sizeof text, TICKS0, NS0);
     write_file(dir, "clock.pairs", text, (size_t)len);
 }
 

@@ -1,5 +1,6 @@
 #include "raw_stream.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes)
@@ -12,4 +13,11 @@ void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes)
     h->os_tid = 4242;
     h->is_process_main = 1;
     h->chunk_bytes = chunk_bytes;
+}
+
+int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsigned long long ns0)
+{
+    const unsigned long long realtime = 1700000000000000000ull;
+    return snprintf(out, size, "%llu %llu %llu\n%llu %llu %llu\n", ticks0, ns0, ns0 + realtime, ticks0 + 2000000000ull,
+                    ns0 + 1000000000ull, ns0 + 1000000000ull + realtime);
 }

@@ -11,4 +11,9 @@
  *         thread (os tid 4242), whose chunks are \p chunk_bytes. */
 void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes);
 
+/** \brief clock.pairs' text for two pairs a second apart: (\p ticks0,
+ *         \p ns0) and 2e9 ticks later 1e9 ns later (a 2 GHz tick), each
+ *         with its realtime. \return its length (as snprintf). */
+int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsigned long long ns0);
+
 #endif
