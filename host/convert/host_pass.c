@@ -341,7 +341,8 @@ static open_item *push(thread_pass *p)
 static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
-    device_state *d = ot_cv_device(c, o->device);
+    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
+    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (!end)
         c->unfinished++;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
