@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,56 +56,19 @@ static int open_stream_file(const ot_raw_stream *s, ot_raw_cursor *cur)
  * fault in) up to a MiB of them in every pass. The size read never changes
  * which records a pass yields: a read that ends early is followed by
  * another. */
-static void unmap_window(ot_raw_cursor *cur)
-{
-    if (cur->mapped)
-        munmap(cur->mapped, cur->mapped_bytes);
-    cur->mapped = NULL;
-    cur->window = cur->buffer;
-}
-
-/* A finished stream's window is mapped from the file instead of read
- * (issue 18, seventh round): the kernel's copy of every record into the
- * buffer was 14 % of a host OpenMP conversion's time. Its pages are mapped
- * at once (MAP_POPULATE: no fault per page) and unmapped at the next
- * window, so the pass's memory stays one window. Only as far as the file
- * reaches now: a page past its end would be a SIGBUS, where a read is
- * short. A live stream, still written, is read. 0: not mapped (read it). */
-static size_t map_window(ot_raw_cursor *cur, size_t want)
-{
-    struct stat st;
-    uint64_t at = OFFTRACE_RAW_HEADER_SIZE + cur->index * sizeof *cur->window;
-    if (cur->stream->live || fstat(cur->fd, &st) != 0 || (uint64_t)st.st_size < at + want)
-        return 0;
-    uint64_t page = at & ~(uint64_t)(OFFTRACE_RAW_HEADER_SIZE - 1); /* the header is one page: page-sized */
-    void *m = mmap(NULL, (size_t)(at - page) + want, PROT_READ, MAP_PRIVATE | MAP_POPULATE, cur->fd, (off_t)page);
-    if (m == MAP_FAILED)
-        return 0;
-    cur->mapped = m;
-    cur->mapped_bytes = (size_t)(at - page) + want;
-    cur->window = (offtrace_raw_record *)((char *)m + (at - page));
-    return want;
-}
-
 static size_t fill_window(ot_raw_cursor *cur)
 {
     uint64_t left = cur->max - cur->index, records = cur->window_want;
-    unmap_window(cur);
-    if (!cur->stream->live && cur->window_want == OT_RAW_CURSOR_WINDOW_RECORDS)
-        records = OT_RAW_MAPPED_WINDOW_RECORDS; /* the reads have grown to full windows: map larger ones */
     if (cur->limit - cur->yielded < records)
         records = cur->limit - cur->yielded;
     size_t want = (size_t)(left < records ? left : records) * sizeof *cur->window;
     if (cur->window_want < OT_RAW_CURSOR_WINDOW_RECORDS)
         cur->window_want = cur->window_want * 4 < OT_RAW_CURSOR_WINDOW_RECORDS ? cur->window_want * 4
                                                                                  : OT_RAW_CURSOR_WINDOW_RECORDS;
-    size_t got = want > OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window ? map_window(cur, want) : 0;
-    if (!got && want > OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window)
-        want = OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window; /* not mapped: the buffer's size */
+    size_t got = 0;
     ssize_t n = 1;
-    while (!cur->mapped && got < want &&
-           (n = pread(cur->fd, (char *)cur->window + got, want - got,
-                      (off_t)(OFFTRACE_RAW_HEADER_SIZE + cur->index * sizeof *cur->window + got))) > 0)
+    while (got < want && (n = pread(cur->fd, (char *)cur->window + got, want - got,
+                                    (off_t)(OFFTRACE_RAW_HEADER_SIZE + cur->index * sizeof *cur->window + got))) > 0)
         got += (size_t)n;
     cur->window_first = cur->index;
     cur->window_pos = 0;
@@ -210,7 +172,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
-    cur->buffer = cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
+    cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
     if (open_stream_file(s, cur) != 0)
@@ -278,12 +240,11 @@ const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
 
 void ot_raw_cursor_close(ot_raw_cursor *cur)
 {
-    unmap_window(cur);
     if (cur->fd >= 0)
         close(cur->fd);
-    free(cur->buffer);
+    free(cur->window);
     cur->fd = -1;
-    cur->window = cur->buffer = NULL;
+    cur->window = NULL;
 }
 
 /* Check a stream file's header; its records are counted by the first pass

@@ -80,10 +80,7 @@ static inline void ot_raw_stream_note_kind(ot_raw_stream *s, const offtrace_raw_
 typedef struct ot_raw_cursor {
     ot_raw_stream *stream;
     int fd;
-    offtrace_raw_record *window; /**< the window's records: in buffer, or in mapped */
-    offtrace_raw_record *buffer; /**< room for OT_RAW_CURSOR_WINDOW_RECORDS records, read into */
-    void *mapped;                /**< a finished stream's window mapped from its file (issue 18, seventh round) */
-    size_t mapped_bytes;
+    offtrace_raw_record *window; /**< room for OT_RAW_WINDOW_RECORDS records */
     size_t window_len, window_pos;
     size_t window_want;          /**< records the next read asks for: grows to OT_RAW_WINDOW_RECORDS */
     uint64_t window_first;       /**< file record index of window[0] */
@@ -107,11 +104,6 @@ typedef struct ot_raw_cursor {
 #define OT_RAW_FIRST_WINDOW_RECORDS 256u
 #ifndef OT_RAW_CURSOR_WINDOW_RECORDS
 #define OT_RAW_CURSOR_WINDOW_RECORDS 2048u
-#endif
-/** A mapped window's records at most (see fill_window): no copy to keep in
- *  L2, so fewer, larger maps. */
-#ifndef OT_RAW_MAPPED_WINDOW_RECORDS
-#define OT_RAW_MAPPED_WINDOW_RECORDS 8192u
 #endif
 
 typedef struct ot_raw_device {
