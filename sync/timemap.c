@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdlib.h>
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -124,6 +125,44 @@ static inline uint64_t through_cheaply(uint64_t ax, double ay, double rate, uint
 #endif
 }
 
+/* The hint's segment for ot_timemap_apply_quickly (timemap.h): from its
+ * first point up to, not including, its second (where the segment ends
+ * whatever points come after), while dx converts to double exactly and
+ * every value the floating point computes stays below 2^52. */
+static void hint_in_fixed_point(ot_timemap_hint *hint, const sync_point *a, const sync_point *b)
+{
+    hint->span = 0;
+    uint64_t bits_of_rate;
+    memcpy(&bits_of_rate, &hint->rate, sizeof bits_of_rate);
+    int biased = (int)(bits_of_rate >> 52 & 0x7FF);
+    if (!(hint->rate > 0) || biased == 0 || biased == 0x7FF) /* zero, subnormal, infinite: never a rate here */
+        return;
+    /* rate = mantissa * 2^-shift, the mantissa the 53 bits with the implicit one */
+    uint64_t mantissa = (bits_of_rate & ((1ull << 52) - 1)) | 1ull << 52;
+    int shift = 1075 - biased;
+    if (shift < 32 || shift > 127)
+        return;
+    uint64_t span = b->x - a->x;
+    if (span >= 1ull << 53)
+        return;
+    /* the largest value of the chain (x's product, its sum, + 0.5), above what it can be */
+    double largest = ((double)a->y + (double)span * hint->rate) * (1 + 0x1p-30) + 4;
+    if (largest >= 0x1p52)
+        return;
+    int bits = 64 - __builtin_clzll((uint64_t)largest); /* every value below 2^bits: half an ulp is at most 2^(bits - 54) */
+    /* three roundings, in units of 2^-32, + 1 for the fixed point's own truncation, + 1 to be strict */
+    uint64_t margin = bits > 22 ? 3ull << (bits - 22) : 3;
+    margin += 2;
+    if (margin >= 1u << 28)
+        return;
+    hint->first_x = a->x;
+    hint->first_y = a->y;
+    hint->mantissa = mantissa;
+    hint->shift = (unsigned)shift;
+    hint->margin = (uint32_t)margin;
+    hint->span = span;
+}
+
 uint64_t ot_timemap_apply_hinted(const ot_timemap *m, uint64_t x, ot_timemap_hint *hint)
 {
     if (m->count < 2)
@@ -144,6 +183,7 @@ uint64_t ot_timemap_apply_hinted(const ot_timemap *m, uint64_t x, ot_timemap_hin
         hint->rate = segment_rate(&m->points[s], &m->points[s + 1]);
         hint->origin_y = (double)m->points[s].y;
         hint->valid = 1;
+        hint_in_fixed_point(hint, &m->points[s], &m->points[s + 1]);
     }
     return through_cheaply(m->points[s].x, hint->origin_y, hint->rate, x);
 }

@@ -119,3 +119,74 @@ Test(timemap, hinted_apply_equals_search_at_the_conversion_edges)
         cr_assert_eq(ot_timemap_apply_hinted(m, x, &hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
     ot_timemap_free(m);
 }
+
+/* The fixed-point path (issue 18, seventh round) gives what the search's
+ * floating point gives, bit for bit: a TSC's magnitudes with drift, every
+ * point and its neighbours, rates whose products land exactly on a half
+ * (where only the floating point can decide), a steep map whose values
+ * pass 2^52 (no fixed point there), and a map that grows while a hint is
+ * in use (the segments it knew keep their values). */
+static void expect_quick_equals_search(ot_timemap *m, ot_timemap_hint *hint, uint64_t x)
+{
+    cr_assert_eq(ot_timemap_apply_quickly(m, x, hint), ot_timemap_apply(m, x), "x = %llu", (unsigned long long)x);
+}
+
+Test(timemap, quick_apply_equals_search)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    const uint64_t t0 = 23949503778161ull, ns0 = 9224954374669ull; /* a recording's first clock pair */
+    uint64_t points_x[40];
+    for (uint64_t i = 0; i < 40; i++) { /* 2.6 GHz, drifting a little, pairs 1 to 40 ms apart */
+        points_x[i] = t0 + i * 26000000ull + i * i * 131 + (i % 7) * 77777777ull;
+        ot_timemap_add(m, points_x[i], ns0 + i * 10000000ull + (i % 7) * 29914529ull + i * 3);
+    }
+    ot_timemap_hint hint = {0};
+    uint64_t seed = 0x2545F4914F6CDD1Dull, quick = 0;
+    for (int k = 0; k < 2000000; k++) {
+        uint64_t x;
+        if (k % 4) { /* mostly forward, as a thread's records go */
+            x = t0 - 5000 + (uint64_t)k * 700;
+        } else {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            x = t0 - 1000000 + seed % (points_x[39] - t0 + 2000000);
+        }
+        expect_quick_equals_search(m, &hint, x);
+        quick += x - hint.first_x < hint.span;
+    }
+    cr_assert_gt(quick, 1900000, "the fixed point was used for %llu of 2000000", (unsigned long long)quick);
+    for (int i = 0; i < 40; i++)
+        for (uint64_t d = 0; d < 5; d++) {
+            expect_quick_equals_search(m, &hint, points_x[i] + d);
+            expect_quick_equals_search(m, &hint, points_x[i] - d);
+        }
+    expect_quick_equals_search(m, &hint, 0);
+    expect_quick_equals_search(m, &hint, UINT64_MAX);
+
+    /* it grows: the segments before keep their values, the hint keeps serving */
+    ot_timemap_add(m, points_x[39] + 26000000ull, ns0 + 40 * 10000000ull + 7);
+    for (uint64_t x = points_x[38]; x < points_x[39] + 30000000ull; x += 9973)
+        expect_quick_equals_search(m, &hint, x);
+    ot_timemap_free(m);
+
+    /* rates of 1/2, 1/4, 3/4 and 3: exact halves, the integer the floating point rounds toward decided by it */
+    const uint64_t dys[] = {500, 250, 750, 3000};
+    for (size_t i = 0; i < sizeof dys / sizeof *dys; i++) {
+        m = ot_timemap_new(1.0);
+        ot_timemap_add(m, 1000000, 7000000);
+        ot_timemap_add(m, 1001000, 7000000 + dys[i]);
+        ot_timemap_add(m, 5001000, 7000000 + dys[i] * 4001);
+        hint = (ot_timemap_hint){0};
+        for (uint64_t x = 999000; x < 5003000; x++)
+            expect_quick_equals_search(m, &hint, x);
+        ot_timemap_free(m);
+    }
+
+    /* values near 2^52 and past it: the floating point alone */
+    m = ot_timemap_new(1.0);
+    ot_timemap_add(m, 1000, (1ull << 52) - 3000000);
+    ot_timemap_add(m, 2000000, (1ull << 52) + 3000000);
+    hint = (ot_timemap_hint){0};
+    for (uint64_t x = 0; x < 3000000; x += 37)
+        expect_quick_equals_search(m, &hint, x);
+    ot_timemap_free(m);
+}

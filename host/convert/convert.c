@@ -24,12 +24,6 @@
 #include "region_memo.h" /* issue 18 */
 #include "offtrace/offtrace.h"
 
-uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
-{
-    uint64_t ns = ot_timemap_apply_hinted(c->rec.ticks_to_ns, ticks, c->ticks_hint);
-    return __builtin_expect(c->mpi_clock_points != 0, 0) ? ot_mpi_on_rank0_clock(c, ns) : ns;
-}
-
 /* ---- devices ---- */
 
 static const char *device_kind(const converter *c, int num)

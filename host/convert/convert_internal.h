@@ -12,6 +12,7 @@
 #include "devsync.h"
 #include "device_regions.h"
 #include "device_timeline.h"
+#include "mpi_pass.h"
 #include "target_spans.h"
 #include "raw_reader.h"
 #include "symbolize.h"
@@ -109,6 +110,9 @@ typedef struct converter {
     int64_t mpi_clock_offset[2];
     size_t mpi_collective_stream;       /**< on this stream */
     struct ot_region_memo *regions;     /**< regions named before, by recipe and inputs (region_memo.h, issue 18) */
+    /* the memo's entries found last, one per slot of a cheap index (host_pass.c memo_find; issue 18, seventh
+     * round): a run of records asks for the same few regions again and again. head 0: empty */
+    struct { uint64_t head, a, b; uint32_t value; } memo_recent[16];
     /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
      * takes a const converter, the hint changes through the pointer */
     ot_timemap_hint ticks_hint_storage, *ticks_hint;
@@ -162,8 +166,13 @@ int ot_cv_operations_paired(const ot_raw_recording *rec);
 /** \brief Free a converter whatever phase it reached (an open archive abandoned). */
 void ot_cv_free(converter *c);
 
-/** \brief Host ticks to host ns. */
-uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks);
+/** \brief Host ticks to host ns. Inline: every record's time goes through
+ *         it (issue 18, seventh round). */
+static inline uint64_t ot_cv_to_ns(const converter *c, uint64_t ticks)
+{
+    uint64_t ns = ot_timemap_apply_quickly(c->rec.ticks_to_ns, ticks, c->ticks_hint);
+    return __builtin_expect(c->mpi_clock_points != 0, 0) ? ot_mpi_on_rank0_clock(c, ns) : ns;
+}
 
 /** \brief The state of device \p num (created on first use); NULL past MAX_DEVICES. */
 device_state *ot_cv_device(converter *c, int num);

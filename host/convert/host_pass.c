@@ -87,10 +87,24 @@ static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, 
 }
 
 /* Every region below is a function of its recipe's inputs: the first event
- * of a call site names it, the others find it in the memo (region_memo.h). */
-static int memo_find(const converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef *r)
+ * of a call site names it, the others find it in the memo (region_memo.h),
+ * the ones asked for last in the converter's few recent entries first: a
+ * compare where the memo hashes (issue 18, seventh round). A memo entry never
+ * changes, so a recent one is the memo's answer. */
+static int memo_find(converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef *r)
 {
-    return ot_region_memo_find(c->regions, head, a, b, r);
+    size_t slot = (size_t)(head ^ head >> 8 ^ head >> 56 ^ a ^ a >> 4) & 15;
+    if (c->memo_recent[slot].head == head && c->memo_recent[slot].a == a && c->memo_recent[slot].b == b) {
+        *r = c->memo_recent[slot].value;
+        return 1;
+    }
+    if (!ot_region_memo_find(c->regions, head, a, b, r))
+        return 0;
+    c->memo_recent[slot].head = head;
+    c->memo_recent[slot].a = a;
+    c->memo_recent[slot].b = b;
+    c->memo_recent[slot].value = *r;
+    return 1;
 }
 
 static OTF2_RegionRef memo_keep(converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef r)
@@ -341,7 +355,8 @@ static open_item *push(thread_pass *p)
 static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
-    device_state *d = ot_cv_device(c, o->device);
+    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
+    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (!end)
         c->unfinished++;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
