@@ -13,8 +13,9 @@
  * program (at normal priority, OFFTRACE_TEST_LIVE_NOT_IDLE, so that the
  * work before the end does not depend on the machine's load; at SCHED_IDLE
  * as users run it, either); dropped by design for a program that dies (its recording is not
- * complete), one with an enter/exit data pair or explicit tasks (they need
- * the counting pass); either for the 2-thread host OpenMP program (its
+ * complete), one with explicit tasks (they need the counting pass); kept
+ * for programs with data regions (seventh round: written in one pass, a
+ * region no exit data ends included); either for the 2-thread host OpenMP program (its
  * second stream is written after the end; kept when its stream existed when
  * the attempt began).
  */
@@ -175,10 +176,27 @@ Test(live_conversion, a_program_that_dies_falls_back)
                                "the program was killed by SIGABRT", 0);
 }
 
-Test(live_conversion, enter_exit_data_falls_back)
+Test(live_conversion, enter_exit_data_converts_live_to_the_same_archive)
 {
     char *args[] = {"enter_exit", "3000", NULL};
-    live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, DROPPED, NULL, 0);
+    live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, KEPT, NULL, 1);
+}
+
+/* The typical offload program: its work inside a data region that ends at
+ * the program's end, and data regions inside. */
+Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_archive)
+{
+    char *args[] = {"data_region", "3000", NULL};
+    uint64_t records = live_against_after_the_end("live-data-region", NULL, "live_phases", args, KEPT, NULL, 1);
+    cr_assert_gt(records, 3 * 1024, "converted inside the open data region, before the program ended");
+}
+
+/* Its enter data in one function, its exit data in another: the region
+ * stays open to the thread's end (host_pass.c), live as after the end. */
+Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
+{
+    char *args[] = {"split_data", "3000", NULL};
+    live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1);
 }
 
 Test(live_conversion, explicit_tasks_fall_back)

@@ -60,6 +60,7 @@ typedef struct converter {
     ot_cv_alloc *allocs;
     size_t alloc_capacity, alloc_used; /* used = live + forgotten slots */
     uint64_t unfinished, unmatched, clipped;
+    uint64_t data_regions_without_exit; /* enter-data regions no exit-data ended (host_pass.c) */
     uint64_t records_of_unshown_devices; /**< records of devices past MAX_DEVICES */
     uint64_t buffer_flushes;             /**< FLUSH regions (memory budget exceeded) */
     uint64_t damaged_records;            /**< host records no recorder writes (unknown event or endpoint) */
@@ -177,10 +178,6 @@ void ot_cv_tell_device_timeline(converter *c, device_state *d);
  *         stream \p i is written (as they come from the last stream that
  *         may add any on, device_timeline.h). */
 void ot_cv_tell_device_timelines(converter *c, size_t i);
-
-/** The enter-data kinds of ompt_target_t (bit k): a TARGET record of one
- *  needs its stream read before it is written (the pairing with its exit). */
-#define OT_CV_ENTER_DATA_KINDS (1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait)
 
 /**
  * \brief Meet the device a record of c->device_kinds names: the first

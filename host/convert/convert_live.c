@@ -7,8 +7,12 @@
  * The attempt must give exactly the archive the conversion after the end
  * would give. What it takes from the recording before the end, and how it
  * is checked at the end (ot_convert_live_finish):
- * - the streams' list, the device list, the maps snapshots, the map sites,
- *   and every other file of raw/ the conversion reads at its start: the
+ * - the map sites: read again when a record names one not read yet (the
+ *   recorder writes a site's line before any record names it); at the end
+ *   the file must begin with the lines read, and a site asked for in vain
+ *   must still be undefined (ot_map_names_live_end);
+ * - the streams' list, the device list, the maps snapshots, and every
+ *   other file of raw/ the conversion reads at its start: the
  *   files are fingerprinted (name, size, contents) when the attempt starts
  *   and must be the same at the end; the streams and devices as
  *   ot_raw_open reads them must be the same;
@@ -19,8 +23,9 @@
  *   gives them the values the final map gives (its points are added in
  *   order; a value between two points never changes). The final map must
  *   begin with the points used;
- * - no explicit task, no enter-data construct (they need the counting pass:
- *   the attempt stops there), no user, NVTX or MPI definitions (their
+ * - no explicit task (it needs the counting pass: the attempt stops there;
+ *   a data region is written in one pass, host_pass.c), no user, NVTX or
+ *   MPI definitions (their
  *   passes read every stream before the first is written), not an MPI rank
  *   (record does not start it), and the recording complete (status
  *   "recorded"): anything else, or anything unexpected, and the attempt is
@@ -47,6 +52,7 @@
 
 #include "convert.h"
 #include "convert_internal.h"
+#include "map_names.h"
 #include "write_counts.h"
 #include "offtrace/offtrace.h"
 
@@ -110,7 +116,8 @@ static void nap(ot_convert_live *l)
  * ones the end writes or the claim takes: not fingerprinted. */
 static int changes_by_design(const char *name)
 {
-    static const char *const names[] = {"clock.pairs", "counters", "status", "owner", "converter"};
+    static const char *const names[] = {"clock.pairs", "counters", "status", "owner", "converter",
+                                        OFFTRACE_RAW_MAP_DEFS /* read again as it grows: ot_map_names_live_end */};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -547,7 +554,8 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     if (rc == 0 && c && !l->dropped && recorded(l->raw_dir)) {
         ot_raw_recording now = {0};
         char ignored[512];
-        if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now)) {
+        if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now) &&
+            ot_map_names_live_end(c) == 0) {
             /* the finished recording from here on; the first stream as its pass counted it */
             ot_raw_stream *first = &now.streams[0];
             const ot_raw_stream *done = &c->rec.streams[0];

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "convert_internal.h"
 #include "region_memo.h" /* issue 18 */
@@ -76,6 +77,14 @@ typedef struct ot_map_sites {
     alloc_ref *allocs;
     size_t alloc_capacity, alloc_used;
     uint64_t named, without_debug_info, not_captured, unmatched, damaged_lines;
+    /* the file as read so far: a live conversion (convert_live.c) reads it
+     * again when a record names a site it does not know yet */
+    char path[4300];
+    int live;          /* read while the program runs: a line not whole yet is not damage */
+    int stopped;       /* a damaged line ended the reading, as it ends a whole reading */
+    int missed;        /* live: a site asked for and not in the file as read then */
+    uint64_t read_bytes, read_hash; /* the lines parsed: their bytes and hash (FNV-1a) */
+    uint64_t read_size;             /* the file's size when last read */
 } ot_map_sites;
 
 /* ---- parsing ---- */
@@ -231,14 +240,18 @@ static int parse_line(ot_map_sites *m, cursor *c)
     return 0;
 }
 
-int ot_map_names_load(converter *c, const char *raw_dir)
+static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
 {
-    ot_map_sites *m = calloc(1, sizeof *m);
-    if (!m)
-        return -ENOMEM;
-    c->maps = m;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_MAP_DEFS);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The whole file now (NULL and *size 0 when it is absent), or -ENOMEM. */
+static int read_file(const char *path, char **out, size_t *size_out)
+{
+    *out = NULL;
+    *size_out = 0;
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
@@ -262,16 +275,86 @@ int ot_map_names_load(converter *c, const char *raw_dir)
         size += n;
     }
     fclose(f);
-    cursor cur = {data, data + size};
-    int rc = 0;
-    while (cur.p < cur.end && (rc = parse_line(m, &cur)) == 0)
-        ;
-    if (rc == -1) {
-        m->damaged_lines++;
-        rc = 0;
+    *out = data;
+    *size_out = size;
+    return 0;
+}
+
+/* The lines after those parsed already. \p whole: the file is complete (a
+ * line that does not parse is damage, and ends the reading); else a line
+ * that does not parse may be one the recorder is still writing: it is read
+ * again next time. -ENOMEM, -EPROTO when the file no longer begins with the
+ * lines parsed, else 0. */
+static int read_more(ot_map_sites *m, int whole)
+{
+    char *data;
+    size_t size;
+    int rc = read_file(m->path, &data, &size);
+    if (rc)
+        return rc;
+    m->read_size = size;
+    if (size < m->read_bytes || hash_bytes(0xcbf29ce484222325ull, data ? data : "", m->read_bytes) != m->read_hash) {
+        free(data);
+        return -EPROTO;
+    }
+    cursor cur = {data + m->read_bytes, data + size};
+    while (!m->stopped && cur.p < cur.end) {
+        const char *line = cur.p;
+        rc = parse_line(m, &cur);
+        if (rc == -1 && !whole)
+            break;
+        if (rc == -1) {
+            m->damaged_lines++;
+            m->stopped = 1;
+        }
+        if (rc) {
+            rc = rc == -1 ? 0 : rc;
+            break;
+        }
+        m->read_hash = hash_bytes(m->read_hash, line, (size_t)(cur.p - line));
+        m->read_bytes += (uint64_t)(cur.p - line);
     }
     free(data);
     return rc;
+}
+
+int ot_map_names_load(converter *c, const char *raw_dir)
+{
+    ot_map_sites *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    c->maps = m;
+    snprintf(m->path, sizeof m->path, "%s/%s", raw_dir, OFFTRACE_RAW_MAP_DEFS);
+    m->live = c->live;
+    m->read_hash = 0xcbf29ce484222325ull;
+    int rc = read_more(m, !m->live);
+    return rc == -EPROTO ? 0 : rc; /* -EPROTO: not at the first reading */
+}
+
+/* A live conversion's site not known yet: the recorder writes a site's line
+ * before any record names it, so the file is read again when it grew. */
+static void read_again_for(ot_map_sites *m)
+{
+    struct stat st;
+    if (m->stopped || stat(m->path, &st) != 0 || (uint64_t)st.st_size == m->read_size || read_more(m, 0) != 0)
+        m->missed = 1;
+}
+
+int ot_map_names_live_end(converter *c)
+{
+    ot_map_sites *m = c->maps;
+    if (!m || !m->live)
+        return 0;
+    size_t sites_before = 0;
+    for (size_t i = 0; i < m->site_count; i++)
+        sites_before += m->sites[i].defined;
+    int rc = read_more(m, 1);
+    size_t sites_after = 0;
+    for (size_t i = 0; i < m->site_count; i++)
+        sites_after += m->sites[i].defined;
+    m->live = 0;
+    /* a site asked for in vain and defined after: the conversion after the end names it */
+    return rc ? rc : m->missed && sites_after != sites_before ? -EPROTO : 0;
 }
 
 void ot_map_names_free(converter *c)
@@ -344,12 +427,14 @@ static const alloc_ref *alloc_of(const ot_map_sites *m, int device, uint64_t add
 
 /* ---- naming ---- */
 
-static const map_site *site_of(const ot_map_sites *m, uint32_t id)
+static const map_site *site_of(ot_map_sites *m, uint32_t id)
 {
+    if (__builtin_expect(m->live, 0) && id && id < MAX_SITE_ID && !(id < m->site_count && m->sites[id].defined))
+        read_again_for(m);
     return id && id < m->site_count && m->sites[id].defined ? &m->sites[id] : NULL;
 }
 
-static const map_entry *entry_of(const ot_map_sites *m, uint32_t site, uint32_t index)
+static const map_entry *entry_of(ot_map_sites *m, uint32_t site, uint32_t index)
 {
     const map_site *s = site_of(m, site);
     return s && index < s->count ? &s->entries[index] : NULL;
