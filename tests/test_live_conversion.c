@@ -15,7 +15,8 @@
  * as users run it, either); dropped by design for a program that dies (its recording is not
  * complete), one with explicit tasks (they need the counting pass); kept
  * for programs with data regions (seventh round: written in one pass, a
- * region no exit data ends included); either for the 2-thread host OpenMP program (its
+ * region no exit data ends included) and user regions (user.defs read again
+ * as ids are defined); either for the 2-thread host OpenMP program (its
  * second stream is written after the end; kept when its stream existed when
  * the attempt began).
  */
@@ -197,6 +198,15 @@ Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archi
 {
     char *args[] = {"split_data", "3000", NULL};
     live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1);
+}
+
+/* User regions, a value and an event, ids defined before and after the
+ * attempt began (user.defs read again: convert_live.c). */
+Test(live_conversion, user_regions_defined_while_it_runs_convert_live_to_the_same_archive)
+{
+    char *args[] = {"3000", NULL};
+    uint64_t records = live_against_after_the_end("live-user", NULL, "live_user", args, KEPT, NULL, 1);
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
 }
 
 Test(live_conversion, explicit_tasks_fall_back)

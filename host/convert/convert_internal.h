@@ -85,6 +85,11 @@ typedef struct converter {
     struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
     struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
+    struct ot_user_defs_read {          /**< user.defs as read so far (a live conversion reads it again) */
+        uint64_t bytes, hash;           /**< the definitions read: their bytes and hash (FNV-1a) */
+        uint64_t size;                  /**< the file's size when last read */
+        int missed;                     /**< live: an id asked for and not in the file as read then */
+    } user_defs_read;
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
     uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
     /* NVTX (issue 14, nvtx_pass.c) */
