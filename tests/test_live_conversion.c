@@ -15,8 +15,8 @@
  * as users run it, either); dropped by design for a program that dies (its recording is not
  * complete), one with explicit tasks (they need the counting pass); kept
  * for programs with data regions (seventh round: written in one pass, a
- * region no exit data ends included) and user regions (user.defs read again
- * as ids are defined); either for the 2-thread host OpenMP program (its
+ * region no exit data ends included), user regions and NVTX ranges (their
+ * definitions read again as the program makes them); either for the 2-thread host OpenMP program (its
  * second stream is written after the end; kept when its stream existed when
  * the attempt began).
  */
@@ -208,6 +208,18 @@ Test(live_conversion, user_regions_defined_while_it_runs_convert_live_to_the_sam
     uint64_t records = live_against_after_the_end("live-user", NULL, "live_user", args, KEPT, NULL, 1);
     cr_assert_gt(records, 3 * 1024, "converted before the program ended");
 }
+
+#ifdef OFFTRACE_TEST_LIVE_NVTX
+/* NVTX ranges, marks and a start/end range on the main thread, texts and a
+ * domain defined before and after the attempt began (nvtx.defs read again:
+ * convert_live.c), the thread named with nvtxNameOsThreadA. */
+Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same_archive)
+{
+    char *args[] = {"3000", NULL};
+    uint64_t records = live_against_after_the_end("live-nvtx", NULL, "live_nvtx", args, KEPT, NULL, 1);
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+}
+#endif
 
 Test(live_conversion, explicit_tasks_fall_back)
 {

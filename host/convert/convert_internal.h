@@ -9,6 +9,7 @@
 #include <omp-tools.h>
 #include <stdint.h>
 
+#include "defs_reread.h"
 #include "devsync.h"
 #include "device_regions.h"
 #include "device_timeline.h"
@@ -85,15 +86,13 @@ typedef struct converter {
     struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
     struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
-    struct ot_user_defs_read {          /**< user.defs as read so far (a live conversion reads it again) */
-        uint64_t bytes, hash;           /**< the definitions read: their bytes and hash (FNV-1a) */
-        uint64_t size;                  /**< the file's size when last read */
-        int missed;                     /**< live: an id asked for and not in the file as read then */
-    } user_defs_read;
+    ot_defs_read user_defs_read;        /**< user.defs as read so far (a live conversion reads it again) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
     uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
     /* NVTX (issue 14, nvtx_pass.c) */
     struct ot_nvtx_defs *nvtx;          /**< nvtx.defs; NULL: the program made no NVTX definition */
+    ot_defs_read nvtx_defs_read;        /**< nvtx.defs as read so far (a live conversion reads it again) */
+    char nvtx_thread_name_used[128];    /**< live: the first thread's NVTX name ("NAME: ") as its pass began */
     uint64_t nvtx_records;              /**< NVTX ranges and marks converted (begin records) */
     uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
     uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */

@@ -894,6 +894,8 @@ static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
     char name[128];
     thread_name(&s->header, name, sizeof name);
     ot_nvtx_thread_name(c, s->header.os_tid, name, sizeof name);
+    if (c->live) /* what the name took from nvtx.defs, checked at the end (ot_nvtx_defs_live_end) */
+        ot_nvtx_thread_name(c, s->header.os_tid, c->nvtx_thread_name_used, sizeof c->nvtx_thread_name_used);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
     int rc = p->w && p->attributes ? ot_raw_cursor_open(&p->cur, s) : -ENOMEM;

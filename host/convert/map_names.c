@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "convert_internal.h"
 #include "region_memo.h" /* issue 18 */
@@ -82,9 +81,7 @@ typedef struct ot_map_sites {
     char path[4300];
     int live;          /* read while the program runs: a line not whole yet is not damage */
     int stopped;       /* a damaged line ended the reading, as it ends a whole reading */
-    int missed;        /* live: a site asked for and not in the file as read then */
-    uint64_t read_bytes, read_hash; /* the lines parsed: their bytes and hash (FNV-1a) */
-    uint64_t read_size;             /* the file's size when last read */
+    ot_defs_read read; /* the lines parsed */
 } ot_map_sites;
 
 /* ---- parsing ---- */
@@ -240,13 +237,6 @@ static int parse_line(ot_map_sites *m, cursor *c)
     return 0;
 }
 
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The whole file now (NULL and *size 0 when it is absent), or -ENOMEM. */
 static int read_file(const char *path, char **out, size_t *size_out)
 {
@@ -290,16 +280,14 @@ static int read_more(ot_map_sites *m, int whole)
     char *data;
     size_t size;
     int rc = read_file(m->path, &data, &size);
-    if (rc)
-        return rc;
-    m->read_size = size;
-    if (size < m->read_bytes || hash_bytes(0xcbf29ce484222325ull, data ? data : "", m->read_bytes) != m->read_hash) {
+    if (rc == 0)
+        rc = ot_defs_reread_check(&m->read, data ? data : "", size);
+    if (rc) {
         free(data);
-        return -EPROTO;
+        return rc;
     }
-    cursor cur = {data + m->read_bytes, data + size};
+    cursor cur = {data + m->read.bytes, data + size};
     while (!m->stopped && cur.p < cur.end) {
-        const char *line = cur.p;
         rc = parse_line(m, &cur);
         if (rc == -1 && !whole)
             break;
@@ -311,8 +299,7 @@ static int read_more(ot_map_sites *m, int whole)
             rc = rc == -1 ? 0 : rc;
             break;
         }
-        m->read_hash = hash_bytes(m->read_hash, line, (size_t)(cur.p - line));
-        m->read_bytes += (uint64_t)(cur.p - line);
+        ot_defs_reread_parsed(&m->read, data, (size_t)(cur.p - data));
     }
     free(data);
     return rc;
@@ -326,7 +313,6 @@ int ot_map_names_load(converter *c, const char *raw_dir)
     c->maps = m;
     snprintf(m->path, sizeof m->path, "%s/%s", raw_dir, OFFTRACE_RAW_MAP_DEFS);
     m->live = c->live;
-    m->read_hash = 0xcbf29ce484222325ull;
     int rc = read_more(m, !m->live);
     return rc == -EPROTO ? 0 : rc; /* -EPROTO: not at the first reading */
 }
@@ -335,9 +321,8 @@ int ot_map_names_load(converter *c, const char *raw_dir)
  * before any record names it, so the file is read again when it grew. */
 static void read_again_for(ot_map_sites *m)
 {
-    struct stat st;
-    if (m->stopped || stat(m->path, &st) != 0 || (uint64_t)st.st_size == m->read_size || read_more(m, 0) != 0)
-        m->missed = 1;
+    if (m->stopped || !ot_defs_reread_grew(&m->read, m->path) || read_more(m, 0) != 0)
+        m->read.missed = 1;
 }
 
 int ot_map_names_live_end(converter *c)
@@ -354,7 +339,7 @@ int ot_map_names_live_end(converter *c)
         sites_after += m->sites[i].defined;
     m->live = 0;
     /* a site asked for in vain and defined after: the conversion after the end names it */
-    return rc ? rc : m->missed && sites_after != sites_before ? -EPROTO : 0;
+    return rc ? rc : m->read.missed && sites_after != sites_before ? -EPROTO : 0;
 }
 
 void ot_map_names_free(converter *c)

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "convert_internal.h"
 #include "host_mutex.h"
@@ -170,13 +169,6 @@ static int parse_defs(converter *c, struct ot_user_defs *u, const char *text, si
     return rc;
 }
 
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* user.defs from where the last reading stopped (the whole file the first
  * time). -EPROTO: the file no longer begins with what was read. */
 static int read_defs(converter *c, const char *raw_dir, int whole)
@@ -188,20 +180,16 @@ static int read_defs(converter *c, const char *raw_dir, int whole)
     int rc = ot_read_regular_file(path, &text, &used);
     if (rc != 0 || !text)
         return rc;
-    struct ot_user_defs_read *seen = &c->user_defs_read;
-    seen->size = used;
-    if (!seen->bytes)
-        seen->hash = 0xcbf29ce484222325ull;
-    if (used < seen->bytes || hash_bytes(0xcbf29ce484222325ull, text, seen->bytes) != seen->hash) {
+    ot_defs_read *seen = &c->user_defs_read;
+    if ((rc = ot_defs_reread_check(seen, text, used)) != 0) {
         free(text);
-        return -EPROTO;
+        return rc;
     }
     struct ot_user_defs *u = c->user ? c->user : calloc(1, sizeof *u);
     c->user = u;
     size_t read_to = seen->bytes;
     rc = u ? parse_defs(c, u, text, seen->bytes, used, whole, &read_to) : -ENOMEM;
-    seen->hash = hash_bytes(seen->hash, text + seen->bytes, read_to - seen->bytes);
-    seen->bytes = read_to;
+    ot_defs_reread_parsed(seen, text, read_to);
     free(text);
     return rc;
 }
@@ -220,8 +208,7 @@ static void read_again(converter *c)
     char raw_dir[4200], path[4300];
     snprintf(raw_dir, sizeof raw_dir, "%s/raw", c->dir);
     snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
-    struct stat st;
-    if (stat(path, &st) != 0 || (uint64_t)st.st_size == c->user_defs_read.size || read_defs(c, raw_dir, 0) != 0)
+    if (!ot_defs_reread_grew(&c->user_defs_read, path) || read_defs(c, raw_dir, 0) != 0)
         c->user_defs_read.missed = 1;
 }
 
