@@ -5,7 +5,11 @@
 #include "defs_reread.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+
+#include "regular_file.h"
 
 #define FNV_BASIS 0xcbf29ce484222325ull
 
@@ -16,24 +20,40 @@ static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
     return h;
 }
 
-int ot_defs_reread_check(ot_defs_read *s, const char *text, size_t used)
+void ot_defs_reread_setup(ot_defs_read *s, const char *raw_dir, const char *name, ot_defs_parser parse,
+                          void *context)
 {
+    *s = (ot_defs_read){.parse = parse, .context = context};
+    snprintf(s->path, sizeof s->path, "%s/%s", raw_dir, name);
+}
+
+int ot_defs_reread(ot_defs_read *s, int whole)
+{
+    char *text;
+    size_t used;
+    int rc = ot_read_regular_file(s->path, &text, &used);
+    if (rc != 0 || !text)
+        return rc;
     s->size = used;
     if (!s->hash)
         s->hash = FNV_BASIS;
-    return used >= s->bytes && fnv1a(FNV_BASIS, text, s->bytes) == s->hash ? 0 : -EPROTO;
+    if (used < s->bytes || fnv1a(FNV_BASIS, text, s->bytes) != s->hash) {
+        free(text);
+        return -EPROTO;
+    }
+    size_t read_to = s->bytes;
+    rc = s->parse(s->context, whole, text, s->bytes, used, &read_to);
+    if (read_to > s->bytes) {
+        s->hash = fnv1a(s->hash, text + s->bytes, read_to - s->bytes);
+        s->bytes = read_to;
+    }
+    free(text);
+    return rc;
 }
 
-void ot_defs_reread_parsed(ot_defs_read *s, const char *text, size_t read_to)
-{
-    if (read_to <= s->bytes)
-        return;
-    s->hash = fnv1a(s->hash ? s->hash : FNV_BASIS, text + s->bytes, read_to - s->bytes);
-    s->bytes = read_to;
-}
-
-int ot_defs_reread_grew(const ot_defs_read *s, const char *path)
+void ot_defs_reread_for_missing(ot_defs_read *s)
 {
     struct stat st;
-    return stat(path, &st) == 0 && (uint64_t)st.st_size != s->size;
+    if (stat(s->path, &st) != 0 || (uint64_t)st.st_size == s->size || ot_defs_reread(s, 0) != 0)
+        s->missed = 1;
 }

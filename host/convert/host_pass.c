@@ -222,16 +222,7 @@ static const char *function_of(converter *c, uint64_t codeptr)
  * an exit ends one of its regions (data_region_ended). */
 static OTF2_RegionRef data_region(converter *c, uint64_t enter_codeptr)
 {
-    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 0);
-    OTF2_RegionRef known;
-    if (memo_find(c, head, enter_codeptr, 0, &known))
-        return known;
-    ot_srcloc loc;
-    char label[512], name[640];
-    locate(c, enter_codeptr, &loc, label, sizeof label);
-    snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_TARGET_DATA)->name, label);
-    return memo_keep(c, head, enter_codeptr, 0,
-                     ot_tw_region(c->tw, OFFTRACE_CLASS_TARGET_DATA, name, loc.file, loc.line, loc.line));
+    return sited_region(c, OFFTRACE_CLASS_TARGET_DATA, enter_codeptr);
 }
 
 /* Whether the exit-data construct \p exit ends the data region \p span:
@@ -248,7 +239,7 @@ static int exit_ends(converter *c, const open_item *span, const open_item *exit)
  * its end line (when both sites are in one file); the others leave it. */
 static void data_region_ended(converter *c, const open_item *span, uint64_t exit_codeptr)
 {
-    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 1); /* 1: its end line is set */
+    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 0); /* a site whose region's end line is set */
     OTF2_RegionRef known;
     if (span->region == NO_REGION || memo_find(c, head, span->codeptr, 0, &known))
         return;

@@ -78,7 +78,6 @@ typedef struct ot_map_sites {
     uint64_t named, without_debug_info, not_captured, unmatched, damaged_lines;
     /* the file as read so far: a live conversion (convert_live.c) reads it
      * again when a record names a site it does not know yet */
-    char path[4300];
     int live;          /* read while the program runs: a line not whole yet is not damage */
     int stopped;       /* a damaged line ended the reading, as it ends a whole reading */
     ot_defs_read read; /* the lines parsed */
@@ -237,72 +236,25 @@ static int parse_line(ot_map_sites *m, cursor *c)
     return 0;
 }
 
-/* The whole file now (NULL and *size 0 when it is absent), or -ENOMEM. */
-static int read_file(const char *path, char **out, size_t *size_out)
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
 {
-    *out = NULL;
-    *size_out = 0;
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    char *data = NULL;
-    size_t size = 0, capacity = 0;
-    for (;;) {
-        if (size == capacity) {
-            size_t grown = capacity ? capacity * 2 : 65536;
-            char *more = realloc(data, grown);
-            if (!more) {
-                free(data);
-                fclose(f);
-                return -ENOMEM;
-            }
-            data = more;
-            capacity = grown;
-        }
-        size_t n = fread(data + size, 1, capacity - size, f);
-        if (!n)
-            break;
-        size += n;
-    }
-    fclose(f);
-    *out = data;
-    *size_out = size;
-    return 0;
-}
-
-/* The lines after those parsed already. \p whole: the file is complete (a
- * line that does not parse is damage, and ends the reading); else a line
- * that does not parse may be one the recorder is still writing: it is read
- * again next time. -ENOMEM, -EPROTO when the file no longer begins with the
- * lines parsed, else 0. */
-static int read_more(ot_map_sites *m, int whole)
-{
-    char *data;
-    size_t size;
-    int rc = read_file(m->path, &data, &size);
-    if (rc == 0)
-        rc = ot_defs_reread_check(&m->read, data ? data : "", size);
-    if (rc) {
-        free(data);
-        return rc;
-    }
-    cursor cur = {data + m->read.bytes, data + size};
+    ot_map_sites *m = context;
+    cursor cur = {text + at, text + used};
+    int rc = 0;
     while (!m->stopped && cur.p < cur.end) {
         rc = parse_line(m, &cur);
         if (rc == -1 && !whole)
-            break;
+            return 0;
         if (rc == -1) {
             m->damaged_lines++;
             m->stopped = 1;
+            return 0;
         }
-        if (rc) {
-            rc = rc == -1 ? 0 : rc;
-            break;
-        }
-        ot_defs_reread_parsed(&m->read, data, (size_t)(cur.p - data));
+        if (rc)
+            return rc;
+        *read_to = (size_t)(cur.p - text);
     }
-    free(data);
-    return rc;
+    return 0;
 }
 
 int ot_map_names_load(converter *c, const char *raw_dir)
@@ -311,9 +263,9 @@ int ot_map_names_load(converter *c, const char *raw_dir)
     if (!m)
         return -ENOMEM;
     c->maps = m;
-    snprintf(m->path, sizeof m->path, "%s/%s", raw_dir, OFFTRACE_RAW_MAP_DEFS);
+    ot_defs_reread_setup(&m->read, raw_dir, OFFTRACE_RAW_MAP_DEFS, parse_more, m);
     m->live = c->live;
-    int rc = read_more(m, !m->live);
+    int rc = ot_defs_reread(&m->read, !m->live);
     return rc == -EPROTO ? 0 : rc; /* -EPROTO: not at the first reading */
 }
 
@@ -321,8 +273,10 @@ int ot_map_names_load(converter *c, const char *raw_dir)
  * before any record names it, so the file is read again when it grew. */
 static void read_again_for(ot_map_sites *m)
 {
-    if (m->stopped || !ot_defs_reread_grew(&m->read, m->path) || read_more(m, 0) != 0)
+    if (m->stopped)
         m->read.missed = 1;
+    else
+        ot_defs_reread_for_missing(&m->read);
 }
 
 int ot_map_names_live_end(converter *c)
@@ -333,7 +287,7 @@ int ot_map_names_live_end(converter *c)
     size_t sites_before = 0;
     for (size_t i = 0; i < m->site_count; i++)
         sites_before += m->sites[i].defined;
-    int rc = read_more(m, 1);
+    int rc = ot_defs_reread(&m->read, 1);
     size_t sites_after = 0;
     for (size_t i = 0; i < m->site_count; i++)
         sites_after += m->sites[i].defined;

@@ -236,48 +236,23 @@ static int parse_defs(converter *c, struct ot_nvtx_defs *n, const char *text, si
     return rc;
 }
 
-/* nvtx.defs from where the last reading stopped (the whole file the first
- * time). -EPROTO: the file no longer begins with what was read. */
-static int read_defs(converter *c, const char *raw_dir, int whole)
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_NVTX_DEFS);
-    char *text;
-    size_t used;
-    int rc = ot_read_regular_file(path, &text, &used);
-    if (rc != 0 || !text)
-        return rc;
-    if ((rc = ot_defs_reread_check(&c->nvtx_defs_read, text, used)) != 0) {
-        free(text);
-        return rc;
-    }
-    struct ot_nvtx_defs *n = c->nvtx ? c->nvtx : calloc(1, sizeof *n);
-    c->nvtx = n;
-    size_t read_to = c->nvtx_defs_read.bytes;
-    rc = n ? parse_defs(c, n, text, read_to, used, whole, &read_to) : -ENOMEM;
-    ot_defs_reread_parsed(&c->nvtx_defs_read, text, read_to);
-    free(text);
-    if (n && n->elsewhere_count)
-        qsort(n->elsewhere, n->elsewhere_count, sizeof *n->elsewhere, by_id);
+    converter *c = context;
+    if (!c->nvtx && !(c->nvtx = calloc(1, sizeof *c->nvtx)))
+        return -ENOMEM;
+    int rc = parse_defs(c, c->nvtx, text, at, used, whole, read_to);
+    if (c->nvtx->elsewhere_count) /* searched by id */
+        qsort(c->nvtx->elsewhere, c->nvtx->elsewhere_count, sizeof *c->nvtx->elsewhere, by_id);
     return rc;
 }
 
+
 int ot_nvtx_defs_load(converter *c, const char *raw_dir)
 {
-    int rc = read_defs(c, raw_dir, !c->live);
+    ot_defs_reread_setup(&c->nvtx_defs_read, raw_dir, OFFTRACE_RAW_NVTX_DEFS, parse_more, c);
+    int rc = ot_defs_reread(&c->nvtx_defs_read, !c->live);
     return rc == -EPROTO ? 0 : rc; /* not at the first reading */
-}
-
-/* A live conversion's text or domain not defined yet: the program's NVTX
- * calls write a definition before any record names it, so the file is read
- * again when it grew. */
-static void read_again(converter *c)
-{
-    char raw_dir[4200], path[4300];
-    snprintf(raw_dir, sizeof raw_dir, "%s/raw", c->dir);
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_NVTX_DEFS);
-    if (!ot_defs_reread_grew(&c->nvtx_defs_read, path) || read_defs(c, raw_dir, 0) != 0)
-        c->nvtx_defs_read.missed = 1;
 }
 
 static size_t defined_count(const struct ot_nvtx_defs *n)
@@ -293,7 +268,7 @@ static size_t defined_count(const struct ot_nvtx_defs *n)
 int ot_nvtx_defs_live_end(converter *c, const char *raw_dir, int32_t first_os_tid)
 {
     size_t before = defined_count(c->nvtx);
-    int rc = read_defs(c, raw_dir, 1);
+    int rc = ot_defs_reread(&c->nvtx_defs_read, 1);
     if (rc)
         return rc;
     /* a text or domain asked for in vain and defined since; a range ended on another thread than its own
@@ -374,7 +349,7 @@ static OTF2_RegionRef region_for(converter *c, uint32_t domain, uint32_t text, i
         return slot->region[kind];
     if (__builtin_expect(c->live, 0) && ((text && !(text < n->text_count && n->texts[text])) ||
                                          (domain && !(domain < n->domain_count && n->domains[domain])))) {
-        read_again(c); /* the slot stays where it is: read_defs adds names, not regions */
+        ot_defs_reread_for_missing(&c->nvtx_defs_read); /* the slot stays where it is: read_defs adds names, not regions */
         n = c->nvtx;
     }
     const char *message = text == 0                              ? "(no message)"
@@ -412,7 +387,7 @@ void ot_nvtx_convert(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
     if (__builtin_expect(c->live, 0) && !c->nvtx)
-        read_again(c); /* nvtx.defs written since the attempt began */
+        ot_defs_reread_for_missing(&c->nvtx_defs_read); /* nvtx.defs written since the attempt began */
     if (!c->nvtx && !(c->nvtx = calloc(1, sizeof *c->nvtx))) { /* records, but no nvtx.defs: names stand in */
         c->damaged_records++;
         return;

@@ -169,47 +169,21 @@ static int parse_defs(converter *c, struct ot_user_defs *u, const char *text, si
     return rc;
 }
 
-/* user.defs from where the last reading stopped (the whole file the first
- * time). -EPROTO: the file no longer begins with what was read. */
-static int read_defs(converter *c, const char *raw_dir, int whole)
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
-    char *text;
-    size_t used;
-    int rc = ot_read_regular_file(path, &text, &used);
-    if (rc != 0 || !text)
-        return rc;
-    ot_defs_read *seen = &c->user_defs_read;
-    if ((rc = ot_defs_reread_check(seen, text, used)) != 0) {
-        free(text);
-        return rc;
-    }
-    struct ot_user_defs *u = c->user ? c->user : calloc(1, sizeof *u);
-    c->user = u;
-    size_t read_to = seen->bytes;
-    rc = u ? parse_defs(c, u, text, seen->bytes, used, whole, &read_to) : -ENOMEM;
-    ot_defs_reread_parsed(seen, text, read_to);
-    free(text);
-    return rc;
+    converter *c = context;
+    if (!c->user && !(c->user = calloc(1, sizeof *c->user)))
+        return -ENOMEM;
+    return parse_defs(c, c->user, text, at, used, whole, read_to);
 }
+
 
 int ot_user_defs_load(converter *c, const char *raw_dir)
 {
     load_dropped(c, raw_dir);
-    int rc = read_defs(c, raw_dir, !c->live);
+    ot_defs_reread_setup(&c->user_defs_read, raw_dir, OFFTRACE_RAW_USER_DEFS, parse_more, c);
+    int rc = ot_defs_reread(&c->user_defs_read, !c->live);
     return rc == -EPROTO ? 0 : rc; /* not at the first reading */
-}
-
-/* A live conversion's id not defined yet: the program writes a definition
- * before any record names its id, so the file is read again when it grew. */
-static void read_again(converter *c)
-{
-    char raw_dir[4200], path[4300];
-    snprintf(raw_dir, sizeof raw_dir, "%s/raw", c->dir);
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
-    if (!ot_defs_reread_grew(&c->user_defs_read, path) || read_defs(c, raw_dir, 0) != 0)
-        c->user_defs_read.missed = 1;
 }
 
 int ot_user_defs_live_end(converter *c, const char *raw_dir, size_t streams)
@@ -218,7 +192,7 @@ int ot_user_defs_live_end(converter *c, const char *raw_dir, size_t streams)
     for (uint32_t i = 0; c->user && i < c->user->count; i++)
         before += c->user->by_id[i].kind != 0;
     load_dropped(c, raw_dir); /* left at the program's end */
-    int rc = read_defs(c, raw_dir, 1);
+    int rc = ot_defs_reread(&c->user_defs_read, 1);
     for (uint32_t i = 0; c->user && i < c->user->count; i++)
         after += c->user->by_id[i].kind != 0;
     if (rc)
@@ -264,7 +238,7 @@ static user_def *def_for(converter *c, const offtrace_raw_record *r)
     struct ot_user_defs *u = c->user;
     if (__builtin_expect(c->live, 0) && r->id && r->id < MAX_USER_ID &&
         (!u || r->id >= u->count || !u->by_id[r->id].kind)) {
-        read_again(c);
+        ot_defs_reread_for_missing(&c->user_defs_read);
         u = c->user;
     }
     if (!u || r->id == 0 || r->id >= u->count)
