@@ -10,10 +10,11 @@
 # each recorded with device detail and host-only. Wall and CPU ms of the command
 # (bench_spawn_timer: user + system of record and its children), medians of
 # ROUNDS, and the untraced program for the ratio. Then KEEP_RUNS records of each
-# program under this build, their summaries read: how often the live attempt was
-# kept, and its records before the end (the attempt runs at SCHED_IDLE: on a
-# loaded machine it may get no CPU before the end; it is kept all the same, and
-# does its work after).
+# program under this build (and as many with the attempt off, interleaved), their
+# summaries read: how often the live attempt was kept, its records before the
+# end, and the conversion's seconds after the program's end (the attempt runs at
+# SCHED_IDLE: on a loaded machine it may get no CPU before the end; it is kept
+# all the same, and does its work after).
 #   usage: tests/bench/run_live_data.sh BUILD_DIR BASELINE_DIR [ROUNDS] [KEEP_RUNS]
 set -eu
 BUILD=$(realpath "$1"); OLD=$(realpath "$2"); ROUNDS=${3:-11}; KEEP_RUNS=${4:-5}
@@ -67,18 +68,29 @@ if [ -n "$PERF" ]; then
     table .cpu
 fi
 echo
-echo "the live attempt in $KEEP_RUNS records of each program (device detail), this build:"
+echo "the live attempt in $KEEP_RUNS records of each program (device detail), this build, interleaved with"
+echo "as many with it off: how often it was kept, its records converted before the end, and the median"
+echo "seconds record's summary says it wrote the archive after the program's end (what the user waits for)"
 for p in in_data enter_exit; do
-    kept=0; records=""
+    kept=0; records=""; : > "$T/after.live"; : > "$T/after.off"
     for k in $(seq "$KEEP_RUNS"); do
-        rm -rf "$T/o"
-        line=$("$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" $(args "$p") 2>&1 >/dev/null | grep "^offtrace: conversion" || true)
-        case $line in *"records before, while it ran"*)
-            kept=$((kept + 1))
-            records="$records $(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) records before.*/\1/p')" ;;
-        esac
+        for knob in on off; do
+            rm -rf "$T/o"
+            line=$(OFFTRACE_LIVE_CONVERSION=$knob "$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" $(args "$p") 2>&1 \
+                >/dev/null | grep "^offtrace: conversion" || true)
+            secs=$(echo "$line" | sed -n 's/^offtrace: conversion *\([0-9.]*\) s.*/\1/p')
+            case $knob in
+            on) echo "$secs" >> "$T/after.live"
+                case $line in *"records before, while it ran"*)
+                    kept=$((kept + 1))
+                    records="$records $(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) records before.*/\1/p')" ;;
+                esac ;;
+            off) echo "$secs" >> "$T/after.off" ;;
+            esac
+        done
     done
-    echo "- $p: kept $kept of $KEEP_RUNS; records converted before the end:${records:- none}"
+    echo "- $p: kept $kept of $KEEP_RUNS; records converted before the end:${records:- none};" \
+        "after the end: live $(median "$T/after.live") s, off $(median "$T/after.off") s"
 done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
