@@ -51,21 +51,24 @@ static void write_file(const char *path, const char *mode, const char *text)
     fclose(f);
 }
 
-static void setup(char *dir, size_t size, const char *name, ot_defs_read *s, lines *l)
+/* A fresh scratch directory \p name, the reading of its file "defs" set up;
+ * \p path receives the file's path. */
+static void setup(char path[4200], const char *name, ot_defs_read *s, lines *l)
 {
-    scratch_path(dir, (unsigned)size, name);
+    char dir[4096];
+    scratch_path(dir, sizeof dir, name);
     mkdir(dir, 0777);
     memset(l, 0, sizeof *l);
     ot_defs_reread_setup(s, dir, "defs", parse_lines, l);
+    snprintf(path, 4200, "%s/defs", dir);
 }
 
 Test(defs_reread, each_reading_hands_on_only_what_follows_what_was_taken)
 {
-    char dir[4096], path[4200];
+    char path[4200];
     ot_defs_read s;
     lines l;
-    setup(dir, sizeof dir, "defs-grow", &s, &l);
-    snprintf(path, sizeof path, "%s/defs", dir);
+    setup(path, "defs-grow", &s, &l);
     cr_assert_eq(ot_defs_reread(&s, 0), 0, "no file yet: nothing to read, no error");
     cr_assert_eq(l.readings, 0);
     write_file(path, "w", "alpha\nbet");
@@ -83,11 +86,10 @@ Test(defs_reread, each_reading_hands_on_only_what_follows_what_was_taken)
 
 Test(defs_reread, a_file_that_no_longer_begins_with_what_was_read_is_refused)
 {
-    char dir[4096], path[4200];
+    char path[4200];
     ot_defs_read s;
     lines l;
-    setup(dir, sizeof dir, "defs-rewritten", &s, &l);
-    snprintf(path, sizeof path, "%s/defs", dir);
+    setup(path, "defs-rewritten", &s, &l);
     write_file(path, "w", "alpha\n");
     cr_assert_eq(ot_defs_reread(&s, 0), 0);
     write_file(path, "w", "alphX\nbeta\n"); /* longer, but its beginning changed */
@@ -99,11 +101,10 @@ Test(defs_reread, a_file_that_no_longer_begins_with_what_was_read_is_refused)
 
 Test(defs_reread, a_definition_asked_for_in_vain_is_remembered)
 {
-    char dir[4096], path[4200];
+    char path[4200];
     ot_defs_read s;
     lines l;
-    setup(dir, sizeof dir, "defs-missing", &s, &l);
-    snprintf(path, sizeof path, "%s/defs", dir);
+    setup(path, "defs-missing", &s, &l);
     ot_defs_reread_for_missing(&s);
     cr_assert(s.missed, "no file: missed");
     s.missed = 0;
