@@ -13,8 +13,10 @@
  * program (at normal priority, OFFTRACE_TEST_LIVE_NOT_IDLE, so that the
  * work before the end does not depend on the machine's load; at SCHED_IDLE
  * as users run it, either); dropped by design for a program that dies (its recording is not
- * complete), one with an enter/exit data pair or explicit tasks (they need
- * the counting pass); either for the 2-thread host OpenMP program (its
+ * complete), one with explicit tasks (they need the counting pass); kept
+ * for programs with data regions (seventh round: written in one pass, a
+ * region no exit data ends included), user regions and NVTX ranges (their
+ * definitions read again as the program makes them); either for the 2-thread host OpenMP program (its
  * second stream is written after the end; kept when its stream existed when
  * the attempt began).
  */
@@ -96,7 +98,8 @@ static void same_traces(const char *a, const char *b)
  * the end and compare. \return the records the attempt converted before
  * the end (0 when it was dropped). */
 static uint64_t live_against_after_the_end(const char *name, const char *option, const char *program,
-                                           char *const args[], int expect, const char *reason, int not_idle)
+                                           char *const args[], int expect, const char *reason, int not_idle,
+                                           const char *summary_says)
 {
     char dir[4096], aside[4200], cli[4096], prog[4096];
     scratch_path(dir, sizeof dir, name);
@@ -129,6 +132,8 @@ static uint64_t live_against_after_the_end(const char *name, const char *option,
     if (expect != EITHER)
         cr_assert_eq(kept, expect, "%s: the live attempt was %s: %s", name, kept ? "kept" : "dropped", r.err);
     cr_log_info("%s: live attempt %s, %" PRIu64 " records before the end", name, kept ? "kept" : "dropped", records);
+    if (summary_says) /* what the program did, as record's summary counts it from the archive */
+        cr_assert(strstr(r.err, summary_says), "%s: no '%s' in: %s", name, summary_says, r.err);
     run_free(&r);
 
     mkdir(aside, 0777);
@@ -153,38 +158,82 @@ static uint64_t live_against_after_the_end(const char *name, const char *option,
 Test(live_conversion, a_single_threaded_offload_program_converts_live_to_the_same_archive)
 {
     char *args[] = {"20000", NULL};
-    uint64_t records = live_against_after_the_end("live-offload", NULL, "hostile_many", args, KEPT, NULL, 1);
+    uint64_t records = live_against_after_the_end("live-offload", NULL, "hostile_many", args, KEPT, NULL, 1, NULL);
     cr_assert_gt(records, 3 * 1024, "at least 3 chunks of 64 KiB converted before the program ended");
     /* as users run it: kept on a quiet machine; on a loaded one the idle thread may not even begin */
-    live_against_after_the_end("live-offload-idle", NULL, "hostile_many", args, EITHER, NULL, 0);
+    live_against_after_the_end("live-offload-idle", NULL, "hostile_many", args, EITHER, NULL, 0, NULL);
 }
 
 Test(live_conversion, a_two_thread_host_openmp_program_gives_the_same_archive)
 {
     char *args[] = {"parallel", "20000", NULL};
     live_against_after_the_end("live-host-openmp", "--host-openmp=all", "bench_host_openmp_units", args, EITHER,
-                               NULL, 0);
+                               NULL, 0, NULL);
 }
 
 Test(live_conversion, a_program_that_dies_falls_back)
 {
     char *args[] = {"segv", "3000", NULL};
-    live_against_after_the_end("live-segv", NULL, "live_phases", args, DROPPED, "the program was killed by SIGSEGV", 0);
+    live_against_after_the_end("live-segv", NULL, "live_phases", args, DROPPED, "the program was killed by SIGSEGV", 0,
+                               NULL);
     char *abort_args[] = {"abort", "3000", NULL};
     live_against_after_the_end("live-abort", NULL, "live_phases", abort_args, DROPPED,
-                               "the program was killed by SIGABRT", 0);
+                               "the program was killed by SIGABRT", 0, NULL);
 }
 
-Test(live_conversion, enter_exit_data_falls_back)
+Test(live_conversion, enter_exit_data_converts_live_to_the_same_archive)
 {
     char *args[] = {"enter_exit", "3000", NULL};
-    live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, DROPPED, NULL, 0);
+    live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, KEPT, NULL, 1,
+                               "3001 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
 }
+
+/* The typical offload program: its work inside a data region that ends at
+ * the program's end, and data regions inside. */
+Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_archive)
+{
+    char *args[] = {"data_region", "3000", NULL};
+    /* the region around the work and one around every 500th of the 3000 regions */
+    uint64_t records = live_against_after_the_end("live-data-region", NULL, "live_phases", args, KEPT, NULL, 1,
+                                                  "3000 target, 7 enter data, 7 exit data, 0 update, 7 data regions\n");
+    cr_assert_gt(records, 3 * 1024, "converted inside the open data region, before the program ended");
+}
+
+/* Its enter data in one function, its exit data in another: the region
+ * stays open to the thread's end (host_pass.c), live as after the end. */
+Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
+{
+    char *args[] = {"split_data", "3000", NULL};
+    live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1,
+                               "3000 target, 1 enter data, 1 exit data, 0 update, 1 data regions (1 open to the "
+                               "thread's end");
+}
+
+/* User regions, a value and an event, ids defined before and after the
+ * attempt began (user.defs read again: convert_live.c). */
+Test(live_conversion, user_regions_defined_while_it_runs_convert_live_to_the_same_archive)
+{
+    char *args[] = {"3000", NULL};
+    uint64_t records = live_against_after_the_end("live-user", NULL, "live_user", args, KEPT, NULL, 1, NULL);
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+}
+
+#ifdef OFFTRACE_TEST_LIVE_NVTX
+/* NVTX ranges, marks and a start/end range on the main thread, texts and a
+ * domain defined before and after the attempt began (nvtx.defs read again:
+ * convert_live.c), the thread named with nvtxNameOsThreadA. */
+Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same_archive)
+{
+    char *args[] = {"3000", NULL};
+    uint64_t records = live_against_after_the_end("live-nvtx", NULL, "live_nvtx", args, KEPT, NULL, 1, NULL);
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+}
+#endif
 
 Test(live_conversion, explicit_tasks_fall_back)
 {
     char *args[] = {"tasks", "3000", NULL};
-    live_against_after_the_end("live-tasks", "--host-openmp=all", "live_phases", args, DROPPED, NULL, 0);
+    live_against_after_the_end("live-tasks", "--host-openmp=all", "live_phases", args, DROPPED, NULL, 0, NULL);
 }
 
 Test(live_conversion, the_knob_turns_it_off)

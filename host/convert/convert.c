@@ -371,6 +371,8 @@ static int write_everything(converter *c, const ot_convert_options *opts, ot_pro
         set_number(c->tw, "MAX_RECORDING_SIZE", counts->max_size);
     set_number(c->tw, "SIZE_LIMIT_REACHED", counts->size_limit_reached);
     set_number(c->tw, "UNFINISHED_OPERATIONS", c->unfinished);
+    if (c->data_regions_without_exit) /* only then: the archives of other programs stay as they were */
+        set_number(c->tw, "DATA_REGIONS_WITHOUT_EXIT", c->data_regions_without_exit);
     set_number(c->tw, "UNMATCHED_END_RECORDS", c->unmatched);
     set_number(c->tw, "DAMAGED_RECORDS", c->damaged_records);
     set_number(c->tw, "UNUSABLE_MAPS_SNAPSHOTS", c->unusable_maps);
@@ -478,16 +480,14 @@ static uint64_t records_for_progress(const ot_raw_stream *s)
 
 /* Read once where it can be: each stream is written as it is first read,
  * and a device gets its group, timeline and RDMA location where a record
- * first names it (ot_cv_meet_device). Two things need a stream read before
- * it is written: an explicit task's creation or schedule (the task
- * bookkeeping needs every stream's before the first is written), and an
- * enter-data construct (its pairing with its exit data reads the stream
- * first, host_pass.c). Should a stream hold one, its pass stops there and
- * the conversion starts again with the counting pass (CONVERT_AGAIN). A look
- * at each stream's first window (what one read fetches) keeps the attempt
- * from starting where such a record comes early, as a program's tasks and
- * data regions usually do: a whole short stream, a small part of a long
- * one. */
+ * first names it (ot_cv_meet_device). One thing needs every stream read
+ * before the first is written: an explicit task's creation or schedule (the
+ * task bookkeeping). Should a stream hold one, its pass stops there and the
+ * conversion starts again with the counting pass (CONVERT_AGAIN). A look at
+ * each stream's first window (what one read fetches) keeps the attempt from
+ * starting where such a record comes early, as a program's tasks usually
+ * do: a whole short stream, a small part of a long one. (A data region is
+ * written in one pass since the seventh round of issue 18: host_pass.c.) */
 
 /* Everything before the first stream is written: the recording opened (and
  * counted, unless it is read once), its definitions loaded, the archive
@@ -509,7 +509,7 @@ int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, co
     c->read_once = may_read_once;
     /* where it shows early: not once (a live stream is still being written: not looked at ahead) */
     for (size_t i = 0; rc == 0 && c->read_once && !c->live && i < c->rec.stream_count; i++) {
-        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, OT_CV_ENTER_DATA_KINDS);
+        int met = ot_raw_stream_probe(&c->rec.streams[i], OT_RAW_WINDOW_RECORDS, c->task_kinds, 0);
         if (met < 0)
             snprintf(msg, msg_size, "offtrace: cannot read the streams in '%s': %s", raw_dir, strerror(-(rc = met)));
         c->read_once = !met;

@@ -9,6 +9,7 @@
 #include <omp-tools.h>
 #include <stdint.h>
 
+#include "defs_reread.h"
 #include "devsync.h"
 #include "device_regions.h"
 #include "device_timeline.h"
@@ -61,6 +62,7 @@ typedef struct converter {
     ot_cv_alloc *allocs;
     size_t alloc_capacity, alloc_used; /* used = live + forgotten slots */
     uint64_t unfinished, unmatched, clipped;
+    uint64_t data_regions_without_exit; /* enter-data regions no exit-data ended (host_pass.c) */
     uint64_t records_of_unshown_devices; /**< records of devices past MAX_DEVICES */
     uint64_t buffer_flushes;             /**< FLUSH regions (memory budget exceeded) */
     uint64_t damaged_records;            /**< host records no recorder writes (unknown event or endpoint) */
@@ -85,10 +87,13 @@ typedef struct converter {
     struct ot_mutex_locks *mutex_locks; /**< lock ids and acquisition orders (host_mutex.c), from the first mutex record */
     struct ot_user_defs *user;          /**< user ids' definitions (user_pass.c); NULL: none */
     uint64_t user_defs_damaged;         /**< user.defs ended in a damaged definition (1) */
+    ot_defs_read user_defs_read;        /**< user.defs as read so far (a live conversion reads it again) */
     uint64_t user_records_undefined;    /**< USER_* records of ids user.defs does not define as their kind */
     uint64_t user_calls_dropped;        /**< calls the user API library refused (raw/user.dropped) */
     /* NVTX (issue 14, nvtx_pass.c) */
     struct ot_nvtx_defs *nvtx;          /**< nvtx.defs; NULL: the program made no NVTX definition */
+    ot_defs_read nvtx_defs_read;        /**< nvtx.defs as read so far (a live conversion reads it again) */
+    char nvtx_thread_name_used[128];    /**< live: the first thread's NVTX name ("NAME: ") as its pass began */
     uint64_t nvtx_records;              /**< NVTX ranges and marks converted (begin records) */
     uint64_t nvtx_problems[OFFTRACE_RAW_NVTX_PROBLEMS]; /**< NVTX_PROBLEM counts by cause */
     uint64_t nvtx_unmatched;            /**< pops and ends with no begin on their thread */
@@ -186,10 +191,6 @@ void ot_cv_tell_device_timeline(converter *c, device_state *d);
  *         stream \p i is written (as they come from the last stream that
  *         may add any on, device_timeline.h). */
 void ot_cv_tell_device_timelines(converter *c, size_t i);
-
-/** The enter-data kinds of ompt_target_t (bit k): a TARGET record of one
- *  needs its stream read before it is written (the pairing with its exit). */
-#define OT_CV_ENTER_DATA_KINDS (1ull << ompt_target_enter_data | 1ull << ompt_target_enter_data_nowait)
 
 /**
  * \brief Meet the device a record of c->device_kinds names: the first

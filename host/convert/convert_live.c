@@ -7,8 +7,18 @@
  * The attempt must give exactly the archive the conversion after the end
  * would give. What it takes from the recording before the end, and how it
  * is checked at the end (ot_convert_live_finish):
- * - the streams' list, the device list, the maps snapshots, the map sites,
- *   and every other file of raw/ the conversion reads at its start: the
+ * - the map sites, the user and the NVTX definitions: read again when a
+ *   record names one not read yet (the recorder writes a site's line, the
+ *   program a user id's or an NVTX text's definition, before any record
+ *   names it: defs_reread.h); at the end the file must begin with what was
+ *   read, and one asked for in vain must still be undefined
+ *   (ot_map_names_live_end, ot_user_defs_live_end, ot_nvtx_defs_live_end;
+ *   user events only in a program of one thread, and no NVTX range ended on
+ *   another thread than its own: both are paired across threads before the
+ *   first stream is written; the first thread's NVTX name as its pass
+ *   took it);
+ * - the streams' list, the device list, the maps snapshots, and every
+ *   other file of raw/ the conversion reads at its start: the
  *   files are fingerprinted (name, size, contents) when the attempt starts
  *   and must be the same at the end; the streams and devices as
  *   ot_raw_open reads them must be the same;
@@ -19,9 +29,9 @@
  *   gives them the values the final map gives (its points are added in
  *   order; a value between two points never changes). The final map must
  *   begin with the points used;
- * - no explicit task, no enter-data construct (they need the counting pass:
- *   the attempt stops there), no user, NVTX or MPI definitions (their
- *   passes read every stream before the first is written), not an MPI rank
+ * - no explicit task (it needs the counting pass: the attempt stops there;
+ *   a data region is written in one pass, host_pass.c), no MPI definitions
+ *   (their pass reads every stream before the first is written), not an MPI rank
  *   (record does not start it), and the recording complete (status
  *   "recorded"): anything else, or anything unexpected, and the attempt is
  *   dropped without a trace; record then converts the usual way.
@@ -47,6 +57,10 @@
 
 #include "convert.h"
 #include "convert_internal.h"
+#include "map_names.h"
+#include "nvtx_pass.h"
+#include "user_pass.h"
+#include "../../user/user_recorder.h"
 #include "write_counts.h"
 #include "offtrace/offtrace.h"
 
@@ -110,7 +124,10 @@ static void nap(ot_convert_live *l)
  * ones the end writes or the claim takes: not fingerprinted. */
 static int changes_by_design(const char *name)
 {
-    static const char *const names[] = {"clock.pairs", "counters", "status", "owner", "converter"};
+    static const char *const names[] = {"clock.pairs", "counters", "status", "owner", "converter",
+                                        /* read again as they grow, checked at the end (ot_*_live_end) */
+                                        OFFTRACE_RAW_MAP_DEFS, OFFTRACE_RAW_USER_DEFS, OT_USER_DROPPED_FILE,
+                                        OFFTRACE_RAW_NVTX_DEFS};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -345,7 +362,7 @@ static void *live_main(void *arg)
     int rc = ot_cv_start(c, l->dir, archive_dir, &l->opts, 1, msg, sizeof msg);
     size_t path_len = rc == 0 && c->rec.stream_count ? strlen(c->rec.streams[0].path) : 0;
     if (rc == 0 && (c->rec.stream_count == 0 || path_len < 13 ||
-                    strcmp(c->rec.streams[0].path + path_len - 13, "/thread-0.rec") || c->user || c->nvtx ||
+                    strcmp(c->rec.streams[0].path + path_len - 13, "/thread-0.rec") ||
                     c->mpi_regions || c->mpi_clock_points))
         rc = -ENOTSUP; /* what the attempt cannot do before the end */
     if (rc == 0) {
@@ -547,7 +564,10 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     if (rc == 0 && c && !l->dropped && recorded(l->raw_dir)) {
         ot_raw_recording now = {0};
         char ignored[512];
-        if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now)) {
+        if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now) &&
+            ot_map_names_live_end(c) == 0 && ot_user_defs_live_end(c, l->raw_dir, now.stream_count) == 0 &&
+            ot_nvtx_defs_live_end(c, l->raw_dir, now.streams[0].header.os_tid) == 0) {
+            c->live = 0; /* the other streams as the conversion after the end writes them */
             /* the finished recording from here on; the first stream as its pass counted it */
             ot_raw_stream *first = &now.streams[0];
             const ot_raw_stream *done = &c->rec.streams[0];

@@ -5,11 +5,18 @@
  *        go to the device timelines.
  *
  * A `target data` construct reaches OMPT as an enter-data and a later
- * exit-data construct. A pre-pass pairs them: an exit-data on the same
- * thread, for the same device, from the same function, matches the most
- * recent unmatched enter-data (last in, first out). A pair becomes a
- * "target data" region around both. An `enter data` / `exit data` pair in
- * one function is shown the same way: it is a data region too.
+ * exit-data construct. Both are shown as one "target data" region around
+ * them, read in one pass (no pre-pass: a live conversion writes the Enter
+ * before the program has reached the exit, convert_live.c): the region is
+ * entered at every enter-data, named after the enter-data's site; an
+ * exit-data on the same thread, for the same device, from the same
+ * function, ends the innermost such region still open when it is the
+ * thread's innermost open item (last in, first out), and the first exit
+ * met gives the region its end line. An enter-data whose region no exit
+ * ends (an `enter data` in one function, its `exit data` in another, or
+ * none) stays open until the thread's end, closed there and counted
+ * (DATA_REGIONS_WITHOUT_EXIT). An `enter data` / `exit data` pair in one
+ * function is shown the same way: it is a data region too.
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
@@ -19,7 +26,6 @@
 #include <string.h>
 
 #include "convert_internal.h"
-#include "external_sort.h"
 #include "host_mutex.h"
 #include "user_pass.h"
 #include "mpi_pass.h"
@@ -40,17 +46,6 @@ typedef struct open_item {
     uint32_t map_site; /* TARGET: its map site (issue 15), 0: none */
 } open_item;
 
-typedef struct span_pair {
-    uint64_t enter_id, exit_id;
-    OTF2_RegionRef region;
-} span_pair;
-
-static int by_enter_id(const void *a, const void *b)
-{
-    const span_pair *x = a, *y = b;
-    return x->enter_id < y->enter_id ? -1 : x->enter_id > y->enter_id;
-}
-
 typedef struct thread_pass {
     converter *c;
     ot_raw_stream *s;
@@ -59,15 +54,10 @@ typedef struct thread_pass {
     open_item *open; /* grows: constructs nest as deep as the program nests them */
     size_t depth, open_capacity;
     int failed;      /* -ENOMEM when the stack could not grow */
-    /* the pre-pass's pairs, found in exit order, read back in enter order
-     * (ids grow along the stream) while the main pass meets their enters */
-    ot_external_sort *spans;
-    const span_pair *next_span;
     uint64_t last_time;
     uint64_t marked_lost; /* records lost in gaps that LOST records mark */
     uint64_t off_since;   /* measurement control: when this thread switched recording off */
     int off;              /* an off window opened by this thread is open */
-    int pairs_known;      /* the stream was counted before its pass: its data regions are paired */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
     ot_raw_cursor cur;    /* the pass's place in the stream: a live pass handed over goes on from it */
 } thread_pass;
@@ -232,13 +222,7 @@ static OTF2_RegionRef measurement_region(converter *c, offtrace_event_class cls)
     return plain_region(c, cls);
 }
 
-/* ---- pre-pass: pair enter-data with exit-data ---- */
-
-typedef struct pending_enter {
-    uint64_t id, codeptr;
-    int device;
-    const char *function;
-} pending_enter;
+/* ---- data regions: an enter-data's region, ended by its exit-data ---- */
 
 static const char *function_of(converter *c, uint64_t codeptr)
 {
@@ -248,70 +232,38 @@ static const char *function_of(converter *c, uint64_t codeptr)
     return loc.function;
 }
 
-static int add_span(thread_pass *p, const pending_enter *e, const offtrace_raw_record *exit)
+/* "target data @<the enter-data's site>", its lines the enter-data's until
+ * an exit ends one of its regions (data_region_ended). */
+static OTF2_RegionRef data_region(converter *c, uint64_t enter_codeptr)
 {
-    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 0);
-    span_pair s = {e->id, exit->id, NO_REGION};
-    if (!memo_find(p->c, head, e->codeptr, exit->codeptr, &s.region)) {
-        ot_srcloc begin, end;
-        char label[512], name[640];
-        locate(p->c, exit->codeptr, &end, label, sizeof label);
-        locate(p->c, e->codeptr, &begin, label, sizeof label);
-        snprintf(name, sizeof name, "%s @%s", offtrace_class(OFFTRACE_CLASS_TARGET_DATA)->name, label);
-        s.region = memo_keep(p->c, head, e->codeptr, exit->codeptr,
-                             ot_tw_region(p->c->tw, OFFTRACE_CLASS_TARGET_DATA, name, begin.file, begin.line,
-                                          end.file && begin.file && !strcmp(end.file, begin.file) ? end.line
-                                                                                                 : begin.line));
-    }
-    return ot_es_add(p->spans, &s);
+    return sited_region(c, OFFTRACE_CLASS_TARGET_DATA, enter_codeptr);
 }
 
-static int pair_data_regions(thread_pass *p)
+/* Whether the exit-data construct \p exit ends the data region \p span:
+ * the same device, both sites in one function. */
+static int exit_ends(converter *c, const open_item *span, const open_item *exit)
 {
-    if (!(p->s->target_kinds_seen & OT_CV_ENTER_DATA_KINDS))
-        return 0; /* no enter-data: nothing to pair, the stream is not read for it */
-    pending_enter *pending = NULL;
-    size_t depth = 0, capacity = 0;
-    int rc = 0;
-    ot_raw_cursor cur;
-    if (ot_raw_cursor_open(&cur, p->s) != 0)
-        return -ENOMEM;
-    for (const offtrace_raw_record *r; rc == 0 && (r = ot_raw_cursor_next(&cur));) {
-        if (r->event != OFFTRACE_RAW_TARGET || r->endpoint != OFFTRACE_RAW_BEGIN)
-            continue;
-        if (is_enter_data(r->subkind)) {
-            if (depth == capacity) {
-                size_t grown = capacity ? capacity * 2 : 64;
-                pending_enter *more = realloc(pending, grown * sizeof *more);
-                if (!more) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                pending = more;
-                capacity = grown;
-            }
-            pending[depth++] = (pending_enter){r->id, r->codeptr, r->dst_device, function_of(p->c, r->codeptr)};
-        } else if (is_exit_data(r->subkind) && depth) {
-            const pending_enter *top = &pending[depth - 1];
-            const char *fn = function_of(p->c, r->codeptr);
-            if (top->device == r->dst_device && fn && top->function && !strcmp(fn, top->function)) {
-                rc = add_span(p, top, r);
-                depth--;
-            }
-        }
-    }
-    ot_raw_cursor_close(&cur);
-    free(pending);
-    return rc;
+    if (span->event != EVENT_SPAN || span->device != exit->device)
+        return 0;
+    const char *fn = function_of(c, exit->codeptr), *enter_fn = function_of(c, span->codeptr);
+    return fn && enter_fn && !strcmp(fn, enter_fn);
 }
 
-/* The pair whose enter-data is \p id: enters come in increasing id order,
- * so the sorted pairs are passed through once. */
-static const span_pair *span_by_enter(thread_pass *p, uint64_t id)
+/* The first exit that ends a region of an enter-data site gives the region
+ * its end line (when both sites are in one file); the others leave it. */
+static void data_region_ended(converter *c, const open_item *span, uint64_t exit_codeptr)
 {
-    while (p->next_span && p->next_span->enter_id < id)
-        p->next_span = ot_es_next(p->spans);
-    return p->next_span && p->next_span->enter_id == id ? p->next_span : NULL;
+    uint64_t head = ot_region_memo_head(OT_MEMO_TARGET_DATA, 0); /* a site whose region's end line is set */
+    OTF2_RegionRef known;
+    if (span->region == NO_REGION || memo_find(c, head, span->codeptr, 0, &known))
+        return;
+    ot_srcloc begin, end;
+    char label[512];
+    locate(c, exit_codeptr, &end, label, sizeof label);
+    locate(c, span->codeptr, &begin, label, sizeof label);
+    if (end.file && begin.file && !strcmp(end.file, begin.file))
+        ot_tw_region_set_end_line(c->tw, span->region, end.line);
+    memo_keep(c, head, span->codeptr, 0, span->region);
 }
 
 /* ---- write pass ---- */
@@ -355,6 +307,11 @@ static open_item *push(thread_pass *p)
 static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
+    if (o->event == EVENT_SPAN) { /* a data region: its exit-data ended it, or nothing did */
+        c->data_regions_without_exit += !end;
+        leave(p, t, o->region);
+        return;
+    }
     /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
     device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (!end)
@@ -411,17 +368,13 @@ static const open_item *find_open(const thread_pass *p, uint8_t event, uint64_t 
 static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
     if (r->endpoint == OFFTRACE_RAW_BEGIN) {
-        if (!p->pairs_known && is_enter_data(r->subkind)) { /* read once: not paired */
-            p->failed = -EAGAIN; /* the conversion starts again with the counting pass (convert.c) */
-            return;
-        }
-        const span_pair *span = is_enter_data(r->subkind) ? span_by_enter(p, r->id) : NULL;
         open_item *o;
-        if (span && (o = push(p))) {
+        if (is_enter_data(r->subkind) && (o = push(p))) { /* its data region, around it */
             o->event = EVENT_SPAN;
-            o->id = span->exit_id;
-            o->region = span->region;
+            o->id = r->id;
             o->device = r->dst_device;
+            o->codeptr = r->codeptr;
+            o->region = data_region(p->c, r->codeptr);
             enter(p, t, o->region);
         }
         if ((o = push(p))) {
@@ -437,9 +390,15 @@ static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
         }
         return;
     }
-    if (pop_matching(p, OFFTRACE_RAW_TARGET, r->id, t, r) == 0 && is_exit_data(r->subkind) && p->depth &&
-        p->open[p->depth - 1].event == EVENT_SPAN && p->open[p->depth - 1].id == r->id)
+    const open_item *begun = find_open(p, OFFTRACE_RAW_TARGET, r->id);
+    open_item construct = begun ? *begun : (open_item){0}; /* as its BEGIN said: pop_matching moves the stack */
+    if (pop_matching(p, OFFTRACE_RAW_TARGET, r->id, t, r) != 0 || !is_exit_data(construct.subkind) || !p->depth)
+        return;
+    open_item *span = &p->open[p->depth - 1];
+    if (exit_ends(p->c, span, &construct)) {
+        data_region_ended(p->c, span, construct.codeptr);
         close_item(p, &p->open[--p->depth], t, r);
+    }
 }
 
 static const open_item *innermost_target(const thread_pass *p);
@@ -927,8 +886,8 @@ static void thread_name(const offtrace_raw_stream_header *h, char *name, size_t 
         snprintf(name, size, "thread %u (tid %d)", h->thread_index, h->os_tid);
 }
 
-/* The pass's set-up: its location, attribute list, data region pairs and
- * cursor. NULL out of memory (*rc says why). */
+/* The pass's set-up: its location, attribute list and cursor. NULL out of
+ * memory (*rc says why). */
 static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
 {
     thread_pass *p = calloc(1, sizeof *p);
@@ -941,15 +900,11 @@ static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
     char name[128];
     thread_name(&s->header, name, sizeof name);
     ot_nvtx_thread_name(c, s->header.os_tid, name, sizeof name);
+    if (c->live) /* what the name took from nvtx.defs, checked at the end (ot_nvtx_defs_live_end) */
+        ot_nvtx_thread_name(c, s->header.os_tid, c->nvtx_thread_name_used, sizeof c->nvtx_thread_name_used);
     p->w = ot_tw_add_location(c->tw, s->header.thread_index, name, OFFTRACE_LOC_HOST_THREAD, -1, 1, NULL);
     p->attributes = OTF2_AttributeList_New();
-    p->spans = ot_es_new(c->dir, sizeof(span_pair), by_enter_id);
-    p->pairs_known = s->counted;
-    int rc = p->w && p->attributes && p->spans ? pair_data_regions(p) : -ENOMEM;
-    if (rc == 0 && (rc = ot_es_finish(p->spans)) == 0)
-        p->next_span = ot_es_next(p->spans);
-    if (rc == 0)
-        rc = ot_raw_cursor_open(&p->cur, s);
+    int rc = p->w && p->attributes ? ot_raw_cursor_open(&p->cur, s) : -ENOMEM;
     if (rc == 0 && c->read_once) /* a task there: the conversion starts again the usual way (convert.c) */
         ot_raw_cursor_stop_at(&p->cur, c->task_kinds);
     *rc_out = rc;
@@ -1047,7 +1002,6 @@ static int pass_end(thread_pass *p, int rc)
         ot_tw_end_location(c->tw, p->w); /* nothing more is written there: to disk, out of memory */
     }
     free(p->open);
-    ot_es_free(p->spans);
     ot_host_mutex_thread_free(p->mutex);
     if (p->attributes)
         OTF2_AttributeList_Delete(p->attributes);

@@ -76,6 +76,11 @@ typedef struct ot_map_sites {
     alloc_ref *allocs;
     size_t alloc_capacity, alloc_used;
     uint64_t named, without_debug_info, not_captured, unmatched, damaged_lines;
+    /* the file as read so far: a live conversion (convert_live.c) reads it
+     * again when a record names a site it does not know yet */
+    int live;          /* read while the program runs: a line not whole yet is not damage */
+    int stopped;       /* a damaged line ended the reading, as it ends a whole reading */
+    ot_defs_read read; /* the lines parsed */
 } ot_map_sites;
 
 /* ---- parsing ---- */
@@ -231,47 +236,64 @@ static int parse_line(ot_map_sites *m, cursor *c)
     return 0;
 }
 
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
+{
+    ot_map_sites *m = context;
+    cursor cur = {text + at, text + used};
+    int rc = 0;
+    while (!m->stopped && cur.p < cur.end) {
+        rc = parse_line(m, &cur);
+        if (rc == -1 && !whole)
+            return 0;
+        if (rc == -1) {
+            m->damaged_lines++;
+            m->stopped = 1;
+            return 0;
+        }
+        if (rc)
+            return rc;
+        *read_to = (size_t)(cur.p - text);
+    }
+    return 0;
+}
+
 int ot_map_names_load(converter *c, const char *raw_dir)
 {
     ot_map_sites *m = calloc(1, sizeof *m);
     if (!m)
         return -ENOMEM;
     c->maps = m;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_MAP_DEFS);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    ot_defs_reread_setup(&m->read, raw_dir, OFFTRACE_RAW_MAP_DEFS, parse_more, m);
+    m->live = c->live;
+    int rc = ot_defs_reread(&m->read, !m->live);
+    return rc == -EPROTO ? 0 : rc; /* -EPROTO: not at the first reading */
+}
+
+/* A live conversion's site not known yet: the recorder writes a site's line
+ * before any record names it, so the file is read again when it grew. */
+static void read_again_for(ot_map_sites *m)
+{
+    if (m->stopped)
+        m->read.missed = 1;
+    else
+        ot_defs_reread_for_missing(&m->read);
+}
+
+int ot_map_names_live_end(converter *c)
+{
+    ot_map_sites *m = c->maps;
+    if (!m || !m->live)
         return 0;
-    char *data = NULL;
-    size_t size = 0, capacity = 0;
-    for (;;) {
-        if (size == capacity) {
-            size_t grown = capacity ? capacity * 2 : 65536;
-            char *more = realloc(data, grown);
-            if (!more) {
-                free(data);
-                fclose(f);
-                return -ENOMEM;
-            }
-            data = more;
-            capacity = grown;
-        }
-        size_t n = fread(data + size, 1, capacity - size, f);
-        if (!n)
-            break;
-        size += n;
-    }
-    fclose(f);
-    cursor cur = {data, data + size};
-    int rc = 0;
-    while (cur.p < cur.end && (rc = parse_line(m, &cur)) == 0)
-        ;
-    if (rc == -1) {
-        m->damaged_lines++;
-        rc = 0;
-    }
-    free(data);
-    return rc;
+    size_t sites_before = 0;
+    for (size_t i = 0; i < m->site_count; i++)
+        sites_before += m->sites[i].defined;
+    int rc = ot_defs_reread(&m->read, 1);
+    size_t sites_after = 0;
+    for (size_t i = 0; i < m->site_count; i++)
+        sites_after += m->sites[i].defined;
+    m->live = 0;
+    /* a site asked for in vain and defined after: the conversion after the end names it */
+    return rc ? rc : m->read.missed && sites_after != sites_before ? -EPROTO : 0;
 }
 
 void ot_map_names_free(converter *c)
@@ -344,12 +366,14 @@ static const alloc_ref *alloc_of(const ot_map_sites *m, int device, uint64_t add
 
 /* ---- naming ---- */
 
-static const map_site *site_of(const ot_map_sites *m, uint32_t id)
+static const map_site *site_of(ot_map_sites *m, uint32_t id)
 {
+    if (__builtin_expect(m->live, 0) && id && id < MAX_SITE_ID && !(id < m->site_count && m->sites[id].defined))
+        read_again_for(m);
     return id && id < m->site_count && m->sites[id].defined ? &m->sites[id] : NULL;
 }
 
-static const map_entry *entry_of(const ot_map_sites *m, uint32_t site, uint32_t index)
+static const map_entry *entry_of(ot_map_sites *m, uint32_t site, uint32_t index)
 {
     const map_site *s = site_of(m, site);
     return s && index < s->count ? &s->entries[index] : NULL;

@@ -28,8 +28,18 @@ typedef struct ot_map_op {
     uint32_t memo;         /**< 1 + its entry in map_names.c's memo (its attributes' strings), 0: none */
 } ot_map_op;
 
-/** \brief Read raw/map-sites.defs (absent: nothing is named). 0 or -ENOMEM. */
+/** \brief Read raw/map-sites.defs (absent: nothing is named). 0 or -ENOMEM.
+ *         A live conversion (c->live) reads it again when a record names a
+ *         site it does not know yet (the recorder writes a site's line
+ *         before any record names it). */
 int ot_map_names_load(struct converter *c, const char *raw_dir);
+
+/** \brief A live conversion's end: the rest of the finished file read as
+ *         a whole reading reads it. -EPROTO where the result could differ
+ *         from the conversion after the end (the file no longer begins
+ *         with the lines read, or a site asked for in vain was defined
+ *         since), -ENOMEM; 0: the same. */
+int ot_map_names_live_end(struct converter *c);
 void ot_map_names_free(struct converter *c);
 
 /**

@@ -186,19 +186,15 @@ static const range_end *ended_elsewhere(const struct ot_nvtx_defs *n, uint64_t i
     return bsearch(&key, n->elsewhere, n->elsewhere_count, sizeof key, by_id);
 }
 
-int ot_nvtx_defs_load(converter *c, const char *raw_dir)
+/* The definitions in text[at..used): the bytes read. \p whole: the file is
+ * complete (a damaged definition ends the reading and is counted); else one
+ * that does not read whole may be one the program is still writing: read
+ * again next time. -ENOMEM. */
+static int parse_defs(converter *c, struct ot_nvtx_defs *n, const char *text, size_t at, size_t used, int whole,
+                      size_t *read_to)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_NVTX_DEFS);
-    char *text;
-    size_t used;
-    int rc = ot_read_regular_file(path, &text, &used);
-    if (rc != 0 || !text)
-        return rc;
-    struct ot_nvtx_defs *n = calloc(1, sizeof *n);
-    if (!n)
-        rc = -ENOMEM;
-    for (size_t at = 0; rc == 0 && at < used;) {
+    int rc = 0;
+    while (rc == 0 && at < used) {
         unsigned id, kind, domain, category;
         size_t len;
         int head = 0;
@@ -213,7 +209,7 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
              (id == 0 || id >= MAX_NVTX_ID)) ||
             domain >= MAX_NVTX_ID || len > OFFTRACE_RAW_NVTX_TEXT_MAX || used - at - (size_t)head < len + 1 ||
             text[at + (size_t)head + len] != '\n' || memchr(text + at + head, 0, len)) {
-            c->nvtx_problems[0]++; /* slot 0: a damaged nvtx.defs (the definitions before it stand) */
+            c->nvtx_problems[0] += whole; /* slot 0: a damaged nvtx.defs (the definitions before it stand) */
             break;
         }
         const char *s = text + at + head;
@@ -223,7 +219,7 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
             memcpy(both, s, len < sizeof both - 1 ? len : sizeof both - 1);
             both[len < sizeof both - 1 ? len : sizeof both - 1] = 0;
             if (sscanf(both, "%llu %llu", &range, &ticks) != 2) {
-                c->nvtx_problems[0]++;
+                c->nvtx_problems[0] += whole;
                 break;
             }
             rc = put_end(n, range, ticks);
@@ -236,11 +232,53 @@ int ot_nvtx_defs_load(converter *c, const char *raw_dir)
         }
         at += (size_t)head + len + 1;
     }
-    free(text);
-    if (n && n->elsewhere_count)
-        qsort(n->elsewhere, n->elsewhere_count, sizeof *n->elsewhere, by_id);
-    c->nvtx = n;
+    *read_to = at;
     return rc;
+}
+
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
+{
+    converter *c = context;
+    if (!c->nvtx && !(c->nvtx = calloc(1, sizeof *c->nvtx)))
+        return -ENOMEM;
+    int rc = parse_defs(c, c->nvtx, text, at, used, whole, read_to);
+    if (c->nvtx->elsewhere_count) /* searched by id */
+        qsort(c->nvtx->elsewhere, c->nvtx->elsewhere_count, sizeof *c->nvtx->elsewhere, by_id);
+    return rc;
+}
+
+
+int ot_nvtx_defs_load(converter *c, const char *raw_dir)
+{
+    ot_defs_reread_setup(&c->nvtx_defs_read, raw_dir, OFFTRACE_RAW_NVTX_DEFS, parse_more, c);
+    int rc = ot_defs_reread(&c->nvtx_defs_read, !c->live);
+    return rc == -EPROTO ? 0 : rc; /* not at the first reading */
+}
+
+static size_t defined_count(const struct ot_nvtx_defs *n)
+{
+    size_t count = 0;
+    for (uint32_t i = 0; n && i < n->text_count; i++)
+        count += n->texts[i] != NULL;
+    for (uint32_t i = 0; n && i < n->domain_count; i++)
+        count += n->domains[i] != NULL;
+    return count;
+}
+
+int ot_nvtx_defs_live_end(converter *c, const char *raw_dir, int32_t first_os_tid)
+{
+    size_t before = defined_count(c->nvtx);
+    int rc = ot_defs_reread(&c->nvtx_defs_read, 1);
+    if (rc)
+        return rc;
+    /* a text or domain asked for in vain and defined since; a range ended on another thread than its own
+     * (its end is read before the first stream is written); the first thread named since its pass began */
+    char name[sizeof c->nvtx_thread_name_used] = "";
+    ot_nvtx_thread_name(c, first_os_tid, name, sizeof name);
+    if ((c->nvtx_defs_read.missed && defined_count(c->nvtx) != before) || (c->nvtx && c->nvtx->elsewhere_count) ||
+        strcmp(name, c->nvtx_thread_name_used))
+        return -EPROTO;
+    return 0;
 }
 
 void ot_nvtx_defs_free(converter *c)
@@ -309,6 +347,11 @@ static OTF2_RegionRef region_for(converter *c, uint32_t domain, uint32_t text, i
     region_slot *slot = slot_of(n, ((uint64_t)domain << 32 | text) + 1);
     if (slot && slot->region[kind] != OTF2_UNDEFINED_REGION)
         return slot->region[kind];
+    if (__builtin_expect(c->live, 0) && ((text && !(text < n->text_count && n->texts[text])) ||
+                                         (domain && !(domain < n->domain_count && n->domains[domain])))) {
+        ot_defs_reread_for_missing(&c->nvtx_defs_read); /* the slot stays where it is: read_defs adds names, not regions */
+        n = c->nvtx;
+    }
     const char *message = text == 0                              ? "(no message)"
                         : text < n->text_count && n->texts[text] ? n->texts[text]
                                                                  : "(undefined message)";
@@ -343,6 +386,8 @@ static void add_attributes(OTF2_AttributeList *a, const offtrace_raw_record *r)
 void ot_nvtx_convert(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
+    if (__builtin_expect(c->live, 0) && !c->nvtx)
+        ot_defs_reread_for_missing(&c->nvtx_defs_read); /* nvtx.defs written since the attempt began */
     if (!c->nvtx && !(c->nvtx = calloc(1, sizeof *c->nvtx))) { /* records, but no nvtx.defs: names stand in */
         c->damaged_records++;
         return;

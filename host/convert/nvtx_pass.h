@@ -20,6 +20,18 @@ struct thread_pass;
  *  tail is skipped and counted (c->nvtx_defs_damaged). \return 0, or -ENOMEM. */
 int ot_nvtx_defs_load(struct converter *c, const char *raw_dir);
 
+/** \brief A live conversion's end (convert_live.c; c->live: it read
+ *  nvtx.defs again whenever a record named a text or domain not defined
+ *  yet): the rest of the finished file read as a whole reading reads it.
+ *  \p first_os_tid: the first stream's thread, whose NVTX name its pass
+ *  took (c->nvtx_thread_name_used). \return 0: the archive is the one the
+ *  conversion after the end writes; -EPROTO: it could differ (the file no
+ *  longer begins with what was read, a text or domain asked for in vain was
+ *  defined since, a range ended on another thread than its own, whose end
+ *  is read before the first stream is written, or the first thread was
+ *  named after its pass began); -ENOMEM. */
+int ot_nvtx_defs_live_end(struct converter *c, const char *raw_dir, int32_t first_os_tid);
+
 /** \brief One NVTX_* record of the thread of \p p at \p t (ns). */
 void ot_nvtx_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
 

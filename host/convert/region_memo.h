@@ -26,7 +26,7 @@ enum ot_region_recipe {
     OT_MEMO_API_CALL,       /**< data op kind, call site */
     OT_MEMO_PLAIN,          /**< class (its catalogue name, no site) */
     OT_MEMO_HOST_OPENMP,    /**< class and kind, call site */
-    OT_MEMO_TARGET_DATA,    /**< enter-data and exit-data call sites */
+    OT_MEMO_TARGET_DATA,    /**< enter-data sites whose data region has its end line (host_pass.c) */
     OT_MEMO_MAP_OP,         /**< map_names.c: its own entry index */
 };
 

@@ -32,6 +32,7 @@ static void read_properties(const ot_tr_archive *a, ot_summary *s)
     s->lost_device_records = number_property(a, "OFFTRACE::LOST_DEVICE_RECORDS");
     s->device_clamped = number_property(a, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET");
     s->unshown_device_records = number_property(a, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT");
+    s->data_regions_without_exit = number_property(a, "OFFTRACE::DATA_REGIONS_WITHOUT_EXIT");
     s->buffer_flushes = number_property(a, "OFFTRACE::BUFFER_FLUSHES");
     s->background_writeback_bytes = number_property(a, "OFFTRACE::BACKGROUND_WRITEBACK_BYTES");
     s->lost_by_cause[0] = number_property(a, "OFFTRACE::LOST_DISK_FULL");
@@ -356,12 +357,16 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
     human_bytes(s->d2h_bytes, d2h, sizeof d2h);
     human_bytes(s->archive_bytes, size, sizeof size);
     fprintf(to, "offtrace: target regions   %llu target, %llu enter data, %llu exit data, %llu update, "
-                "%llu data regions\n",
+                "%llu data regions",
             (unsigned long long)s->constructs[OT_CONSTRUCT_TARGET],
             (unsigned long long)s->constructs[OT_CONSTRUCT_ENTER_DATA],
             (unsigned long long)s->constructs[OT_CONSTRUCT_EXIT_DATA],
             (unsigned long long)s->constructs[OT_CONSTRUCT_UPDATE],
             (unsigned long long)s->constructs[OT_CONSTRUCT_DATA_REGION]);
+    if (s->data_regions_without_exit) /* an enter data whose exit data is in another function, or missing */
+        fprintf(to, " (%llu open to the thread's end: no exit data in their function ended them)",
+                (unsigned long long)s->data_regions_without_exit);
+    fputc('\n', to);
     fprintf(to, "offtrace: kernels          %llu on %llu device(s)\n", (unsigned long long)s->kernels,
             (unsigned long long)s->devices);
     fprintf(to, "offtrace: host->device     %llu transfers, %llu bytes (%s)\n", (unsigned long long)s->h2d_count,

@@ -26,6 +26,7 @@ typedef struct ot_summary {
     uint64_t device_records, device_locations, lost_device_records, device_clamped; /**< device detail */
     uint64_t device_threads, device_queues;  /**< device detail's rows: OpenMP threads, activity queues */
     uint64_t unshown_device_records; /**< records of devices past the converter's limit */
+    uint64_t data_regions_without_exit; /**< data regions no exit data ended: open to their thread's end */
     uint64_t buffer_flushes;         /**< flushes forced by the memory budget */
     uint64_t background_writeback_bytes; /**< written by the background writer */
     uint64_t lost_by_cause[4];       /**< disk full, size limit, no descriptor, other errors */

@@ -339,6 +339,12 @@ void ot_tw_region_canonical(ot_trace_writer *w, OTF2_RegionRef region, const cha
         w->regions[region].canonical = ot_tw_string(w, canonical);
 }
 
+void ot_tw_region_set_end_line(ot_trace_writer *w, OTF2_RegionRef region, uint32_t end_line)
+{
+    if (region < w->region_keys.count) /* the definitions are written at the close */
+        w->regions[region].end_line = end_line;
+}
+
 OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const char *name, const char *file,
                             uint32_t begin_line, uint32_t end_line)
 {

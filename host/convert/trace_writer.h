@@ -142,6 +142,11 @@ OTF2_RegionRef ot_tw_region(ot_trace_writer *w, offtrace_event_class cls, const 
  */
 void ot_tw_region_canonical(ot_trace_writer *w, OTF2_RegionRef region, const char *canonical);
 
+/** \brief Set a region's end line after it was interned (a data region's,
+ *         known at its first exit: host_pass.c). Its key stays the one it
+ *         was interned with. */
+void ot_tw_region_set_end_line(ot_trace_writer *w, OTF2_RegionRef region, uint32_t end_line);
+
 /** \brief ot_tw_region with a role of its own, for the classes whose
  *         subkind refines the catalogue's role (DEVICE_WORK, DEVICE_SYNC). */
 OTF2_RegionRef ot_tw_region_with_role(ot_trace_writer *w, offtrace_event_class cls, OTF2_RegionRole role,

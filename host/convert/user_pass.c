@@ -136,20 +136,15 @@ static void load_dropped(converter *c, const char *raw_dir)
     fclose(f);
 }
 
-int ot_user_defs_load(converter *c, const char *raw_dir)
+/* The definitions in text[at..used): the bytes read. \p whole: the file is
+ * complete (a damaged definition ends the reading and is counted); else one
+ * that does not read whole may be one the program is still writing: read
+ * again next time. -ENOMEM. */
+static int parse_defs(converter *c, struct ot_user_defs *u, const char *text, size_t at, size_t used, int whole,
+                      size_t *read_to)
 {
-    char path[4096];
-    load_dropped(c, raw_dir);
-    snprintf(path, sizeof path, "%s/%s", raw_dir, OFFTRACE_RAW_USER_DEFS);
-    char *text;
-    size_t used;
-    int rc = ot_read_regular_file(path, &text, &used);
-    if (rc != 0 || !text)
-        return rc;
-    struct ot_user_defs *u = calloc(1, sizeof *u);
-    if (!u)
-        rc = -ENOMEM;
-    for (size_t at = 0; rc == 0 && at < used;) {
+    int rc = 0;
+    while (rc == 0 && at < used) {
         unsigned id, kind, line;
         size_t name_len, file_len;
         int head = 0;
@@ -161,21 +156,52 @@ int ot_user_defs_load(converter *c, const char *raw_dir)
             field[head - 1] != ' ' || id == 0 || id >= MAX_USER_ID || kind < OT_USER_DEF_REGION ||
             kind > OT_USER_DEF_VALUE_DOUBLE || name_len > OFFTRACE_RAW_USER_NAME_MAX ||
             file_len > OFFTRACE_RAW_USER_NAME_MAX || used - at - (size_t)head < name_len + file_len + 1 ||
-            text[at + (size_t)head + name_len + file_len] != '\n') {
-            c->user_defs_damaged++;
+            text[at + (size_t)head + name_len + file_len] != '\n' ||
+            memchr(text + at + head, 0, name_len + file_len)) {
+            c->user_defs_damaged += whole;
             break; /* a cut or damaged tail: the definitions before it stand */
         }
         const char *name = text + at + head;
-        if (memchr(name, 0, name_len + file_len)) {
-            c->user_defs_damaged++;
-            break;
-        }
         rc = add_def(u, id, kind, line, name, name_len, name + name_len, file_len);
         at += (size_t)head + name_len + file_len + 1;
     }
-    free(text);
-    c->user = u;
+    *read_to = at;
     return rc;
+}
+
+static int parse_more(void *context, int whole, const char *text, size_t at, size_t used, size_t *read_to)
+{
+    converter *c = context;
+    if (!c->user && !(c->user = calloc(1, sizeof *c->user)))
+        return -ENOMEM;
+    return parse_defs(c, c->user, text, at, used, whole, read_to);
+}
+
+
+int ot_user_defs_load(converter *c, const char *raw_dir)
+{
+    load_dropped(c, raw_dir);
+    ot_defs_reread_setup(&c->user_defs_read, raw_dir, OFFTRACE_RAW_USER_DEFS, parse_more, c);
+    int rc = ot_defs_reread(&c->user_defs_read, !c->live);
+    return rc == -EPROTO ? 0 : rc; /* not at the first reading */
+}
+
+int ot_user_defs_live_end(converter *c, const char *raw_dir, size_t streams)
+{
+    size_t before = 0, after = 0;
+    for (uint32_t i = 0; c->user && i < c->user->count; i++)
+        before += c->user->by_id[i].kind != 0;
+    load_dropped(c, raw_dir); /* left at the program's end */
+    int rc = ot_defs_reread(&c->user_defs_read, 1);
+    for (uint32_t i = 0; c->user && i < c->user->count; i++)
+        after += c->user->by_id[i].kind != 0;
+    if (rc)
+        return rc;
+    /* an id asked for in vain and defined since: the conversion after the end knows it; events of a
+     * program of several threads are paired across them before the first stream is written */
+    if ((c->user_defs_read.missed && after != before) || (c->user && c->user->has_events && streams > 1))
+        return -EPROTO;
+    return 0;
 }
 
 void ot_user_defs_free(converter *c)
@@ -210,6 +236,11 @@ static OTF2_Type metric_type(uint32_t kind)
 static user_def *def_for(converter *c, const offtrace_raw_record *r)
 {
     struct ot_user_defs *u = c->user;
+    if (__builtin_expect(c->live, 0) && r->id && r->id < MAX_USER_ID &&
+        (!u || r->id >= u->count || !u->by_id[r->id].kind)) {
+        ot_defs_reread_for_missing(&c->user_defs_read);
+        u = c->user;
+    }
     if (!u || r->id == 0 || r->id >= u->count)
         return NULL;
     user_def *d = &u->by_id[r->id];
