@@ -27,11 +27,15 @@
 
 /* The heap a short recording's conversion and its summary take after the
  * program's end: OTF2's chunks (256 KiB for every location's event and
- * definition writers and for the summary's reader), the first pages of its
- * 4 MiB file buffers, the raw reader's windows, the tables. Freed at once:
- * below main.c's trim threshold (16 MiB) the pages stay with the heap and
- * serve the conversion's allocations, which come from the same top. */
-#define PREPARED_HEAP (2u << 20)
+ * definition writers and for the summary's reader, the same pages again
+ * once one is freed), the first pages of its 4 MiB file buffers, the raw
+ * reader's windows, the tables. Freed at once: below main.c's trim
+ * threshold (16 MiB) the pages stay with the heap and serve the
+ * conversion's allocations, which come from the same top. 1 MiB: the page
+ * faults after the end of a 1-region program's recording 207 -> 37; 1.5
+ * and 2 MiB take no more off, and cost their pages' faulting and freeing
+ * (issue 18, seventh round, docs/performance.md). */
+#define PREPARED_HEAP (1u << 20)
 
 static void prepare_heap(void)
 {
