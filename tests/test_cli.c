@@ -853,3 +853,63 @@ Test(cli, the_anchor_files_host_id_does_not_ask_the_resolver)
     archive_facts f;
     archive_is_valid(dir, &f);
 }
+
+/* The symbolizer's code is in lib/libofftrace-symbolize.so, the one library
+ * linked against libdw and libelf (issue 18, seventh round): a verb that
+ * does not convert loads neither (the loader's own log, LD_DEBUG=files),
+ * and a conversion loads them with it. */
+Test(cli, only_a_conversion_loads_the_symbolizer_and_libdw)
+{
+    char dir[4096], keep[] = "OFFTRACE_KEEP_RAW=1", files[] = "LD_DEBUG=files";
+    scratch_path(dir, sizeof dir, "symbolizer-loaded");
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){keep, NULL}, "example_saxpy", NULL, NULL), 0);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){cli, "info", dir, NULL}, (char *[]){files, NULL}, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_expect(strstr(r.err, "libopen-trace-format2"), "LD_DEBUG=files logged nothing: %.2000s", r.err);
+    cr_expect(!strstr(r.err, "libdw.so") && !strstr(r.err, "libelf.so") && !strstr(r.err, "libofftrace-symbolize"),
+              "info loaded the symbolizer: %.3000s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_command((char *[]){cli, "convert", "--force", dir, NULL}, (char *[]){files, NULL}, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    cr_expect(strstr(r.err, "libofftrace-symbolize.so") && strstr(r.err, "libdw.so"),
+              "convert did not load the symbolizer: %.3000s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+    cr_expect(f.target >= 1);
+}
+
+/* An installation without the symbolizer's library: the conversion says
+ * so in one line and fails, and the recording stays for a later convert
+ * (the archive would otherwise lose its source lines without a word). The
+ * CLI is copied into a tree whose lib/ lacks the library. */
+Test(cli, a_missing_symbolizer_is_said_and_the_recording_kept)
+{
+    char dir[4096], tree[4096], bin[4200], copy[4300], keep[] = "OFFTRACE_KEEP_RAW=1", raw[4200];
+    scratch_path(dir, sizeof dir, "symbolizer-missing");
+    scratch_path(tree, sizeof tree, "symbolizer-missing-tree");
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){keep, NULL}, "example_saxpy", NULL, NULL), 0);
+    snprintf(bin, sizeof bin, "%s/bin", tree);
+    snprintf(copy, sizeof copy, "%s/lib", tree);
+    cr_assert(mkdir(tree, 0777) == 0 && mkdir(bin, 0777) == 0 && mkdir(copy, 0777) == 0);
+    snprintf(copy, sizeof copy, "%s/offtrace", bin);
+    run_result r;
+    cr_assert_eq(run_command((char *[]){"cp", cli, copy, NULL}, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    cr_assert_eq(run_command((char *[]){copy, "convert", "--force", dir, NULL}, NULL, NULL, &r), 0);
+    cr_expect(WIFEXITED(r.status) && WEXITSTATUS(r.status) != 0, "status %#x", r.status);
+    cr_expect(one_line(r.err) && strstr(r.err, "cannot load the symbolizer") &&
+                  strstr(r.err, "libofftrace-symbolize.so"), "%s", r.err);
+    run_free(&r);
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    struct stat st;
+    cr_expect(stat(raw, &st) == 0 && S_ISDIR(st.st_mode), "the recording was not kept");
+    /* the whole installation converts it */
+    cr_assert_eq(run_command((char *[]){cli, "convert", "--force", dir, NULL}, NULL, NULL, &r), 0);
+    cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s", r.err);
+    run_free(&r);
+    archive_facts f;
+    archive_is_valid(dir, &f);
+}

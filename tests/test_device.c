@@ -612,8 +612,8 @@ Test(device, a_collector_under_a_path_with_spaces_is_preloaded, .timeout = 120)
     scratch_path(root, sizeof root, "install with spaces");
     snprintf(cmd, sizeof cmd,
              "mkdir -p '%s/bin' '%s/lib' && cp '%s/offtrace' '%s/bin/' && "
-             "cp '%s/libofftrace.so' '%s/libofftrace-device.so' '%s/lib/'",
-             root, root, OFFTRACE_BIN_DIR, root, OFFTRACE_LIB_DIR, OFFTRACE_LIB_DIR, root);
+             "cp '%s/libofftrace.so' '%s/libofftrace-device.so' '%s/libofftrace-symbolize.so' '%s/lib/'",
+             root, root, OFFTRACE_BIN_DIR, root, OFFTRACE_LIB_DIR, OFFTRACE_LIB_DIR, OFFTRACE_LIB_DIR, root);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     snprintf(dir, sizeof dir, "%s/trace", root);
     snprintf(cli, sizeof cli, "%s/bin/offtrace", root);

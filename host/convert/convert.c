@@ -556,7 +556,9 @@ int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, co
     c->spans = ot_target_spans_new(dir);
     c->device_regions = c->tw ? ot_device_regions_new(c->tw, c->sym) : NULL;
     if (!c->sym || !c->tw || !c->spans || !c->device_regions || !c->regions) {
-        if (c->tw)
+        if (c->tw && !c->sym && ot_symbolizer_load() != 0) /* an installation without it: say so, not "memory" */
+            snprintf(msg, msg_size, "%s", ot_symbolizer_load_error());
+        else if (c->tw)
             snprintf(msg, msg_size, "offtrace: out of memory");
         ot_tw_abort(c->tw);
         c->tw = NULL;

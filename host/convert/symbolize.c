@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "symbolize_internal.h"
+#include "symbolize_library.h"
 #include "regular_file.h"
 
 #include <errno.h>
@@ -58,12 +59,6 @@ const char *ot_sym_strndup(ot_symbolizer *s, const char *text, size_t len)
     if (copy)
         memcpy(copy, text, len);
     return copy;
-}
-
-static const char *ot_basename(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
 }
 
 /* --------------------------------------------------------------- cache */
@@ -207,12 +202,12 @@ static void ot_resolve(ot_symbolizer *s, ot_module *m, uint64_t ra, ot_srcloc *o
 
 /* ---------------------------------------------------------- public API */
 
-ot_symbolizer *ot_symbolizer_open(void)
+static ot_symbolizer *symbolizer_open(void)
 {
     return calloc(1, sizeof(ot_symbolizer));
 }
 
-int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
+static int symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
 {
     if (!s || !maps_path)
         return -EINVAL;
@@ -243,7 +238,7 @@ int ot_symbolizer_add_maps(ot_symbolizer *s, const char *maps_path)
     return rc;
 }
 
-int ot_symbolizer_lookup(ot_symbolizer *s, uint64_t return_address, ot_srcloc *out)
+static int symbolizer_lookup(ot_symbolizer *s, uint64_t return_address, ot_srcloc *out)
 {
     if (!s || !out)
         return -EINVAL;
@@ -265,8 +260,8 @@ int ot_symbolizer_lookup(ot_symbolizer *s, uint64_t return_address, ot_srcloc *o
     return status;
 }
 
-int ot_symbolizer_find_kernel(ot_symbolizer *s, const char *module_path, const char *function,
-                              unsigned line, const char **kernel)
+static int symbolizer_find_kernel(ot_symbolizer *s, const char *module_path, const char *function, unsigned line,
+                                  const char **kernel)
 {
     if (kernel)
         *kernel = NULL;
@@ -294,20 +289,7 @@ int ot_symbolizer_find_kernel(ot_symbolizer *s, const char *module_path, const c
     return k ? 0 : -ENOENT;
 }
 
-int ot_srcloc_format(const ot_srcloc *loc, uint64_t return_address, char *buf, size_t size)
-{
-    if (!buf)
-        size = 0;
-    if (loc && loc->file && loc->line)
-        return snprintf(buf, size, "%s:%u", ot_basename(loc->file), loc->line);
-    if (loc && loc->function)
-        return snprintf(buf, size, "%s+0x%" PRIx64, loc->function, loc->function_offset);
-    if (loc && loc->module)
-        return snprintf(buf, size, "%s+0x%" PRIx64, ot_basename(loc->module), loc->module_offset);
-    return snprintf(buf, size, "0x%" PRIx64, return_address);
-}
-
-void ot_symbolizer_close(ot_symbolizer *s)
+static void symbolizer_close(ot_symbolizer *s)
 {
     if (!s)
         return;
@@ -329,3 +311,7 @@ void ot_symbolizer_close(ot_symbolizer *s)
     free(s);
 }
 
+/* What libofftrace-symbolize.so exports (symbolize_library.h): the API
+ * above, called through symbolize_load.c. */
+__attribute__((visibility("default"))) const ot_symbolizer_ops ot_symbolizer_library = {
+    symbolizer_open, symbolizer_add_maps, symbolizer_lookup, symbolizer_find_kernel, symbolizer_close};

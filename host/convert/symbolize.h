@@ -34,8 +34,20 @@ typedef struct ot_srcloc {
 } ot_srcloc;
 
 /**
+ * \brief Load the symbolizer's library (symbolize_library.h) now, if it is
+ *        not loaded yet: `offtrace record` does it while the program runs.
+ *        Thread-safe; ot_symbolizer_open() does it when it was not done.
+ * \return 0, or -1: it cannot be loaded (ot_symbolizer_load_error() says why).
+ */
+int ot_symbolizer_load(void);
+
+/** \brief Why the symbolizer's library could not be loaded: one line. */
+const char *ot_symbolizer_load_error(void);
+
+/**
  * \brief Create an empty symbolizer; feed it with ot_symbolizer_add_maps().
- * \return the symbolizer, or NULL when out of memory.
+ * \return the symbolizer, or NULL when out of memory or when its library
+ *         cannot be loaded (ot_symbolizer_load_error()).
  */
 ot_symbolizer *ot_symbolizer_open(void);
 
