@@ -33,7 +33,6 @@
 #include "lineage.h"
 #include "liveness.h"
 #include "offtrace/offtrace.h"
-#include "record_prepare.h" /* issue 18 */
 #include "summary.h"
 #include "write_counts.h"
 
@@ -809,7 +808,6 @@ int ot_cmd_record(const ot_cli_args *args)
         rmdir(dir);
         return e == ENOENT ? 127 : 126;
     }
-    ot_record_prepare_conversion(); /* what the conversion needs first, while the program runs (issue 18) */
     ot_convert_live *live = start_live_conversion(&o, dir);
     int status = wait_program(pid);
     ot_convert_live_program_ended(live);
