@@ -199,13 +199,23 @@ Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_arch
     cr_assert_gt(records, 3 * 1024, "converted inside the open data region, before the program ended");
 }
 
-/* Its enter data in one function, its exit data in another: the region
- * stays open to the thread's end (host_pass.c), live as after the end. */
-Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
+/* Its enter data in one function, its exit data in another (an init and
+ * a finalize): one data region, ended by the exit (host_pass.c), live as
+ * after the end. */
+Test(live_conversion, a_data_region_across_functions_converts_live_to_the_same_archive)
 {
     char *args[] = {"split_data", "3000", NULL};
     live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3000 target, 1 enter data, 1 exit data, 0 update, 1 data regions (1 open to the "
+                               "3000 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
+}
+
+/* An enter data no exit data ends: its region stays open to the thread's
+ * end and is counted (host_pass.c), live as after the end. */
+Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
+{
+    char *args[] = {"enter_only", "3000", NULL};
+    live_against_after_the_end("live-enter-only", NULL, "live_phases", args, KEPT, NULL, 1,
+                               "3000 target, 1 enter data, 0 exit data, 0 update, 1 data regions (1 open to the "
                                "thread's end");
 }
 
@@ -213,7 +223,7 @@ Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archi
  * attempt began (user.defs read again: convert_live.c). */
 Test(live_conversion, user_regions_defined_while_it_runs_convert_live_to_the_same_archive)
 {
-    char *args[] = {"3000", NULL};
+    char *args[] = {"20000", NULL}; /* long enough that the live thread gets to work with both cores busy (ctest -j2) */
     uint64_t records = live_against_after_the_end("live-user", NULL, "live_user", args, KEPT, NULL, 1, NULL);
     cr_assert_gt(records, 3 * 1024, "converted before the program ended");
 }
@@ -224,7 +234,7 @@ Test(live_conversion, user_regions_defined_while_it_runs_convert_live_to_the_sam
  * convert_live.c), the thread named with nvtxNameOsThreadA. */
 Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same_archive)
 {
-    char *args[] = {"3000", NULL};
+    char *args[] = {"20000", NULL}; /* long enough that the live thread gets to work with both cores busy (ctest -j2) */
     uint64_t records = live_against_after_the_end("live-nvtx", NULL, "live_nvtx", args, KEPT, NULL, 1, NULL);
     cr_assert_gt(records, 3 * 1024, "converted before the program ended");
 }

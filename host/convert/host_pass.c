@@ -9,14 +9,15 @@
  * them, read in one pass (no pre-pass: a live conversion writes the Enter
  * before the program has reached the exit, convert_live.c): the region is
  * entered at every enter-data, named after the enter-data's site; an
- * exit-data on the same thread, for the same device, from the same
- * function, ends the innermost such region still open when it is the
- * thread's innermost open item (last in, first out), and the first exit
- * met gives the region its end line. An enter-data whose region no exit
- * ends (an `enter data` in one function, its `exit data` in another, or
- * none) stays open until the thread's end, closed there and counted
- * (DATA_REGIONS_WITHOUT_EXIT). An `enter data` / `exit data` pair in one
- * function is shown the same way: it is a data region too.
+ * exit-data on the same thread, for the same device, ends the innermost
+ * such region still open when it is the thread's innermost open item
+ * (last in, first out), and the first exit met gives the region its end
+ * line. The exit may be in another function: an init/finalize pair of
+ * `enter data` and `exit data` is a data region as much as a structured
+ * `target data` is, and its region should end where its data does. An
+ * enter-data whose region no exit ends stays open until the thread's end
+ * (or the end of a region around it), closed there and counted
+ * (DATA_REGIONS_WITHOUT_EXIT).
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
@@ -224,14 +225,6 @@ static OTF2_RegionRef measurement_region(converter *c, offtrace_event_class cls)
 
 /* ---- data regions: an enter-data's region, ended by its exit-data ---- */
 
-static const char *function_of(converter *c, uint64_t codeptr)
-{
-    ot_srcloc loc;
-    if (ot_symbolizer_lookup(c->sym, codeptr, &loc) != 0 || !loc.function)
-        return NULL;
-    return loc.function;
-}
-
 /* "target data @<the enter-data's site>", its lines the enter-data's until
  * an exit ends one of its regions (data_region_ended). */
 static OTF2_RegionRef data_region(converter *c, uint64_t enter_codeptr)
@@ -240,13 +233,10 @@ static OTF2_RegionRef data_region(converter *c, uint64_t enter_codeptr)
 }
 
 /* Whether the exit-data construct \p exit ends the data region \p span:
- * the same device, both sites in one function. */
-static int exit_ends(converter *c, const open_item *span, const open_item *exit)
+ * the same device (the thread and the nesting are the caller's). */
+static int exit_ends(const open_item *span, const open_item *exit)
 {
-    if (span->event != EVENT_SPAN || span->device != exit->device)
-        return 0;
-    const char *fn = function_of(c, exit->codeptr), *enter_fn = function_of(c, span->codeptr);
-    return fn && enter_fn && !strcmp(fn, enter_fn);
+    return span->event == EVENT_SPAN && span->device == exit->device;
 }
 
 /* The first exit that ends a region of an enter-data site gives the region
@@ -395,7 +385,7 @@ static void on_target(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
     if (pop_matching(p, OFFTRACE_RAW_TARGET, r->id, t, r) != 0 || !is_exit_data(construct.subkind) || !p->depth)
         return;
     open_item *span = &p->open[p->depth - 1];
-    if (exit_ends(p->c, span, &construct)) {
+    if (exit_ends(span, &construct)) {
         data_region_ended(p->c, span, construct.codeptr);
         close_item(p, &p->open[--p->depth], t, r);
     }

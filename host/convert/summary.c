@@ -363,8 +363,8 @@ void ot_summary_print(const ot_summary *s, const char *dir, FILE *to)
             (unsigned long long)s->constructs[OT_CONSTRUCT_EXIT_DATA],
             (unsigned long long)s->constructs[OT_CONSTRUCT_UPDATE],
             (unsigned long long)s->constructs[OT_CONSTRUCT_DATA_REGION]);
-    if (s->data_regions_without_exit) /* an enter data whose exit data is in another function, or missing */
-        fprintf(to, " (%llu open to the thread's end: no exit data in their function ended them)",
+    if (s->data_regions_without_exit) /* an enter data no exit data ended */
+        fprintf(to, " (%llu open to the thread's end: no exit data ended them)",
                 (unsigned long long)s->data_regions_without_exit);
     fputc('\n', to);
     fprintf(to, "offtrace: kernels          %llu on %llu device(s)\n", (unsigned long long)s->kernels,

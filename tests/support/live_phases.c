@@ -5,8 +5,10 @@
  * pair), tasks (explicit host tasks), segv or abort (the program dies).
  * Two modes put the N regions in data regions: data_region (an enter/exit
  * data pair around all of them, and one around every 500th), split_data (the
- * enter data in one function, its exit data in another: a data region no
- * exit ends, host/convert/host_pass.c).
+ * enter data in one function, its exit data in another, as an init and a
+ * finalize function do: one data region, host/convert/host_pass.c), and
+ * enter_only (an enter data no exit data ends: its region stays open to the
+ * thread's end).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -30,10 +32,11 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "plain";
     long n = argc > 2 ? atol(argv[2]) : 2000, s = 0;
     int in_data_regions = !strcmp(mode, "data_region"), split = !strcmp(mode, "split_data");
+    int enter_only = !strcmp(mode, "enter_only");
     double w[16] = {0};
     if (in_data_regions) {
 #pragma omp target enter data map(to: w)
-    } else if (split) {
+    } else if (split || enter_only) {
         map_resident();
     }
     for (long i = 0; i < n; i++) {
