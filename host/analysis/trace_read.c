@@ -79,6 +79,8 @@ typedef struct lane {
     uint64_t collective_begin;   /* its open MpiCollectiveBegin's time, 0: none open */
     struct { uint64_t serial, end; } ended[ENDED_CALLS]; /* its MPI calls that ended last (a message's end) */
     uint32_t ended_next;
+    uint64_t chunk_iterations;   /* the iterations of its last chunk Enter (chunk_seen: there was one) */
+    int chunk_seen;
 } lane;
 
 /* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
@@ -849,10 +851,30 @@ static void map_from_data_op(ot_tr_map *m, const ot_tr_map *op)
         m->implicit = op->implicit;
 }
 
+/* A host loop chunk's Enter (the one that carries a first iteration) leaves its iterations out when they are
+ * those of the previous chunk Enter on its location (issue 18, seventh round; docs/host-openmp.md "A chunk's
+ * iterations"): a reader is given them as if carried. Archives written before carry them always. */
+static void chunk_iterations(lane *l, ot_tr_span *s)
+{
+    if (!(s->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1))
+        return;
+    if (!(s->attrs >> OT_TR_ATTR_ITERATIONS & 1) && l->chunk_seen) {
+        s->attr[OT_TR_ATTR_ITERATIONS] = l->chunk_iterations;
+        s->attrs |= 1u << OT_TR_ATTR_ITERATIONS;
+    }
+    if (s->attrs >> OT_TR_ATTR_ITERATIONS & 1) {
+        l->chunk_iterations = s->attr[OT_TR_ATTR_ITERATIONS];
+        l->chunk_seen = 1;
+    }
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
     if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
+        ot_tr_span skipped; /* a chunk too deep to keep still gives the next one its iterations */
+        read_span_attributes(a, al, &skipped);
+        chunk_iterations(l, &skipped);
         l->too_deep++;
         a->regions_too_deep++;
         return deliver(a, 0);
@@ -870,6 +892,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
+    chunk_iterations(l, s);
     if (region->klass == OT_TR_DATA_OP)
         read_data_op_map(a, al, &s->map);
     else

@@ -39,6 +39,8 @@ typedef struct loc {
     uint32_t loop_region[MAX_LOOPS_PER_LOC];
     uint64_t loop_seen[MAX_LOOPS_PER_LOC];
     unsigned nloops;
+    uint64_t chunk_iterations; /* the iterations of its last chunk Enter (chunk_seen: there was one) */
+    int chunk_seen;
 } loc;
 
 typedef struct state {
@@ -87,6 +89,29 @@ static int inside_implicit_task(const loc *l)
     return 0;
 }
 
+/* A chunk's iterations (docs/host-openmp.md "A chunk's iterations"): carried, or left out at those of the
+ * previous chunk Enter (the Enters carrying a first iteration) on the location. 0: none to be had. */
+static int chunk_iterations(state *s, loc *l, OTF2_AttributeList *a, uint64_t *v)
+{
+    if (s->iterations && OTF2_AttributeList_TestAttributeByID(a, s->iterations) &&
+        OTF2_AttributeList_GetUint64(a, s->iterations, v) == OTF2_SUCCESS)
+        return 1;
+    *v = l->chunk_iterations;
+    return l->chunk_seen;
+}
+
+/* Every Enter carrying a first iteration (a section's too) sets the iterations the next one may leave out. */
+static void follow_chunks(state *s, loc *l, OTF2_AttributeList *a)
+{
+    uint64_t first, v;
+    if (s->first_iteration && OTF2_AttributeList_TestAttributeByID(a, s->first_iteration) &&
+        OTF2_AttributeList_GetUint64(a, s->first_iteration, &first) == OTF2_SUCCESS &&
+        chunk_iterations(s, l, a, &v)) {
+        l->chunk_iterations = v;
+        l->chunk_seen = 1;
+    }
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
@@ -127,8 +152,10 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
         if (role != OTF2_REGION_ROLE_CODE) /* a section, not a loop chunk */
             break;
         f->chunks++;
-        if (!s->iterations || OTF2_AttributeList_GetUint64(a, s->iterations, &v) != OTF2_SUCCESS)
+        if (!chunk_iterations(s, l, a, &v)) {
+            f->chunks_without_iterations++;
             host_check_problem(base, "a chunk without its iterations");
+        }
         f->chunk_iterations += v;
         if (!parent || host_check_kind(base, parent->region) != K_WORK ||
             host_check_role(base, parent->region) != OTF2_REGION_ROLE_LOOP) {
@@ -162,6 +189,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
         break;
     default: break;
     }
+    follow_chunks(s, l, a);
     return OTF2_CALLBACK_SUCCESS;
 }
 
