@@ -26,7 +26,7 @@ typedef struct loc_state {
     uint64_t begin[MAX_DEPTH];
     uint32_t variable[MAX_DEPTH]; /* the "variable" string of a data op's Enter, NO_VARIABLE */
     size_t depth;
-    uint64_t chunk_iterations; /* the iterations of its last chunk Enter (chunk_seen: there was one) */
+    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
     int chunk_seen;
 } loc_state;
 
@@ -325,24 +325,29 @@ static void count_device_construct(state *s, offtrace_event_class c, OTF2_Region
     }
 }
 
-/* docs/host-openmp.md "A chunk's iterations": a chunk's Enter (the one carrying a first iteration) carries
- * its iterations unless they are those of the previous chunk Enter on its location. */
+/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
+ * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
+ * chunk's; a location's first chunk carries both. */
+static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
+{
+    return a && ref != UINT32_MAX && OTF2_AttributeList_TestAttributeByID(a, ref) &&
+           OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
+}
+
 static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
 {
     uint64_t first, iterations;
-    if (!a || s->first_iteration == UINT32_MAX || !OTF2_AttributeList_TestAttributeByID(a, s->first_iteration) ||
-        OTF2_AttributeList_GetUint64(a, s->first_iteration, &first) != OTF2_SUCCESS)
-        return;
-    if (s->iterations == UINT32_MAX || !OTF2_AttributeList_TestAttributeByID(a, s->iterations) ||
-        OTF2_AttributeList_GetUint64(a, s->iterations, &iterations) != OTF2_SUCCESS) {
-        if (!ls->chunk_seen)
-            bad_map(s, "a location's first chunk Enter without its iterations", l, t);
+    int has_first = carried(s, a, s->first_iteration, &first), has_iterations = carried(s, a, s->iterations, &iterations);
+    if (!ls->chunk_seen && !(has_first && has_iterations)) {
+        bad_map(s, "a location's first chunk Enter without its first iteration or iterations", l, t);
         return;
     }
-    if (ls->chunk_seen && iterations == ls->chunk_iterations)
-        bad_map(s, "a chunk's Enter carrying the iterations of the location's previous chunk (left out at those)",
-                l, t);
-    ls->chunk_iterations = iterations;
+    if (ls->chunk_seen && has_first && first == ls->chunk_first + ls->chunk_iterations)
+        bad_map(s, "a chunk's Enter carrying the first iteration that follows on from the previous chunk", l, t);
+    if (ls->chunk_seen && has_iterations && iterations == ls->chunk_iterations)
+        bad_map(s, "a chunk's Enter carrying the iterations of the location's previous chunk", l, t);
+    ls->chunk_first = has_first ? first : ls->chunk_first + ls->chunk_iterations;
+    ls->chunk_iterations = has_iterations ? iterations : ls->chunk_iterations;
     ls->chunk_seen = 1;
 }
 
@@ -353,10 +358,11 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     loc_state *ls = on_event(s, l, t);
     if (!ls)
         return OTF2_CALLBACK_SUCCESS;
-    check_chunk_iterations(s, ls, a, l, t);
+    offtrace_event_class c = class_of(s, r);
+    if (c == OFFTRACE_CLASS_HOST_CHUNK)
+        check_chunk_iterations(s, ls, a, l, t);
     if (ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
-    offtrace_event_class c = class_of(s, r);
     /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
      * their usual values (event_catalogue.h) */
     uint32_t variable = variable_of(s, a);
