@@ -41,6 +41,20 @@ static uint64_t write_worker(OTF2_EvtWriter *w, unsigned depth)
     return 2 * (uint64_t)depth;
 }
 
+/* The strings, then one machine with one process of two host threads (locations 0 and 1, \p events each). */
+static void write_two_threads(OTF2_GlobalDefWriter *g, const char *const *strings, unsigned nstrings,
+                              uint32_t machine, uint32_t process, uint32_t master, uint32_t worker,
+                              const uint64_t *events)
+{
+    for (unsigned i = 0; i < nstrings; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(g, 0, master, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, 1, worker, OTF2_LOCATION_TYPE_CPU_THREAD, events[1], 0);
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uint64_t *events)
 {
     static const char *strings[S_COUNT] = {"", "machine", "node", "Process", "Master thread",
@@ -48,13 +62,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                            "nest", "odd.c", OFFTRACE_LOCATION_ROLE_PROPERTY, "HOST_THREAD",
                                            OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 1000, 10000 + 2 * (uint64_t)depth - 1000, 0);
-    for (unsigned i = 0; i < S_COUNT; i++)
-        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(g, 0, S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
-    OTF2_GlobalDefWriter_WriteLocation(g, 1, S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD, events[1], 0);
+    write_two_threads(g, strings, S_COUNT, S_MACHINE, S_PROCESS, S_MASTER, S_WORKER, events);
     OTF2_GlobalDefWriter_WriteRegion(g, R_ODD, S_ODD, S_ODD, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_FILE, 3, 3);
     OTF2_GlobalDefWriter_WriteRegion(g, R_TARGET, S_TARGET, S_TARGET, S_EMPTY, OTF2_REGION_ROLE_TASK_WAIT,
@@ -367,19 +375,14 @@ static void chunked_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts,
                                            OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_CHUNK", "first iteration",
                                            "iterations"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 2300, 0);
-    for (unsigned i = 0; i < C_COUNT; i++)
-        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, C_MACHINE, C_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, C_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(g, 0, C_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, counts[0], 0);
-    OTF2_GlobalDefWriter_WriteLocation(g, 1, C_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD, counts[1], 0);
-    OTF2_GlobalDefWriter_WriteRegion(g, CR_LOOP, C_LOOP, C_LOOP, C_EMPTY, OTF2_REGION_ROLE_LOOP,
-                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
-    OTF2_GlobalDefWriter_WriteRegion(g, CR_CHUNK, C_CHUNK, C_CHUNK, C_EMPTY, OTF2_REGION_ROLE_CODE,
-                                     OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
-    OTF2_GlobalDefWriter_WriteRegion(g, CR_NEST, C_NEST, C_NEST, C_EMPTY, OTF2_REGION_ROLE_FUNCTION,
-                                     OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
+    write_two_threads(g, strings, C_COUNT, C_MACHINE, C_PROCESS, C_MASTER, C_WORKER, counts);
+    static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } regions[] = {
+        [CR_LOOP] = {C_LOOP, OTF2_REGION_ROLE_LOOP, OTF2_PARADIGM_OPENMP},
+        [CR_CHUNK] = {C_CHUNK, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [CR_NEST] = {C_NEST, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER}};
+    for (OTF2_RegionRef r = 0; r < sizeof regions / sizeof regions[0]; r++)
+        OTF2_GlobalDefWriter_WriteRegion(g, r, regions[r].name, regions[r].name, C_EMPTY, regions[r].role,
+                                         regions[r].paradigm, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
     OTF2_GlobalDefWriter_WriteAttribute(g, CA_FIRST, C_FIRST, C_EMPTY, OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteAttribute(g, CA_ITERATIONS, C_ITERATIONS, C_EMPTY, OTF2_TYPE_UINT64);
     for (OTF2_LocationRef l = 0; l < 2; l++)
