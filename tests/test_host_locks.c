@@ -108,8 +108,9 @@ static void read_archive(const char *dir, host_mutex_facts *m, host_openmp_facts
     cr_assert_eq(archive_check(dir, &f), 0, "cannot read %s", dir);
     cr_assert_eq(archive_violations(&f), 0, "%s: %s", dir, f.first_problem);
     cr_assert_eq(host_openmp_check(dir, h), 0);
-    cr_assert_eq(h->unmatched + h->time_reversals + h->chunks_outside_loop + h->waits_outside_sync, 0, "%s: %s", dir,
-                 h->first_problem);
+    cr_assert_eq(h->unmatched + h->time_reversals + h->chunks_outside_loop + h->chunks_without_iterations +
+                     h->waits_outside_sync,
+                 0, "%s: %s", dir, h->first_problem);
     cr_assert_eq(host_mutex_check(dir, m), 0);
 }
 

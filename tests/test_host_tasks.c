@@ -93,8 +93,9 @@ static void archive_counts(const char *dir, task_counts *c, host_tasks_facts *h)
     free(message);
     host_openmp_facts o;
     cr_assert_eq(host_openmp_check(dir, &o), 0, "cannot read %s", dir);
-    cr_assert_eq(o.unmatched + o.time_reversals + o.chunks_outside_loop + o.waits_outside_sync, 0, "%s: %s", dir,
-                 o.first_problem);
+    cr_assert_eq(o.unmatched + o.time_reversals + o.chunks_outside_loop + o.chunks_without_iterations +
+                     o.waits_outside_sync,
+                 0, "%s: %s", dir, o.first_problem);
     cr_assert_eq(host_tasks_check(dir, h), 0, "cannot read %s", dir);
     cr_assert_eq(h->unmatched + h->time_reversals, 0, "%s: %s", dir, h->first_problem);
     c->creates = h->creates, c->undeferred = h->undeferred, c->final = h->final, c->untied = h->untied;

@@ -295,6 +295,62 @@ Test(trace_read, the_archive_check_wants_the_variable_alone_on_a_put)
     }
 }
 
+/* A host chunk's Enter leaves out its iterations and first iteration where they follow from the location's
+ * previous chunk (docs/host-openmp.md "A chunk's iterations"); every reader gets them as if carried, after a
+ * chunk too deep to deliver too, and the archive that carries them all reads the same. */
+typedef struct chunks_seen {
+    unsigned delivered;
+    unsigned next[2]; /* per location: the index in ot_synthetic_chunks of the next chunk expected */
+} chunks_seen;
+
+static int on_chunk(void *user, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    chunks_seen *seen = user;
+    if (span->end || span->region->cls != OFFTRACE_CLASS_HOST_CHUNK)
+        return 0;
+    cr_assert(loc->id < 2);
+    unsigned *i = &seen->next[loc->id];
+    while (*i < OT_SYNTHETIC_CHUNKS && ot_synthetic_chunks[*i].location != (int)loc->id)
+        ++*i;
+    if (loc->id == 1 && *i == 6) /* location 1's first chunk is too deep to deliver */
+        ++*i;
+    cr_assert_lt(*i, OT_SYNTHETIC_CHUNKS);
+    const ot_synthetic_chunk *want = &ot_synthetic_chunks[(*i)++];
+    cr_assert(span->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1, "chunk %u without its first iteration", *i - 1);
+    cr_assert(span->attrs >> OT_TR_ATTR_ITERATIONS & 1, "chunk %u without its iterations", *i - 1);
+    cr_expect_eq(span->attr[OT_TR_ATTR_FIRST_ITERATION], want->first, "chunk %u", *i - 1);
+    cr_expect_eq(span->attr[OT_TR_ATTR_ITERATIONS], want->iterations, "chunk %u", *i - 1);
+    seen->delivered++;
+    return 0;
+}
+
+Test(trace_read, a_chunk_has_its_iterations_whether_it_carries_them_or_not)
+{
+    for (int carry_all = 0; carry_all < 2; carry_all++)
+        for (int unordered = 0; unordered < 2; unordered++) {
+            char dir[4096], err[512];
+            scratch_path(dir, sizeof dir, carry_all ? "chunks-carried" : "chunks-left-out");
+            cr_assert_eq(write_chunked_archive(dir, carry_all), 0);
+            chunks_seen seen = {0};
+            ot_tr_visitor v = {.unordered = unordered, .enter = on_chunk};
+            cr_assert_eq(ot_trace_read(dir, &v, &seen, err, sizeof err), 0, "%s", err);
+            cr_expect_eq(seen.delivered, OT_SYNTHETIC_CHUNKS - 1);
+        }
+}
+
+/* The tests' own check counts a chunk carrying a value it should leave out as misplaced. */
+Test(trace_read, the_archive_check_wants_a_chunks_usual_values_left_out)
+{
+    for (int carry_all = 0; carry_all < 2; carry_all++) {
+        char dir[4096];
+        scratch_path(dir, sizeof dir, carry_all ? "chunks-carried" : "chunks-left-out");
+        cr_assert_eq(write_chunked_archive(dir, carry_all), 0);
+        archive_facts f;
+        cr_assert_eq(archive_check(dir, &f), 0);
+        cr_expect_eq(f.bad_map_placement, carry_all ? OT_SYNTHETIC_CHUNKS_USUAL : 0, "%s", f.first_problem);
+    }
+}
+
 Test(trace_read, the_summary_counts_every_put_once)
 {
     char dir[4096], err[512];

@@ -79,6 +79,8 @@ typedef struct lane {
     uint64_t collective_begin;   /* its open MpiCollectiveBegin's time, 0: none open */
     struct { uint64_t serial, end; } ended[ENDED_CALLS]; /* its MPI calls that ended last (a message's end) */
     uint32_t ended_next;
+    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
+    int chunk_seen;
 } lane;
 
 /* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
@@ -849,10 +851,37 @@ static void map_from_data_op(ot_tr_map *m, const ot_tr_map *op)
         m->implicit = op->implicit;
 }
 
+/* A host chunk's Enter (a region of class HOST_CHUNK) leaves out its iterations when they are those of the
+ * previous chunk Enter on its location and its first iteration when it follows on from that chunk (issue 18,
+ * seventh round; docs/host-openmp.md "A chunk's iterations"): a reader is given them as if carried. Archives
+ * written before carry them always. */
+static void chunk_iterations(lane *l, const ot_tr_region *region, ot_tr_span *s)
+{
+    if (region->cls != OFFTRACE_CLASS_HOST_CHUNK)
+        return;
+    const unsigned first = 1u << OT_TR_ATTR_FIRST_ITERATION, iterations = 1u << OT_TR_ATTR_ITERATIONS;
+    if (l->chunk_seen && !(s->attrs & first)) {
+        s->attr[OT_TR_ATTR_FIRST_ITERATION] = l->chunk_first + l->chunk_iterations;
+        s->attrs |= first;
+    }
+    if (l->chunk_seen && !(s->attrs & iterations)) {
+        s->attr[OT_TR_ATTR_ITERATIONS] = l->chunk_iterations;
+        s->attrs |= iterations;
+    }
+    if ((s->attrs & first) && (s->attrs & iterations)) {
+        l->chunk_first = s->attr[OT_TR_ATTR_FIRST_ITERATION];
+        l->chunk_iterations = s->attr[OT_TR_ATTR_ITERATIONS];
+        l->chunk_seen = 1;
+    }
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
     if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
+        ot_tr_span skipped; /* a chunk too deep to keep still gives the next one its iterations */
+        read_span_attributes(a, al, &skipped);
+        chunk_iterations(l, region, &skipped);
         l->too_deep++;
         a->regions_too_deep++;
         return deliver(a, 0);
@@ -870,6 +899,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
+    chunk_iterations(l, region, s);
     if (region->klass == OT_TR_DATA_OP)
         read_data_op_map(a, al, &s->map);
     else

@@ -61,6 +61,11 @@ typedef struct thread_pass {
     int off;              /* an off window opened by this thread is open */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
     ot_raw_cursor cur;    /* the pass's place in the stream: a live pass handed over goes on from it */
+    /* The last chunk Enter written on this location: the next one leaves out its iterations when they are the
+     * same and its first iteration when it follows on, readers supply them (docs/host-openmp.md "A chunk's
+     * iterations"). */
+    uint64_t chunk_first, chunk_iterations;
+    int chunk_written;
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -635,8 +640,15 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
     o->device = -1;
     o->region = region;
     if (cls == OFFTRACE_CLASS_HOST_CHUNK) {
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_FIRST_ITERATION, r->src_addr);
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
+        if (!(p->chunk_written && r->src_addr == p->chunk_first + p->chunk_iterations))
+            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_FIRST_ITERATION, r->src_addr);
+        if (!(p->chunk_written && r->bytes == p->chunk_iterations))
+            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
+        if (region != NO_REGION) {
+            p->chunk_first = r->src_addr;
+            p->chunk_iterations = r->bytes;
+            p->chunk_written = 1;
+        }
     } else if (cls == OFFTRACE_CLASS_HOST_WORK) { /* a loop's trip count, a sections' section count */
         OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
     } else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK) {

@@ -26,6 +26,8 @@ typedef struct loc_state {
     uint64_t begin[MAX_DEPTH];
     uint32_t variable[MAX_DEPTH]; /* the "variable" string of a data op's Enter, NO_VARIABLE */
     size_t depth;
+    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
+    int chunk_seen;
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -53,6 +55,7 @@ typedef struct state {
     uint64_t *device_times; size_t ndevice_times;      /* every device-thread event */
     uint64_t *device_parallels; size_t ndevice_parallels; /* Enter times of device parallel regions */
     OTF2_AttributeRef map_attr[OFFTRACE_MAP_ATTRIBUTE_COUNT]; /* by catalogue offset; UINT32_MAX: undefined */
+    OTF2_AttributeRef first_iteration, iterations;            /* UINT32_MAX: undefined */
     uint64_t wanted_location;  /* archive_location_times: the location whose times are kept */
     uint64_t *wanted_times; size_t nwanted_times;
 } state;
@@ -95,6 +98,10 @@ static OTF2_CallbackCode d_attribute(void *u, OTF2_AttributeRef self, OTF2_Strin
         s->map_attr[offset] = self;
     OFFTRACE_MAP_ATTRIBUTES(MAP_DEFINED)
 #undef MAP_DEFINED
+    if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "first iteration"))
+        s->first_iteration = self;
+    else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "iterations"))
+        s->iterations = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -318,14 +325,44 @@ static void count_device_construct(state *s, offtrace_event_class c, OTF2_Region
     }
 }
 
+/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
+ * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
+ * chunk's; a location's first chunk carries both. */
+static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
+{
+    return a && ref != UINT32_MAX && OTF2_AttributeList_TestAttributeByID(a, ref) &&
+           OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
+}
+
+static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+{
+    uint64_t first, iterations;
+    int has_first = carried(s, a, s->first_iteration, &first), has_iterations = carried(s, a, s->iterations, &iterations);
+    if (!ls->chunk_seen && !(has_first && has_iterations)) {
+        bad_map(s, "a location's first chunk Enter without its first iteration or iterations", l, t);
+        return;
+    }
+    if (ls->chunk_seen && has_first && first == ls->chunk_first + ls->chunk_iterations)
+        bad_map(s, "a chunk's Enter carrying the first iteration that follows on from the previous chunk", l, t);
+    if (ls->chunk_seen && has_iterations && iterations == ls->chunk_iterations)
+        bad_map(s, "a chunk's Enter carrying the iterations of the location's previous chunk", l, t);
+    ls->chunk_first = has_first ? first : ls->chunk_first + ls->chunk_iterations;
+    ls->chunk_iterations = has_iterations ? iterations : ls->chunk_iterations;
+    ls->chunk_seen = 1;
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
     state *s = u;
     loc_state *ls = on_event(s, l, t);
-    if (!ls || ls->depth == MAX_DEPTH)
+    if (!ls)
         return OTF2_CALLBACK_SUCCESS;
     offtrace_event_class c = class_of(s, r);
+    if (c == OFFTRACE_CLASS_HOST_CHUNK)
+        check_chunk_iterations(s, ls, a, l, t);
+    if (ls->depth == MAX_DEPTH)
+        return OTF2_CALLBACK_SUCCESS;
     /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
      * their usual values (event_catalogue.h) */
     uint32_t variable = variable_of(s, a);
@@ -640,6 +677,7 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     s->wanted_location = wanted;
     for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
         s->map_attr[k] = UINT32_MAX;
+    s->first_iteration = s->iterations = UINT32_MAX;
     int rc = read_defs(rd, s);
     char *version = NULL;
     if (rc == 0 && (OTF2_Reader_GetProperty(rd, OFFTRACE_CATALOGUE_PROPERTY, &version) != OTF2_SUCCESS || !version ||

@@ -40,7 +40,9 @@ typedef struct archive_facts {
     uint64_t bad_map_placement;   /* map attributes (issue 15) not where docs/variables.md puts them: a
                                      named data op's Enter without its map type, implicit, site or entry,
                                      or a map attribute on another Enter; a put/get with more than the
-                                     variable, or not inside a data op's Enter of that variable */
+                                     variable, or not inside a data op's Enter of that variable; a chunk
+                                     Enter carrying its location's previous chunk's iterations, or a
+                                     location's first one without them (docs/host-openmp.md) */
     uint64_t named_transfers;     /* puts/gets carrying the variable (inside their data op, checked) */
     char first_problem[512];
 } archive_facts;

@@ -39,6 +39,8 @@ typedef struct loc {
     uint32_t loop_region[MAX_LOOPS_PER_LOC];
     uint64_t loop_seen[MAX_LOOPS_PER_LOC];
     unsigned nloops;
+    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
+    int chunk_seen;
 } loc;
 
 typedef struct state {
@@ -87,6 +89,29 @@ static int inside_implicit_task(const loc *l)
     return 0;
 }
 
+/* A chunk's first iteration and iterations (docs/host-openmp.md "A chunk's iterations"): carried, or left out
+ * at those that follow on from the previous chunk Enter on the location (a section's too). 0: none to be had. */
+static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
+{
+    return ref && a && OTF2_AttributeList_TestAttributeByID(a, ref) &&
+           OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
+}
+
+static int chunk_bounds(state *s, loc *l, OTF2_AttributeList *a, uint64_t *first, uint64_t *v)
+{
+    int has_first = carried(s, a, s->first_iteration, first), has_iterations = carried(s, a, s->iterations, v);
+    if (!l->chunk_seen && !(has_first && has_iterations))
+        return 0;
+    if (!has_first)
+        *first = l->chunk_first + l->chunk_iterations;
+    if (!has_iterations)
+        *v = l->chunk_iterations;
+    l->chunk_first = *first;
+    l->chunk_iterations = *v;
+    l->chunk_seen = 1;
+    return 1;
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
@@ -103,7 +128,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     frame *parent = l->depth ? &l->stack[l->depth - 1] : NULL;
     frame *fr = &l->stack[l->depth++];
     *fr = (frame){.region = r, .enter = t};
-    uint64_t v = 0;
+    uint64_t v = 0, first = 0;
     switch (k) {
     case K_PARALLEL: f->parallel++; break;
     case K_IMPLICIT:
@@ -123,12 +148,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
             f->singles++;
         }
         break;
-    case K_CHUNK:
+    case K_CHUNK: {
+        int bounded = chunk_bounds(s, l, a, &first, &v); /* a section's too: the next chunk may follow on */
         if (role != OTF2_REGION_ROLE_CODE) /* a section, not a loop chunk */
             break;
         f->chunks++;
-        if (!s->iterations || OTF2_AttributeList_GetUint64(a, s->iterations, &v) != OTF2_SUCCESS)
-            host_check_problem(base, "a chunk without its iterations");
+        if (!bounded) {
+            f->chunks_without_iterations++;
+            host_check_problem(base, "a chunk without its first iteration or iterations");
+        }
         f->chunk_iterations += v;
         if (!parent || host_check_kind(base, parent->region) != K_WORK ||
             host_check_role(base, parent->region) != OTF2_REGION_ROLE_LOOP) {
@@ -140,6 +168,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
             parent->has_chunks = 1;
         }
         break;
+    }
     case K_SYNC:
         if (is_barrier_role(role)) {
             f->barriers++;

@@ -28,6 +28,8 @@ typedef struct host_openmp_facts {
     uint64_t chunk_ns;
     /* structure; each must be 0 */
     uint64_t chunks_outside_loop;   /* a chunk whose enclosing region is not a loop */
+    uint64_t chunks_without_iterations; /* a chunk neither carrying its iterations nor after another chunk on its
+                                           location (whose iterations it would leave out) */
     uint64_t waits_outside_sync;    /* a waiting part not directly inside its sync region */
     uint64_t unmatched;             /* a Leave that is not of the innermost open region, or one never left */
     uint64_t time_reversals;        /* an event earlier than the one before it on its location */

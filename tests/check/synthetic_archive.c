@@ -41,6 +41,20 @@ static uint64_t write_worker(OTF2_EvtWriter *w, unsigned depth)
     return 2 * (uint64_t)depth;
 }
 
+/* The strings, then one machine with one process of two host threads (locations 0 and 1, \p events each). */
+static void write_two_threads(OTF2_GlobalDefWriter *g, const char *const *strings, unsigned nstrings,
+                              uint32_t machine, uint32_t process, uint32_t master, uint32_t worker,
+                              const uint64_t *events)
+{
+    for (unsigned i = 0; i < nstrings; i++)
+        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(g, 0, master, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
+    OTF2_GlobalDefWriter_WriteLocation(g, 1, worker, OTF2_LOCATION_TYPE_CPU_THREAD, events[1], 0);
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uint64_t *events)
 {
     static const char *strings[S_COUNT] = {"", "machine", "node", "Process", "Master thread",
@@ -48,13 +62,7 @@ static void write_definitions(OTF2_GlobalDefWriter *g, unsigned depth, const uin
                                            "nest", "odd.c", OFFTRACE_LOCATION_ROLE_PROPERTY, "HOST_THREAD",
                                            OFFTRACE_REGION_CLASS_GROUP_PREFIX "TARGET"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 1000, 10000 + 2 * (uint64_t)depth - 1000, 0);
-    for (unsigned i = 0; i < S_COUNT; i++)
-        OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(g, 0, S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD, events[0], 0);
-    OTF2_GlobalDefWriter_WriteLocation(g, 1, S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD, events[1], 0);
+    write_two_threads(g, strings, S_COUNT, S_MACHINE, S_PROCESS, S_MASTER, S_WORKER, events);
     OTF2_GlobalDefWriter_WriteRegion(g, R_ODD, S_ODD, S_ODD, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
                                      OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_FILE, 3, 3);
     OTF2_GlobalDefWriter_WriteRegion(g, R_TARGET, S_TARGET, S_TARGET, S_EMPTY, OTF2_REGION_ROLE_TASK_WAIT,
@@ -296,4 +304,99 @@ int write_mapped_archive(const char *dir, int layout)
 {
     static const OTF2_LocationRef ids[2] = {0, RDMA_LOCATION};
     return write_two_locations(dir, ids, mapped_events, mapped_definitions, &layout);
+}
+
+/* ---- the chunked archive ---- */
+
+enum { C_EMPTY, C_MACHINE, C_PROCESS, C_MASTER, C_WORKER, C_LOOP, C_CHUNK, C_NEST, C_ROLE_KEY, C_HOST_THREAD,
+       C_WORK_CLASS, C_CHUNK_CLASS, C_FIRST, C_ITERATIONS, C_COUNT };
+enum { CR_LOOP, CR_CHUNK, CR_NEST };
+enum { CA_FIRST = 2, CA_ITERATIONS = 3 }; /* as offtrace numbers them; readers go by name */
+
+/* Location 0: two instances of a loop; location 1: one chunk too deep to deliver, then one following on from it
+ * in another loop. Left out (carry_all 0): 0's second (both), third (iterations), fourth (first), fifth and
+ * sixth (iterations); 1's second (both): the 8 OT_SYNTHETIC_CHUNKS_USUAL. */
+const ot_synthetic_chunk ot_synthetic_chunks[OT_SYNTHETIC_CHUNKS] = {
+    {0, 0, 2}, {0, 2, 2}, {0, 6, 2}, {0, 8, 1}, {0, 0, 1}, {0, 5, 1}, {1, 4, 2}, {1, 6, 2}};
+
+static void add_chunk(OTF2_AttributeList *a, const ot_synthetic_chunk *c, const ot_synthetic_chunk *previous,
+                      int carry_all)
+{
+    if (carry_all || !previous || c->first != previous->first + previous->iterations)
+        OTF2_AttributeList_AddUint64(a, CA_FIRST, c->first);
+    if (carry_all || !previous || c->iterations != previous->iterations)
+        OTF2_AttributeList_AddUint64(a, CA_ITERATIONS, c->iterations);
+}
+
+static uint64_t chunked_events(OTF2_EvtWriter *w, int which, const void *arg)
+{
+    int carry_all = *(const int *)arg;
+    OTF2_AttributeList *a = OTF2_AttributeList_New();
+    const ot_synthetic_chunk *previous = NULL;
+    uint64_t t = 100, events = 0;
+    unsigned depth = which ? 1025 : 0; /* location 1: its first chunk deeper than OT_TR_MAX_DEPTH (1024) */
+    for (unsigned i = 0; i < depth; i++, events++)
+        OTF2_EvtWriter_Enter(w, NULL, t++, CR_NEST);
+    for (int i = 0; i < OT_SYNTHETIC_CHUNKS; i++) {
+        const ot_synthetic_chunk *c = &ot_synthetic_chunks[i];
+        if (c->location != which)
+            continue;
+        int opens_loop = !previous || (which == 0 && c->first == 0);
+        if (previous && (opens_loop || which == 1)) {
+            OTF2_EvtWriter_Leave(w, NULL, t++, CR_LOOP);
+            events++;
+        }
+        if (which == 1 && previous) /* location 1's second chunk: back at the top */
+            for (unsigned j = 0; j < depth; j++, events++)
+                OTF2_EvtWriter_Leave(w, NULL, t++, CR_NEST);
+        if (opens_loop || which == 1) {
+            OTF2_AttributeList_AddUint64(a, CA_ITERATIONS, 10);
+            OTF2_EvtWriter_Enter(w, a, t++, CR_LOOP);
+            events++;
+        }
+        add_chunk(a, c, previous, carry_all);
+        OTF2_EvtWriter_Enter(w, a, t++, CR_CHUNK);
+        OTF2_EvtWriter_Leave(w, NULL, t++, CR_CHUNK);
+        events += 2;
+        previous = c;
+    }
+    OTF2_EvtWriter_Leave(w, NULL, t++, CR_LOOP);
+    events++;
+    OTF2_AttributeList_Delete(a);
+    return events;
+}
+
+static void chunked_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)
+{
+    static const char *strings[C_COUNT] = {"", "machine", "Process", "Master thread", "OpenMP thread 1 (tid 2)",
+                                           "loop @chunks.c:3", "loop chunk @chunks.c:3", "nest",
+                                           OFFTRACE_LOCATION_ROLE_PROPERTY, "HOST_THREAD",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_WORK",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_CHUNK", "first iteration",
+                                           "iterations"};
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 2300, 0);
+    write_two_threads(g, strings, C_COUNT, C_MACHINE, C_PROCESS, C_MASTER, C_WORKER, counts);
+    static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } regions[] = {
+        [CR_LOOP] = {C_LOOP, OTF2_REGION_ROLE_LOOP, OTF2_PARADIGM_OPENMP},
+        [CR_CHUNK] = {C_CHUNK, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [CR_NEST] = {C_NEST, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER}};
+    for (OTF2_RegionRef r = 0; r < sizeof regions / sizeof regions[0]; r++)
+        OTF2_GlobalDefWriter_WriteRegion(g, r, regions[r].name, regions[r].name, C_EMPTY, regions[r].role,
+                                         regions[r].paradigm, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
+    OTF2_GlobalDefWriter_WriteAttribute(g, CA_FIRST, C_FIRST, C_EMPTY, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, CA_ITERATIONS, C_ITERATIONS, C_EMPTY, OTF2_TYPE_UINT64);
+    for (OTF2_LocationRef l = 0; l < 2; l++)
+        OTF2_GlobalDefWriter_WriteLocationProperty(g, l, C_ROLE_KEY, OTF2_TYPE_STRING,
+                                                   (OTF2_AttributeValue){.stringRef = C_HOST_THREAD});
+    static const uint64_t work[1] = {CR_LOOP}, chunk[1] = {CR_CHUNK};
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, C_WORK_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 1, work);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, C_CHUNK_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 1, chunk);
+}
+
+int write_chunked_archive(const char *dir, int carry_all)
+{
+    static const OTF2_LocationRef ids[2] = {0, 1};
+    return write_two_locations(dir, ids, chunked_events, chunked_definitions, &carry_all);
 }

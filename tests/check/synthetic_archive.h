@@ -65,4 +65,26 @@ enum {
  */
 int write_mapped_archive(const char *dir, int layout);
 
+/** A chunk of write_chunked_archive: its location, first iteration and iterations. */
+typedef struct ot_synthetic_chunk {
+    int location;
+    unsigned long long first, iterations;
+} ot_synthetic_chunk;
+
+/** The chunks write_chunked_archive writes, in each location's order (location 1's first one nested deeper
+ *  than the reader delivers, OT_TR_MAX_DEPTH + 1 regions in). */
+#define OT_SYNTHETIC_CHUNKS 8
+extern const ot_synthetic_chunk ot_synthetic_chunks[OT_SYNTHETIC_CHUNKS];
+/** How many of their attributes the archive that carries them all carries at their usual values. */
+#define OT_SYNTHETIC_CHUNKS_USUAL 8
+
+/**
+ * \brief Write `<dir>/traces.otf2` with host loop chunks (class HOST_CHUNK) on two host threads, inside a loop
+ *        (HOST_WORK), each Enter carrying `first iteration` and `iterations` as offtrace writes them (\p
+ *        carry_all 0: left out where they follow from the location's previous chunk, docs/host-openmp.md "A
+ *        chunk's iterations") or as it wrote them before (\p carry_all 1: always).
+ * \return 0, or -1 if OTF2 failed.
+ */
+int write_chunked_archive(const char *dir, int carry_all);
+
 #endif
