@@ -658,6 +658,8 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
     if (region != NO_REGION) {
         ot_tw_enter(p->w, p->attributes, t, region);
         ot_tw_cover(p->c->tw, t);
+    } else { /* no region (out of memory): its attributes must not ride on the next event written */
+        OTF2_AttributeList_RemoveAllAttributes(p->attributes);
     }
 }
 
