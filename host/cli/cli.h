@@ -156,7 +156,4 @@ int ot_cli_program_mpi(const char *program, char *soname, size_t size);
  */
 int ot_cli_needed_libraries(const char *program, int (*visit)(const char *name, void *arg), void *arg);
 
-/** \brief Directory of the running offtrace binary (for ../lib). */
-int ot_cli_self_dir(char *buf, size_t size);
-
 #endif

@@ -33,6 +33,7 @@
 #include "lineage.h"
 #include "liveness.h"
 #include "offtrace/offtrace.h"
+#include "self_dir.h"
 #include "summary.h"
 #include "write_counts.h"
 
@@ -308,7 +309,7 @@ static int preload_mpi(const record_opts *o, const char *self)
 static int setup_environment(const record_opts *o, const char *dir)
 {
     char self[PATH_MAX], lib[PATH_MAX + 64], absdir[PATH_MAX];
-    if (ot_cli_self_dir(self, sizeof self) != 0 || !realpath(dir, absdir))
+    if (ot_self_dir(self, sizeof self) != 0 || !realpath(dir, absdir))
         return -1;
     snprintf(lib, sizeof lib, "%s/../lib/libofftrace.so", self);
     if (access(lib, R_OK) != 0) {
@@ -816,17 +817,3 @@ int ot_cmd_record(const ot_cli_args *args)
     return pass_on(status);
 }
 
-int ot_cli_self_dir(char *buf, size_t size)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    snprintf(buf, size, "%s", exe);
-    return 0;
-}

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "symbolize_library.h"
+#include "self_dir.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,14 +36,11 @@ static void load(void)
         return;
     }
     char exe[PATH_MAX], path[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? memrchr(exe, '/', (size_t)n) : NULL;
-    if (!slash) {
+    if (ot_self_dir(exe, sizeof exe) != 0) {
         snprintf(load_error, sizeof load_error, "offtrace: cannot find the symbolizer (%s): /proc/self/exe is not "
                  "readable", OT_SYMBOLIZER_LIBRARY);
         return;
     }
-    *slash = '\0';
     snprintf(path, sizeof path, "%s/../lib/%s", exe, OT_SYMBOLIZER_LIBRARY);
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     const ot_symbolizer_ops *table = library ? dlsym(library, OT_SYMBOLIZER_TABLE) : NULL;
