@@ -7,6 +7,9 @@
 # with a sync after each traced run; median and fastest round are reported.
 #   usage: tests/bench/run_cg.sh [BUILD_DIR] [ROUNDS] [SIZES]
 #   SIZES: grid:iterations pairs, default "32:50 64:200 256:200 512:50"
+#   CG_CONFIGS: the configurations, default "none null host device"; also
+#   device-all-calls (CUPTI tracing every driver call, OFFTRACE_CUPTI_DRIVER_API=all,
+#   for a GPU) and device-flush-every-target (OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0)
 set -eu
 BUILD=${1:-build}
 ROUNDS=${2:-21}
@@ -15,6 +18,7 @@ CG="$BUILD/bin/example_cg"
 NULL_TOOL="$(realpath "$BUILD/lib/libofftrace_bench_null_tool.so")"
 HOST_LIB="$(realpath "$BUILD/lib/libofftrace.so")"
 DEVICE_LIB="$(realpath "$BUILD/lib/libofftrace-device.so")"
+CONFIGS=${CG_CONFIGS:-none null host device}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -24,13 +28,16 @@ config_env() {
     null) echo "OMP_TOOL_LIBRARIES=$NULL_TOOL" ;;
     host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
     device) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
+    device-all-calls) echo "$(config_env device) OFFTRACE_CUPTI_DRIVER_API=all" ;;
+    device-flush-every-target) echo "$(config_env device) OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0" ;;
     esac
 }
 . "$(dirname "$0")/bench_lib.sh"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     for size in $SIZES; do
-        for c in $(rotate $r none null host device); do
+        # shellcheck disable=SC2086
+        for c in $(rotate $r $CONFIGS); do
             # shellcheck disable=SC2046
             env $(config_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
             rm -rf "$TMP/t"
@@ -40,15 +47,28 @@ while [ $r -lt "$ROUNDS" ]; do
     r=$((r + 1))
 done
 stat() { if [ "$1" = min ]; then minimum "$2"; else median "$2"; fi; }
-echo "| CG grid x iterations | kernels | no tool, ms | do-nothing tool | host-only | device detail | host-only, fastest rounds | device detail, fastest rounds |"
-echo "|---|---|---|---|---|---|---|---|"
+# One column per configuration but none: its median's ratio to none's median,
+# and in brackets the fastest round's to none's fastest.
+header="| CG grid x iterations | kernels | no tool, ms |"
+rule="|---|---|---|"
+for c in $CONFIGS; do
+    [ "$c" = none ] && continue
+    header="$header $c |"
+    rule="$rule---|"
+done
+echo "$header"
+echo "$rule"
 for size in $SIZES; do
     kernels=$((${size#*:} * 6 + 2))
-    awk -v l="${size%:*} x ${size#*:}" -v k="$kernels" \
-        -v n="$(stat median "$TMP/$size.none")" -v z="$(stat median "$TMP/$size.null")" \
-        -v h="$(stat median "$TMP/$size.host")" -v d="$(stat median "$TMP/$size.device")" \
-        -v nm="$(stat min "$TMP/$size.none")" -v hm="$(stat min "$TMP/$size.host")" -v dm="$(stat min "$TMP/$size.device")" \
-        'BEGIN {printf "| %s | %d | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", l, k, n * 1000, z / n, h / n, d / n, hm / nm, dm / nm}'
+    n=$(stat median "$TMP/$size.none")
+    nm=$(stat min "$TMP/$size.none")
+    row=$(awk -v l="${size%:*} x ${size#*:}" -v k="$kernels" -v n="$n" 'BEGIN {printf "| %s | %d | %.2f |", l, k, n * 1000}')
+    for c in $CONFIGS; do
+        [ "$c" = none ] && continue
+        row="$row$(awk -v n="$n" -v nm="$nm" -v x="$(stat median "$TMP/$size.$c")" -v xm="$(stat min "$TMP/$size.$c")" \
+            'BEGIN {printf " %.3f (%.3f) |", x / n, xm / nm}')"
+    done
+    echo "$row"
 done
 echo
-echo "Ratios of CG's own solver time to no tool's (median of $ROUNDS rounds, and fastest round to fastest round); machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
+echo "Ratios of CG's own solver time to no tool's (median of $ROUNDS rounds; in brackets fastest round to fastest round); machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"

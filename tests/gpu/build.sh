@@ -45,7 +45,7 @@ $CC $GPU_FLAGS --libomptarget-nvptx-bc-path=$LLVM_LIB/libomptarget-nvptx-$ARCH.b
     "$ROOT/examples/saxpy.c" -o "$OUT/bin/example_saxpy_aot"
 
 cp "$BUILD/bin/offtrace" "$OUT/bin/"
-for l in libofftrace.so libofftrace-device.so libofftrace-device-cupti.so libofftrace-capture.so \
+for l in libofftrace.so libofftrace-device.so libofftrace-device-cupti.so libofftrace-capture.so libofftrace-symbolize.so \
          libofftrace-user.so.0 libofftrace-test-counter.so libofftrace_bench_null_tool.so; do
     cp -L "$BUILD/lib/$l" "$OUT/lib/"
 done

@@ -38,6 +38,7 @@ typedef struct times {
 typedef struct state {
     otf2_definitions defs; /* first: the reader's user pointer */
     times device_kernel_begin, host_launch_begin, device_kernel_ns;
+    times device_kernel_op, host_launch_op; /* their host operations (attribute HOST_OPERATION), 0: none */
     uint64_t last_kernel_begin;
     uint64_t device_kernels, kernels_with_grid, kernels_with_block;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, copies_without_bytes;
@@ -84,15 +85,17 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time
 {
     state *s = user;
     const char *where = location_name(s, location), *what = otf2_defs_region_name(&s->defs, region);
+    OTF2_AttributeValue v;
     if (strstr(where, " stream ")) { /* the host's launch of a kernel (catalogue class KERNEL) */
         push(s, &s->host_launch_begin, time);
+        push(s, &s->host_launch_op, has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, &v) ? v.uint64 : 0);
         return OTF2_CALLBACK_SUCCESS;
     }
     if (!strstr(where, " queue "))
         return OTF2_CALLBACK_SUCCESS;
-    OTF2_AttributeValue v;
     if (!strcmp(what, "kernel (device)")) {
         s->device_kernels++;
+        push(s, &s->device_kernel_op, has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, &v) ? v.uint64 : 0);
         push(s, &s->device_kernel_begin, time);
         s->last_kernel_begin = time;
         s->kernels_with_grid += has_attribute(attributes, OFFTRACE_ACTIVITY_ATTR_GRID, &v);
@@ -186,6 +189,30 @@ static void clock_check(state *s)
     free(lead);
 }
 
+/* Each kernel the device ran against the launch it came from, by the host
+ * operation both carry: CUPTI's correlation of the kernel to the driver
+ * call, and of that call to the operation the collector pushed, is what
+ * puts it there (docs/report.md pairs launches and kernels the same way). */
+static void operation_check(state *s)
+{
+    times *d = &s->device_kernel_op, *h = &s->host_launch_op;
+    qsort(d->v, d->n, sizeof *d->v, by_value);
+    qsort(h->v, h->n, sizeof *h->v, by_value);
+    size_t with_op = 0, paired = 0, i = 0, j = 0;
+    for (size_t k = 0; k < d->n; k++)
+        with_op += d->v[k] != 0;
+    while (i < d->n && j < h->n) { /* multiset intersection of the non-zero ids */
+        if (d->v[i] == 0 || d->v[i] < h->v[j])
+            i++;
+        else if (h->v[j] == 0 || h->v[j] < d->v[i])
+            j++;
+        else
+            paired++, i++, j++;
+    }
+    equal("device kernels with a host operation", with_op, d->n);
+    equal("... paired with their host launch", paired, h->n);
+}
+
 static uint64_t property(const char *dir, const char *name)
 {
     char anchor[4200], *value = NULL;
@@ -258,6 +285,7 @@ int main(int argc, char **argv)
                "kernel time on the device (CUPTI)", sum / 1e3 / k->n, k->v[k->n / 2] / 1e3, k->v[k->n - 1] / 1e3,
                k->n);
     }
+    operation_check(s);
     clock_check(s);
     printf("%-8s %-34s %llu (max %llu ns before, %llu ns after its target region)\n", "info",
            "device events clamped to target", (unsigned long long)property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"),
@@ -267,6 +295,8 @@ int main(int argc, char **argv)
     free(s->device_kernel_begin.v);
     free(s->host_launch_begin.v);
     free(s->device_kernel_ns.v);
+    free(s->device_kernel_op.v);
+    free(s->host_launch_op.v);
     free(s);
     if (problems)
         printf("gpu_check: FAIL (%d problems)\n", problems);

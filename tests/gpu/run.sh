@@ -88,9 +88,9 @@ for ex in $EXAMPLES; do
     left || { say "budget spent: $ex and later skipped"; break; }
     run_example "$ex" "$B/bin/example_$ex"
 done
-# CG at the benchmark's smallest and largest sizes: its kernels' own times, from the device
-for size in "64 500" "4096 50"; do
-    left && run_example "cg_${size%% *}" "$B/bin/example_cg" $size
+# CG at the benchmark's sizes: its kernels' own times, from the device
+for size in ${CG_RECORD_SIZES:-64:500 1024:200 4096:50}; do
+    left && run_example "cg_${size%%:*}" "$B/bin/example_cg" "${size%%:*}" "${size#*:}"
 done
 
 if left; then
@@ -112,16 +112,10 @@ if [ -n "$crashed" ] && command -v cuda-gdb > /dev/null; then
     grep -A25 "received signal" "$R/crash_bt.txt" | head -40
 fi
 if left; then
-    say "CG benchmark (solver time: none, null tool, host-only, device detail)"
-    timeout $(( BUDGET + 60 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" "$B" "${CG_ROUNDS:-3}" \
-        "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench.txt" 2>&1
+    say "CG benchmark (solver time: ${CG_CONFIGS:=none null host device device-all-calls})"
+    CG_CONFIGS=$CG_CONFIGS timeout $(( BUDGET + 60 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" "$B" \
+        "${CG_ROUNDS:-3}" "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench.txt" 2>&1
     echo "cg bench rc=$?"; cat "$R/cg_bench.txt"
-fi
-if left; then
-    say "CG benchmark again with CUPTI flushed at every target end (OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0)"
-    OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0 timeout $(( BUDGET + 100 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" \
-        "$B" "${CG_ROUNDS:-3}" "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench_flush_every_target.txt" 2>&1
-    echo "cg bench rc=$?"; cat "$R/cg_bench_flush_every_target.txt"
 fi
 say "packing"
 tar -C /tmp -czf "$OUT/results.tar.gz" gpu-results
