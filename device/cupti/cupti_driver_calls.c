@@ -20,18 +20,18 @@ int ot_cupti_driver_call_starts_device_work(const char *name)
     return 0;
 }
 
-long ot_cupti_trace_device_work_calls(void)
+long ot_cupti_untrace_other_calls(void)
 {
-    long enabled = 0;
+    long untraced = 0;
     for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++) {
         const char *name = NULL;
         if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS ||
-            !ot_cupti_driver_call_starts_device_work(name))
+            ot_cupti_driver_call_starts_device_work(name))
             continue;
-        CUptiResult r = cuptiActivityEnableDriverApi(cbid, 1);
+        CUptiResult r = cuptiActivityEnableDriverApi(cbid, 0);
         if (r != CUPTI_SUCCESS)
             return -(long)r;
-        enabled++;
+        untraced++;
     }
-    return enabled;
+    return untraced;
 }

@@ -27,12 +27,17 @@
 int ot_cupti_driver_call_starts_device_work(const char *name);
 
 /**
- * \brief Trace the records of exactly the driver calls that start device
- * work (all of them CUPTI knows by name), not the whole driver API.
- * \return the number of calls enabled; a negative CUptiResult when CUPTI
- * refused one (those enabled before it stay on: the caller disables
- * CUPTI_ACTIVITY_KIND_DRIVER to turn them all off).
+ * \brief With CUPTI_ACTIVITY_KIND_DRIVER enabled, stop tracing every driver
+ * call CUPTI knows by name that does not start device work.
+ *
+ * Subtractive on purpose: enabling only the wanted calls
+ * (cuptiActivityEnableDriverApi without the kind) traced them, but on an
+ * H100 (CUDA 13.0, driver 580) CUPTI then wrote no external-correlation
+ * record at all, so no kernel or copy found its host operation
+ * (docs/gpu.md, 2026-11-27).
+ * \return the number of calls no longer traced; a negative CUptiResult when
+ * CUPTI refused one (the kind stays enabled, those before it untraced).
  */
-long ot_cupti_trace_device_work_calls(void);
+long ot_cupti_untrace_other_calls(void);
 
 #endif

@@ -47,8 +47,10 @@ while [ $r -lt "$ROUNDS" ]; do
     r=$((r + 1))
 done
 stat() { if [ "$1" = min ]; then minimum "$2"; else median "$2"; fi; }
-# One column per configuration but none: its median's ratio to none's median,
-# and in brackets the fastest round's to none's fastest.
+# One column per configuration but none: its median's ratio to none's median;
+# in brackets the median of the rounds' own ratios (each round's run against
+# none's run of the same round: steadier where the machine drifts between
+# rounds, as a GPU's clocks do) and the fastest round's to none's fastest.
 header="| CG grid x iterations | kernels | no tool, ms |"
 rule="|---|---|---|"
 for c in $CONFIGS; do
@@ -65,10 +67,11 @@ for size in $SIZES; do
     row=$(awk -v l="${size%:*} x ${size#*:}" -v k="$kernels" -v n="$n" 'BEGIN {printf "| %s | %d | %.2f |", l, k, n * 1000}')
     for c in $CONFIGS; do
         [ "$c" = none ] && continue
+        paste -d ' ' "$TMP/$size.none" "$TMP/$size.$c" | awk '$1 > 0 {print $2 / $1}' > "$TMP/$size.$c.paired"
         row="$row$(awk -v n="$n" -v nm="$nm" -v x="$(stat median "$TMP/$size.$c")" -v xm="$(stat min "$TMP/$size.$c")" \
-            'BEGIN {printf " %.3f (%.3f) |", x / n, xm / nm}')"
+            -v p="$(stat median "$TMP/$size.$c.paired")" 'BEGIN {printf " %.3f (%.3f, %.3f) |", x / n, p, xm / nm}')"
     done
     echo "$row"
 done
 echo
-echo "Ratios of CG's own solver time to no tool's (median of $ROUNDS rounds; in brackets fastest round to fastest round); machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"
+echo "Ratios of CG's own solver time to no tool's: median of $ROUNDS rounds to median (in brackets: the median of the rounds' own ratios, and fastest round to fastest round); machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%d)"

@@ -72,18 +72,21 @@ run_example() {
     OMP_TARGET_OFFLOAD=$OFFLOAD OMP_TOOL_LIBRARIES=$B/lib/libofftrace-test-counter.so OFFTRACE_TEST_COUNTER_OUT=$d/counts \
         timeout 60 "$prog" "$@" > "$d/counted.out" 2>&1; echo "counter rc=$? $(cat "$d/counts" 2>/dev/null)"
     t0=$(date +%s%N)
-    OMP_TARGET_OFFLOAD=$OFFLOAD OFFTRACE_VERBOSE=2 timeout 90 "$B/bin/offtrace" record -o "$d/trace" -- "$prog" "$@" > "$d/traced.out" 2> "$d/record.err"
+    OMP_TARGET_OFFLOAD=$OFFLOAD timeout 90 "$B/bin/offtrace" record -v -o "$d/trace" -- "$prog" "$@" > "$d/traced.out" 2> "$d/record.err"
     echo "record rc=$? $(ms_since $t0) ms"
     grep -v "solver" "$d/untraced.out" > "$d/u"; grep -v "solver" "$d/traced.out" > "$d/t"
     cmp -s "$d/u" "$d/t" && echo "output unchanged (but for timings)" || echo "OUTPUT DIFFERS"
     grep -E "^offtrace: (kernels|host->device|device->host|device|lost|warning|PARTIAL)" "$d/record.err" | head -8
     grep -iE "cupti|error|unavailable" "$d/record.err" | head -5
+    [ -n "${GPU_ALSO_ALL_CALLS:-}" ] && OMP_TARGET_OFFLOAD=$OFFLOAD OFFTRACE_CUPTI_DRIVER_API=all timeout 90 "$B/bin/offtrace" \
+        record -v -o "$d/trace-all-calls" -- "$prog" "$@" > /dev/null 2> "$d/record-all-calls.err" &&
+        grep -iE "cupti" "$d/record-all-calls.err" | head -3
     timeout 60 "$B/tools/otf2-print" --silent -Werror "$d/trace/traces.otf2" > "$d/otf2print.txt" 2>&1; echo "otf2-print -Werror rc=$?"
     timeout 60 "$B/bin/offtrace" report "$d/trace" > "$d/report.txt" 2>&1
     timeout 60 "$B/bin/offtrace" report --json "$d/trace" > "$d/report.json" 2>/dev/null
 }
 
-EXAMPLES="saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_right implicit_maps bucket_sort device_tasks user_phases"
+EXAMPLES=${GPU_EXAMPLES:-saxpy cg stencil enter_exit nowait transfer_mistakes transfer_done_right implicit_maps bucket_sort device_tasks user_phases}
 for ex in $EXAMPLES; do
     left || { say "budget spent: $ex and later skipped"; break; }
     run_example "$ex" "$B/bin/example_$ex"
