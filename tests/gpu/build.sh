@@ -46,7 +46,7 @@ $CC $GPU_FLAGS --libomptarget-nvptx-bc-path=$LLVM_LIB/libomptarget-nvptx-$ARCH.b
 
 cp "$BUILD/bin/offtrace" "$OUT/bin/"
 for l in libofftrace.so libofftrace-device.so libofftrace-device-cupti.so libofftrace-capture.so libofftrace-symbolize.so \
-         libofftrace-user.so.0 libofftrace-test-counter.so libofftrace_bench_null_tool.so; do
+         libofftrace-user.so.0 libofftrace-test-counter.so libofftrace_bench_null_tool.so libofftrace_bench_cupti_floor.so; do
     cp -L "$BUILD/lib/$l" "$OUT/lib/"
 done
 ln -s libofftrace-user.so.0 "$OUT/lib/libofftrace-user.so"
