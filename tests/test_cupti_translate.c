@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cupti_driver_calls.h"
 #include "cupti_translate.h"
 
 /* ---- building activity buffers ---- */
@@ -604,60 +603,4 @@ Test(cupti_module, cuda_device_attaches_or_fails_cleanly, .init = cr_redirect_st
     const char *want = "offtrace: CUPTI unavailable for device 2: ";
     cr_assert_eq(strncmp(line, want, strlen(want)), 0, "stderr: %s", line);
     cr_assert_eq(b->attach(&d, "sm_90", NULL, NULL), rc, "a second try fails the same way");
-}
-
-/* ---- the driver calls traced (cupti_driver_calls.h) ---- */
-
-Test(driver_calls, chooses_the_calls_that_start_device_work)
-{
-    static const char *const work[] = {"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx",
-                                       "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuMemcpyHtoDAsync_v2",
-                                       "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuMemcpyPeerAsync",
-                                       "cuMemcpyHtoD_v2", "cuMemsetD8Async", "cuMemsetD32_v2_ptds"};
-    static const char *const other[] = {"cuCtxSetCurrent", "cuStreamSynchronize", "cuStreamQuery",
-                                        "cuEventRecord", "cuMemAlloc_v2", "cuMemAllocAsync", "cuMemFree_v2",
-                                        "cuModuleLoadDataEx", "cuGraphInstantiate", "", "cuLaunc"};
-    for (size_t i = 0; i < sizeof work / sizeof work[0]; i++)
-        cr_expect(ot_cupti_driver_call_starts_device_work(work[i]), "%s starts device work", work[i]);
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-        cr_expect(!ot_cupti_driver_call_starts_device_work(other[i]), "%s does not", other[i]);
-    cr_expect(!ot_cupti_driver_call_starts_device_work(NULL));
-}
-
-/* Over CUPTI's own table of driver calls (it answers without a GPU): the
- * calls libomptarget 19's CUDA plugin starts device work with (its
- * launches and copies: strings of libomptarget.so.19.1) are chosen, the
- * ones it calls around them are not, and the choice is a small part. */
-Test(driver_calls, cuptis_table_gives_the_plugins_launches_and_copies)
-{
-    static const uint32_t chosen[] = {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
-                                      CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2};
-    static const uint32_t left_out[] = {CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
-                                        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-                                        CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
-                                        CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
-                                        CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-                                        CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction};
-    const char *name = NULL;
-    for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++) {
-        cr_assert_eq(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, chosen[i], &name), CUPTI_SUCCESS);
-        cr_expect(ot_cupti_driver_call_starts_device_work(name), "%s (%u) is traced", name, chosen[i]);
-    }
-    for (size_t i = 0; i < sizeof left_out / sizeof left_out[0]; i++) {
-        cr_assert_eq(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, left_out[i], &name), CUPTI_SUCCESS);
-        cr_expect(!ot_cupti_driver_call_starts_device_work(name), "%s (%u) is not traced", name, left_out[i]);
-    }
-    unsigned known = 0, traced = 0;
-    for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS) {
-            known++;
-            traced += ot_cupti_driver_call_starts_device_work(name);
-        }
-    cr_expect_gt(known, 500, "CUPTI names its driver calls (%u)", known);
-    cr_expect(traced > 20 && traced < known / 4, "%u of %u driver calls traced", traced, known);
 }

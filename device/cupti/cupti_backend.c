@@ -19,20 +19,17 @@
 #include <cupti.h>
 
 #include "backend.h"
-#include "cupti_driver_calls.h"
 #include "cupti_translate.h"
 
 #define OT_CUPTI_BUFFER_SIZE (1u << 20)
 #define OT_CUPTI_EXPORT __attribute__((visibility("default")))
 
-/* The driver API's records are not wanted for themselves (the translator
- * skips them), but CUPTI writes external-correlation records only in front
- * of them: start_cupti() traces the calls that start device work
- * (cupti_driver_calls.h), or all of them for measuring. */
+/* DRIVER records are skipped, but CUPTI writes external-correlation records
+ * only in front of API records, so the driver API kind must be on. */
 static const CUpti_ActivityKind wanted_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER,
 };
 #define N_WANTED (sizeof wanted_kinds / sizeof wanted_kinds[0])
 
@@ -48,8 +45,6 @@ static struct {
     int attached;
     int callbacks_registered;
     int enabled;
-    int trace_all_driver_calls;  /* OFFTRACE_CUPTI_DRIVER_API=all */
-    long driver_calls_untraced;  /* 0: the whole driver API traced */
     ot_dev_deliver_fn deliver;
     int verbose;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -104,30 +99,6 @@ static void disable_kinds(size_t n)
         cuptiActivityDisable(wanted_kinds[i]);
 }
 
-/* On an H200 with CG's small kernels, device detail cost about 6 us per
- * kernel (docs/gpu.md), and libomptarget's CUDA plugin makes many driver
- * calls per target region besides the launch and the copies: each traced
- * one costs CUPTI a record. The kind must be on for the correlations; the
- * other calls are then switched off one by one (cupti_driver_calls.h). */
-static CUptiResult trace_driver_calls(void)
-{
-    g.driver_calls_untraced = 0;
-    CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-    if (r != CUPTI_SUCCESS || g.trace_all_driver_calls)
-        return r;
-    long n = ot_cupti_untrace_other_calls();
-    if (n > 0) {
-        g.driver_calls_untraced = n;
-    } else {
-        /* refused part way: every call traced again, as with "all" */
-        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-        r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-        if (g.verbose >= 1)
-            fprintf(stderr, "offtrace: CUPTI: tracing every driver call (could not leave any out: %ld)\n", n);
-    }
-    return r;
-}
-
 static CUptiResult start_cupti(void)
 {
     CUptiResult r;
@@ -144,11 +115,6 @@ static CUptiResult start_cupti(void)
             return r;
         }
     }
-    r = trace_driver_calls();
-    if (r != CUPTI_SUCCESS) {
-        disable_kinds(N_WANTED);
-        return r;
-    }
     g.enabled = 1;
     return CUPTI_SUCCESS;
 }
@@ -158,20 +124,16 @@ static void report_stats(void)
     if (g.verbose < 2)
         return;
     ot_cupti_stats s = ot_cupti_tr_stats(g.tr);
-    char calls[48] = "all";
-    if (g.driver_calls_untraced)
-        snprintf(calls, sizeof calls, "all but %ld kinds", g.driver_calls_untraced);
     fprintf(stderr,
             "offtrace: CUPTI: %llu activities, %llu without host operation, %llu of no attached "
-            "device, %llu lost; driver calls traced: %s\n",
+            "device, %llu lost\n",
             (unsigned long long)s.activities, (unsigned long long)s.uncorrelated,
-            (unsigned long long)s.unmapped, (unsigned long long)s.lost, calls);
+            (unsigned long long)s.unmapped, (unsigned long long)s.lost);
 }
 
 static void stop_cupti(void)
 {
     disable_kinds(N_WANTED);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER); /* also ends the per-call tracing */
     g.enabled = 0;
     report_stats();
 }
@@ -356,12 +318,6 @@ static const ot_dev_backend *cupti_open(ot_dev_deliver_fn deliver, int verbose)
     unsigned long long ms = interval ? strtoull(interval, &end, 10) : 0;
     if (interval && end != interval && !*end && ms <= 60000)
         flush_interval_ns = ms * 1000000ull;
-    /* For measuring: "all" traces every driver call, as before the choice of calls. */
-    const char *driver_api = getenv("OFFTRACE_CUPTI_DRIVER_API");
-    g.trace_all_driver_calls = driver_api && strcmp(driver_api, "all") == 0;
-    if (driver_api && *driver_api && !g.trace_all_driver_calls && strcmp(driver_api, "device-work") != 0)
-        fprintf(stderr, "offtrace: OFFTRACE_CUPTI_DRIVER_API='%.100s' is not all or device-work: device-work used\n",
-                driver_api);
     g.deliver = deliver;
     g.verbose = verbose;
     return &cupti_backend;

@@ -7,9 +7,8 @@
 # with a sync after each traced run; median and fastest round are reported.
 #   usage: tests/bench/run_cg.sh [BUILD_DIR] [ROUNDS] [SIZES]
 #   SIZES: grid:iterations pairs, default "32:50 64:200 256:200 512:50"
-#   CG_CONFIGS: the configurations, default "none null host device"; also
-#   device-all-calls (CUPTI tracing every driver call, OFFTRACE_CUPTI_DRIVER_API=all,
-#   for a GPU), device-flush-every-target (OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0),
+#   CG_CONFIGS: the configurations, default "none null host device"; also, for a
+#   GPU, device-flush-every-target (OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0),
 #   cupti-floor and cupti-kernels (host-only with CUPTI alone preloaded, every kind
 #   the backend enables or kernels only: cupti_floor.c)
 set -eu
@@ -30,7 +29,6 @@ config_env() {
     null) echo "OMP_TOOL_LIBRARIES=$NULL_TOOL" ;;
     host) echo "OMP_TOOL_LIBRARIES=$HOST_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
     device) echo "OMP_TOOL_LIBRARIES=$HOST_LIB LD_PRELOAD=$DEVICE_LIB OFFTRACE_OUTPUT=$TMP/t OFFTRACE_VERBOSE=0" ;;
-    device-all-calls) echo "$(config_env device) OFFTRACE_CUPTI_DRIVER_API=all" ;;
     device-flush-every-target) echo "$(config_env device) OFFTRACE_CUPTI_FLUSH_INTERVAL_MS=0" ;;
     cupti-floor) echo "$(config_env host) LD_PRELOAD=$(realpath "$BUILD/lib/libofftrace_bench_cupti_floor.so")" ;;
     cupti-kernels) echo "$(config_env cupti-floor) OFFTRACE_BENCH_CUPTI_KINDS=kernels" ;;

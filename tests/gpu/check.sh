@@ -11,10 +11,6 @@ for d in "$RESULTS"/*/; do
     [ -f "$d/counts" ] && [ -f "$d/trace/traces.otf2" ] || continue
     echo "== $(basename "$d")"
     "$BUILD/bin/gpu_check" "$d/trace" "$d/counts" || failed=$((failed + 1))
-    if [ -f "$d/trace-all-calls/traces.otf2" ]; then # GPU_ALSO_ALL_CALLS: every driver call traced
-        echo "== $(basename "$d"), OFFTRACE_CUPTI_DRIVER_API=all"
-        "$BUILD/bin/gpu_check" "$d/trace-all-calls" "$d/counts" || failed=$((failed + 1))
-    fi
 done
 echo "gpu checks: $failed archive(s) with problems"
 [ "$failed" -eq 0 ]

@@ -78,9 +78,6 @@ run_example() {
     cmp -s "$d/u" "$d/t" && echo "output unchanged (but for timings)" || echo "OUTPUT DIFFERS"
     grep -E "^offtrace: (kernels|host->device|device->host|device|lost|warning|PARTIAL)" "$d/record.err" | head -8
     grep -iE "cupti|error|unavailable" "$d/record.err" | head -5
-    [ -n "${GPU_ALSO_ALL_CALLS:-}" ] && OMP_TARGET_OFFLOAD=$OFFLOAD OFFTRACE_CUPTI_DRIVER_API=all timeout 90 "$B/bin/offtrace" \
-        record -v -o "$d/trace-all-calls" -- "$prog" "$@" > /dev/null 2> "$d/record-all-calls.err" &&
-        grep -iE "cupti" "$d/record-all-calls.err" | head -3
     timeout 60 "$B/tools/otf2-print" --silent -Werror "$d/trace/traces.otf2" > "$d/otf2print.txt" 2>&1; echo "otf2-print -Werror rc=$?"
     timeout 60 "$B/bin/offtrace" report "$d/trace" > "$d/report.txt" 2>&1
     timeout 60 "$B/bin/offtrace" report --json "$d/trace" > "$d/report.json" 2>/dev/null
@@ -115,7 +112,7 @@ if [ -n "$crashed" ] && command -v cuda-gdb > /dev/null; then
     grep -A25 "received signal" "$R/crash_bt.txt" | head -40
 fi
 if left; then
-    say "CG benchmark (solver time: ${CG_CONFIGS:=none null host device device-all-calls})"
+    say "CG benchmark (solver time: ${CG_CONFIGS:=none null host cupti-floor device})"
     CG_CONFIGS=$CG_CONFIGS timeout $(( BUDGET + 60 - ($(date +%s) - START) )) sh "$ROOT/tests/bench/run_cg.sh" "$B" \
         "${CG_ROUNDS:-3}" "${CG_SIZES:-64:500 1024:200 4096:50}" > "$R/cg_bench.txt" 2>&1
     echo "cg bench rc=$?"; cat "$R/cg_bench.txt"
