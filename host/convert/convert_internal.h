@@ -132,6 +132,8 @@ typedef struct converter {
     size_t max_locations;        /**< what the writer was opened for (OTF2's definition chunks) */
     struct ot_write_counts *counts; /**< what was written, once closed, for the caller (opts->counts) */
     int live;                    /**< converting while the program runs: its first stream is still written */
+    int live_unsupported;        /**< live: the first stream holds what only the conversion after the end can
+                                      write (a lock's id and acquisition order need every stream whole) */
     struct thread_pass *handed_over; /**< a live pass its gate stopped at the program's end, for
                                           ot_cv_host_thread_go_on on record's own thread */
     int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data

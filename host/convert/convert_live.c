@@ -30,7 +30,9 @@
  *   order; a value between two points never changes). The final map must
  *   begin with the points used;
  * - no explicit task (it needs the counting pass: the attempt stops there;
- *   a data region is written in one pass, host_pass.c), no MPI definitions
+ *   a data region is written in one pass, host_pass.c), no lock event on the
+ *   first thread (a lock's id and acquisition order are numbered over every
+ *   stream whole: host_mutex.c marks the attempt live_unsupported), no MPI definitions
  *   (their pass reads every stream before the first is written), not an MPI rank
  *   (record does not start it), and the recording complete (status
  *   "recorded"): anything else, or anything unexpected, and the attempt is
@@ -271,6 +273,12 @@ static uint64_t wait_more(void *context, uint64_t allowed)
         }
         uint64_t k = l->allowed / l->per_chunk;
         int timed = 0;
+        if (l->c->live_unsupported) { /* the pass met what only the conversion after the end writes */
+            l->rc = -ENOTSUP;
+            while (!has_ended(l))
+                nap(l);
+            return OT_RAW_LIVE_ENDED;
+        }
         if (chunk_left(l, k) && !(timed = chunk_timed(l, k))) {
             int grew = ot_raw_clock_reload(l->raw_dir, &l->c->rec);
             if (grew < 0) { /* the clock file no longer begins as it did: wait for the end, drop the attempt */
@@ -561,7 +569,7 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     }
     l->c = NULL;
     int kept = 0;
-    if (rc == 0 && c && !l->dropped && recorded(l->raw_dir)) {
+    if (rc == 0 && c && !l->dropped && !c->live_unsupported && recorded(l->raw_dir)) {
         ot_raw_recording now = {0};
         char ignored[512];
         if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now) &&
