@@ -17,9 +17,10 @@
  * for programs with data regions (seventh round: written in one pass, a
  * region no exit data ends included), user regions and NVTX ranges (their
  * definitions read again as the program makes them); either for the 2-thread host OpenMP program (its
- * second stream is written after the end; kept when its stream existed when
- * the attempt began); dropped for lock events (eighth round: a lock's id and
- * order need every stream whole).
+ * second stream is written after the end); kept for threads that start after
+ * the attempt began (eighth round: tests/support/live_threads.c, a team that
+ * offloads, threads that end before the program, host OpenMP on late workers);
+ * dropped for lock events (a lock's id and order need every stream whole).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -241,6 +242,38 @@ Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same
 }
 #endif
 
+/* Threads that start after the attempt began (issue 18, eighth round): their
+ * streams are written after the end. A team of 3 threads each offloading in
+ * 20 parallel regions between two runs of 20000 regions on the main thread
+ * (their device items come between the main thread's: the main thread's go to
+ * the sort once another stream exists, convert_live.c). */
+Test(live_conversion, a_team_started_late_converts_live_to_the_same_archive)
+{
+    char *args[] = {"team", "20000", NULL}; /* long enough that the live thread gets to work with both cores busy */
+    uint64_t records = live_against_after_the_end("live-team", NULL, "live_threads", args, KEPT, NULL, 1,
+                                                  "40060 target, 0 enter data");
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+}
+
+/* Three threads started late, each 200 target regions, ended and joined
+ * before the main thread's last 20000. */
+Test(live_conversion, threads_that_end_early_convert_live_to_the_same_archive)
+{
+    char *args[] = {"ended", "20000", NULL};
+    uint64_t records = live_against_after_the_end("live-ended", NULL, "live_threads", args, KEPT, NULL, 1,
+                                                  "40600 target, 0 enter data");
+    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+}
+
+/* Host OpenMP on worker threads started late: parallel regions, barriers,
+ * a worksharing loop (--host-openmp=all). */
+Test(live_conversion, host_openmp_workers_started_late_convert_live_to_the_same_archive)
+{
+    char *args[] = {"host", "3000", NULL};
+    live_against_after_the_end("live-host-late", "--host-openmp=all", "live_threads", args, KEPT, NULL, 1,
+                               "400 parallel regions");
+}
+
 /* Lock events: a lock's id and its acquisitions' order are numbered over
  * every stream whole (host_mutex.c), which a pass while the program runs
  * cannot read: the attempt is dropped (before the eighth round it read the
@@ -256,6 +289,8 @@ Test(live_conversion, explicit_tasks_fall_back)
 {
     char *args[] = {"tasks", "3000", NULL};
     live_against_after_the_end("live-tasks", "--host-openmp=all", "live_phases", args, DROPPED, NULL, 0, NULL);
+    char *late[] = {"tasks", "3000", NULL}; /* with dependences, on threads started after the attempt began */
+    live_against_after_the_end("live-tasks-late", "--host-openmp=all", "live_threads", late, DROPPED, NULL, 1, NULL);
 }
 
 Test(live_conversion, the_knob_turns_it_off)

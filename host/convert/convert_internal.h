@@ -170,6 +170,10 @@ int ot_cv_finish(converter *c, const struct ot_convert_options *opts, int rc, ch
 /** \brief Whether a recording's device files name the host operations behind their activity (issue 17). */
 int ot_cv_operations_paired(const ot_raw_recording *rec);
 
+/** \brief The most locations an archive of \p rec may define: its host
+ *         threads, and for each device and the host its device locations. */
+size_t ot_cv_max_locations(const ot_raw_recording *rec);
+
 /** \brief Free a converter whatever phase it reached (an open archive abandoned). */
 void ot_cv_free(converter *c);
 
