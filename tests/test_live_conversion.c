@@ -185,19 +185,20 @@ Test(live_conversion, a_program_that_dies_falls_back)
 
 Test(live_conversion, enter_exit_data_converts_live_to_the_same_archive)
 {
-    char *args[] = {"enter_exit", "3000", NULL};
+    char *args[] = {"enter_exit", "20000", NULL};
     live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3001 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
+                               "20001 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
 }
 
 /* The typical offload program: its work inside a data region that ends at
  * the program's end, and data regions inside. */
 Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_archive)
 {
-    char *args[] = {"data_region", "3000", NULL};
-    /* the region around the work and one around every 500th of the 3000 regions */
+    char *args[] = {"data_region", "20000", NULL};
+    /* the region around the work and one around every 500th of the 20000 regions (20000: long enough that
+     * the live thread begins with both cores busy, ctest -j2 and the other tests of this suite) */
     uint64_t records = live_against_after_the_end("live-data-region", NULL, "live_phases", args, KEPT, NULL, 1,
-                                                  "3000 target, 7 enter data, 7 exit data, 0 update, 7 data regions\n");
+                                                  "20000 target, 41 enter data, 41 exit data, 0 update, 41 data regions\n");
     cr_assert_gt(records, 3 * 1024, "converted inside the open data region, before the program ended");
 }
 
@@ -206,18 +207,18 @@ Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_arch
  * after the end. */
 Test(live_conversion, a_data_region_across_functions_converts_live_to_the_same_archive)
 {
-    char *args[] = {"split_data", "3000", NULL};
+    char *args[] = {"split_data", "20000", NULL};
     live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3000 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
+                               "20000 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
 }
 
 /* An enter data no exit data ends: its region stays open to the thread's
  * end and is counted (host_pass.c), live as after the end. */
 Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
 {
-    char *args[] = {"enter_only", "3000", NULL};
+    char *args[] = {"enter_only", "20000", NULL};
     live_against_after_the_end("live-enter-only", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3000 target, 1 enter data, 0 exit data, 0 update, 1 data regions (1 open to the "
+                               "20000 target, 1 enter data, 0 exit data, 0 update, 1 data regions (1 open to the "
                                "thread's end");
 }
 
