@@ -244,35 +244,36 @@ Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same
 #endif
 
 /* Threads that start after the attempt began (issue 18, eighth round): their
- * streams are written after the end. A team of 3 threads each offloading in
- * 20 parallel regions between two runs of 20000 regions on the main thread
- * (their device items come between the main thread's: the main thread's go to
- * the sort once another stream exists, convert_live.c). */
-Test(live_conversion, a_team_started_late_converts_live_to_the_same_archive)
+ * streams are written after the end, live_threads MODE 20000 between two runs
+ * of 20000 regions on the main thread (long enough that the live thread gets
+ * to work with both cores busy). */
+static void threads_started_late(const char *name, const char *mode, const char *option, const char *summary_says)
 {
-    char *args[] = {"team", "20000", NULL}; /* long enough that the live thread gets to work with both cores busy */
-    uint64_t records = live_against_after_the_end("live-team", NULL, "live_threads", args, KEPT, NULL, 1,
-                                                  "40060 target, 0 enter data");
-    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+    char *args[] = {(char *)mode, "20000", NULL};
+    uint64_t records = live_against_after_the_end(name, option, "live_threads", args, KEPT, NULL, 1, summary_says);
+    cr_assert_gt(records, 3 * 1024, "%s: converted before the program ended", name);
 }
 
-/* Three threads started late, each 200 target regions, ended and joined
- * before the main thread's last 20000. */
+/* A team of 3 threads each offloading in 20 parallel regions: their device
+ * items come between the main thread's (the main thread's go to the sort
+ * once another stream exists, convert_live.c). */
+Test(live_conversion, a_team_started_late_converts_live_to_the_same_archive)
+{
+    threads_started_late("live-team", "team", NULL, "40060 target, 0 enter data");
+}
+
+/* Three threads, each 200 target regions, ended and joined before the main
+ * thread's last 20000. */
 Test(live_conversion, threads_that_end_early_convert_live_to_the_same_archive)
 {
-    char *args[] = {"ended", "20000", NULL};
-    uint64_t records = live_against_after_the_end("live-ended", NULL, "live_threads", args, KEPT, NULL, 1,
-                                                  "40600 target, 0 enter data");
-    cr_assert_gt(records, 3 * 1024, "converted before the program ended");
+    threads_started_late("live-ended", "ended", NULL, "40600 target, 0 enter data");
 }
 
 /* Host OpenMP on worker threads started late: parallel regions, barriers,
  * a worksharing loop (--host-openmp=all). */
 Test(live_conversion, host_openmp_workers_started_late_convert_live_to_the_same_archive)
 {
-    char *args[] = {"host", "3000", NULL};
-    live_against_after_the_end("live-host-late", "--host-openmp=all", "live_threads", args, KEPT, NULL, 1,
-                               "400 parallel regions");
+    threads_started_late("live-host-late", "host", "--host-openmp=all", "400 parallel regions");
 }
 
 /* Lock events: a lock's id and its acquisitions' order are numbered over

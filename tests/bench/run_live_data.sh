@@ -35,18 +35,12 @@ while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i $CONFIGS); do
         p=${c#*.}; how=${c%.*}
         flag=; [ "${how#*-}" = host ] && flag=--host-only
-        rm -rf "$T/o"
-        case $how in
-        none) timed "$c" "$PROG" $(args "$p") ;;
-        live-*) timed "$c" "$BUILD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        off-*) timed "$c" env OFFTRACE_LIVE_CONVERSION=off "$BUILD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        old-*) timed "$c" "$OLD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        esac
+        timed_live "$c" "${how%-*}" "$flag" "$PROG" $(args "$p")
     done
     i=$((i + 1))
 done
 m() { median "$T/$1"; }
-cell() { awk -v v="$(m "$1")" -v b="$2" 'BEGIN {printf "%.1f (x%.2f)", v, v / b}'; }
+cell() { live_cell "$@"; }
 table() { # suffix: "" wall, ".cpu" CPU
     echo "| program | untraced | mode | live (this build) | live off (this build) | baseline build |"
     echo "|---|---|---|---|---|---|"

@@ -32,18 +32,12 @@ i=0
 while [ $i -lt "$ROUNDS" ]; do
     for c in $(rotate $i $CONFIGS); do
         p=${c#*.}; how=${c%.*}
-        rm -rf "$T/o"
-        case $how in
-        none) timed "$c" "$PROG" "$p" 20000 ;;
-        live) timed "$c" "$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" "$p" 20000 ;;
-        off) timed "$c" env OFFTRACE_LIVE_CONVERSION=off "$BUILD/bin/offtrace" record -o "$T/o" -- "$PROG" "$p" 20000 ;;
-        old) timed "$c" "$OLD/bin/offtrace" record -o "$T/o" -- "$PROG" "$p" 20000 ;;
-        esac
+        timed_live "$c" "$how" "" "$PROG" "$p" 20000
     done
     i=$((i + 1))
 done
 m() { median "$T/$1"; }
-cell() { awk -v v="$(m "$1")" -v b="$2" 'BEGIN {printf "%.1f (x%.2f)", v, v / b}'; }
+cell() { live_cell "$@"; }
 table() { # suffix: "" wall, ".cpu" CPU
     echo "| program | untraced | live (this build) | live off (this build) | baseline build |"
     echo "|---|---|---|---|---|"
