@@ -85,4 +85,26 @@ timed_live() {
     old) timed "$name" "$OLD/bin/offtrace" record $flags -o "$T/o" -- "$@" ;;
     esac
 }
+# live_rounds: ROUNDS interleaved rounds over $CONFIGS, each configuration run
+# by the caller's `run_config CONFIG`.
+live_rounds() {
+    r=0
+    while [ $r -lt "$ROUNDS" ]; do
+        for c in $(rotate $r $CONFIGS); do
+            run_config "$c"
+        done
+        r=$((r + 1))
+    done
+}
+# live_tables: the caller's `table SUFFIX` for wall ms (""), then CPU ms (".cpu") when timed.
+live_tables() {
+    echo
+    echo "wall ms:"
+    table ""
+    if [ -n "$PERF" ]; then
+        echo
+        echo "CPU ms (user + system of the command and its children):"
+        table .cpu
+    fi
+}
 live_cell() { awk -v v="$(median "$T/$1")" -v b="$2" 'BEGIN {printf "%.1f (x%.2f)", v, v / b}'; }

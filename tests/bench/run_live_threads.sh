@@ -28,33 +28,22 @@ CONFIGS=""
 for p in $PROGRAMS; do
     CONFIGS="$CONFIGS none.$p live.$p off.$p old.$p"
 done
-i=0
-while [ $i -lt "$ROUNDS" ]; do
-    for c in $(rotate $i $CONFIGS); do
-        p=${c#*.}; how=${c%.*}
-        timed_live "$c" "$how" "" "$PROG" "$p" 20000
-    done
-    i=$((i + 1))
-done
+run_config() {
+    p=${1#*.}; how=${1%.*}
+    timed_live "$1" "$how" "" "$PROG" "$p" 20000
+}
+live_rounds
 m() { median "$T/$1"; }
-cell() { live_cell "$@"; }
 table() { # suffix: "" wall, ".cpu" CPU
     echo "| program | untraced | live (this build) | live off (this build) | baseline build |"
     echo "|---|---|---|---|---|"
     for p in $PROGRAMS; do
         b=$(m none.$p$1)
-        echo "| $p | $(printf %.1f "$b") | $(cell live.$p$1 "$b") | $(cell off.$p$1 "$b") | $(cell old.$p$1 "$b") |"
+        echo "| $p | $(printf %.1f "$b") | $(live_cell live.$p$1 "$b") | $(live_cell off.$p$1 "$b") | $(live_cell old.$p$1 "$b") |"
     done
 }
 echo "OMP_NUM_THREADS=$THREADS; median of $ROUNDS interleaved rounds; ms (ratio to untraced)"
-echo
-echo "wall ms:"
-table ""
-if [ -n "$PERF" ]; then
-    echo
-    echo "CPU ms (user + system of the command and its children):"
-    table .cpu
-fi
+live_tables
 echo
 echo "the live attempt in $KEEP_RUNS records of each program, this build and the baseline interleaved: how"
 echo "often it was kept, and the median seconds record's summary says it wrote the archive after the end"
