@@ -287,6 +287,14 @@ Test(live_conversion, lock_events_fall_back)
                                "1200 lock acquisitions");
 }
 
+/* Lock events on late worker threads only: the main thread's pass needs no
+ * lock table, the workers' streams are written after the end with the table
+ * built from every stream whole, as the conversion after the end builds it. */
+Test(live_conversion, lock_events_on_late_workers_only_convert_live_to_the_same_archive)
+{
+    threads_started_late("live-worker-locks", "worker_locks", "--host-openmp=all", "800 lock acquisitions");
+}
+
 Test(live_conversion, explicit_tasks_fall_back)
 {
     char *args[] = {"tasks", "3000", NULL};

@@ -12,10 +12,13 @@
  *             --host-openmp=all);
  *   critical  400 parallel regions of 3 threads, each thread in a critical
  *             section (lock events over the threads, --host-openmp=all);
+ *   worker_locks  the same, but only the workers enter the critical section
+ *             (lock events on late threads only, none on the main thread);
  *   tasks     a parallel region of 3 threads whose single thread makes 40
  *             explicit tasks with dependences (--host-openmp=all).
  * Prints the sum, which the modes do not change.
  */
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +74,14 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(3)
 #pragma omp critical
             more++;
+        }
+    } else if (!strcmp(mode, "worker_locks")) {
+        for (int step = 0; step < 400; step++) {
+#pragma omp parallel num_threads(3)
+            if (omp_get_thread_num() != 0) {
+#pragma omp critical
+                more++;
+            }
         }
     } else if (!strcmp(mode, "tasks")) {
         long cells[4] = {0};
