@@ -17,8 +17,10 @@
  * for programs with data regions (seventh round: written in one pass, a
  * region no exit data ends included), user regions and NVTX ranges (their
  * definitions read again as the program makes them); either for the 2-thread host OpenMP program (its
- * second stream is written after the end; kept when its stream existed when
- * the attempt began).
+ * second stream is written after the end); kept for threads that start after
+ * the attempt began (eighth round: tests/support/live_threads.c, a team that
+ * offloads, threads that end before the program, host OpenMP on late workers);
+ * dropped for lock events (a lock's id and order need every stream whole).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -183,19 +185,20 @@ Test(live_conversion, a_program_that_dies_falls_back)
 
 Test(live_conversion, enter_exit_data_converts_live_to_the_same_archive)
 {
-    char *args[] = {"enter_exit", "3000", NULL};
+    char *args[] = {"enter_exit", "20000", NULL};
     live_against_after_the_end("live-enter-exit", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3001 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
+                               "20001 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
 }
 
 /* The typical offload program: its work inside a data region that ends at
  * the program's end, and data regions inside. */
 Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_archive)
 {
-    char *args[] = {"data_region", "3000", NULL};
-    /* the region around the work and one around every 500th of the 3000 regions */
+    char *args[] = {"data_region", "20000", NULL};
+    /* the region around the work and one around every 500th of the 20000 regions (20000: long enough that
+     * the live thread begins with both cores busy, ctest -j2 and the other tests of this suite) */
     uint64_t records = live_against_after_the_end("live-data-region", NULL, "live_phases", args, KEPT, NULL, 1,
-                                                  "3000 target, 7 enter data, 7 exit data, 0 update, 7 data regions\n");
+                                                  "20000 target, 41 enter data, 41 exit data, 0 update, 41 data regions\n");
     cr_assert_gt(records, 3 * 1024, "converted inside the open data region, before the program ended");
 }
 
@@ -204,18 +207,18 @@ Test(live_conversion, data_regions_around_the_work_convert_live_to_the_same_arch
  * after the end. */
 Test(live_conversion, a_data_region_across_functions_converts_live_to_the_same_archive)
 {
-    char *args[] = {"split_data", "3000", NULL};
+    char *args[] = {"split_data", "20000", NULL};
     live_against_after_the_end("live-split-data", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3000 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
+                               "20000 target, 1 enter data, 1 exit data, 0 update, 1 data regions\n");
 }
 
 /* An enter data no exit data ends: its region stays open to the thread's
  * end and is counted (host_pass.c), live as after the end. */
 Test(live_conversion, a_data_region_no_exit_ends_converts_live_to_the_same_archive)
 {
-    char *args[] = {"enter_only", "3000", NULL};
+    char *args[] = {"enter_only", "20000", NULL};
     live_against_after_the_end("live-enter-only", NULL, "live_phases", args, KEPT, NULL, 1,
-                               "3000 target, 1 enter data, 0 exit data, 0 update, 1 data regions (1 open to the "
+                               "20000 target, 1 enter data, 0 exit data, 0 update, 1 data regions (1 open to the "
                                "thread's end");
 }
 
@@ -240,10 +243,64 @@ Test(live_conversion, nvtx_ranges_defined_while_it_runs_convert_live_to_the_same
 }
 #endif
 
+/* Threads that start after the attempt began (issue 18, eighth round): their
+ * streams are written after the end, live_threads MODE 20000 between two runs
+ * of 20000 regions on the main thread (long enough that the live thread gets
+ * to work with both cores busy). */
+static void threads_started_late(const char *name, const char *mode, const char *option, const char *summary_says)
+{
+    char *args[] = {(char *)mode, "20000", NULL};
+    uint64_t records = live_against_after_the_end(name, option, "live_threads", args, KEPT, NULL, 1, summary_says);
+    cr_assert_gt(records, 3 * 1024, "%s: converted before the program ended", name);
+}
+
+/* A team of 3 threads each offloading in 20 parallel regions: their device
+ * items come between the main thread's (the main thread's go to the sort
+ * once another stream exists, convert_live.c). */
+Test(live_conversion, a_team_started_late_converts_live_to_the_same_archive)
+{
+    threads_started_late("live-team", "team", NULL, "40060 target, 0 enter data");
+}
+
+/* Three threads, each 200 target regions, ended and joined before the main
+ * thread's last 20000. */
+Test(live_conversion, threads_that_end_early_convert_live_to_the_same_archive)
+{
+    threads_started_late("live-ended", "ended", NULL, "40600 target, 0 enter data");
+}
+
+/* Host OpenMP on worker threads started late: parallel regions, barriers,
+ * a worksharing loop (--host-openmp=all). */
+Test(live_conversion, host_openmp_workers_started_late_convert_live_to_the_same_archive)
+{
+    threads_started_late("live-host-late", "host", "--host-openmp=all", "400 parallel regions");
+}
+
+/* Lock events: a lock's id and its acquisitions' order are numbered over
+ * every stream whole (host_mutex.c), which a pass while the program runs
+ * cannot read: the attempt is dropped (before the eighth round it read the
+ * streams as they were, and its archive could differ). */
+Test(live_conversion, lock_events_fall_back)
+{
+    char *args[] = {"critical", "3000", NULL};
+    live_against_after_the_end("live-critical", "--host-openmp=all", "live_threads", args, DROPPED, NULL, 1,
+                               "1200 lock acquisitions");
+}
+
+/* Lock events on late worker threads only: the main thread's pass needs no
+ * lock table, the workers' streams are written after the end with the table
+ * built from every stream whole, as the conversion after the end builds it. */
+Test(live_conversion, lock_events_on_late_workers_only_convert_live_to_the_same_archive)
+{
+    threads_started_late("live-worker-locks", "worker_locks", "--host-openmp=all", "800 lock acquisitions");
+}
+
 Test(live_conversion, explicit_tasks_fall_back)
 {
     char *args[] = {"tasks", "3000", NULL};
     live_against_after_the_end("live-tasks", "--host-openmp=all", "live_phases", args, DROPPED, NULL, 0, NULL);
+    char *late[] = {"tasks", "3000", NULL}; /* with dependences, on threads started after the attempt began */
+    live_against_after_the_end("live-tasks-late", "--host-openmp=all", "live_threads", late, DROPPED, NULL, 1, NULL);
 }
 
 Test(live_conversion, the_knob_turns_it_off)

@@ -471,6 +471,11 @@ int ot_cv_operations_paired(const ot_raw_recording *rec)
     return 0;
 }
 
+size_t ot_cv_max_locations(const ot_raw_recording *rec)
+{
+    return rec->stream_count + (rec->device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
+}
+
 /* What a stream counts for in the progress line: its records, or before
  * it is counted, the most its file holds. */
 static uint64_t records_for_progress(const ot_raw_stream *s)
@@ -545,7 +550,7 @@ int ot_cv_start(converter *c, const char *dir, const char *archive_dir_given, co
         if (ot_symbolizer_add_maps(c->sym, c->rec.maps_files[i]) != 0)
             c->unusable_maps++;
     remove_partial_archive(c->archive_dir);
-    c->max_locations = c->rec.stream_count + (c->rec.device_count + 1) * OT_CV_MAX_DEVICE_LOCATIONS;
+    c->max_locations = ot_cv_max_locations(&c->rec);
     c->tw = ot_tw_open(c->archive_dir, c->max_locations, msg, msg_size);
     if (c->tw && place.kind == OT_JOB_PLACE_RANK)
         ot_tw_set_job_part(c->tw, place.job.rank, place.job.size, place.job.id);

@@ -132,6 +132,8 @@ typedef struct converter {
     size_t max_locations;        /**< what the writer was opened for (OTF2's definition chunks) */
     struct ot_write_counts *counts; /**< what was written, once closed, for the caller (opts->counts) */
     int live;                    /**< converting while the program runs: its first stream is still written */
+    int live_unsupported;        /**< live: the first stream holds what only the conversion after the end can
+                                      write (a lock's id and acquisition order need every stream whole) */
     struct thread_pass *handed_over; /**< a live pass its gate stopped at the program's end, for
                                           ot_cv_host_thread_go_on on record's own thread */
     int read_once; /**< streams are written as they are first read: none holds a task record or an enter-data
@@ -167,6 +169,10 @@ int ot_cv_finish(converter *c, const struct ot_convert_options *opts, int rc, ch
 
 /** \brief Whether a recording's device files name the host operations behind their activity (issue 17). */
 int ot_cv_operations_paired(const ot_raw_recording *rec);
+
+/** \brief The most locations an archive of \p rec may define: its host
+ *         threads, and for each device and the host its device locations. */
+size_t ot_cv_max_locations(const ot_raw_recording *rec);
 
 /** \brief Free a converter whatever phase it reached (an open archive abandoned). */
 void ot_cv_free(converter *c);

@@ -17,11 +17,17 @@
  *   another thread than its own: both are paired across threads before the
  *   first stream is written; the first thread's NVTX name as its pass
  *   took it);
- * - the streams' list, the device list, the maps snapshots, and every
- *   other file of raw/ the conversion reads at its start: the
- *   files are fingerprinted (name, size, contents) when the attempt starts
- *   and must be the same at the end; the streams and devices as
- *   ot_raw_open reads them must be the same;
+ * - the device list, the maps snapshots, and every other file of raw/ the
+ *   conversion reads at its start: the files are fingerprinted (name, size,
+ *   contents) when the attempt starts and must be the same at the end; the
+ *   first stream and the devices as ot_raw_open reads them must be the same;
+ * - the other threads' streams: the finished recording's, written after the
+ *   end, whether their threads started before the attempt began or after,
+ *   ended early or not (issue 18, eighth round); of their number the attempt
+ *   keeps only the archive's definition chunk, which must not change, and
+ *   the device items: once another stream exists, the first stream's go to
+ *   the device timelines' sorts, as the conversion after the end sends them
+ *   for a recording of several streams (notice_other_streams);
  * - the first stream's records: only chunks the writer has left (the next
  *   chunk holds a committed record: a thread fills its chunks in order), and
  *   only once clock.pairs holds a pair later than every time in them (the
@@ -30,7 +36,9 @@
  *   order; a value between two points never changes). The final map must
  *   begin with the points used;
  * - no explicit task (it needs the counting pass: the attempt stops there;
- *   a data region is written in one pass, host_pass.c), no MPI definitions
+ *   a data region is written in one pass, host_pass.c), no lock event on the
+ *   first thread (a lock's id and acquisition order are numbered over every
+ *   stream whole: host_mutex.c marks the attempt live_unsupported), no MPI definitions
  *   (their pass reads every stream before the first is written), not an MPI rank
  *   (record does not start it), and the recording complete (status
  *   "recorded"): anything else, or anything unexpected, and the attempt is
@@ -100,6 +108,7 @@ struct ot_convert_live {
     struct timespec ended_at;                 /* when record learnt the program had ended */
     double live_seconds;                      /* its work before the end (CPU of the thread) */
     int handing_over;                         /* the live thread's pass stopped at the end, for record's thread */
+    int other_streams;                        /* a thread stream besides the first is known to exist */
 };
 
 static int has_ended(ot_convert_live *l)
@@ -256,6 +265,39 @@ static int chunk_timed(ot_convert_live *l, uint64_t k)
     return 1;
 }
 
+/* Whether raw/ holds a thread stream besides the first (a thread started
+ * since the attempt began, ended or not). */
+static int other_stream_exists(const ot_convert_live *l)
+{
+    DIR *d = opendir(l->raw_dir);
+    int found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        found = len > 11 && !strncmp(e->d_name, "thread-", 7) && !strcmp(e->d_name + len - 4, ".rec") &&
+                strcmp(e->d_name, "thread-0.rec");
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Once another thread has a stream, the first stream is no longer the last
+ * that may add device items: from here on they go to the device timelines'
+ * sorts, as the conversion after the end sends all of them for a recording of
+ * several streams (ot_cv_tell_device_timelines). Those written as they came
+ * before stay first; should a later stream's item come before one of them,
+ * the write fails and record converts again after the end (device_timeline.h). */
+static void notice_other_streams(ot_convert_live *l)
+{
+    if (l->other_streams || !other_stream_exists(l))
+        return;
+    l->other_streams = 1;
+    converter *c = l->c;
+    c->device_items_last_source = 0;
+    for (size_t k = 0; k < c->device_count; k++)
+        ot_cv_tell_device_timeline(c, &c->devices[k]);
+}
+
 /* The gate (raw_reader.h): the chunks the writer has left and the clock map
  * covers, a chunk more each time; the end. */
 static uint64_t wait_more(void *context, uint64_t allowed)
@@ -267,10 +309,17 @@ static uint64_t wait_more(void *context, uint64_t allowed)
                 l->live_seconds = thread_cpu_seconds(); /* its work while the program ran */
             if (ot_raw_clock_reload(l->raw_dir, &l->c->rec) < 0)
                 l->rc = -EPROTO;
+            notice_other_streams(l); /* the tail is read without the gate: every thread's stream exists by now */
             return OT_RAW_LIVE_ENDED;
         }
         uint64_t k = l->allowed / l->per_chunk;
         int timed = 0;
+        if (l->c->live_unsupported) { /* the pass met what only the conversion after the end writes */
+            l->rc = -ENOTSUP;
+            while (!has_ended(l))
+                nap(l);
+            return OT_RAW_LIVE_ENDED;
+        }
         if (chunk_left(l, k) && !(timed = chunk_timed(l, k))) {
             int grew = ot_raw_clock_reload(l->raw_dir, &l->c->rec);
             if (grew < 0) { /* the clock file no longer begins as it did: wait for the end, drop the attempt */
@@ -282,6 +331,7 @@ static uint64_t wait_more(void *context, uint64_t allowed)
             timed = grew && chunk_timed(l, k);
         }
         if (timed) {
+            notice_other_streams(l);
             l->allowed += l->per_chunk;
             l->records_before_end += l->per_chunk;
             if (l->allowed > allowed)
@@ -368,6 +418,7 @@ static void *live_main(void *arg)
     if (rc == 0) {
         c->rec.streams[0].live = &l->gate;
         ot_cv_tell_device_timelines(c, 0);
+        l->other_streams = c->rec.stream_count > 1; /* then the device items are sorted from the start */
         rc = ot_cv_host_thread(c, &c->rec.streams[0]);
         if (rc == OT_CV_HANDED_OVER) /* the rest on record's own thread (ot_convert_live_finish) */
             rc = 0;
@@ -421,20 +472,23 @@ ot_convert_live *ot_convert_live_start(const char *dir)
 }
 
 /* The finished recording as ot_raw_open reads it against what the attempt
- * took: the same streams (the first's header as it was), devices, host
+ * took: the same first stream (its header as it was), devices, host
  * device, maps snapshots, device files' backends; the clock map begun with
- * the points used; every fingerprinted file unchanged. */
+ * the points used; every fingerprinted file unchanged. The other streams
+ * are the finished recording's, whatever there were when the attempt
+ * began: they are written after the end (threads started or ended since
+ * included), so only what the attempt set up from their number must not
+ * change: the archive's definition chunk (ot_tw_open). */
 static int same_recording(const ot_convert_live *l, const ot_raw_recording *was, const ot_raw_recording *now)
 {
-    if (now->stream_count != was->stream_count || now->device_count != was->device_count ||
+    if (!now->stream_count || !was->stream_count || now->device_count != was->device_count ||
         now->host_device != was->host_device || now->maps_count != was->maps_count ||
-        now->stream_files != was->stream_files || now->ignored_streams != was->ignored_streams ||
-        !ot_timemap_is_prefix(was->ticks_to_ns, now->ticks_to_ns))
+        !ot_timemap_is_prefix(was->ticks_to_ns, now->ticks_to_ns) ||
+        ot_tw_definition_chunk(ot_cv_max_locations(now)) != ot_tw_definition_chunk(ot_cv_max_locations(was)))
         return 0;
-    for (size_t i = 0; i < now->stream_count; i++)
-        if (strcmp(now->streams[i].path, was->streams[i].path) ||
-            now->streams[i].header.thread_index != was->streams[i].header.thread_index)
-            return 0;
+    if (strcmp(now->streams[0].path, was->streams[0].path) ||
+        now->streams[0].header.thread_index != was->streams[0].header.thread_index)
+        return 0;
     const offtrace_raw_stream_header *a = &now->streams[0].header, *b = &was->streams[0].header;
     if (a->os_tid != b->os_tid || a->thread_kind != b->thread_kind || a->is_process_main != b->is_process_main ||
         a->chunk_bytes != b->chunk_bytes || a->lost_records != b->lost_records || a->lost_cause != b->lost_cause ||
@@ -561,7 +615,7 @@ int ot_convert_live_finish(ot_convert_live *l, const ot_convert_options *opts, o
     }
     l->c = NULL;
     int kept = 0;
-    if (rc == 0 && c && !l->dropped && recorded(l->raw_dir)) {
+    if (rc == 0 && c && !l->dropped && !c->live_unsupported && recorded(l->raw_dir)) {
         ot_raw_recording now = {0};
         char ignored[512];
         if (ot_raw_open(l->raw_dir, &now, ignored, sizeof ignored) == 0 && same_recording(l, &c->rec, &now) &&

@@ -251,6 +251,11 @@ void ot_mutex_locks_free(ot_mutex_locks *l)
 
 static ot_mutex_locks *locks_of(converter *c)
 {
+    if (c->live) { /* other streams are still being written, the first is read as it goes: the attempt is
+                    * dropped (convert_live.c), and the table is built by the conversion after the end */
+        c->live_unsupported = 1;
+        return &no_locks;
+    }
     if (!c->mutex_locks && !(c->mutex_locks = locks_build(c)))
         c->mutex_locks = &no_locks;
     return c->mutex_locks;

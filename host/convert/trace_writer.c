@@ -257,7 +257,7 @@ static OTF2_ErrorCode remember_error(void *user, const char *file, uint64_t line
  * location, and that was half of a short program's exit (CG: 41 -> 31 ms
  * for the whole process); a 600,000-event conversion is as fast with
  * either. */
-static uint64_t definition_chunk(size_t max_locations)
+uint64_t ot_tw_definition_chunk(size_t max_locations)
 {
     uint64_t need = 16 * (uint64_t)max_locations;
     need = (need + OTF2_CHUNK_SIZE_MIN - 1) / OTF2_CHUNK_SIZE_MIN * OTF2_CHUNK_SIZE_MIN;
@@ -274,7 +274,7 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
     w->first_time = UINT64_MAX;
     w->previous_error_handler = OTF2_Error_RegisterCallback(remember_error, w);
     w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
-                                   OTF2_CHUNK_SIZE_MIN, definition_chunk(max_locations),
+                                   OTF2_CHUNK_SIZE_MIN, ot_tw_definition_chunk(max_locations),
                                    OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!w->archive) {
         snprintf(err, err_size, "offtrace: cannot create the OTF2 archive in '%s'", dir);

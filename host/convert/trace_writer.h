@@ -110,6 +110,11 @@ OTF2_CommRef ot_tw_mpi_comm(const ot_trace_writer *w, uint64_t id);
  */
 ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, size_t err_size);
 
+/** \brief The definition chunk ot_tw_open gives an archive of \p max_locations
+ *         (the anchor file holds it): the live conversion checks that the
+ *         threads started after its archive was opened leave it the same. */
+uint64_t ot_tw_definition_chunk(size_t max_locations);
+
 /**
  * \brief Make this archive rank \p rank's part of an MPI job of \p size ranks
  *        (issue 16, docs/mpi.md): every location id given to

@@ -68,3 +68,43 @@ timed() {
         echo "($end - $start) * 1000" | bc -l >> "$T/$name"
     fi
 }
+
+# The live conversion's benchmarks (run_live_data.sh, run_live_threads.sh):
+# timed_live NAME HOW FLAGS COMMAND... times one configuration of an
+# interleaved round: HOW none (the program alone), live (BUILD's record),
+# off (BUILD's record with OFFTRACE_LIVE_CONVERSION=off), old (OLD's record);
+# FLAGS (unquoted: words or nothing) go to record, which writes into $T/o.
+# live_cell NAME BASE: NAME's median "ms (xRATIO)" against BASE ms.
+timed_live() {
+    name=$1; how=$2; flags=$3; shift 3
+    rm -rf "$T/o"
+    case $how in
+    none) timed "$name" "$@" ;;
+    live) timed "$name" "$BUILD/bin/offtrace" record $flags -o "$T/o" -- "$@" ;;
+    off) timed "$name" env OFFTRACE_LIVE_CONVERSION=off "$BUILD/bin/offtrace" record $flags -o "$T/o" -- "$@" ;;
+    old) timed "$name" "$OLD/bin/offtrace" record $flags -o "$T/o" -- "$@" ;;
+    esac
+}
+# live_rounds: ROUNDS interleaved rounds over $CONFIGS, each configuration run
+# by the caller's `run_config CONFIG`.
+live_rounds() {
+    r=0
+    while [ $r -lt "$ROUNDS" ]; do
+        for c in $(rotate $r $CONFIGS); do
+            run_config "$c"
+        done
+        r=$((r + 1))
+    done
+}
+# live_tables: the caller's `table SUFFIX` for wall ms (""), then CPU ms (".cpu") when timed.
+live_tables() {
+    echo
+    echo "wall ms:"
+    table ""
+    if [ -n "$PERF" ]; then
+        echo
+        echo "CPU ms (user + system of the command and its children):"
+        table .cpu
+    fi
+}
+live_cell() { awk -v v="$(median "$T/$1")" -v b="$2" 'BEGIN {printf "%.1f (x%.2f)", v, v / b}'; }

@@ -13,6 +13,11 @@
  *                                        on one thread (uncontended)
  *   bench_host_openmp_units critical N   N empty critical sections on one
  *                                        thread (uncontended)
+ *   bench_host_openmp_units late N       N/2 empty parallel regions of one
+ *                                        thread (a serial phase whose own
+ *                                        OpenMP is recorded), then N/2 of the
+ *                                        whole team: its worker threads start
+ *                                        there, not before the timed part
  * Prints "ns_per_unit X" (CLOCK_MONOTONIC around the N units).
  */
 #include <omp.h>
@@ -31,16 +36,28 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
     if (argc != 3 || (strcmp(argv[1], "parallel") && strcmp(argv[1], "chunk") && strcmp(argv[1], "task") &&
-                      strcmp(argv[1], "lock") && strcmp(argv[1], "critical"))) {
-        fprintf(stderr, "usage: %s parallel|chunk|task|lock|critical N\n", argv[0]);
+                      strcmp(argv[1], "lock") && strcmp(argv[1], "critical") && strcmp(argv[1], "late"))) {
+        fprintf(stderr, "usage: %s parallel|chunk|task|lock|critical|late N\n", argv[0]);
         return 2;
     }
     long n = atol(argv[2]);
     volatile long sink = 0;
+    int late = !strcmp(argv[1], "late");
+    if (!late) {
 #pragma omp parallel /* the team exists before the timed part */
-    sink += omp_get_thread_num();
+        sink += omp_get_thread_num();
+    }
     double start = now_ns();
-    if (!strcmp(argv[1], "parallel")) {
+    if (late) {
+        for (long i = 0; i < n / 2; i++) {
+#pragma omp parallel num_threads(1)
+            sink += omp_get_thread_num();
+        }
+        for (long i = n / 2; i < n; i++) {
+#pragma omp parallel
+            sink += omp_get_thread_num();
+        }
+    } else if (!strcmp(argv[1], "parallel")) {
         for (long i = 0; i < n; i++) {
 #pragma omp parallel
             sink += omp_get_thread_num(); /* not `+= 0`: clang drops that region */

@@ -30,43 +30,26 @@ for p in in_data enter_exit; do
         CONFIGS="$CONFIGS live-$mode.$p off-$mode.$p old-$mode.$p"
     done
 done
-i=0
-while [ $i -lt "$ROUNDS" ]; do
-    for c in $(rotate $i $CONFIGS); do
-        p=${c#*.}; how=${c%.*}
-        flag=; [ "${how#*-}" = host ] && flag=--host-only
-        rm -rf "$T/o"
-        case $how in
-        none) timed "$c" "$PROG" $(args "$p") ;;
-        live-*) timed "$c" "$BUILD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        off-*) timed "$c" env OFFTRACE_LIVE_CONVERSION=off "$BUILD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        old-*) timed "$c" "$OLD/bin/offtrace" record $flag -o "$T/o" -- "$PROG" $(args "$p") ;;
-        esac
-    done
-    i=$((i + 1))
-done
+run_config() {
+    p=${1#*.}; how=${1%.*}
+    flag=; [ "${how#*-}" = host ] && flag=--host-only
+    timed_live "$1" "${how%-*}" "$flag" "$PROG" $(args "$p")
+}
+live_rounds
 m() { median "$T/$1"; }
-cell() { awk -v v="$(m "$1")" -v b="$2" 'BEGIN {printf "%.1f (x%.2f)", v, v / b}'; }
 table() { # suffix: "" wall, ".cpu" CPU
     echo "| program | untraced | mode | live (this build) | live off (this build) | baseline build |"
     echo "|---|---|---|---|---|---|"
     for p in in_data enter_exit; do
         b=$(m none.$p$1)
         for mode in dev host; do
-            echo "| $p | $(printf %.1f "$b") | $mode | $(cell live-$mode.$p$1 "$b") | $(cell off-$mode.$p$1 "$b") |" \
-                "$(cell old-$mode.$p$1 "$b") |"
+            echo "| $p | $(printf %.1f "$b") | $mode | $(live_cell live-$mode.$p$1 "$b") | $(live_cell off-$mode.$p$1 "$b") |" \
+                "$(live_cell old-$mode.$p$1 "$b") |"
         done
     done
 }
 echo "median of $ROUNDS interleaved rounds; ms (ratio to untraced)"
-echo
-echo "wall ms:"
-table ""
-if [ -n "$PERF" ]; then
-    echo
-    echo "CPU ms (user + system of the command and its children):"
-    table .cpu
-fi
+live_tables
 echo
 echo "the live attempt in $KEEP_RUNS records of each program (device detail), this build, interleaved with"
 echo "as many with it off: how often it was kept, its records converted before the end, and the median"
