@@ -81,6 +81,8 @@ typedef struct lane {
     uint32_t ended_next;
     uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
     int chunk_seen;
+    uint64_t team_size, thread_number; /* its last host implicit task Enter's (implicit_seen: there was one) */
+    int implicit_seen;
 } lane;
 
 /* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
@@ -875,13 +877,44 @@ static void chunk_iterations(lane *l, const ot_tr_region *region, ot_tr_span *s)
     }
 }
 
+/* A host implicit task's Enter leaves out its team size and its thread number where they are those of the
+ * previous host implicit task Enter on its location (issue 18, eighth round; docs/host-openmp.md "An implicit
+ * task's team size and thread number"): a reader is given them as if carried. Archives written before carry
+ * them always. */
+static void implicit_task_team(lane *l, const ot_tr_region *region, ot_tr_span *s)
+{
+    if (region->cls != OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        return;
+    const unsigned size = 1u << OT_TR_ATTR_TEAM_SIZE, number = 1u << OT_TR_ATTR_THREAD_NUMBER;
+    if (l->implicit_seen && !(s->attrs & size)) {
+        s->attr[OT_TR_ATTR_TEAM_SIZE] = l->team_size;
+        s->attrs |= size;
+    }
+    if (l->implicit_seen && !(s->attrs & number)) {
+        s->attr[OT_TR_ATTR_THREAD_NUMBER] = l->thread_number;
+        s->attrs |= number;
+    }
+    if ((s->attrs & size) && (s->attrs & number)) {
+        l->team_size = s->attr[OT_TR_ATTR_TEAM_SIZE];
+        l->thread_number = s->attr[OT_TR_ATTR_THREAD_NUMBER];
+        l->implicit_seen = 1;
+    }
+}
+
+/* The attributes an Enter leaves out where they follow from the Enters before it on its location. */
+static void supply_usual(lane *l, const ot_tr_region *region, ot_tr_span *s)
+{
+    chunk_iterations(l, region, s);
+    implicit_task_team(l, region, s);
+}
+
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
     if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
-        ot_tr_span skipped; /* a chunk too deep to keep still gives the next one its iterations */
+        ot_tr_span skipped; /* a chunk or implicit task too deep to keep still gives the next one its values */
         read_span_attributes(a, al, &skipped);
-        chunk_iterations(l, region, &skipped);
+        supply_usual(l, region, &skipped);
         l->too_deep++;
         a->regions_too_deep++;
         return deliver(a, 0);
@@ -899,7 +932,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
-    chunk_iterations(l, region, s);
+    supply_usual(l, region, s);
     if (region->klass == OT_TR_DATA_OP)
         read_data_op_map(a, al, &s->map);
     else

@@ -66,6 +66,11 @@ typedef struct thread_pass {
      * iterations"). */
     uint64_t chunk_first, chunk_iterations;
     int chunk_written;
+    /* The last implicit task Enter written on this location: the next one leaves out its team size and its
+     * thread number where they are the same, readers supply them (docs/host-openmp.md "An implicit task's team
+     * size and thread number"). */
+    uint64_t implicit_team_size, implicit_thread_number;
+    int implicit_written;
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -652,8 +657,15 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
     } else if (cls == OFFTRACE_CLASS_HOST_WORK) { /* a loop's trip count, a sections' section count */
         OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
     } else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK) {
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_TEAM_SIZE, r->bytes);
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_THREAD_NUMBER, r->src_addr);
+        if (!(p->implicit_written && r->bytes == p->implicit_team_size))
+            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_TEAM_SIZE, r->bytes);
+        if (!(p->implicit_written && r->src_addr == p->implicit_thread_number))
+            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_THREAD_NUMBER, r->src_addr);
+        if (region != NO_REGION) {
+            p->implicit_team_size = r->bytes;
+            p->implicit_thread_number = r->src_addr;
+            p->implicit_written = 1;
+        }
     }
     if (region != NO_REGION) {
         ot_tw_enter(p->w, p->attributes, t, region);

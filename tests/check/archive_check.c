@@ -28,6 +28,8 @@ typedef struct loc_state {
     size_t depth;
     uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
     int chunk_seen;
+    uint64_t team_size, thread_number; /* its last host implicit task Enter's (implicit_seen: there was one) */
+    int implicit_seen;
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -56,6 +58,7 @@ typedef struct state {
     uint64_t *device_parallels; size_t ndevice_parallels; /* Enter times of device parallel regions */
     OTF2_AttributeRef map_attr[OFFTRACE_MAP_ATTRIBUTE_COUNT]; /* by catalogue offset; UINT32_MAX: undefined */
     OTF2_AttributeRef first_iteration, iterations;            /* UINT32_MAX: undefined */
+    OTF2_AttributeRef team_size, thread_number;               /* UINT32_MAX: undefined */
     uint64_t wanted_location;  /* archive_location_times: the location whose times are kept */
     uint64_t *wanted_times; size_t nwanted_times;
 } state;
@@ -102,6 +105,10 @@ static OTF2_CallbackCode d_attribute(void *u, OTF2_AttributeRef self, OTF2_Strin
         s->first_iteration = self;
     else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "iterations"))
         s->iterations = self;
+    else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "team size"))
+        s->team_size = self;
+    else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "thread number"))
+        s->thread_number = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -351,6 +358,26 @@ static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *
     ls->chunk_seen = 1;
 }
 
+/* docs/host-openmp.md "An implicit task's team size and thread number": a host implicit task's Enter carries
+ * each of the two unless it is that of the previous host implicit task Enter on its location; a location's
+ * first one carries both. */
+static void check_implicit_task_team(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+{
+    uint64_t size, number;
+    int has_size = carried(s, a, s->team_size, &size), has_number = carried(s, a, s->thread_number, &number);
+    if (!ls->implicit_seen && !(has_size && has_number)) {
+        bad_map(s, "a location's first implicit task Enter without its team size or thread number", l, t);
+        return;
+    }
+    if (ls->implicit_seen && has_size && size == ls->team_size)
+        bad_map(s, "an implicit task's Enter carrying the team size of the location's previous one", l, t);
+    if (ls->implicit_seen && has_number && number == ls->thread_number)
+        bad_map(s, "an implicit task's Enter carrying the thread number of the location's previous one", l, t);
+    ls->team_size = has_size ? size : ls->team_size;
+    ls->thread_number = has_number ? number : ls->thread_number;
+    ls->implicit_seen = 1;
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
@@ -361,6 +388,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     offtrace_event_class c = class_of(s, r);
     if (c == OFFTRACE_CLASS_HOST_CHUNK)
         check_chunk_iterations(s, ls, a, l, t);
+    else if (c == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        check_implicit_task_team(s, ls, a, l, t);
     if (ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
     /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
@@ -677,7 +706,7 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     s->wanted_location = wanted;
     for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
         s->map_attr[k] = UINT32_MAX;
-    s->first_iteration = s->iterations = UINT32_MAX;
+    s->first_iteration = s->iterations = s->team_size = s->thread_number = UINT32_MAX;
     int rc = read_defs(rd, s);
     char *version = NULL;
     if (rc == 0 && (OTF2_Reader_GetProperty(rd, OFFTRACE_CATALOGUE_PROPERTY, &version) != OTF2_SUCCESS || !version ||

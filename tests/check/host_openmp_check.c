@@ -41,12 +41,14 @@ typedef struct loc {
     unsigned nloops;
     uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
     int chunk_seen;
+    uint64_t team_size, thread_number; /* its last implicit task Enter's (implicit_seen: there was one) */
+    int implicit_seen;
 } loc;
 
 typedef struct state {
     host_check_base base; /* first: the base's callbacks get the state */
     host_openmp_facts *f;
-    OTF2_AttributeRef iterations, first_iteration;
+    OTF2_AttributeRef iterations, first_iteration, team_size, thread_number;
     loop_instance *instances;
     size_t ninstances;
 } state;
@@ -72,6 +74,10 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         s->iterations = self;
     else if (!strcmp(host_check_string(base, name), "first iteration"))
         s->first_iteration = self;
+    else if (!strcmp(host_check_string(base, name), "team size"))
+        s->team_size = self;
+    else if (!strcmp(host_check_string(base, name), "thread number"))
+        s->thread_number = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -112,6 +118,24 @@ static int chunk_bounds(state *s, loc *l, OTF2_AttributeList *a, uint64_t *first
     return 1;
 }
 
+/* An implicit task's team size and thread number (docs/host-openmp.md "An implicit task's team size and thread
+ * number"): carried, or left out at those of the previous implicit task Enter on the location. 0: none to be
+ * had. */
+static int implicit_team(state *s, loc *l, OTF2_AttributeList *a, uint64_t *size, uint64_t *number)
+{
+    int has_size = carried(s, a, s->team_size, size), has_number = carried(s, a, s->thread_number, number);
+    if (!l->implicit_seen && !(has_size && has_number))
+        return 0;
+    if (!has_size)
+        *size = l->team_size;
+    if (!has_number)
+        *number = l->thread_number;
+    l->team_size = *size;
+    l->thread_number = *number;
+    l->implicit_seen = 1;
+    return 1;
+}
+
 static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef r)
 {
@@ -131,11 +155,19 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     uint64_t v = 0, first = 0;
     switch (k) {
     case K_PARALLEL: f->parallel++; break;
-    case K_IMPLICIT:
+    case K_IMPLICIT: {
         f->implicit_tasks++;
         l->implicit_tasks++;
         fr->implicit_task = 1;
+        uint64_t size = 0, number = 0;
+        if (!implicit_team(s, l, a, &size, &number)) {
+            f->implicit_tasks_without_team++;
+            host_check_problem(base, "an implicit task without its team size or thread number");
+        }
+        f->team_size_sum += size;
+        f->thread_number_sum += number;
         break;
+    }
     case K_WORK:
         if (role == OTF2_REGION_ROLE_LOOP) {
             f->loops++;
