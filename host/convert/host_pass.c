@@ -302,9 +302,13 @@ static open_item *push(thread_pass *p)
     return o;
 }
 
+static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end);
+
 /* Close an item at time t; `end` is its END record, or NULL when the thread
- * stopped (the program died) before the operation finished. */
-static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+ * stopped (the program died) before the operation finished. Inline: most
+ * items (host OpenMP, plain regions) are a Leave or two and a count; what a
+ * target construct, data op or submit does more is close_operation's. */
+static inline void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
     if (o->event == EVENT_SPAN) { /* a data region: its exit-data ended it, or nothing did */
@@ -312,10 +316,21 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
         leave(p, t, o->region);
         return;
     }
-    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
-    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (!end)
         c->unfinished++;
+    if (o->event == OFFTRACE_RAW_DATA_OP || o->event == OFFTRACE_RAW_SUBMIT || o->event == OFFTRACE_RAW_TARGET)
+        close_operation(p, o, t, end);
+    leave(p, t, o->region);
+    leave(p, t, o->outer);
+}
+
+/* A target construct's, data op's or submit's part of its close: its device's transfer, memory or kernel, or
+ * the construct's span. */
+static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+{
+    converter *c = p->c;
+    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
+    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
         if ((is_to_device(o->subkind) || is_from_device(o->subkind)) && d && d->rdma) {
             /* Same condition as the put/get in on_data_op: no completion without its op. */
@@ -335,8 +350,6 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
     } else if (o->event == OFFTRACE_RAW_TARGET) {
         ot_target_spans_put(c->spans, o->id, o->begin, t);
     }
-    leave(p, t, o->region);
-    leave(p, t, o->outer);
 }
 
 /* Pop to the item with this event and id, closing anything above it as
