@@ -409,24 +409,21 @@ int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
  * conversion of 47 (docs/performance.md, issue 18). One converter writes one
  * archive at a time (single-threaded, see above); forgotten whenever a writer
  * is made or ends (its address may come back for another). */
-static const OTF2_EvtWriter *last_writer;
-static ot_location_counts *last_counts;
+ot_tw_last_written ot_tw_last;
 
 static void forget_last_writer(void)
 {
-    last_writer = NULL;
-    last_counts = NULL;
+    ot_tw_last.writer = NULL;
+    ot_tw_last.counts = NULL;
 }
 
-static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
+ot_location_counts *ot_tw_counts_of_another(const OTF2_EvtWriter *ew)
 {
-    if (ew != last_writer) {
-        void *l = NULL;
-        OTF2_EvtWriter_GetUserData(ew, &l);
-        last_writer = ew;
-        last_counts = l;
-    }
-    return last_counts;
+    void *l = NULL;
+    OTF2_EvtWriter_GetUserData(ew, &l);
+    ot_tw_last.writer = ew;
+    ot_tw_last.counts = l;
+    return l;
 }
 
 /* The new location's counts, its event writer's user data: \p early's when
@@ -460,8 +457,7 @@ static void count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t loca
     OTF2_EvtWriter_SetUserData(ew, l);
 }
 
-/* One more Enter of \p region, unless nested past what readers deliver. */
-static void count_enter(ot_location_counts *l, OTF2_RegionRef region)
+void ot_tw_count_enter(ot_location_counts *l, OTF2_RegionRef region)
 {
     if (l->depth++ >= OT_WRITE_COUNTS_MAX_DEPTH)
         return;
@@ -481,24 +477,10 @@ static void count_enter(ot_location_counts *l, OTF2_RegionRef region)
     l->enters[region]++;
 }
 
-void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
-{
-    ot_location_counts *l = counts_of(ew);
-    if (OTF2_EvtWriter_Enter(ew, attributes, t, region) == OTF2_SUCCESS && l)
-        count_enter(l, region);
-}
-
-void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
-{
-    ot_location_counts *l = counts_of(ew);
-    if (OTF2_EvtWriter_Leave(ew, attributes, t, region) == OTF2_SUCCESS && l && l->depth)
-        l->depth--;
-}
-
 void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
                    uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    ot_location_counts *l = counts_of(ew);
+    ot_location_counts *l = ot_tw_counts_of(ew);
     if (OTF2_EvtWriter_RmaPut(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
         l->puts++;
         l->put_bytes += bytes;
@@ -508,7 +490,7 @@ void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t 
 void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
                    uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    ot_location_counts *l = counts_of(ew);
+    ot_location_counts *l = ot_tw_counts_of(ew);
     if (OTF2_EvtWriter_RmaGet(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
         l->gets++;
         l->get_bytes += bytes;
