@@ -304,21 +304,39 @@ typedef struct chunks_seen {
     unsigned next_task[2]; /* and in ot_synthetic_teams of the next implicit task */
 } chunks_seen;
 
+/* A span's two values \p ka and \p kb, carried or supplied, against what the archive's writer meant (\p what's
+ * number \p k). */
+static void expect_pair(const ot_tr_span *span, const char *what, unsigned k, int ka, unsigned long long a, int kb,
+                        unsigned long long b)
+{
+    cr_assert(span->attrs >> ka & 1 && span->attrs >> kb & 1, "%s %u without its values", what, k);
+    cr_expect_eq(span->attr[ka], a, "%s %u", what, k);
+    cr_expect_eq(span->attr[kb], b, "%s %u", what, k);
+}
+
+static int chunk_location(unsigned k) { return ot_synthetic_chunks[k].location; }
+static int team_location(unsigned k) { return ot_synthetic_teams[k].location; }
+
+/* The index of location \p id's next expected of \p n entries (located by \p location), past \p too_deep (the one
+ * the reader does not deliver); *i moves on past it. */
+static unsigned next_expected(unsigned *i, unsigned n, int (*location)(unsigned), uint64_t id, unsigned too_deep)
+{
+    while (*i < n && location(*i) != (int)id)
+        ++*i;
+    if (id == 1 && *i == too_deep)
+        ++*i;
+    cr_assert_lt(*i, n);
+    return (*i)++;
+}
+
 /* The same for an implicit task's team size and thread number (docs/host-openmp.md "An implicit task's team
  * size and thread number"), in the same archive: each loop is in one. */
 static void on_implicit_task(chunks_seen *seen, const ot_tr_location *loc, const ot_tr_span *span)
 {
-    unsigned *i = &seen->next_task[loc->id];
-    while (*i < OT_SYNTHETIC_TEAMS && ot_synthetic_teams[*i].location != (int)loc->id)
-        ++*i;
-    if (loc->id == 1 && *i == 2) /* location 1's first implicit task is too deep to deliver */
-        ++*i;
-    cr_assert_lt(*i, OT_SYNTHETIC_TEAMS);
-    const ot_synthetic_team *want = &ot_synthetic_teams[(*i)++];
-    cr_assert(span->attrs >> OT_TR_ATTR_TEAM_SIZE & 1, "implicit task %u without its team size", *i - 1);
-    cr_assert(span->attrs >> OT_TR_ATTR_THREAD_NUMBER & 1, "implicit task %u without its thread number", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_TEAM_SIZE], want->size, "implicit task %u", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_THREAD_NUMBER], want->number, "implicit task %u", *i - 1);
+    /* location 1's first implicit task (2) is too deep to deliver */
+    unsigned k = next_expected(&seen->next_task[loc->id], OT_SYNTHETIC_TEAMS, team_location, loc->id, 2);
+    expect_pair(span, "implicit task", k, OT_TR_ATTR_TEAM_SIZE, ot_synthetic_teams[k].size, OT_TR_ATTR_THREAD_NUMBER,
+                ot_synthetic_teams[k].number);
     seen->tasks_delivered++;
 }
 
@@ -330,18 +348,10 @@ static int on_chunk(void *user, const ot_tr_location *loc, const ot_tr_span *spa
         on_implicit_task(seen, loc, span);
     if (span->end || span->region->cls != OFFTRACE_CLASS_HOST_CHUNK)
         return 0;
-    cr_assert(loc->id < 2);
-    unsigned *i = &seen->next[loc->id];
-    while (*i < OT_SYNTHETIC_CHUNKS && ot_synthetic_chunks[*i].location != (int)loc->id)
-        ++*i;
-    if (loc->id == 1 && *i == 6) /* location 1's first chunk is too deep to deliver */
-        ++*i;
-    cr_assert_lt(*i, OT_SYNTHETIC_CHUNKS);
-    const ot_synthetic_chunk *want = &ot_synthetic_chunks[(*i)++];
-    cr_assert(span->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1, "chunk %u without its first iteration", *i - 1);
-    cr_assert(span->attrs >> OT_TR_ATTR_ITERATIONS & 1, "chunk %u without its iterations", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_FIRST_ITERATION], want->first, "chunk %u", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_ITERATIONS], want->iterations, "chunk %u", *i - 1);
+    /* location 1's first chunk (6) is too deep to deliver */
+    unsigned k = next_expected(&seen->next[loc->id], OT_SYNTHETIC_CHUNKS, chunk_location, loc->id, 6);
+    expect_pair(span, "chunk", k, OT_TR_ATTR_FIRST_ITERATION, ot_synthetic_chunks[k].first, OT_TR_ATTR_ITERATIONS,
+                ot_synthetic_chunks[k].iterations);
     seen->delivered++;
     return 0;
 }

@@ -16,6 +16,12 @@
 #define MAX_DEPTH 512
 #define MAX_INTERVALS 200000
 
+/* Two values a kind of Enter leaves out where usual: the location's last such Enter's (seen: there was one). */
+typedef struct usual_pair {
+    uint64_t a, b;
+    int seen;
+} usual_pair;
+
 typedef struct loc_state {
     uint64_t id;
     OTF2_LocationType type;
@@ -26,10 +32,8 @@ typedef struct loc_state {
     uint64_t begin[MAX_DEPTH];
     uint32_t variable[MAX_DEPTH]; /* the "variable" string of a data op's Enter, NO_VARIABLE */
     size_t depth;
-    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
-    int chunk_seen;
-    uint64_t team_size, thread_number; /* its last host implicit task Enter's (implicit_seen: there was one) */
-    int implicit_seen;
+    usual_pair chunk; /* its last chunk Enter's first iteration and iterations */
+    usual_pair team;  /* its last host implicit task Enter's team size and thread number */
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -332,50 +336,51 @@ static void count_device_construct(state *s, offtrace_event_class c, OTF2_Region
     }
 }
 
-/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
- * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
- * chunk's; a location's first chunk carries both. */
 static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
 {
     return a && ref != UINT32_MAX && OTF2_AttributeList_TestAttributeByID(a, ref) &&
            OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
 }
 
-static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+/* An Enter (\p what) that carries its values \p ra (\p name_a) and \p rb (\p name_b) unless they are the usual
+ * ones, \p usual_a and \p usual_b, which follow from the location's \p last such Enter; a location's first carries
+ * both. Misplaced: a usual value carried, or a first Enter without both. */
+static void check_usual_pair(state *s, usual_pair *last, OTF2_AttributeList *a, const char *what,
+                             OTF2_AttributeRef ra, const char *name_a, uint64_t usual_a, OTF2_AttributeRef rb,
+                             const char *name_b, uint64_t usual_b, uint64_t l, uint64_t t)
 {
-    uint64_t first, iterations;
-    int has_first = carried(s, a, s->first_iteration, &first), has_iterations = carried(s, a, s->iterations, &iterations);
-    if (!ls->chunk_seen && !(has_first && has_iterations)) {
-        bad_map(s, "a location's first chunk Enter without its first iteration or iterations", l, t);
+    uint64_t va, vb;
+    int has_a = carried(s, a, ra, &va), has_b = carried(s, a, rb, &vb);
+    char problem[256];
+    if (!last->seen && !(has_a && has_b)) {
+        snprintf(problem, sizeof problem, "a location's first %s Enter without its %s or %s", what, name_a, name_b);
+        bad_map(s, problem, l, t);
         return;
     }
-    if (ls->chunk_seen && has_first && first == ls->chunk_first + ls->chunk_iterations)
-        bad_map(s, "a chunk's Enter carrying the first iteration that follows on from the previous chunk", l, t);
-    if (ls->chunk_seen && has_iterations && iterations == ls->chunk_iterations)
-        bad_map(s, "a chunk's Enter carrying the iterations of the location's previous chunk", l, t);
-    ls->chunk_first = has_first ? first : ls->chunk_first + ls->chunk_iterations;
-    ls->chunk_iterations = has_iterations ? iterations : ls->chunk_iterations;
-    ls->chunk_seen = 1;
+    for (int k = 0; k < 2; k++)
+        if (last->seen && (k ? has_b && vb == usual_b : has_a && va == usual_a)) {
+            snprintf(problem, sizeof problem, "a %s Enter carrying its usual %s (the location's previous one's)", what,
+                     k ? name_b : name_a);
+            bad_map(s, problem, l, t);
+        }
+    *last = (usual_pair){has_a ? va : usual_a, has_b ? vb : usual_b, 1};
+}
+
+/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
+ * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
+ * chunk's. */
+static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+{
+    check_usual_pair(s, &ls->chunk, a, "chunk", s->first_iteration, "first iteration", ls->chunk.a + ls->chunk.b,
+                     s->iterations, "iterations", ls->chunk.b, l, t);
 }
 
 /* docs/host-openmp.md "An implicit task's team size and thread number": a host implicit task's Enter carries
- * each of the two unless it is that of the previous host implicit task Enter on its location; a location's
- * first one carries both. */
+ * each of the two unless it is that of the previous host implicit task Enter on its location. */
 static void check_implicit_task_team(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
 {
-    uint64_t size, number;
-    int has_size = carried(s, a, s->team_size, &size), has_number = carried(s, a, s->thread_number, &number);
-    if (!ls->implicit_seen && !(has_size && has_number)) {
-        bad_map(s, "a location's first implicit task Enter without its team size or thread number", l, t);
-        return;
-    }
-    if (ls->implicit_seen && has_size && size == ls->team_size)
-        bad_map(s, "an implicit task's Enter carrying the team size of the location's previous one", l, t);
-    if (ls->implicit_seen && has_number && number == ls->thread_number)
-        bad_map(s, "an implicit task's Enter carrying the thread number of the location's previous one", l, t);
-    ls->team_size = has_size ? size : ls->team_size;
-    ls->thread_number = has_number ? number : ls->thread_number;
-    ls->implicit_seen = 1;
+    check_usual_pair(s, &ls->team, a, "implicit task", s->team_size, "team size", ls->team.a, s->thread_number,
+                     "thread number", ls->team.b, l, t);
 }
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
