@@ -124,3 +124,77 @@ Test(raw_cursor, a_file_cut_short_during_a_pass_yields_what_is_left)
     remove_scratch(path);
     free(s.path);
 }
+
+/* The file index of the committed record with id \p id (write_stream's layout). */
+static uint64_t file_index_of(uint64_t id)
+{
+    uint64_t before = 0;
+    for (unsigned c = 0; c < CHUNKS; c++) {
+        if (id <= before + committed_in(c))
+            return (uint64_t)c * CHUNK_RECORDS + (id - before - 1);
+        before += committed_in(c);
+    }
+    cr_assert_fail("no record %llu", (unsigned long long)id);
+    return 0;
+}
+
+static void rewrite_record(const char *path, uint64_t id, uint8_t event, uint8_t subkind)
+{
+    int fd = open(path, O_RDWR);
+    cr_assert_geq(fd, 0);
+    off_t at = OFFTRACE_RAW_HEADER_SIZE + (off_t)file_index_of(id) * (off_t)sizeof(offtrace_raw_record);
+    offtrace_raw_record r;
+    cr_assert_eq(pread(fd, &r, sizeof r, at), (ssize_t)sizeof r);
+    r.event = event;
+    r.subkind = subkind;
+    cr_assert_eq(pwrite(fd, &r, sizeof r, at), (ssize_t)sizeof r);
+    close(fd);
+}
+
+#define TARGET_KIND 4 /* a TARGET record's kind (ompt_target_update) */
+
+static int seen(const ot_raw_stream *s, uint8_t event)
+{
+    return (int)(s->events_seen[event >> 6] >> (event & 63) & 1);
+}
+
+/* What a pass over an uncounted stream learns as it reads (issue 18, eighth
+ * round: the records the inline step yields are noted a window at a time):
+ * every kind it holds, wherever in a window it is, the target kinds, and
+ * whether the header's pending begin is one of the last records already
+ * committed (then it is not yielded again) or a new one (yielded last). */
+Test(raw_cursor, a_counting_pass_learns_every_kind_and_the_pending_begin)
+{
+    char *path = scratch_file();
+    for (int pending_is_new = 0; pending_is_new < 2; pending_is_new++) {
+        ot_raw_stream s;
+        size_t written = write_stream(path, &s);
+        rewrite_record(path, 3001, OFFTRACE_RAW_MEASUREMENT, 0);        /* in the middle of a full window */
+        rewrite_record(path, 7, OFFTRACE_RAW_TARGET, TARGET_KIND); /* in the small first window */
+        rewrite_record(path, written - 3, OFFTRACE_RAW_DATA_OP, 1);     /* among the last eight */
+        s.header.pending.event = OFFTRACE_RAW_DATA_OP;
+        s.header.pending.endpoint = OFFTRACE_RAW_BEGIN;
+        s.header.pending.id = pending_is_new ? written + 1 : written - 3;
+        ot_raw_cursor cur;
+        cr_assert_eq(ot_raw_cursor_open(&cur, &s), 0);
+        size_t yielded = 0;
+        uint64_t last_id = 0;
+        for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));) {
+            yielded++;
+            last_id = r->id;
+        }
+        ot_raw_cursor_close(&cur);
+        cr_assert(s.counted);
+        cr_assert_eq(s.with_pending, pending_is_new, "the pending begin %s one of the last records",
+                     pending_is_new ? "is not" : "is");
+        cr_assert_eq(s.count, written + (size_t)pending_is_new);
+        cr_assert_eq(yielded, s.count);
+        cr_assert_eq(last_id, pending_is_new ? written + 1 : written);
+        cr_assert(seen(&s, OFFTRACE_RAW_OMP_PARALLEL) && seen(&s, OFFTRACE_RAW_MEASUREMENT) &&
+                  seen(&s, OFFTRACE_RAW_TARGET) && seen(&s, OFFTRACE_RAW_DATA_OP));
+        cr_assert(!seen(&s, OFFTRACE_RAW_NONE) && !seen(&s, OFFTRACE_RAW_SUBMIT) && !seen(&s, OFFTRACE_RAW_OMP_CHUNK));
+        cr_assert_eq(s.target_kinds_seen, 1ull << TARGET_KIND);
+        free(s.path);
+    }
+    remove_scratch(path);
+}

@@ -299,32 +299,64 @@ Test(trace_read, the_archive_check_wants_the_variable_alone_on_a_put)
  * previous chunk (docs/host-openmp.md "A chunk's iterations"); every reader gets them as if carried, after a
  * chunk too deep to deliver too, and the archive that carries them all reads the same. */
 typedef struct chunks_seen {
-    unsigned delivered;
+    unsigned delivered, tasks_delivered;
     unsigned next[2]; /* per location: the index in ot_synthetic_chunks of the next chunk expected */
+    unsigned next_task[2]; /* and in ot_synthetic_teams of the next implicit task */
 } chunks_seen;
+
+/* A span's two values \p ka and \p kb, carried or supplied, against what the archive's writer meant (\p what's
+ * number \p k). */
+static void expect_pair(const ot_tr_span *span, const char *what, unsigned k, int ka, unsigned long long a, int kb,
+                        unsigned long long b)
+{
+    cr_assert(span->attrs >> ka & 1 && span->attrs >> kb & 1, "%s %u without its values", what, k);
+    cr_expect_eq(span->attr[ka], a, "%s %u", what, k);
+    cr_expect_eq(span->attr[kb], b, "%s %u", what, k);
+}
+
+static int chunk_location(unsigned k) { return ot_synthetic_chunks[k].location; }
+static int team_location(unsigned k) { return ot_synthetic_teams[k].location; }
+
+/* The index of location \p id's next expected of \p n entries (located by \p location), past \p too_deep (the one
+ * the reader does not deliver); *i moves on past it. */
+static unsigned next_expected(unsigned *i, unsigned n, int (*location)(unsigned), uint64_t id, unsigned too_deep)
+{
+    while (*i < n && location(*i) != (int)id)
+        ++*i;
+    if (id == 1 && *i == too_deep)
+        ++*i;
+    cr_assert_lt(*i, n);
+    return (*i)++;
+}
+
+/* The same for an implicit task's team size and thread number (docs/host-openmp.md "An implicit task's team
+ * size and thread number"), in the same archive: each loop is in one. */
+static void on_implicit_task(chunks_seen *seen, const ot_tr_location *loc, const ot_tr_span *span)
+{
+    /* location 1's first implicit task (2) is too deep to deliver */
+    unsigned k = next_expected(&seen->next_task[loc->id], OT_SYNTHETIC_TEAMS, team_location, loc->id, 2);
+    expect_pair(span, "implicit task", k, OT_TR_ATTR_TEAM_SIZE, ot_synthetic_teams[k].size, OT_TR_ATTR_THREAD_NUMBER,
+                ot_synthetic_teams[k].number);
+    seen->tasks_delivered++;
+}
 
 static int on_chunk(void *user, const ot_tr_location *loc, const ot_tr_span *span)
 {
     chunks_seen *seen = user;
+    cr_assert(loc->id < 2);
+    if (!span->end && span->region->cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        on_implicit_task(seen, loc, span);
     if (span->end || span->region->cls != OFFTRACE_CLASS_HOST_CHUNK)
         return 0;
-    cr_assert(loc->id < 2);
-    unsigned *i = &seen->next[loc->id];
-    while (*i < OT_SYNTHETIC_CHUNKS && ot_synthetic_chunks[*i].location != (int)loc->id)
-        ++*i;
-    if (loc->id == 1 && *i == 6) /* location 1's first chunk is too deep to deliver */
-        ++*i;
-    cr_assert_lt(*i, OT_SYNTHETIC_CHUNKS);
-    const ot_synthetic_chunk *want = &ot_synthetic_chunks[(*i)++];
-    cr_assert(span->attrs >> OT_TR_ATTR_FIRST_ITERATION & 1, "chunk %u without its first iteration", *i - 1);
-    cr_assert(span->attrs >> OT_TR_ATTR_ITERATIONS & 1, "chunk %u without its iterations", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_FIRST_ITERATION], want->first, "chunk %u", *i - 1);
-    cr_expect_eq(span->attr[OT_TR_ATTR_ITERATIONS], want->iterations, "chunk %u", *i - 1);
+    /* location 1's first chunk (6) is too deep to deliver */
+    unsigned k = next_expected(&seen->next[loc->id], OT_SYNTHETIC_CHUNKS, chunk_location, loc->id, 6);
+    expect_pair(span, "chunk", k, OT_TR_ATTR_FIRST_ITERATION, ot_synthetic_chunks[k].first, OT_TR_ATTR_ITERATIONS,
+                ot_synthetic_chunks[k].iterations);
     seen->delivered++;
     return 0;
 }
 
-Test(trace_read, a_chunk_has_its_iterations_whether_it_carries_them_or_not)
+Test(trace_read, a_chunk_and_an_implicit_task_have_their_values_whether_they_carry_them_or_not)
 {
     for (int carry_all = 0; carry_all < 2; carry_all++)
         for (int unordered = 0; unordered < 2; unordered++) {
@@ -335,10 +367,11 @@ Test(trace_read, a_chunk_has_its_iterations_whether_it_carries_them_or_not)
             ot_tr_visitor v = {.unordered = unordered, .enter = on_chunk};
             cr_assert_eq(ot_trace_read(dir, &v, &seen, err, sizeof err), 0, "%s", err);
             cr_expect_eq(seen.delivered, OT_SYNTHETIC_CHUNKS - 1);
+            cr_expect_eq(seen.tasks_delivered, OT_SYNTHETIC_TEAMS - 1);
         }
 }
 
-/* The tests' own check counts a chunk carrying a value it should leave out as misplaced. */
+/* The tests' own check counts a chunk or implicit task carrying a value it should leave out as misplaced. */
 Test(trace_read, the_archive_check_wants_a_chunks_usual_values_left_out)
 {
     for (int carry_all = 0; carry_all < 2; carry_all++) {
@@ -347,7 +380,8 @@ Test(trace_read, the_archive_check_wants_a_chunks_usual_values_left_out)
         cr_assert_eq(write_chunked_archive(dir, carry_all), 0);
         archive_facts f;
         cr_assert_eq(archive_check(dir, &f), 0);
-        cr_expect_eq(f.bad_map_placement, carry_all ? OT_SYNTHETIC_CHUNKS_USUAL : 0, "%s", f.first_problem);
+        cr_expect_eq(f.bad_map_placement, carry_all ? OT_SYNTHETIC_CHUNKS_USUAL + OT_SYNTHETIC_TEAMS_USUAL : 0, "%s",
+                     f.first_problem);
     }
 }
 

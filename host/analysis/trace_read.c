@@ -65,6 +65,13 @@ typedef struct location_property {
  * earlier side's call may have ended (a send's call long before a late receive completes). */
 #define ENDED_CALLS 4
 
+/* Two attributes of a kind of Enter that a location leaves out at their usual values: the last such Enter's
+ * (seen: there was one). */
+struct usual_pair {
+    uint64_t a, b;
+    int seen;
+};
+
 /* What the read keeps of one location: its open region instances (a stack)
  * and its transfers in flight (oldest first). Records are ot_tr_span /
  * ot_tr_transfer followed by the visitor's scratch bytes. */
@@ -79,8 +86,8 @@ typedef struct lane {
     uint64_t collective_begin;   /* its open MpiCollectiveBegin's time, 0: none open */
     struct { uint64_t serial, end; } ended[ENDED_CALLS]; /* its MPI calls that ended last (a message's end) */
     uint32_t ended_next;
-    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
-    int chunk_seen;
+    struct usual_pair chunk; /* its last chunk Enter's first iteration and iterations */
+    struct usual_pair team;  /* its last host implicit task Enter's team size and thread number */
 } lane;
 
 /* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
@@ -851,37 +858,46 @@ static void map_from_data_op(ot_tr_map *m, const ot_tr_map *op)
         m->implicit = op->implicit;
 }
 
-/* A host chunk's Enter (a region of class HOST_CHUNK) leaves out its iterations when they are those of the
- * previous chunk Enter on its location and its first iteration when it follows on from that chunk (issue 18,
- * seventh round; docs/host-openmp.md "A chunk's iterations"): a reader is given them as if carried. Archives
- * written before carry them always. */
-static void chunk_iterations(lane *l, const ot_tr_region *region, ot_tr_span *s)
+/* Give \p s attributes \p ka and \p kb where it left them out, at \p usual_a and \p usual_b (the location had such
+ * an Enter before), and keep what it then has as the location's \p last. */
+static void supply_pair(struct usual_pair *last, ot_tr_span *s, int ka, uint64_t usual_a, int kb, uint64_t usual_b)
 {
-    if (region->cls != OFFTRACE_CLASS_HOST_CHUNK)
-        return;
-    const unsigned first = 1u << OT_TR_ATTR_FIRST_ITERATION, iterations = 1u << OT_TR_ATTR_ITERATIONS;
-    if (l->chunk_seen && !(s->attrs & first)) {
-        s->attr[OT_TR_ATTR_FIRST_ITERATION] = l->chunk_first + l->chunk_iterations;
-        s->attrs |= first;
+    const unsigned bit_a = 1u << ka, bit_b = 1u << kb;
+    if (last->seen && !(s->attrs & bit_a)) {
+        s->attr[ka] = usual_a;
+        s->attrs |= bit_a;
     }
-    if (l->chunk_seen && !(s->attrs & iterations)) {
-        s->attr[OT_TR_ATTR_ITERATIONS] = l->chunk_iterations;
-        s->attrs |= iterations;
+    if (last->seen && !(s->attrs & bit_b)) {
+        s->attr[kb] = usual_b;
+        s->attrs |= bit_b;
     }
-    if ((s->attrs & first) && (s->attrs & iterations)) {
-        l->chunk_first = s->attr[OT_TR_ATTR_FIRST_ITERATION];
-        l->chunk_iterations = s->attr[OT_TR_ATTR_ITERATIONS];
-        l->chunk_seen = 1;
-    }
+    if ((s->attrs & bit_a) && (s->attrs & bit_b))
+        *last = (struct usual_pair){s->attr[ka], s->attr[kb], 1};
+}
+
+/* The attributes an Enter leaves out where they follow from the Enters before it on its location; a reader is
+ * given them as if carried, and archives written before carry them always (docs/host-openmp.md):
+ * - a host chunk's (a region of class HOST_CHUNK) iterations where they are those of the previous chunk Enter
+ *   on its location, its first iteration where it follows on from that chunk (issue 18, seventh round, "A
+ *   chunk's iterations");
+ * - a host implicit task's team size and thread number where they are those of the previous one (eighth round,
+ *   "An implicit task's team size and thread number"). */
+static void supply_usual(lane *l, const ot_tr_region *region, ot_tr_span *s)
+{
+    if (region->cls == OFFTRACE_CLASS_HOST_CHUNK)
+        supply_pair(&l->chunk, s, OT_TR_ATTR_FIRST_ITERATION, l->chunk.a + l->chunk.b, OT_TR_ATTR_ITERATIONS,
+                    l->chunk.b);
+    else if (region->cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        supply_pair(&l->team, s, OT_TR_ATTR_TEAM_SIZE, l->team.a, OT_TR_ATTR_THREAD_NUMBER, l->team.b);
 }
 
 static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane *l, uint64_t t,
                                const ot_tr_region *region, OTF2_AttributeList *al)
 {
     if (l->too_deep || l->depth == OT_TR_MAX_DEPTH) {
-        ot_tr_span skipped; /* a chunk too deep to keep still gives the next one its iterations */
+        ot_tr_span skipped; /* a chunk or implicit task too deep to keep still gives the next one its values */
         read_span_attributes(a, al, &skipped);
-        chunk_iterations(l, region, &skipped);
+        supply_usual(l, region, &skipped);
         l->too_deep++;
         a->regions_too_deep++;
         return deliver(a, 0);
@@ -899,7 +915,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     s->serial = ++a->next_serial;
     s->transfers = s->bytes = 0;
     read_span_attributes(a, al, s);
-    chunk_iterations(l, region, s);
+    supply_usual(l, region, s);
     if (region->klass == OT_TR_DATA_OP)
         read_data_op_map(a, al, &s->map);
     else

@@ -47,6 +47,12 @@ typedef struct open_item {
     uint32_t map_site; /* TARGET: its map site (issue 15), 0: none */
 } open_item;
 
+/* Two values a kind of Enter leaves out where usual: the location's last such Enter's (written: there was one). */
+typedef struct usual_pair {
+    uint64_t a, b;
+    int written;
+} usual_pair;
+
 typedef struct thread_pass {
     converter *c;
     ot_raw_stream *s;
@@ -61,11 +67,13 @@ typedef struct thread_pass {
     int off;              /* an off window opened by this thread is open */
     ot_mutex_thread *mutex; /* host_mutex.c's state of the thread, from its first mutex record */
     ot_raw_cursor cur;    /* the pass's place in the stream: a live pass handed over goes on from it */
-    /* The last chunk Enter written on this location: the next one leaves out its iterations when they are the
-     * same and its first iteration when it follows on, readers supply them (docs/host-openmp.md "A chunk's
-     * iterations"). */
-    uint64_t chunk_first, chunk_iterations;
-    int chunk_written;
+    /* The last chunk Enter written on this location (first iteration, iterations): the next one leaves out its
+     * iterations when they are the same and its first iteration when it follows on, readers supply them
+     * (docs/host-openmp.md "A chunk's iterations"). */
+    usual_pair chunk;
+    /* The last implicit task Enter written on this location (team size, thread number): the next one leaves out
+     * each where it is the same (docs/host-openmp.md "An implicit task's team size and thread number"). */
+    usual_pair team;
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -297,9 +305,13 @@ static open_item *push(thread_pass *p)
     return o;
 }
 
+static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end);
+
 /* Close an item at time t; `end` is its END record, or NULL when the thread
- * stopped (the program died) before the operation finished. */
-static void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+ * stopped (the program died) before the operation finished. Inline: most
+ * items (host OpenMP, plain regions) are a Leave or two and a count; what a
+ * target construct, data op or submit does more is close_operation's. */
+static inline void close_item(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
     if (o->event == EVENT_SPAN) { /* a data region: its exit-data ended it, or nothing did */
@@ -307,10 +319,21 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
         leave(p, t, o->region);
         return;
     }
-    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
-    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (!end)
         c->unfinished++;
+    if (o->event == OFFTRACE_RAW_DATA_OP || o->event == OFFTRACE_RAW_SUBMIT || o->event == OFFTRACE_RAW_TARGET)
+        close_operation(p, o, t, end);
+    leave(p, t, o->region);
+    leave(p, t, o->outer);
+}
+
+/* A target construct's, data op's or submit's part of its close: its device's transfer, memory or kernel, or
+ * the construct's span. */
+static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+{
+    converter *c = p->c;
+    /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
+    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
         if ((is_to_device(o->subkind) || is_from_device(o->subkind)) && d && d->rdma) {
             /* Same condition as the put/get in on_data_op: no completion without its op. */
@@ -330,8 +353,6 @@ static void close_item(thread_pass *p, const open_item *o, uint64_t t, const off
     } else if (o->event == OFFTRACE_RAW_TARGET) {
         ot_target_spans_put(c->spans, o->id, o->begin, t);
     }
-    leave(p, t, o->region);
-    leave(p, t, o->outer);
 }
 
 /* Pop to the item with this event and id, closing anything above it as
@@ -603,6 +624,20 @@ static OTF2_RegionRef teams_region(converter *c, offtrace_event_class cls)
     return memo_keep(c, head, 1, 0, ot_tw_region(c->tw, cls, "teams", NULL, 0, 0));
 }
 
+/* An Enter's values \p va and \p vb, each added to its attributes unless it is the usual one (\p usual_a, \p usual_b:
+ * what follows from the location's \p last such Enter; issue 18: an attribute costs OTF2 more than the event);
+ * kept as the next one's last when the Enter is \p written (it has a region). */
+static void add_unusual_pair(thread_pass *p, usual_pair *last, OTF2_AttributeRef ra, uint64_t va, uint64_t usual_a,
+                             OTF2_AttributeRef rb, uint64_t vb, uint64_t usual_b, int written)
+{
+    if (!(last->written && va == usual_a))
+        OTF2_AttributeList_AddUint64(p->attributes, ra, va);
+    if (!(last->written && vb == usual_b))
+        OTF2_AttributeList_AddUint64(p->attributes, rb, vb);
+    if (written)
+        *last = (usual_pair){va, vb, 1};
+}
+
 static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_t t, offtrace_event_class cls)
 {
     if (r->event == OFFTRACE_RAW_OMP_WORK && r->endpoint == OFFTRACE_RAW_END)
@@ -639,22 +674,14 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
     o->event = r->event;
     o->device = -1;
     o->region = region;
-    if (cls == OFFTRACE_CLASS_HOST_CHUNK) {
-        if (!(p->chunk_written && r->src_addr == p->chunk_first + p->chunk_iterations))
-            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_FIRST_ITERATION, r->src_addr);
-        if (!(p->chunk_written && r->bytes == p->chunk_iterations))
-            OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
-        if (region != NO_REGION) {
-            p->chunk_first = r->src_addr;
-            p->chunk_iterations = r->bytes;
-            p->chunk_written = 1;
-        }
-    } else if (cls == OFFTRACE_CLASS_HOST_WORK) { /* a loop's trip count, a sections' section count */
+    if (cls == OFFTRACE_CLASS_HOST_CHUNK)
+        add_unusual_pair(p, &p->chunk, OT_ATTR_FIRST_ITERATION, r->src_addr, p->chunk.a + p->chunk.b,
+                         OT_ATTR_ITERATIONS, r->bytes, p->chunk.b, region != NO_REGION);
+    else if (cls == OFFTRACE_CLASS_HOST_WORK) /* a loop's trip count, a sections' section count */
         OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_ITERATIONS, r->bytes);
-    } else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK) {
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_TEAM_SIZE, r->bytes);
-        OTF2_AttributeList_AddUint64(p->attributes, OT_ATTR_THREAD_NUMBER, r->src_addr);
-    }
+    else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        add_unusual_pair(p, &p->team, OT_ATTR_TEAM_SIZE, r->bytes, p->team.a, OT_ATTR_THREAD_NUMBER, r->src_addr,
+                         p->team.b, region != NO_REGION);
     if (region != NO_REGION) {
         ot_tw_enter(p->w, p->attributes, t, region);
         ot_tw_cover(p->c->tw, t);

@@ -172,6 +172,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
+    cur->slow_kinds[OFFTRACE_RAW_NONE >> 6] = 1ull << (OFFTRACE_RAW_NONE & 63);
     cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
@@ -187,6 +188,42 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
 void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds)
 {
     cur->stop_kinds = kinds;
+    for (int i = 0; i < 4; i++)
+        cur->slow_kinds[i] |= kinds[i];
+}
+
+/* What a counting pass learns from the records ot_raw_cursor_next yielded
+ * since the last call the whole way (window[unfolded_from, window_pos), all
+ * committed, in order): their kinds, and the last of them. */
+static void fold_yielded(ot_raw_cursor *cur)
+{
+    size_t from = cur->unfolded_from, to = cur->window_pos;
+    cur->unfolded_from = to;
+    if (!cur->counting || !cur->window || from >= to)
+        return;
+    for (size_t i = from; i < to; i++)
+        ot_raw_stream_note_kind(cur->stream, &cur->window[i]);
+    size_t n = to - from, first = n > 8 ? n - 8 : 0;
+    for (size_t k = first; k < n; k++) { /* the k-th of them was yielded as number yielded - n + k */
+        const offtrace_raw_record *r = &cur->window[from + k];
+        cur->last[(cur->yielded - n + k) % 8].id = r->id;
+        cur->last[(cur->yielded - n + k) % 8].event = r->event;
+    }
+}
+
+/* Where ot_raw_cursor_next may go on alone: up to the window's end, the
+ * records the file allows (max) and those the pass may yield (limit). */
+static void set_fast_end(ot_raw_cursor *cur)
+{
+    size_t end = cur->window_len;
+    uint64_t allowed = cur->index < cur->max ? cur->max - cur->index : 0;
+    size_t left = cur->yielded < cur->limit ? cur->limit - cur->yielded : 0;
+    if (allowed < end - cur->window_pos)
+        end = cur->window_pos + (size_t)allowed;
+    if (left < end - cur->window_pos)
+        end = cur->window_pos + left;
+    cur->fast_end = end;
+    cur->unfolded_from = cur->window_pos;
 }
 
 /* The stream's end, reached by a pass that reads it uncounted: what the
@@ -205,7 +242,17 @@ static void finish_counting(ot_raw_cursor *cur)
     s->counted = 1;
 }
 
+static const offtrace_raw_record *next_the_whole_way(ot_raw_cursor *cur);
+
 const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
+{
+    fold_yielded(cur);
+    const offtrace_raw_record *r = next_the_whole_way(cur);
+    set_fast_end(cur);
+    return r;
+}
+
+static const offtrace_raw_record *next_the_whole_way(ot_raw_cursor *cur)
 {
     if (cur->yielded < cur->limit) {
         const offtrace_raw_record *r = next_committed(cur);
@@ -240,6 +287,7 @@ const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur)
 
 void ot_raw_cursor_close(ot_raw_cursor *cur)
 {
+    fold_yielded(cur);
     if (cur->fd >= 0)
         close(cur->fd);
     free(cur->window);

@@ -94,6 +94,13 @@ typedef struct ot_raw_cursor {
     const uint64_t *stop_kinds; /**< NULL, or bit e: end the pass before a record of event byte e */
     int stopped;                /**< it ended there */
     int handed_over;            /**< its live gate stopped it where it is, for another thread (the gate above) */
+    /* ot_raw_cursor_next's own (issue 18, eighth round): the window position below which the window, max and
+     * limit let it yield without looking at them (0 until its first call the whole way, which sets it), the
+     * kinds it does not yield itself (NONE, and the stop kinds), and where in the window the records it
+     * yielded since the last call the whole way begin: a counting pass notes their kinds and the last of them
+     * there, not per record. */
+    size_t fast_end, unfolded_from;
+    uint64_t slow_kinds[4];
 } ot_raw_cursor;
 
 /** Records a cursor reads at once (64 B each): the memory a pass needs. */
@@ -228,7 +235,8 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s);
 void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds);
 
 /** \brief ot_raw_cursor_next's every case (raw_reader.c): a window to read,
- *         a chunk's end, the stream's end, counting, a stop kind. */
+ *         a chunk's end, the stream's end, counting, a stop kind, and the
+ *         first call. */
 const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur);
 
 /** \brief The next record, valid until the next call; NULL at the end.
@@ -239,19 +247,12 @@ const offtrace_raw_record *ot_raw_cursor_next_slowly(ot_raw_cursor *cur);
  * record that is not plainly committed, goes the whole way. */
 static inline const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
 {
-    if (__builtin_expect(cur->window_pos < cur->window_len && cur->yielded < cur->limit && cur->index < cur->max, 1)) {
+    if (__builtin_expect(cur->window_pos < cur->fast_end, 1)) {
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
-        /* a kind to stop at: the whole function stops there, from the same place */
-        if (__builtin_expect(r->event != OFFTRACE_RAW_NONE &&
-                                 !(cur->stop_kinds && (cur->stop_kinds[r->event >> 6] >> (r->event & 63) & 1)),
-                             1)) {
+        /* not committed, or a kind to stop at: the whole function stops there, from the same place */
+        if (__builtin_expect(!(cur->slow_kinds[r->event >> 6] >> (r->event & 63) & 1), 1)) {
             cur->index++;
             cur->window_pos++;
-            if (cur->counting) {
-                ot_raw_stream_note_kind(cur->stream, r);
-                cur->last[cur->yielded % 8].id = r->id;
-                cur->last[cur->yielded % 8].event = r->event;
-            }
             cur->yielded++;
             return r;
         }

@@ -54,6 +54,7 @@ typedef struct device_def {
 } device_def;
 
 struct ot_trace_writer {
+    ot_tw_time_range covered; /* first: ot_tw_cover (trace_writer.h) reaches it through the writer's address */
     OTF2_Archive *archive;
     intern_table strings, region_keys;
     region_def *regions;
@@ -69,7 +70,6 @@ struct ot_trace_writer {
     int thread_team_used; /* ot_tw_thread_team was asked: the OpenMP thread team is defined */
     device_def *devices;
     size_t device_count;
-    uint64_t first_time, last_time;
     /* The first error OTF2 reported while writing: OTF2 keeps going after a
      * failed write (a full disk) and its close may still say success. */
     OTF2_ErrorCode error;
@@ -271,7 +271,7 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
         snprintf(err, err_size, "offtrace: out of memory");
         return NULL;
     }
-    w->first_time = UINT64_MAX;
+    w->covered.first = UINT64_MAX;
     w->previous_error_handler = OTF2_Error_RegisterCallback(remember_error, w);
     w->archive = OTF2_Archive_Open(dir, OFFTRACE_ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
                                    OTF2_CHUNK_SIZE_MIN, ot_tw_definition_chunk(max_locations),
@@ -409,24 +409,21 @@ int ot_tw_has_location(const ot_trace_writer *w, uint64_t location_id)
  * conversion of 47 (docs/performance.md, issue 18). One converter writes one
  * archive at a time (single-threaded, see above); forgotten whenever a writer
  * is made or ends (its address may come back for another). */
-static const OTF2_EvtWriter *last_writer;
-static ot_location_counts *last_counts;
+ot_tw_last_written ot_tw_last;
 
 static void forget_last_writer(void)
 {
-    last_writer = NULL;
-    last_counts = NULL;
+    ot_tw_last.writer = NULL;
+    ot_tw_last.counts = NULL;
 }
 
-static ot_location_counts *counts_of(const OTF2_EvtWriter *ew)
+ot_location_counts *ot_tw_counts_of_another(const OTF2_EvtWriter *ew)
 {
-    if (ew != last_writer) {
-        void *l = NULL;
-        OTF2_EvtWriter_GetUserData(ew, &l);
-        last_writer = ew;
-        last_counts = l;
-    }
-    return last_counts;
+    void *l = NULL;
+    OTF2_EvtWriter_GetUserData(ew, &l);
+    ot_tw_last.writer = ew;
+    ot_tw_last.counts = l;
+    return l;
 }
 
 /* The new location's counts, its event writer's user data: \p early's when
@@ -460,8 +457,7 @@ static void count_location(ot_trace_writer *w, OTF2_EvtWriter *ew, uint64_t loca
     OTF2_EvtWriter_SetUserData(ew, l);
 }
 
-/* One more Enter of \p region, unless nested past what readers deliver. */
-static void count_enter(ot_location_counts *l, OTF2_RegionRef region)
+void ot_tw_count_enter(ot_location_counts *l, OTF2_RegionRef region)
 {
     if (l->depth++ >= OT_WRITE_COUNTS_MAX_DEPTH)
         return;
@@ -481,24 +477,10 @@ static void count_enter(ot_location_counts *l, OTF2_RegionRef region)
     l->enters[region]++;
 }
 
-void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
-{
-    ot_location_counts *l = counts_of(ew);
-    if (OTF2_EvtWriter_Enter(ew, attributes, t, region) == OTF2_SUCCESS && l)
-        count_enter(l, region);
-}
-
-void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
-{
-    ot_location_counts *l = counts_of(ew);
-    if (OTF2_EvtWriter_Leave(ew, attributes, t, region) == OTF2_SUCCESS && l && l->depth)
-        l->depth--;
-}
-
 void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
                    uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    ot_location_counts *l = counts_of(ew);
+    ot_location_counts *l = ot_tw_counts_of(ew);
     if (OTF2_EvtWriter_RmaPut(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
         l->puts++;
         l->put_bytes += bytes;
@@ -508,7 +490,7 @@ void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t 
 void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
                    uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    ot_location_counts *l = counts_of(ew);
+    ot_location_counts *l = ot_tw_counts_of(ew);
     if (OTF2_EvtWriter_RmaGet(ew, attributes, t, window, remote, bytes, id) == OTF2_SUCCESS && l) {
         l->gets++;
         l->get_bytes += bytes;
@@ -655,14 +637,6 @@ OTF2_MetricRef ot_tw_user_metric(ot_trace_writer *w, const char *name, OTF2_Type
     w->user_metrics = more;
     more[w->user_metric_count] = (struct user_metric){ot_tw_string(w, name), ot_tw_string(w, ""), type};
     return ++w->user_metric_count;
-}
-
-void ot_tw_cover(ot_trace_writer *w, uint64_t t)
-{
-    if (t < w->first_time)
-        w->first_time = t;
-    if (t > w->last_time)
-        w->last_time = t;
 }
 
 void ot_tw_property(ot_trace_writer *w, const char *key, const char *value)
@@ -1256,11 +1230,11 @@ int ot_tw_close(ot_trace_writer *w, int64_t realtime_offset_ns, char *err, size_
     snprintf(version, sizeof version, "%u", OFFTRACE_CATALOGUE_VERSION);
     OTF2_Archive_SetProperty(w->archive, OFFTRACE_CATALOGUE_PROPERTY, version, true);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(w->archive);
-    if (w->first_time == UINT64_MAX)
-        w->first_time = w->last_time = 0;
-    uint64_t realtime = (uint64_t)((int64_t)w->first_time + realtime_offset_ns);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, w->first_time,
-                                              w->last_time - w->first_time + 1, realtime);
+    if (w->covered.first == UINT64_MAX)
+        w->covered.first = w->covered.last = 0;
+    uint64_t realtime = (uint64_t)((int64_t)w->covered.first + realtime_offset_ns);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, w->covered.first,
+                                              w->covered.last - w->covered.first + 1, realtime);
     for (size_t i = 0; i < w->strings.count; i++)
         OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, w->strings.by_id[i]);
     write_paradigm(g, d);

@@ -210,8 +210,10 @@ void ot_tw_end_location(ot_trace_writer *w, OTF2_EvtWriter *writer);
  *        are what the archive holds (OTF2_EvtWriter_* has the same
  *        arguments).
  */
-void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region);
-void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region);
+static inline void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t,
+                               OTF2_RegionRef region);
+static inline void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t,
+                               OTF2_RegionRef region);
 void ot_tw_rma_put(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
                    uint32_t remote, uint64_t bytes, uint64_t id);
 void ot_tw_rma_get(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RmaWinRef window,
@@ -248,8 +250,64 @@ OTF2_MetricRef ot_tw_memory_metric(const ot_trace_writer *w);
  *         call defines a new one. OTF2_UNDEFINED_METRIC when out of memory. */
 OTF2_MetricRef ot_tw_user_metric(ot_trace_writer *w, const char *name, OTF2_Type type);
 
+/** The counts of the event writer written to last (trace_writer.c): a location's events are written in runs,
+ *  and its counts are OTF2's user data, a call into the library away. With the common case of ot_tw_enter and
+ *  ot_tw_leave inline (issue 18, eighth round: their calls were 7 % of a host OpenMP conversion's
+ *  instructions). One converter writes one archive at a time. */
+typedef struct ot_tw_last_written {
+    const OTF2_EvtWriter *writer;
+    ot_location_counts *counts;
+} ot_tw_last_written;
+extern ot_tw_last_written ot_tw_last;
+
+/** \brief The counts of \p ew (NULL: not counted), made the last written. */
+ot_location_counts *ot_tw_counts_of_another(const OTF2_EvtWriter *ew);
+
+/** \brief One more Enter of \p region on \p l, unless nested past what readers deliver; its table grown when
+ *         the region is new to it. */
+void ot_tw_count_enter(ot_location_counts *l, OTF2_RegionRef region);
+
+static inline ot_location_counts *ot_tw_counts_of(const OTF2_EvtWriter *ew)
+{
+    return ew == ot_tw_last.writer ? ot_tw_last.counts : ot_tw_counts_of_another(ew);
+}
+
+static inline void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
+{
+    ot_location_counts *l = ot_tw_counts_of(ew);
+    if (OTF2_EvtWriter_Enter(ew, attributes, t, region) != OTF2_SUCCESS || !l)
+        return;
+    if (__builtin_expect(region < l->regions && l->depth < OT_WRITE_COUNTS_MAX_DEPTH, 1)) {
+        l->depth++;
+        l->enters[region]++;
+    } else {
+        ot_tw_count_enter(l, region);
+    }
+}
+
+static inline void ot_tw_leave(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)
+{
+    ot_location_counts *l = ot_tw_counts_of(ew);
+    if (OTF2_EvtWriter_Leave(ew, attributes, t, region) == OTF2_SUCCESS && l && l->depth)
+        l->depth--;
+}
+
+/** The time range ClockProperties covers: the writer's first member (trace_writer.c), so that ot_tw_cover, which
+ *  every event written pays, is inline (issue 18, eighth round: a call per event was 3 % of a host OpenMP
+ *  conversion's instructions). */
+typedef struct ot_tw_time_range {
+    uint64_t first, last;
+} ot_tw_time_range;
+
 /** \brief Extend the time range covered by ClockProperties. */
-void ot_tw_cover(ot_trace_writer *w, uint64_t t);
+static inline void ot_tw_cover(ot_trace_writer *w, uint64_t t)
+{
+    ot_tw_time_range *covered = (ot_tw_time_range *)w;
+    if (t < covered->first)
+        covered->first = t;
+    if (t > covered->last)
+        covered->last = t;
+}
 
 /** \brief Attach a key = value property to the archive (OFFTRACE::<key>). */
 void ot_tw_property(ot_trace_writer *w, const char *key, const char *value);

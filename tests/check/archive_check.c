@@ -16,6 +16,12 @@
 #define MAX_DEPTH 512
 #define MAX_INTERVALS 200000
 
+/* Two values a kind of Enter leaves out where usual: the location's last such Enter's (seen: there was one). */
+typedef struct usual_pair {
+    uint64_t a, b;
+    int seen;
+} usual_pair;
+
 typedef struct loc_state {
     uint64_t id;
     OTF2_LocationType type;
@@ -26,8 +32,8 @@ typedef struct loc_state {
     uint64_t begin[MAX_DEPTH];
     uint32_t variable[MAX_DEPTH]; /* the "variable" string of a data op's Enter, NO_VARIABLE */
     size_t depth;
-    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
-    int chunk_seen;
+    usual_pair chunk; /* its last chunk Enter's first iteration and iterations */
+    usual_pair team;  /* its last host implicit task Enter's team size and thread number */
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -56,6 +62,7 @@ typedef struct state {
     uint64_t *device_parallels; size_t ndevice_parallels; /* Enter times of device parallel regions */
     OTF2_AttributeRef map_attr[OFFTRACE_MAP_ATTRIBUTE_COUNT]; /* by catalogue offset; UINT32_MAX: undefined */
     OTF2_AttributeRef first_iteration, iterations;            /* UINT32_MAX: undefined */
+    OTF2_AttributeRef team_size, thread_number;               /* UINT32_MAX: undefined */
     uint64_t wanted_location;  /* archive_location_times: the location whose times are kept */
     uint64_t *wanted_times; size_t nwanted_times;
 } state;
@@ -102,6 +109,10 @@ static OTF2_CallbackCode d_attribute(void *u, OTF2_AttributeRef self, OTF2_Strin
         s->first_iteration = self;
     else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "iterations"))
         s->iterations = self;
+    else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "team size"))
+        s->team_size = self;
+    else if (type == OTF2_TYPE_UINT64 && !strcmp(str(s, name), "thread number"))
+        s->thread_number = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -325,30 +336,51 @@ static void count_device_construct(state *s, offtrace_event_class c, OTF2_Region
     }
 }
 
-/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
- * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
- * chunk's; a location's first chunk carries both. */
 static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
 {
     return a && ref != UINT32_MAX && OTF2_AttributeList_TestAttributeByID(a, ref) &&
            OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
 }
 
-static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+/* An Enter (\p what) that carries its values \p ra (\p name_a) and \p rb (\p name_b) unless they are the usual
+ * ones, \p usual_a and \p usual_b, which follow from the location's \p last such Enter; a location's first carries
+ * both. Misplaced: a usual value carried, or a first Enter without both. */
+static void check_usual_pair(state *s, usual_pair *last, OTF2_AttributeList *a, const char *what,
+                             OTF2_AttributeRef ra, const char *name_a, uint64_t usual_a, OTF2_AttributeRef rb,
+                             const char *name_b, uint64_t usual_b, uint64_t l, uint64_t t)
 {
-    uint64_t first, iterations;
-    int has_first = carried(s, a, s->first_iteration, &first), has_iterations = carried(s, a, s->iterations, &iterations);
-    if (!ls->chunk_seen && !(has_first && has_iterations)) {
-        bad_map(s, "a location's first chunk Enter without its first iteration or iterations", l, t);
+    uint64_t va, vb;
+    int has_a = carried(s, a, ra, &va), has_b = carried(s, a, rb, &vb);
+    char problem[256];
+    if (!last->seen && !(has_a && has_b)) {
+        snprintf(problem, sizeof problem, "a location's first %s Enter without its %s or %s", what, name_a, name_b);
+        bad_map(s, problem, l, t);
         return;
     }
-    if (ls->chunk_seen && has_first && first == ls->chunk_first + ls->chunk_iterations)
-        bad_map(s, "a chunk's Enter carrying the first iteration that follows on from the previous chunk", l, t);
-    if (ls->chunk_seen && has_iterations && iterations == ls->chunk_iterations)
-        bad_map(s, "a chunk's Enter carrying the iterations of the location's previous chunk", l, t);
-    ls->chunk_first = has_first ? first : ls->chunk_first + ls->chunk_iterations;
-    ls->chunk_iterations = has_iterations ? iterations : ls->chunk_iterations;
-    ls->chunk_seen = 1;
+    for (int k = 0; k < 2; k++)
+        if (last->seen && (k ? has_b && vb == usual_b : has_a && va == usual_a)) {
+            snprintf(problem, sizeof problem, "a %s Enter carrying its usual %s (the location's previous one's)", what,
+                     k ? name_b : name_a);
+            bad_map(s, problem, l, t);
+        }
+    *last = (usual_pair){has_a ? va : usual_a, has_b ? vb : usual_b, 1};
+}
+
+/* docs/host-openmp.md "A chunk's iterations": a host chunk's Enter carries its iterations unless they are
+ * those of the previous chunk Enter on its location, and its first iteration unless it follows on from that
+ * chunk's. */
+static void check_chunk_iterations(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+{
+    check_usual_pair(s, &ls->chunk, a, "chunk", s->first_iteration, "first iteration", ls->chunk.a + ls->chunk.b,
+                     s->iterations, "iterations", ls->chunk.b, l, t);
+}
+
+/* docs/host-openmp.md "An implicit task's team size and thread number": a host implicit task's Enter carries
+ * each of the two unless it is that of the previous host implicit task Enter on its location. */
+static void check_implicit_task_team(state *s, loc_state *ls, OTF2_AttributeList *a, uint64_t l, uint64_t t)
+{
+    check_usual_pair(s, &ls->team, a, "implicit task", s->team_size, "team size", ls->team.a, s->thread_number,
+                     "thread number", ls->team.b, l, t);
 }
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
@@ -361,6 +393,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     offtrace_event_class c = class_of(s, r);
     if (c == OFFTRACE_CLASS_HOST_CHUNK)
         check_chunk_iterations(s, ls, a, l, t);
+    else if (c == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
+        check_implicit_task_team(s, ls, a, l, t);
     if (ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
     /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
@@ -677,7 +711,7 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     s->wanted_location = wanted;
     for (int k = 0; k < OFFTRACE_MAP_ATTRIBUTE_COUNT; k++)
         s->map_attr[k] = UINT32_MAX;
-    s->first_iteration = s->iterations = UINT32_MAX;
+    s->first_iteration = s->iterations = s->team_size = s->thread_number = UINT32_MAX;
     int rc = read_defs(rd, s);
     char *version = NULL;
     if (rc == 0 && (OTF2_Reader_GetProperty(rd, OFFTRACE_CATALOGUE_PROPERTY, &version) != OTF2_SUCCESS || !version ||

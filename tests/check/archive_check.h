@@ -42,7 +42,9 @@ typedef struct archive_facts {
                                      or a map attribute on another Enter; a put/get with more than the
                                      variable, or not inside a data op's Enter of that variable; a chunk
                                      Enter carrying its location's previous chunk's iterations, or a
-                                     location's first one without them (docs/host-openmp.md) */
+                                     location's first one without them; a host implicit task's Enter
+                                     carrying its location's previous one's team size or thread number,
+                                     or a location's first one without them (docs/host-openmp.md) */
     uint64_t named_transfers;     /* puts/gets carrying the variable (inside their data op, checked) */
     char first_problem[512];
 } archive_facts;

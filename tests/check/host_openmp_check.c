@@ -31,6 +31,13 @@ typedef struct frame {
     int has_chunks, implicit_task;
 } frame;
 
+/* two attributes an Enter carries or leaves out at their usual values: the location's last such Enter's (seen:
+ * there was one) */
+typedef struct pair {
+    uint64_t a, b;
+    int seen;
+} pair;
+
 /* what the checker keeps per location (the base's location facts) */
 typedef struct loc {
     frame stack[MAX_DEPTH];
@@ -39,14 +46,14 @@ typedef struct loc {
     uint32_t loop_region[MAX_LOOPS_PER_LOC];
     uint64_t loop_seen[MAX_LOOPS_PER_LOC];
     unsigned nloops;
-    uint64_t chunk_first, chunk_iterations; /* its last chunk Enter's (chunk_seen: there was one) */
-    int chunk_seen;
+    pair chunk; /* its last chunk Enter's first iteration and iterations */
+    pair team;  /* its last implicit task Enter's team size and thread number */
 } loc;
 
 typedef struct state {
     host_check_base base; /* first: the base's callbacks get the state */
     host_openmp_facts *f;
-    OTF2_AttributeRef iterations, first_iteration;
+    OTF2_AttributeRef iterations, first_iteration, team_size, thread_number;
     loop_instance *instances;
     size_t ninstances;
 } state;
@@ -72,6 +79,10 @@ static OTF2_CallbackCode def_attribute(void *u, OTF2_AttributeRef self, OTF2_Str
         s->iterations = self;
     else if (!strcmp(host_check_string(base, name), "first iteration"))
         s->first_iteration = self;
+    else if (!strcmp(host_check_string(base, name), "team size"))
+        s->team_size = self;
+    else if (!strcmp(host_check_string(base, name), "thread number"))
+        s->thread_number = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -89,27 +100,42 @@ static int inside_implicit_task(const loc *l)
     return 0;
 }
 
-/* A chunk's first iteration and iterations (docs/host-openmp.md "A chunk's iterations"): carried, or left out
- * at those that follow on from the previous chunk Enter on the location (a section's too). 0: none to be had. */
+/* Whether \p a carries the UINT64 attribute \p ref (0: undefined), and its value. */
 static int carried(const state *s, OTF2_AttributeList *a, OTF2_AttributeRef ref, uint64_t *v)
 {
     return ref && a && OTF2_AttributeList_TestAttributeByID(a, ref) &&
            OTF2_AttributeList_GetUint64(a, ref, v) == OTF2_SUCCESS;
 }
 
+/* An Enter's two values \p ra and \p rb: carried, or left out at \p usual_a and \p usual_b (those that follow from
+ * the location's \p last such Enter); kept as the next one's last. 0: none to be had (a location's first without
+ * both). */
+static int take_pair(state *s, pair *last, OTF2_AttributeList *a, OTF2_AttributeRef ra, uint64_t usual_a, uint64_t *va,
+                     OTF2_AttributeRef rb, uint64_t usual_b, uint64_t *vb)
+{
+    int has_a = carried(s, a, ra, va), has_b = carried(s, a, rb, vb);
+    if (!last->seen && !(has_a && has_b))
+        return 0;
+    if (!has_a)
+        *va = usual_a;
+    if (!has_b)
+        *vb = usual_b;
+    *last = (pair){*va, *vb, 1};
+    return 1;
+}
+
+/* A chunk's (docs/host-openmp.md "A chunk's iterations"; a section's too): its first iteration follows on from
+ * the previous chunk Enter on the location, its iterations are the previous one's. */
 static int chunk_bounds(state *s, loc *l, OTF2_AttributeList *a, uint64_t *first, uint64_t *v)
 {
-    int has_first = carried(s, a, s->first_iteration, first), has_iterations = carried(s, a, s->iterations, v);
-    if (!l->chunk_seen && !(has_first && has_iterations))
-        return 0;
-    if (!has_first)
-        *first = l->chunk_first + l->chunk_iterations;
-    if (!has_iterations)
-        *v = l->chunk_iterations;
-    l->chunk_first = *first;
-    l->chunk_iterations = *v;
-    l->chunk_seen = 1;
-    return 1;
+    return take_pair(s, &l->chunk, a, s->first_iteration, l->chunk.a + l->chunk.b, first, s->iterations, l->chunk.b, v);
+}
+
+/* An implicit task's (docs/host-openmp.md "An implicit task's team size and thread number"): the previous
+ * one's. */
+static int implicit_team(state *s, loc *l, OTF2_AttributeList *a, uint64_t *size, uint64_t *number)
+{
+    return take_pair(s, &l->team, a, s->team_size, l->team.a, size, s->thread_number, l->team.b, number);
 }
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
@@ -131,11 +157,19 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef id, OTF2_TimeStamp t, void *u,
     uint64_t v = 0, first = 0;
     switch (k) {
     case K_PARALLEL: f->parallel++; break;
-    case K_IMPLICIT:
+    case K_IMPLICIT: {
         f->implicit_tasks++;
         l->implicit_tasks++;
         fr->implicit_task = 1;
+        uint64_t size = 0, number = 0;
+        if (!implicit_team(s, l, a, &size, &number)) {
+            f->implicit_tasks_without_team++;
+            host_check_problem(base, "an implicit task without its team size or thread number");
+        }
+        f->team_size_sum += size;
+        f->thread_number_sum += number;
         break;
+    }
     case K_WORK:
         if (role == OTF2_REGION_ROLE_LOOP) {
             f->loops++;

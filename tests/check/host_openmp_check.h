@@ -24,12 +24,17 @@ typedef struct host_openmp_facts {
      * whose chunks' iterations summed over the threads differ from the trip
      * count */
     uint64_t loop_instances_with_chunks, loop_instances_miscovered;
+    /* implicit tasks' team sizes and thread numbers summed (carried, or left out at the previous implicit
+     * task's on the location: docs/host-openmp.md), as the counting tool's HOST_TEAMS line sums them */
+    uint64_t team_size_sum, thread_number_sum;
     /* time in loop chunks (not sections), summed over all threads (ns) */
     uint64_t chunk_ns;
     /* structure; each must be 0 */
     uint64_t chunks_outside_loop;   /* a chunk whose enclosing region is not a loop */
     uint64_t chunks_without_iterations; /* a chunk neither carrying its iterations nor after another chunk on its
                                            location (whose iterations it would leave out) */
+    uint64_t implicit_tasks_without_team; /* an implicit task neither carrying its team size and thread number
+                                             nor after another implicit task on its location */
     uint64_t waits_outside_sync;    /* a waiting part not directly inside its sync region */
     uint64_t unmatched;             /* a Leave that is not of the innermost open region, or one never left */
     uint64_t time_reversals;        /* an event earlier than the one before it on its location */

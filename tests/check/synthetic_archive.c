@@ -309,9 +309,34 @@ int write_mapped_archive(const char *dir, int layout)
 /* ---- the chunked archive ---- */
 
 enum { C_EMPTY, C_MACHINE, C_PROCESS, C_MASTER, C_WORKER, C_LOOP, C_CHUNK, C_NEST, C_ROLE_KEY, C_HOST_THREAD,
-       C_WORK_CLASS, C_CHUNK_CLASS, C_FIRST, C_ITERATIONS, C_COUNT };
-enum { CR_LOOP, CR_CHUNK, CR_NEST };
-enum { CA_FIRST = 2, CA_ITERATIONS = 3 }; /* as offtrace numbers them; readers go by name */
+       C_WORK_CLASS, C_CHUNK_CLASS, C_FIRST, C_ITERATIONS, C_TASK, C_TASK_CLASS, C_TEAM_SIZE, C_THREAD_NUMBER,
+       C_COUNT };
+enum { CR_LOOP, CR_CHUNK, CR_NEST, CR_TASK };
+enum { CA_FIRST = 2, CA_ITERATIONS = 3, CA_TEAM_SIZE = 4, CA_THREAD_NUMBER = 5 }; /* as offtrace numbers them;
+                                                                                 readers go by name */
+
+/* Each loop is in an implicit task: location 0's second changes its team size and keeps its thread number,
+ * location 1's first is too deep to deliver and its second keeps both. Left out (carry_all 0): 0's second's
+ * thread number, 1's second's both: the 3 OT_SYNTHETIC_TEAMS_USUAL. */
+const ot_synthetic_team ot_synthetic_teams[OT_SYNTHETIC_TEAMS] = {{0, 2, 0}, {0, 3, 0}, {1, 2, 1}, {1, 2, 1}};
+
+/* Location \p which's next implicit task Enter (*task: its index in ot_synthetic_teams, moved on). */
+static void enter_task(OTF2_EvtWriter *w, OTF2_AttributeList *a, int which, int carry_all, unsigned *task,
+                       uint64_t t)
+{
+    const ot_synthetic_team *previous = NULL;
+    while (ot_synthetic_teams[*task].location != which)
+        ++*task;
+    for (unsigned i = 0; i < *task; i++)
+        if (ot_synthetic_teams[i].location == which)
+            previous = &ot_synthetic_teams[i];
+    const ot_synthetic_team *team = &ot_synthetic_teams[(*task)++];
+    if (carry_all || !previous || team->size != previous->size)
+        OTF2_AttributeList_AddUint64(a, CA_TEAM_SIZE, team->size);
+    if (carry_all || !previous || team->number != previous->number)
+        OTF2_AttributeList_AddUint64(a, CA_THREAD_NUMBER, team->number);
+    OTF2_EvtWriter_Enter(w, a, t, CR_TASK);
+}
 
 /* Location 0: two instances of a loop; location 1: one chunk too deep to deliver, then one following on from it
  * in another loop. Left out (carry_all 0): 0's second (both), third (iterations), fourth (first), fifth and
@@ -334,6 +359,7 @@ static uint64_t chunked_events(OTF2_EvtWriter *w, int which, const void *arg)
     OTF2_AttributeList *a = OTF2_AttributeList_New();
     const ot_synthetic_chunk *previous = NULL;
     uint64_t t = 100, events = 0;
+    unsigned task = 0;
     unsigned depth = which ? 1025 : 0; /* location 1: its first chunk deeper than OT_TR_MAX_DEPTH (1024) */
     for (unsigned i = 0; i < depth; i++, events++)
         OTF2_EvtWriter_Enter(w, NULL, t++, CR_NEST);
@@ -344,15 +370,17 @@ static uint64_t chunked_events(OTF2_EvtWriter *w, int which, const void *arg)
         int opens_loop = !previous || (which == 0 && c->first == 0);
         if (previous && (opens_loop || which == 1)) {
             OTF2_EvtWriter_Leave(w, NULL, t++, CR_LOOP);
-            events++;
+            OTF2_EvtWriter_Leave(w, NULL, t++, CR_TASK);
+            events += 2;
         }
         if (which == 1 && previous) /* location 1's second chunk: back at the top */
             for (unsigned j = 0; j < depth; j++, events++)
                 OTF2_EvtWriter_Leave(w, NULL, t++, CR_NEST);
         if (opens_loop || which == 1) {
+            enter_task(w, a, which, carry_all, &task, t++);
             OTF2_AttributeList_AddUint64(a, CA_ITERATIONS, 10);
             OTF2_EvtWriter_Enter(w, a, t++, CR_LOOP);
-            events++;
+            events += 2;
         }
         add_chunk(a, c, previous, carry_all);
         OTF2_EvtWriter_Enter(w, a, t++, CR_CHUNK);
@@ -361,7 +389,8 @@ static uint64_t chunked_events(OTF2_EvtWriter *w, int which, const void *arg)
         previous = c;
     }
     OTF2_EvtWriter_Leave(w, NULL, t++, CR_LOOP);
-    events++;
+    OTF2_EvtWriter_Leave(w, NULL, t++, CR_TASK);
+    events += 2;
     OTF2_AttributeList_Delete(a);
     return events;
 }
@@ -373,26 +402,33 @@ static void chunked_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts,
                                            OFFTRACE_LOCATION_ROLE_PROPERTY, "HOST_THREAD",
                                            OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_WORK",
                                            OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_CHUNK", "first iteration",
-                                           "iterations"};
+                                           "iterations", "implicit task",
+                                           OFFTRACE_REGION_CLASS_GROUP_PREFIX "HOST_IMPLICIT_TASK", "team size",
+                                           "thread number"};
     OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 100, 2300, 0);
     write_two_threads(g, strings, C_COUNT, C_MACHINE, C_PROCESS, C_MASTER, C_WORKER, counts);
     static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } regions[] = {
         [CR_LOOP] = {C_LOOP, OTF2_REGION_ROLE_LOOP, OTF2_PARADIGM_OPENMP},
         [CR_CHUNK] = {C_CHUNK, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
-        [CR_NEST] = {C_NEST, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER}};
+        [CR_NEST] = {C_NEST, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        [CR_TASK] = {C_TASK, OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_OPENMP}};
     for (OTF2_RegionRef r = 0; r < sizeof regions / sizeof regions[0]; r++)
         OTF2_GlobalDefWriter_WriteRegion(g, r, regions[r].name, regions[r].name, C_EMPTY, regions[r].role,
                                          regions[r].paradigm, OTF2_REGION_FLAG_NONE, C_EMPTY, 0, 0);
     OTF2_GlobalDefWriter_WriteAttribute(g, CA_FIRST, C_FIRST, C_EMPTY, OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteAttribute(g, CA_ITERATIONS, C_ITERATIONS, C_EMPTY, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, CA_TEAM_SIZE, C_TEAM_SIZE, C_EMPTY, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, CA_THREAD_NUMBER, C_THREAD_NUMBER, C_EMPTY, OTF2_TYPE_UINT64);
     for (OTF2_LocationRef l = 0; l < 2; l++)
         OTF2_GlobalDefWriter_WriteLocationProperty(g, l, C_ROLE_KEY, OTF2_TYPE_STRING,
                                                    (OTF2_AttributeValue){.stringRef = C_HOST_THREAD});
-    static const uint64_t work[1] = {CR_LOOP}, chunk[1] = {CR_CHUNK};
+    static const uint64_t work[1] = {CR_LOOP}, chunk[1] = {CR_CHUNK}, task[1] = {CR_TASK};
     OTF2_GlobalDefWriter_WriteGroup(g, 0, C_WORK_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
                                     OTF2_GROUP_FLAG_NONE, 1, work);
     OTF2_GlobalDefWriter_WriteGroup(g, 1, C_CHUNK_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
                                     OTF2_GROUP_FLAG_NONE, 1, chunk);
+    OTF2_GlobalDefWriter_WriteGroup(g, 2, C_TASK_CLASS, OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_UNKNOWN,
+                                    OTF2_GROUP_FLAG_NONE, 1, task);
 }
 
 int write_chunked_archive(const char *dir, int carry_all)

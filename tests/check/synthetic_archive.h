@@ -78,11 +78,25 @@ extern const ot_synthetic_chunk ot_synthetic_chunks[OT_SYNTHETIC_CHUNKS];
 /** How many of their attributes the archive that carries them all carries at their usual values. */
 #define OT_SYNTHETIC_CHUNKS_USUAL 8
 
+/** An implicit task of write_chunked_archive (one around each loop): its location, team size and thread number. */
+typedef struct ot_synthetic_team {
+    int location;
+    unsigned long long size, number;
+} ot_synthetic_team;
+
+/** The implicit tasks write_chunked_archive writes, in each location's order (location 1's first one nested
+ *  deeper than the reader delivers). */
+#define OT_SYNTHETIC_TEAMS 4
+extern const ot_synthetic_team ot_synthetic_teams[OT_SYNTHETIC_TEAMS];
+/** How many of their attributes the archive that carries them all carries at their usual values. */
+#define OT_SYNTHETIC_TEAMS_USUAL 3
+
 /**
  * \brief Write `<dir>/traces.otf2` with host loop chunks (class HOST_CHUNK) on two host threads, inside a loop
  *        (HOST_WORK), each Enter carrying `first iteration` and `iterations` as offtrace writes them (\p
  *        carry_all 0: left out where they follow from the location's previous chunk, docs/host-openmp.md "A
- *        chunk's iterations") or as it wrote them before (\p carry_all 1: always).
+ *        chunk's iterations") or as it wrote them before (\p carry_all 1: always); each loop inside an implicit
+ *        task (HOST_IMPLICIT_TASK) whose Enter carries `team size` and `thread number` the same way.
  * \return 0, or -1 if OTF2 failed.
  */
 int write_chunked_archive(const char *dir, int carry_all);

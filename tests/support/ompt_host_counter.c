@@ -11,7 +11,13 @@
  *   HOST_COUNTS parallel=N implicit_tasks=N loops=N loop_trip=N chunks=N chunk_iterations=N
  *               sections=N singles=N masked=N barriers=N waits=N targets=N targets_in_parallel=N
  *
- * (on one line) and one line per thread that ran an implicit task:
+ * (on one line), one line with the implicit tasks' team sizes and thread
+ * numbers (actual_parallelism and index of the implicit_task begins counted
+ * above) summed:
+ *
+ *   HOST_TEAMS team_size_sum=N thread_number_sum=N
+ *
+ * and one line per thread that ran an implicit task:
  *
  *   HOST_THREAD implicit_tasks=N barriers=N
  *
@@ -78,6 +84,7 @@ typedef struct thread_counts {
 
 static unsigned long long parallel, implicit_tasks, loops, loop_trip, chunks, chunk_iterations, sections, singles,
     masked, barriers, waits, targets, targets_in_parallel;
+static unsigned long long team_size_sum, thread_number_sum;
 static thread_counts threads[MAX_THREADS];
 static unsigned thread_count;
 
@@ -138,6 +145,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (!host)
         return;
     add(&implicit_tasks, 1);
+    add(&team_size_sum, actual);
+    add(&thread_number_sum, index);
     my_counts()->implicit_tasks++;
 }
 
@@ -515,6 +524,7 @@ static void finalize(ompt_data_t *tool_data)
             "targets_in_parallel=%llu\n",
             parallel, implicit_tasks, loops, loop_trip, chunks, chunk_iterations, sections, singles, masked,
             barriers, waits, targets, targets_in_parallel);
+    fprintf(stderr, "HOST_TEAMS team_size_sum=%llu thread_number_sum=%llu\n", team_size_sum, thread_number_sum);
     unsigned n = thread_count < MAX_THREADS ? thread_count : MAX_THREADS;
     for (unsigned i = 0; i < n; i++)
         fprintf(stderr, "HOST_THREAD implicit_tasks=%llu barriers=%llu\n", threads[i].implicit_tasks,
