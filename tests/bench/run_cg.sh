@@ -32,9 +32,7 @@ while [ $r -lt "$ROUNDS" ]; do
     for size in $SIZES; do
         for c in $(rotate $r none null host device); do
             # shellcheck disable=SC2046
-            env $(config_env $c) "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
-            rm -rf "$TMP/t"
-            sync
+            cg_solver_time "$TMP/$size.$c" $(config_env $c) "$CG" "${size%:*}" "${size#*:}"
         done
     done
     r=$((r + 1))

@@ -52,12 +52,10 @@ config_env() {
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     for iters in $ITERS; do
+        # shellcheck disable=SC2086
         for c in $(rotate $r $CONFIGS); do
-            # shellcheck disable=SC2046
-            env $(config_env $c) $PRELOAD OMP_NUM_THREADS=1 "$CG" "$GRID" "$iters" 2>&1 |
-                awk '/^cg: solver/ {print $3 * 1000}' >> "$TMP/$iters.$c"
-            rm -rf "$TMP/t"
-            sync
+            # shellcheck disable=SC2046,SC2086
+            cg_solver_time "$TMP/$iters.$c" $(config_env "$c") $PRELOAD OMP_NUM_THREADS=1 "$CG" "$GRID" "$iters"
         done
     done
     r=$((r + 1))
@@ -75,6 +73,7 @@ table() {
     for c in $CONFIGS; do
         awk -v c="$c" -v a="$($1 "$TMP/$i1.$c")" -v b="$($1 "$TMP/$i2.$c")" -v n1="$n1" -v n2="$n2" \
             -v k1="$k1" -v k2="$k2" 'BEGIN {
+                a *= 1000; b *= 1000; n1 *= 1000; n2 *= 1000 # ms
                 per = (b - a) / (k2 - k1); nper = (n2 - n1) / (k2 - k1)
                 once = a - k1 * per; nonce = n1 - k1 * nper
                 printf "| %s | %.3f | %.3f | %.3f | %+.3f | %.3f | %+.3f |\n", c, a, b, per * 1000, (per - nper) * 1000, once, once - nonce
