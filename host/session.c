@@ -347,6 +347,11 @@ void ot_session_clock_pair(void)
         fprintf(stderr, "offtrace: clock pair not written\n");
 }
 
+int ot_session_rate_known(void)
+{
+    return __atomic_load_n(&rate_known, __ATOMIC_RELAXED);
+}
+
 void ot_session_rate_pair(int wait)
 {
     uint64_t first = __atomic_load_n(&first_pair_ns, __ATOMIC_RELAXED);

@@ -104,6 +104,9 @@ void ot_session_clock_pair(void);
  */
 void ot_session_rate_pair(int wait);
 
+/** \brief 1 once the pair that gives the tick rate is taken (a thread's first record waits for no pair then). */
+int ot_session_rate_known(void);
+
 /** \brief Note an initialised offload device and its kind (devices.txt). */
 void ot_session_add_device(int device_num, const char *kind);
 

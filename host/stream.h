@@ -50,6 +50,9 @@ typedef struct ot_stream {
      * claimed by whoever is writing them. */
     uint64_t completed_end;
     uint64_t clean_end;
+    /* Owner only: where the current chunk's pages stop being populated
+     * (NULL: all of it is), for the preparer to do the rest. */
+    offtrace_raw_record *unpopulated;
     /* Owner only: records lost since gap_start, while no chunk can be had. */
     uint64_t gap_start, gap_lost;
     offtrace_raw_record scratch __attribute__((aligned(64))); /**< written when no slot can be had */
@@ -182,6 +185,18 @@ static inline void ot_stream_put_end(offtrace_raw_record *end)
 
 /** \brief Thread end: give the calling thread's stream, chunk and all, to
  *         the next thread that needs one (records stay in the file). */
+/**
+ * \brief Give the calling thread the process's first stream and its first
+ *        chunk now, before the program's first record, with the chunk's
+ *        first quarter (what the fast path writes before its next slow path)
+ *        populated: the program's first records then take no page faults
+ *        (stream.c). Nothing happens when any stream exists, when not
+ *        recording, or before the tick rate's pair (it would wait for it
+ *        here); whatever fails is left to the first record, which tries
+ *        again and counts its loss.
+ */
+void ot_stream_prepare_current(void);
+
 void ot_stream_close_current(void);
 
 /** \brief How many times a thread flushed its records to disk (memory budget). */

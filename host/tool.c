@@ -123,6 +123,8 @@ static void on_thread_begin(ompt_thread_t kind, ompt_data_t *thread_data)
 {
     ot_thread_kind = (uint32_t)kind;
     ot_crash_thread_begin(); /* a stack for the crash handler: this thread may overflow its own */
+    if (kind == ompt_thread_initial) /* before the program's first construct; not a worker: its team waits */
+        ot_stream_prepare_current();
 }
 
 static void on_thread_end(ompt_data_t *thread_data)

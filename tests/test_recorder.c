@@ -9,7 +9,10 @@
  *    converter shows the operation, unfinished;
  *  - a pending begin whose COMPLETE record was written (death between the
  *    two stores) is not shown twice;
- *  - a full disk loses records, counted and marked, and never crashes.
+ *  - a full disk loses records, counted and marked, and never crashes;
+ *  - the initial thread's begin gives it the first stream with the first
+ *    quarter of its first chunk in memory (the kernel's mincore says so)
+ *    and nothing read around it; its records then go into that stream.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +40,7 @@ static ompt_callback_target_emi_t target_cb;
 static ompt_callback_target_data_op_emi_t data_op_cb;
 static ompt_callback_target_submit_emi_t submit_cb;
 static ompt_callback_device_initialize_t device_init_cb;
+static ompt_callback_thread_begin_t thread_begin_cb;
 static ompt_start_tool_result_t *tool;
 
 static ompt_set_result_t keep_callback(ompt_callbacks_t event, ompt_callback_t fn)
@@ -48,6 +53,8 @@ static ompt_set_result_t keep_callback(ompt_callbacks_t event, ompt_callback_t f
         submit_cb = (ompt_callback_target_submit_emi_t)fn;
     else if (event == ompt_callback_device_initialize)
         device_init_cb = (ompt_callback_device_initialize_t)fn;
+    else if (event == ompt_callback_thread_begin)
+        thread_begin_cb = (ompt_callback_thread_begin_t)fn;
     return ompt_set_always;
 }
 
@@ -60,8 +67,9 @@ static ompt_interface_fn_t lookup(const char *name)
 #define DEVICE 0
 
 /* Load the library into this process as a tool recording into \p dir,
- * with one generic-64bit device. */
-static void start_recorder(const char *dir)
+ * with one generic-64bit device; \p settle_us between the tool's start and
+ * its initialisation (the runtime's own start-up in a real program). */
+static void start_recorder_after(const char *dir, unsigned settle_us)
 {
     setenv("OFFTRACE_OUTPUT", dir, 1);
     setenv("OFFTRACE_VERBOSE", "0", 1);
@@ -74,10 +82,17 @@ static void start_recorder(const char *dir)
     cr_assert_not_null(start);
     tool = start(201811, "test_recorder");
     cr_assert_not_null(tool);
+    if (settle_us)
+        usleep(settle_us);
     static ompt_data_t tool_data;
     cr_assert(tool->initialize(lookup, HOST, &tool_data));
     cr_assert(target_cb && data_op_cb && submit_cb && device_init_cb);
     device_init_cb(DEVICE, "generic-64bit", NULL, lookup, NULL);
+}
+
+static void start_recorder(const char *dir)
+{
+    start_recorder_after(dir, 0);
 }
 
 static char host_buffer[4096], device_buffer[4096];
@@ -405,4 +420,65 @@ Test(recorder, an_archive_that_cannot_be_written_leaves_the_recording_for_later)
     cr_assert_eq(archive_property(dir, "OFFTRACE::LOST_RECORDS", &lost), 0);
     cr_assert_eq(f.gets + lost, OPS, "%llu in the archive, %llu lost", (unsigned long long)f.gets,
                  (unsigned long long)lost);
+}
+
+/* Pages of the file's [offset, offset + bytes) in the page cache, by the
+ * kernel's account (mincore on a mapping of our own, which faults nothing in). */
+static unsigned resident_pages(const char *path, off_t offset, size_t bytes)
+{
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0, "%s", path);
+    void *p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, offset);
+    cr_assert_neq(p, MAP_FAILED);
+    close(fd);
+    unsigned char pages[4096];
+    size_t n = bytes / 4096;
+    cr_assert_leq(n, sizeof pages);
+    cr_assert_eq(mincore(p, bytes, pages), 0);
+    unsigned resident = 0;
+    for (size_t i = 0; i < n; i++)
+        resident += pages[i] & 1;
+    munmap(p, bytes);
+    return resident;
+}
+
+/* The initial thread's begin, once the tick rate's pair is taken (the
+ * runtime's start-up took over a millisecond), makes the first stream and
+ * its first chunk, the chunk's first quarter populated and the rest not read
+ * in; the thread's records then go into that stream, all of them in the
+ * archive, on one location. */
+Test(recorder, the_initial_thread_begins_with_a_quarter_of_its_first_chunk_in_memory)
+{
+    char dir[4096], path[4400];
+    scratch_path(dir, sizeof dir, "recorder-first-chunk");
+    setenv("OFFTRACE_BUFFER_SIZE", "1048576", 1);
+    start_recorder_after(dir, 2000);
+    unsetenv("OFFTRACE_BUFFER_SIZE");
+    cr_assert_not_null(thread_begin_cb, "the tool registers no thread_begin");
+    static ompt_data_t thread_data;
+    thread_begin_cb(ompt_thread_initial, &thread_data);
+    snprintf(path, sizeof path, "%s/raw/thread-0.rec", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0, "no stream before the first record: %s", path);
+    cr_assert_eq(st.st_size, OFFTRACE_RAW_HEADER_SIZE + (1 << 20), "%lld bytes", (long long)st.st_size);
+    unsigned quarter = (1 << 20) / 4 / 4096;
+    cr_assert_eq(resident_pages(path, OFFTRACE_RAW_HEADER_SIZE, (1 << 20) / 4), quarter);
+    cr_assert_eq(resident_pages(path, OFFTRACE_RAW_HEADER_SIZE + (1 << 20) / 4, 3 * (1 << 20) / 4), 0,
+                 "the rest of the chunk was read around the populated quarter");
+    enum { REGIONS = 100 };
+    for (int i = 0; i < REGIONS; i++) {
+        ompt_data_t t = {0};
+        ompt_id_t op = 0;
+        target(ompt_scope_begin, &t);
+        data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 8);
+        data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 8);
+        target(ompt_scope_end, &t);
+    }
+    tool->finalize(NULL);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, REGIONS);
+    cr_assert_eq(f.puts, REGIONS);
+    cr_assert_eq(f.put_bytes, 8 * REGIONS);
+    cr_assert_eq(f.host_threads, 1);
 }

@@ -12,6 +12,18 @@ rotate() {
     awk -v n="$n" 'BEGIN {c = ARGC - 1; for (i = 0; i < c; i++) printf "%s ", ARGV[1 + (i + n) % c]; print ""}' "$@"
 }
 
+# cg_solver_time FILE ENV_AND_COMMAND...: one run of example_cg under `env`
+# (the environment's assignments, then CG and its arguments), the solver
+# seconds it prints appended to FILE; the traced run's recording ($TMP/t)
+# removed and the disk synced before the next run (run_cg.sh,
+# run_device_detail.sh, run_cg_margin.sh).
+cg_solver_time() {
+    file=$1; shift
+    env "$@" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$file"
+    rm -rf "$TMP/t"
+    sync
+}
+
 # Device detail at each level against host-only tracing and no tool (issue 18;
 # run_kernel_cost.sh, run_device_detail.sh). detail_setup BUILD [BASE_BUILD]
 # sets DETAIL_CONFIGS: "none host kernels teams threads", and "before" with a

@@ -30,9 +30,7 @@ while [ $r -lt "$ROUNDS" ]; do
         # shellcheck disable=SC2086
         for c in $(rotate $r $CONFIGS); do
             # shellcheck disable=SC2046
-            env $(detail_env $c) $OMP_SETTINGS "$CG" "${size%:*}" "${size#*:}" 2>&1 | awk '/^cg: solver/ {print $3}' >> "$TMP/$size.$c"
-            rm -rf "$TMP/t"
-            sync
+            cg_solver_time "$TMP/$size.$c" $(detail_env $c) $OMP_SETTINGS "$CG" "${size%:*}" "${size#*:}"
         done
     done
     r=$((r + 1))
