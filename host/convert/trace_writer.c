@@ -97,6 +97,11 @@ struct ot_trace_writer {
      * the stream's definition keeps its place after the host threads'. */
     struct early_writer { uint64_t id; OTF2_EvtWriter *writer; ot_location_counts *counts; } *early;
     size_t early_count, early_capacity;
+    /* Event chunks OTF2 gave back (a flush, a closed writer), populated
+     * already, handed out again before any new one (allocate_chunk). Never
+     * more than the event chunks once in use at the same time. */
+    void **spare_chunks;
+    size_t spare_count, spare_capacity;
 };
 
 static uint64_t hash_text(const char *s)
@@ -189,8 +194,8 @@ typedef struct chunk_pool {
  * too. Their pages are faulted in here at once (MADV_POPULATE_WRITE, Linux
  * 5.14; older kernels refuse it and fault them in one by one as before):
  * on this VM 1.8 instead of 2.6 us a page, 64 pages a fresh chunk (issue
- * 18, sixth round). Chunks glibc hands out again are populated already,
- * and this costs them nothing. */
+ * 18, sixth round). Only a new chunk: one given back is kept populated
+ * (give_back_chunk), where asking again walked its 64 pages each flush. */
 static void populate(void *memory, uint64_t size)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -202,6 +207,7 @@ static void populate(void *memory, uint64_t size)
 static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
                             uint64_t chunk_size)
 {
+    ot_trace_writer *w = user;
     chunk_pool *p = *per_buffer;
     if (!p && !(p = *per_buffer = calloc(1, sizeof *p)))
         return NULL;
@@ -215,12 +221,39 @@ static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef loc
         p->chunks = more;
         p->capacity = grown;
     }
-    void *chunk = malloc(chunk_size);
-    if (chunk) {
-        p->chunks[p->count++] = chunk;
+    void *chunk = NULL;
+    if (type == OTF2_FILETYPE_EVENTS && w->spare_count)
+        chunk = w->spare_chunks[--w->spare_count];
+    else if ((chunk = malloc(chunk_size)))
         populate(chunk, chunk_size);
-    }
+    if (chunk)
+        p->chunks[p->count++] = chunk;
     return chunk;
+}
+
+/* An event chunk OTF2 is done with goes to the spares, to be handed out
+ * again as it is: its pages faulted in already, and the heap left as it
+ * was, so OTF2's 4 MiB file buffer, freed when an event file closes, is
+ * found whole by the next file's (a spare taken out of that hole made
+ * every large event file fault in 4 MiB anew; issue 18, ninth round).
+ * Every event chunk has the size the archive was opened with. */
+static void give_back_chunk(ot_trace_writer *w, OTF2_FileType type, void *chunk)
+{
+    if (type == OTF2_FILETYPE_EVENTS) {
+        if (w->spare_count == w->spare_capacity) {
+            size_t grown = w->spare_capacity ? w->spare_capacity * 2 : 8;
+            void **more = realloc(w->spare_chunks, grown * sizeof *more);
+            if (more) {
+                w->spare_chunks = more;
+                w->spare_capacity = grown;
+            }
+        }
+        if (w->spare_count < w->spare_capacity) {
+            w->spare_chunks[w->spare_count++] = chunk;
+            return;
+        }
+    }
+    free(chunk);
 }
 
 static void free_chunks(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, bool final)
@@ -229,7 +262,7 @@ static void free_chunks(void *user, OTF2_FileType type, OTF2_LocationRef locatio
     if (!p)
         return;
     for (size_t i = 0; i < p->count; i++)
-        free(p->chunks[i]);
+        give_back_chunk(user, type, p->chunks[i]);
     p->count = 0;
     if (final) {
         free(p->chunks);
@@ -283,7 +316,7 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
         return NULL;
     }
     OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL);
-    OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, NULL);
+    OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, w);
     OTF2_Archive_SetSerialCollectiveCallbacks(w->archive);
     OTF2_Archive_SetCreator(w->archive, "offtrace " OFFTRACE_VERSION_STRING);
     OTF2_Archive_SetDescription(w->archive, "OpenMP offload trace");
@@ -1290,6 +1323,9 @@ void ot_tw_abort(ot_trace_writer *w)
     free(w->devices);
     free_early_counts(w);
     free(w->early);
+    for (size_t i = 0; i < w->spare_count; i++) /* after OTF2_Archive_Close: it gives the last ones back */
+        free(w->spare_chunks[i]);
+    free(w->spare_chunks);
     ot_write_counts_free(w->counts);
     forget_last_writer();
     free(w);
