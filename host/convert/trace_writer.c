@@ -231,12 +231,11 @@ static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef loc
     return chunk;
 }
 
-/* An event chunk OTF2 is done with goes to the spares, to be handed out
- * again as it is: its pages faulted in already, and the heap left as it
- * was, so OTF2's 4 MiB file buffer, freed when an event file closes, is
- * found whole by the next file's (a spare taken out of that hole made
- * every large event file fault in 4 MiB anew; issue 18, ninth round).
- * Every event chunk has the size the archive was opened with. */
+/* An event chunk OTF2 is done with (after each flush, at a writer's
+ * close) goes to the spares, to be handed out again as it is, its pages
+ * faulted in already (issue 18, ninth round). Every event chunk has the
+ * size the archive was opened with; without memory for the list it is
+ * freed as before. */
 static void give_back_chunk(ot_trace_writer *w, OTF2_FileType type, void *chunk)
 {
     if (type == OTF2_FILETYPE_EVENTS) {
