@@ -97,6 +97,15 @@ struct ot_trace_writer {
      * the stream's definition keeps its place after the host threads'. */
     struct early_writer { uint64_t id; OTF2_EvtWriter *writer; ot_location_counts *counts; } *early;
     size_t early_count, early_capacity;
+    /* Event chunks OTF2 gave back (a flush, a closed writer), populated
+     * already, handed out again before any new one (allocate_chunk). Never
+     * more than the event chunks once in use at the same time. */
+    void **spare_chunks;
+    size_t spare_count, spare_capacity;
+    /* The file buffer a closed event file left, held for the next one
+     * (keep_file_buffer); NULL when none is held. */
+    void *file_buffer;
+    int flushed_before_close; /* a writer filled its chunk: files are large enough to fill OTF2's buffer */
 };
 
 static uint64_t hash_text(const char *s)
@@ -163,9 +172,44 @@ static void intern_free(intern_table *t)
     free(t->by_id);
 }
 
+/* OTF2 takes a buffer of this size for each file it writes, at the file's
+ * first write, and frees it at the file's close (OTF2 3.0's posix
+ * substrate; seen in strace as its writes' size). A guess at OTF2's
+ * internals: where it is wrong, the block held is not the one OTF2 gets,
+ * and the next file's buffer faults its pages in as before. */
+#define OT_TW_OTF2_FILE_BUFFER (4u << 20)
+
+/* An event file's buffer, freed as its writer closes, is taken back at once
+ * (malloc hands out the block just freed) and held until OTF2 flushes a
+ * writer next, where it is freed again right before OTF2 asks for the next
+ * file's buffer. Left free in between, the next location's small
+ * allocations (its pass, its reader) split it, and every large event file
+ * faulted in 4 MiB of new pages, 1,024 faults at about 2.6 us here: 2,040
+ * of the 2,320 page faults of recording (b)'s conversion (issue 18, ninth
+ * round). */
+static void keep_file_buffer(ot_trace_writer *w)
+{
+    /* Only where writers fill their chunks: holding it costs a fault (malloc
+     * writes the header of the rest of the heap), and a program whose files
+     * are all small only writes a page or two of each buffer (example_cg:
+     * 10 faults more, none fewer). */
+    if (!w->file_buffer && w->flushed_before_close)
+        w->file_buffer = malloc(OT_TW_OTF2_FILE_BUFFER);
+}
+
+static void release_file_buffer(ot_trace_writer *w)
+{
+    free(w->file_buffer);
+    w->file_buffer = NULL;
+}
+
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
                                 bool final)
 {
+    ot_trace_writer *w = user;
+    release_file_buffer(w); /* whichever file flushes next, event or definition file, finds it */
+    if (!final)
+        w->flushed_before_close = 1;
     return OTF2_FLUSH;
 }
 
@@ -189,8 +233,8 @@ typedef struct chunk_pool {
  * too. Their pages are faulted in here at once (MADV_POPULATE_WRITE, Linux
  * 5.14; older kernels refuse it and fault them in one by one as before):
  * on this VM 1.8 instead of 2.6 us a page, 64 pages a fresh chunk (issue
- * 18, sixth round). Chunks glibc hands out again are populated already,
- * and this costs them nothing. */
+ * 18, sixth round). Only a new chunk: one given back is kept populated
+ * (give_back_chunk), where asking again walked its 64 pages each flush. */
 static void populate(void *memory, uint64_t size)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -202,6 +246,7 @@ static void populate(void *memory, uint64_t size)
 static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
                             uint64_t chunk_size)
 {
+    ot_trace_writer *w = user;
     chunk_pool *p = *per_buffer;
     if (!p && !(p = *per_buffer = calloc(1, sizeof *p)))
         return NULL;
@@ -215,12 +260,38 @@ static void *allocate_chunk(void *user, OTF2_FileType type, OTF2_LocationRef loc
         p->chunks = more;
         p->capacity = grown;
     }
-    void *chunk = malloc(chunk_size);
-    if (chunk) {
-        p->chunks[p->count++] = chunk;
+    void *chunk = NULL;
+    if (type == OTF2_FILETYPE_EVENTS && w->spare_count)
+        chunk = w->spare_chunks[--w->spare_count];
+    else if ((chunk = malloc(chunk_size)))
         populate(chunk, chunk_size);
-    }
+    if (chunk)
+        p->chunks[p->count++] = chunk;
     return chunk;
+}
+
+/* An event chunk OTF2 is done with (after each flush, at a writer's
+ * close) goes to the spares, to be handed out again as it is, its pages
+ * faulted in already (issue 18, ninth round). Every event chunk has the
+ * size the archive was opened with; without memory for the list it is
+ * freed as before. */
+static void give_back_chunk(ot_trace_writer *w, OTF2_FileType type, void *chunk)
+{
+    if (type == OTF2_FILETYPE_EVENTS) {
+        if (w->spare_count == w->spare_capacity) {
+            size_t grown = w->spare_capacity ? w->spare_capacity * 2 : 8;
+            void **more = realloc(w->spare_chunks, grown * sizeof *more);
+            if (more) {
+                w->spare_chunks = more;
+                w->spare_capacity = grown;
+            }
+        }
+        if (w->spare_count < w->spare_capacity) {
+            w->spare_chunks[w->spare_count++] = chunk;
+            return;
+        }
+    }
+    free(chunk);
 }
 
 static void free_chunks(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, bool final)
@@ -229,7 +300,7 @@ static void free_chunks(void *user, OTF2_FileType type, OTF2_LocationRef locatio
     if (!p)
         return;
     for (size_t i = 0; i < p->count; i++)
-        free(p->chunks[i]);
+        give_back_chunk(user, type, p->chunks[i]);
     p->count = 0;
     if (final) {
         free(p->chunks);
@@ -282,8 +353,8 @@ ot_trace_writer *ot_tw_open(const char *dir, size_t max_locations, char *err, si
         free(w);
         return NULL;
     }
-    OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL);
-    OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, NULL);
+    OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, w);
+    OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, w);
     OTF2_Archive_SetSerialCollectiveCallbacks(w->archive);
     OTF2_Archive_SetCreator(w->archive, "offtrace " OFFTRACE_VERSION_STRING);
     OTF2_Archive_SetDescription(w->archive, "OpenMP offload trace");
@@ -653,7 +724,9 @@ static void end_location(ot_trace_writer *w, location_def *l)
     if (!l->writer)
         return;
     OTF2_EvtWriter_GetNumberOfEvents(l->writer, &l->events);
+    release_file_buffer(w); /* the closing file may take its buffer now: its first write can be its last */
     OTF2_Archive_CloseEvtWriter(w->archive, l->writer);
+    keep_file_buffer(w);
     l->writer = NULL;
     forget_last_writer();
 }
@@ -1290,6 +1363,10 @@ void ot_tw_abort(ot_trace_writer *w)
     free(w->devices);
     free_early_counts(w);
     free(w->early);
+    for (size_t i = 0; i < w->spare_count; i++) /* after OTF2_Archive_Close: it gives the last ones back */
+        free(w->spare_chunks[i]);
+    free(w->spare_chunks);
+    release_file_buffer(w);
     ot_write_counts_free(w->counts);
     forget_last_writer();
     free(w);
