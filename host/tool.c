@@ -222,6 +222,44 @@ static inline void put_operation(offtrace_raw_record *begin_slot, offtrace_raw_r
         ot_stream_put_end(r);
 }
 
+/* A data op's record, the same at its begin and its end. */
+static inline offtrace_raw_record data_op_record(uint64_t now, uint64_t id, uint64_t target_id,
+                                                 ompt_scope_endpoint_t endpoint, ompt_target_data_op_t optype,
+                                                 void *src_addr, int src_device_num, void *dest_addr,
+                                                 int dest_device_num, size_t bytes, const void *codeptr_ra)
+{
+    return (offtrace_raw_record){
+        .time = now,
+        .id = id,
+        .target_id = target_id,
+        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
+        .bytes = bytes,
+        .src_addr = (uint64_t)(uintptr_t)src_addr,
+        .dst_addr = (uint64_t)(uintptr_t)dest_addr,
+        .src_device = (int16_t)src_device_num,
+        .dst_device = (int16_t)dest_device_num,
+        .subkind = (uint8_t)optype,
+        .endpoint = (uint8_t)endpoint,
+        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
+        .event = OFFTRACE_RAW_DATA_OP,
+    };
+}
+
+/* A submit's record, the same at its begin and its end. */
+static inline offtrace_raw_record submit_record(uint64_t now, uint64_t id, uint64_t target_id,
+                                                ompt_scope_endpoint_t endpoint, unsigned int requested_num_teams)
+{
+    return (offtrace_raw_record){
+        .time = now,
+        .id = id,
+        .target_id = target_id,
+        .bytes = requested_num_teams,
+        .endpoint = (uint8_t)endpoint,
+        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
+        .event = OFFTRACE_RAW_SUBMIT,
+    };
+}
+
 static OT_WHOLE_PATH void data_op_any(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                                       ompt_data_t *target_data, ompt_id_t *host_op_id,
                                       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -237,21 +275,8 @@ static OT_WHOLE_PATH void data_op_any(ompt_scope_endpoint_t endpoint, ompt_data_
                            OT_MEASUREMENT_OFF_TARGET_ID, 0);
         return;
     }
-    offtrace_raw_record r = {
-        .time = now,
-        .id = *host_op_id,
-        .target_id = target_id,
-        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
-        .bytes = bytes,
-        .src_addr = (uint64_t)(uintptr_t)src_addr,
-        .dst_addr = (uint64_t)(uintptr_t)dest_addr,
-        .src_device = (int16_t)src_device_num,
-        .dst_device = (int16_t)dest_device_num,
-        .subkind = (uint8_t)optype,
-        .endpoint = (uint8_t)endpoint,
-        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
-        .event = OFFTRACE_RAW_DATA_OP,
-    };
+    offtrace_raw_record r = data_op_record(now, *host_op_id, target_id, endpoint, optype, src_addr, src_device_num,
+                                           dest_addr, dest_device_num, bytes, codeptr_ra);
     ot_map_capture_mark_data_op(&r); /* its map entry (issue 15) */
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
@@ -270,15 +295,7 @@ static OT_WHOLE_PATH void submit_any(ompt_scope_endpoint_t endpoint, ompt_data_t
             mark_operation(current_target_device, endpoint, OT_MEASUREMENT_OFF_TARGET_ID, 0);
         return;
     }
-    offtrace_raw_record r = {
-        .time = now,
-        .id = *host_op_id,
-        .target_id = target_id,
-        .bytes = requested_num_teams,
-        .endpoint = (uint8_t)endpoint,
-        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
-        .event = OFFTRACE_RAW_SUBMIT,
-    };
+    offtrace_raw_record r = submit_record(now, *host_op_id, target_id, endpoint, requested_num_teams);
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(current_target_device, endpoint, target_id, *host_op_id | OFFTRACE_OPERATION_SUBMIT_BIT);
@@ -343,21 +360,8 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
     uint64_t now = plain_ticks();
     uint64_t id = plain_begin_id(s, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
-    offtrace_raw_record r = {
-        .time = now,
-        .id = id,
-        .target_id = target_id,
-        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
-        .bytes = bytes,
-        .src_addr = (uint64_t)(uintptr_t)src_addr,
-        .dst_addr = (uint64_t)(uintptr_t)dest_addr,
-        .src_device = (int16_t)src_device_num,
-        .dst_device = (int16_t)dest_device_num,
-        .subkind = (uint8_t)optype,
-        .endpoint = (uint8_t)endpoint,
-        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
-        .event = OFFTRACE_RAW_DATA_OP,
-    };
+    offtrace_raw_record r = data_op_record(now, id, target_id, endpoint, optype, src_addr, src_device_num, dest_addr,
+                                           dest_device_num, bytes, codeptr_ra);
     ot_stream_store(s->pending, &r);
 }
 
@@ -373,15 +377,7 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
     uint64_t now = plain_ticks(); /* four arguments, all in registers: no frame at all */
     uint64_t id = plain_begin_id(s, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
-    offtrace_raw_record r = {
-        .time = now,
-        .id = id,
-        .target_id = target_id,
-        .bytes = requested_num_teams,
-        .endpoint = (uint8_t)endpoint,
-        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
-        .event = OFFTRACE_RAW_SUBMIT,
-    };
+    offtrace_raw_record r = submit_record(now, id, target_id, endpoint, requested_num_teams);
     ot_stream_store(s->pending, &r);
 }
 
