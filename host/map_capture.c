@@ -154,15 +154,9 @@ static uint32_t site_id(const void *loc, void *const *names, const int64_t *type
     return id;
 }
 
-/* The thread's last site: a loop of regions meets the same site at every
- * region, in a fresh construct each time (the construct's cache lasts one
- * region), so four compares here spare the hash and the table's line. A
- * site's id never changes once given. */
-static __thread struct {
-    const void *loc, *names, *types;
-    int64_t count;
-    uint32_t id; /* 0: nothing remembered */
-} last_site __attribute__((tls_model("initial-exec")));
+/* The thread's last site (map_capture.h): a site's id never changes once given. */
+__thread ot_map_capture_last_site_t ot_map_capture_last_site __attribute__((tls_model("initial-exec")));
+#define last_site ot_map_capture_last_site
 
 uint32_t ot_map_capture_site(offtrace_capture_construct *c)
 {

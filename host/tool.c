@@ -66,6 +66,11 @@
 #include "map_capture.h" /* issue 15: variable names */
 
 #define OT_EXPORT __attribute__((visibility("default")))
+/* The whole path of a callback whose common begin is written in the
+ * callback: `used` keeps clang from dropping its unused arguments, so that
+ * the callback's call of it is a jump that leaves the arguments where they
+ * came in (issue 18, ninth round). */
+#define OT_WHOLE_PATH __attribute__((noinline, used))
 
 static ompt_set_callback_t set_callback;
 
@@ -217,25 +222,15 @@ static inline void put_operation(offtrace_raw_record *begin_slot, offtrace_raw_r
         ot_stream_put_end(r);
 }
 
-static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
-                           ompt_data_t *target_data, ompt_id_t *host_op_id,
-                           ompt_target_data_op_t optype, void *src_addr, int src_device_num,
-                           void *dest_addr, int dest_device_num, size_t bytes,
-                           const void *codeptr_ra)
+/* A data op's record, the same at its begin and its end. */
+static inline offtrace_raw_record data_op_record(uint64_t now, uint64_t id, uint64_t target_id,
+                                                 ompt_scope_endpoint_t endpoint, ompt_target_data_op_t optype,
+                                                 void *src_addr, int src_device_num, void *dest_addr,
+                                                 int dest_device_num, size_t bytes, const void *codeptr_ra)
 {
-    OT_BENCH_STAGE_HOOK();
-    uint64_t now = ot_clock_ticks();
-    offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
-    uint64_t target_id = target_data ? target_data->value : 0;
-    if (*host_op_id == 0) { /* begun while recording was off */
-        if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
-            mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
-                           OT_MEASUREMENT_OFF_TARGET_ID, 0);
-        return;
-    }
-    offtrace_raw_record r = {
+    return (offtrace_raw_record){
         .time = now,
-        .id = *host_op_id,
+        .id = id,
         .target_id = target_id,
         .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
         .bytes = bytes,
@@ -248,6 +243,40 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
         .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
         .event = OFFTRACE_RAW_DATA_OP,
     };
+}
+
+/* A submit's record, the same at its begin and its end. */
+static inline offtrace_raw_record submit_record(uint64_t now, uint64_t id, uint64_t target_id,
+                                                ompt_scope_endpoint_t endpoint, unsigned int requested_num_teams)
+{
+    return (offtrace_raw_record){
+        .time = now,
+        .id = id,
+        .target_id = target_id,
+        .bytes = requested_num_teams,
+        .endpoint = (uint8_t)endpoint,
+        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
+        .event = OFFTRACE_RAW_SUBMIT,
+    };
+}
+
+static OT_WHOLE_PATH void data_op_any(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                                      ompt_data_t *target_data, ompt_id_t *host_op_id,
+                                      ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                      void *dest_addr, int dest_device_num, size_t bytes,
+                                      const void *codeptr_ra)
+{
+    uint64_t now = ot_clock_ticks();
+    offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
+    uint64_t target_id = target_data ? target_data->value : 0;
+    if (*host_op_id == 0) { /* begun while recording was off */
+        if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
+            mark_operation(ot_device_link_has(dest_device_num) ? dest_device_num : src_device_num, endpoint,
+                           OT_MEASUREMENT_OFF_TARGET_ID, 0);
+        return;
+    }
+    offtrace_raw_record r = data_op_record(now, *host_op_id, target_id, endpoint, optype, src_addr, src_device_num,
+                                           dest_addr, dest_device_num, bytes, codeptr_ra);
     ot_map_capture_mark_data_op(&r); /* its map entry (issue 15) */
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
@@ -255,10 +284,9 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                        target_id, *host_op_id);
 }
 
-static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
-                          ompt_id_t *host_op_id, unsigned int requested_num_teams)
+static OT_WHOLE_PATH void submit_any(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                                     ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
-    OT_BENCH_STAGE_HOOK();
     uint64_t now = ot_clock_ticks();
     offtrace_raw_record *begin_slot = operation_begin_slot(endpoint, host_op_id);
     uint64_t target_id = target_data ? target_data->value : 0;
@@ -267,18 +295,90 @@ static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_da
             mark_operation(current_target_device, endpoint, OT_MEASUREMENT_OFF_TARGET_ID, 0);
         return;
     }
-    offtrace_raw_record r = {
-        .time = now,
-        .id = *host_op_id,
-        .target_id = target_id,
-        .bytes = requested_num_teams,
-        .endpoint = (uint8_t)endpoint,
-        .flags = target_id ? OFFTRACE_RAW_FLAG_IN_CONSTRUCT : 0,
-        .event = OFFTRACE_RAW_SUBMIT,
-    };
+    offtrace_raw_record r = submit_record(now, *host_op_id, target_id, endpoint, requested_num_teams);
     put_operation(begin_slot, &r);
     if (__builtin_expect(ot_device_link_wants_operations != 0, 0))
         mark_operation(current_target_device, endpoint, target_id, *host_op_id | OFFTRACE_OPERATION_SUBMIT_BIT);
+}
+
+/*
+ * The data op and submit callbacks themselves. A begin on the common path
+ * (TSC clock, recording, the thread's stream with its pending slot free,
+ * no device that brackets operations: operation_begin_is_plain) is written
+ * in the callback, which calls nothing on that path; everything else,
+ * every end included, goes to the whole path above (*_any), which records
+ * exactly what the plain begin would have, by a jump with the arguments
+ * where they came in. So the begin no longer pays for the slow paths'
+ * frame (six callee-saved registers saved and restored, the arguments
+ * moved for the calls), and the end pays a test and a jump (issue 18,
+ * ninth round; instructions per region in docs/performance.md).
+ */
+static inline int operation_begin_is_plain(ompt_scope_endpoint_t endpoint, const ot_stream *s)
+{
+#if defined(__x86_64__)
+    return endpoint == ompt_scope_begin && ot_clock_use_tsc && ot_measurement_recording() && s &&
+           s->pending->event == OFFTRACE_RAW_NONE && ot_device_link_wants_operations == 0;
+#else
+    (void)endpoint, (void)s;
+    return 0;
+#endif
+}
+
+/* ot_clock_ticks where operation_begin_is_plain said the TSC is the clock:
+ * without the fallback's call, the plain begin needs no frame. */
+static inline uint64_t plain_ticks(void)
+{
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return ot_clock_ticks(); /* not reached: no begin is plain here */
+#endif
+}
+
+/* A plain begin's id (ot_stream_new_id with its stream known), in
+ * *host_op_id too. */
+static inline uint64_t plain_begin_id(ot_stream *s, ompt_id_t *host_op_id)
+{
+    uint64_t id = s->id_base | ++s->id_counter;
+    *host_op_id = id;
+    return id;
+}
+
+static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                           ompt_data_t *target_data, ompt_id_t *host_op_id,
+                           ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                           void *dest_addr, int dest_device_num, size_t bytes,
+                           const void *codeptr_ra)
+{
+    OT_BENCH_STAGE_HOOK();
+    ot_stream *s = ot_stream_current;
+    if (!operation_begin_is_plain(endpoint, s)) {
+        data_op_any(endpoint, target_task_data, target_data, host_op_id, optype, src_addr, src_device_num,
+                    dest_addr, dest_device_num, bytes, codeptr_ra);
+        return;
+    }
+    uint64_t now = plain_ticks();
+    uint64_t id = plain_begin_id(s, host_op_id);
+    uint64_t target_id = target_data ? target_data->value : 0;
+    offtrace_raw_record r = data_op_record(now, id, target_id, endpoint, optype, src_addr, src_device_num, dest_addr,
+                                           dest_device_num, bytes, codeptr_ra);
+    ot_stream_store(s->pending, &r);
+}
+
+static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
+                          ompt_id_t *host_op_id, unsigned int requested_num_teams)
+{
+    OT_BENCH_STAGE_HOOK();
+    ot_stream *s = ot_stream_current;
+    if (!operation_begin_is_plain(endpoint, s)) {
+        submit_any(endpoint, target_data, host_op_id, requested_num_teams);
+        return;
+    }
+    uint64_t now = plain_ticks(); /* four arguments, all in registers: no frame at all */
+    uint64_t id = plain_begin_id(s, host_op_id);
+    uint64_t target_id = target_data ? target_data->value : 0;
+    offtrace_raw_record r = submit_record(now, id, target_id, endpoint, requested_num_teams);
+    ot_stream_store(s->pending, &r);
 }
 
 /* ---- host OpenMP events ----
