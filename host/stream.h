@@ -138,13 +138,19 @@ static inline offtrace_raw_record *ot_stream_pending_slot(void)
 /** \brief An id for an operation of a thread without a stream (slow path). */
 uint64_t ot_stream_orphan_id(void);
 
+/** \brief A fresh operation id of the stream \p s (the calling thread's, not NULL), unique in the process. */
+static inline uint64_t ot_stream_next_id(ot_stream *s)
+{
+    return s->id_base | ++s->id_counter;
+}
+
 /** \brief A fresh operation id, unique in the process. */
 static inline uint64_t ot_stream_new_id(void)
 {
     ot_stream *s = ot_stream_current;
     if (__builtin_expect(s == 0, 0))
         return ot_stream_orphan_id(); /* the record went to the orphan slot and is counted lost */
-    return s->id_base | ++s->id_counter;
+    return ot_stream_next_id(s);
 }
 
 /**

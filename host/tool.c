@@ -335,11 +335,10 @@ static inline uint64_t plain_ticks(void)
 #endif
 }
 
-/* A plain begin's id (ot_stream_new_id with its stream known), in
- * *host_op_id too. */
+/* A plain begin's id, in *host_op_id too (its stream known: no orphan case). */
 static inline uint64_t plain_begin_id(ot_stream *s, ompt_id_t *host_op_id)
 {
-    uint64_t id = s->id_base | ++s->id_counter;
+    uint64_t id = ot_stream_next_id(s);
     *host_op_id = id;
     return id;
 }
