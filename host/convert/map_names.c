@@ -604,7 +604,7 @@ static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, i
     return ot_tw_region(c->tw, (offtrace_event_class)cls, name, construct ? construct->file : NULL, line, line);
 }
 
-void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op *op)
+void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op *op, ot_map_repeat *previous)
 {
     named_op *n = op->memo ? &c->maps->named_ops[op->memo - 1] : NULL;
     OTF2_StringRef s[MEMO_STRINGS];
@@ -626,13 +626,21 @@ void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op 
      * 12-15 ns per event, and most data ops are of an explicit map's entry (docs/performance.md, "Issue 18:
      * the converter's per-event cost ... (fourth round)"). The entry's string stays interned above, so the
      * definitions are those of an archive that carries it. */
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
+    /* The variable, map type and site only where they are not those of the previous Enter of the same region on
+     * the location (map_repeats.h): the region's name spells them, and carrying them on every Enter was 12 of a
+     * target region's 18 attributes (docs/variables.md, docs/performance.md "Issue 18: ... (tenth round)"). */
+    int repeated = ot_map_repeats_same(previous, s[0], s[1], s[3]);
+    if (!repeated) {
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
+        ot_map_repeats_keep(previous, s[0], s[1], s[3]);
+    }
     if (op->implicit != OFFTRACE_MAP_IMPLICIT_USUAL)
         OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, (uint8_t)op->implicit);
     if (op->member_of)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, s[2]);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
+    if (!repeated)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
     if (strcmp(op->entry, OFFTRACE_MAP_ENTRY_USUAL) != 0)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, s[4]);
     if (op->problem)

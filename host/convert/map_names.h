@@ -12,6 +12,7 @@
 
 #include <otf2/otf2.h>
 
+#include "map_repeats.h"
 #include "offtrace/raw_format.h"
 
 struct converter;
@@ -60,8 +61,12 @@ OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r,
 
 /** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a: the Enter of its
  *         data op's region carries them all, but implicit and map entry at their usual values
- *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), which readers take for absent ones. */
-void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
+ *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), and the variable, map type and site where
+ *         all three are those of \p previous, which readers take for absent ones.
+ * \param previous the previous Enter of the region on the location (map_repeats.h), updated; NULL: carry
+ *        all (a put/get without its Enter). */
+void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op,
+                           ot_map_repeat *previous);
 
 /** \brief Put \p op's variable alone on \p a: its put/get, written right after that Enter on the same
  *         location, which has the rest (docs/variables.md "The attributes"). Call after
