@@ -30,19 +30,54 @@ typedef struct ot_map_repeats {
     size_t capacity, count;
 } ot_map_repeats;
 
-/** \brief The slot of \p region (known 0 the first time), or NULL when the table cannot grow (-ENOMEM): the
- *         caller then carries the values, which a reader always takes. */
-ot_map_repeat *ot_map_repeats_slot(ot_map_repeats *t, OTF2_RegionRef region);
+/** Where \p region's slot is looked for first: refs are dense small integers, a multiplicative hash spreads
+ *  neighbours. */
+static inline size_t ot_map_repeats_home(OTF2_RegionRef region, size_t capacity)
+{
+    return (size_t)((region * 2654435761u) & (uint32_t)(capacity - 1));
+}
 
-/** \brief The slot of \p region, NULL when the table has none. */
-const ot_map_repeat *ot_map_repeats_find(const ot_map_repeats *t, OTF2_RegionRef region);
+/** \brief The slot of \p region, NULL when the table has none. Inline: it runs on every named data op's
+ *         Enter (about 50 instructions a call when it was not). */
+static inline ot_map_repeat *ot_map_repeats_find(const ot_map_repeats *t, OTF2_RegionRef region)
+{
+    if (!t->capacity)
+        return NULL;
+    size_t mask = t->capacity - 1, i = ot_map_repeats_home(region, t->capacity);
+    while (t->slots[i].region != region) {
+        if (t->slots[i].region == OTF2_UNDEFINED_REGION)
+            return NULL;
+        i = (i + 1) & mask;
+    }
+    return &t->slots[i];
+}
+
+/** \brief A new slot for \p region (known 0), which ot_map_repeats_find did not find; NULL when the table
+ *         cannot grow (-ENOMEM) or \p region is undefined: the caller then carries the values, which a reader
+ *         always takes. */
+ot_map_repeat *ot_map_repeats_add(ot_map_repeats *t, OTF2_RegionRef region);
+
+/** \brief The slot of \p region, added when new (ot_map_repeats_add's NULL). */
+static inline ot_map_repeat *ot_map_repeats_slot(ot_map_repeats *t, OTF2_RegionRef region)
+{
+    ot_map_repeat *s = region != OTF2_UNDEFINED_REGION ? ot_map_repeats_find(t, region) : NULL;
+    return s ? s : ot_map_repeats_add(t, region);
+}
 
 /** \brief 1 when \p slot holds exactly these three (an Enter of them may leave all three out). */
-int ot_map_repeats_same(const ot_map_repeat *slot, OTF2_StringRef variable, OTF2_StringRef map_type,
-                        OTF2_StringRef site);
+static inline int ot_map_repeats_same(const ot_map_repeat *slot, OTF2_StringRef variable, OTF2_StringRef map_type,
+                                      OTF2_StringRef site)
+{
+    return slot && slot->known && slot->variable == variable && slot->map_type == map_type && slot->site == site;
+}
 
 /** \brief Keep what an Enter carried as its region's latest on the location. */
-void ot_map_repeats_keep(ot_map_repeat *slot, OTF2_StringRef variable, OTF2_StringRef map_type, OTF2_StringRef site);
+static inline void ot_map_repeats_keep(ot_map_repeat *slot, OTF2_StringRef variable, OTF2_StringRef map_type,
+                                       OTF2_StringRef site)
+{
+    if (slot)
+        *slot = (ot_map_repeat){slot->region, 1, variable, map_type, site};
+}
 
 void ot_map_repeats_free(ot_map_repeats *t);
 
