@@ -443,14 +443,15 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
 {
     ot_map_op op;
     OTF2_RegionRef named_region = NO_REGION;
-    int named = name_data_op(p, r, ot_cv_op_device(p->c, r), &named_region, &op); /* before push moves the stack */
+    int device = ot_cv_op_device(p->c, r);
+    int named = name_data_op(p, r, device, &named_region, &op); /* before push moves the stack */
     open_item *o = push(p);
     if (!o)
         return;
     o->event = OFFTRACE_RAW_DATA_OP;
     o->subkind = r->subkind;
     o->id = r->id;
-    o->device = ot_cv_op_device(p->c, r);
+    o->device = device;
     o->begin = t;
     o->bytes = r->bytes;
     if (!(r->flags & OFFTRACE_RAW_FLAG_IN_CONSTRUCT))

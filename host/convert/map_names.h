@@ -24,7 +24,7 @@ typedef struct ot_map_op {
     int implicit;          /**< 1: an implicit map */
     const char *member_of; /**< the parent entry's expression, NULL when none */
     char site[320];        /**< the construct's "file:line" (or what the symbolizer knows) */
-    const char *entry;     /**< "entry", "mapper component", "pointer fix-up", "none" */
+    const char *entry;     /**< "entry" (map_names.c's one string of it), "mapper component", "pointer fix-up", "none" */
     const char *problem;   /**< why variable is "unknown", NULL when it is not */
     uint32_t memo;         /**< 1 + its entry in map_names.c's memo (its attributes' strings), 0: none */
 } ot_map_op;
