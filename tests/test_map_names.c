@@ -10,7 +10,10 @@
  * The map attributes are on the data op's Enter; its put/get, issued inside
  * that Enter on the same location, carries the variable alone (issue 18):
  * the test takes the rest of a put/get's map from its enclosing Enter, and
- * checks that placement.
+ * checks that placement. An Enter leaves the variable, map type and site out
+ * where they are those of the previous Enter of its region on its location
+ * (tenth round): the test takes them from there, and checks that none is
+ * carried again.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -54,6 +57,11 @@ typedef struct reading {
     unsigned rma_mismatch; /* named puts/gets of another variable than their data op */
     unsigned enter_without_site; /* named Enters without map type or site */
     unsigned usual_written;      /* named Enters carrying implicit or map entry at its usual value */
+    unsigned repeat_written;     /* named Enters carrying the variable, map type and site of the previous Enter of
+                                    their region on their location */
+    unsigned repeat_left_out;    /* named Enters leaving them out (docs/variables.md "The attributes") */
+    size_t last_op[MAX_LOCS][MAX_DEFS]; /* per location and region: ops index + 1 of its last Enter that carried
+                                            them, 0: none */
 } reading;
 
 static const char *str(reading *s, OTF2_StringRef r) { return r < MAX_DEFS && s->strings[r] ? s->strings[r] : "?"; }
@@ -121,12 +129,17 @@ static void map_of_enclosing_op(reading *s, size_t loc, OTF2_AttributeList *a, o
     o->implicit = e->implicit;
 }
 
-/* 1 when the list carries the map attributes (a put/get: the variable): the op is kept. */
-static int take_op(reading *s, size_t loc, OTF2_AttributeList *a, const char *kind, int rma, uint64_t bytes)
+/* 1 when the list carries the map attributes (a put/get: the variable), or is of an Enter of region \p region
+ * (UINT32_MAX: a put/get) that leaves them out where the previous Enter of its region on its location carried
+ * them: the op is kept. */
+static int take_op(reading *s, size_t loc, OTF2_RegionRef region, OTF2_AttributeList *a, const char *kind, int rma,
+                   uint64_t bytes)
 {
     OTF2_StringRef v;
-    if (!a || !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_VARIABLE) ||
-        OTF2_AttributeList_GetStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, &v) != OTF2_SUCCESS)
+    size_t *last = !rma && region < MAX_DEFS ? &s->last_op[loc][region] : NULL;
+    int carried = a && OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_VARIABLE) &&
+                  OTF2_AttributeList_GetStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, &v) == OTF2_SUCCESS;
+    if (!carried && (!last || !*last))
         return 0;
     cr_assert_lt(s->nops, MAX_OPS);
     op_seen *o = &s->ops[s->nops++];
@@ -139,10 +152,25 @@ static int take_op(reading *s, size_t loc, OTF2_AttributeList *a, const char *ki
         map_of_enclosing_op(s, loc, a, o);
         return 1;
     }
-    s->enter_without_site += !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_TYPE) ||
-                             !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE);
-    copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_TYPE, o->map_type, sizeof o->map_type);
-    copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_SITE, o->site, sizeof o->site);
+    if (!carried) { /* the three of its region's previous Enter on the location */
+        const op_seen *before = &s->ops[*last - 1];
+        memcpy(o->variable, before->variable, sizeof o->variable);
+        memcpy(o->map_type, before->map_type, sizeof o->map_type);
+        memcpy(o->site, before->site, sizeof o->site);
+        s->repeat_left_out++;
+        s->enter_without_site += OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_TYPE) ||
+                                 OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE);
+    } else {
+        s->enter_without_site += !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_TYPE) ||
+                                 !OTF2_AttributeList_TestAttributeByID(a, OFFTRACE_MAP_ATTR_MAP_SITE);
+        copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_TYPE, o->map_type, sizeof o->map_type);
+        copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_SITE, o->site, sizeof o->site);
+        const op_seen *before = last && *last ? &s->ops[*last - 1] : NULL;
+        s->repeat_written += before && !strcmp(before->variable, o->variable) &&
+                             !strcmp(before->map_type, o->map_type) && !strcmp(before->site, o->site);
+        if (last)
+            *last = s->nops;
+    }
     copy_string(s, a, OFFTRACE_MAP_ATTR_MAP_ENTRY, o->entry, sizeof o->entry);
     copy_string(s, a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, o->problem, sizeof o->problem);
     copy_string(s, a, OFFTRACE_MAP_ATTR_MEMBER_OF, o->member_of, sizeof o->member_of);
@@ -169,7 +197,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
     snprintf(kind, sizeof kind, "%.*s", (int)strcspn(name, " "), name);
     size_t loc = location_index(s, l);
     s->depth[loc]++;
-    if (take_op(s, loc, a, kind, 0, 0)) {
+    if (take_op(s, loc, r, a, kind, 0, 0)) {
         s->open_op[loc] = s->nops;
         s->open_op_depth[loc] = s->depth[loc];
     } else if (!strncmp(name, "data op ", 8))
@@ -192,14 +220,14 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
 static OTF2_CallbackCode e_put(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    take_op(u, location_index(u, l), a, "h2d", 1, bytes);
+    take_op(u, location_index(u, l), UINT32_MAX, a, "h2d", 1, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode e_get(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t matching)
 {
-    take_op(u, location_index(u, l), a, "d2h", 1, bytes);
+    take_op(u, location_index(u, l), UINT32_MAX, a, "d2h", 1, bytes);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -231,6 +259,8 @@ static reading *read_archive(const char *dir)
     /* the placement: everything on the Enter, the variable alone on its put/get */
     cr_expect_eq(s->enter_without_site, 0, "a named data op's Enter without its map type or site");
     cr_expect_eq(s->usual_written, 0, "a named data op's Enter carrying implicit 0 or map entry `entry`");
+    cr_expect_eq(s->repeat_written, 0,
+                 "a named data op's Enter carrying the variable, map type and site of its region's previous one");
     cr_expect_eq(s->rma_extra, 0, "a put/get carries more than its variable");
     cr_expect_eq(s->rma_orphans, 0, "a named put/get outside its named data op");
     cr_expect_eq(s->rma_mismatch, 0, "a put/get names another variable than its data op");

@@ -7,6 +7,7 @@
 #include "trace_read.h"
 
 #include "offtrace/event_catalogue.h"
+#include "map_repeats.h"
 #include "otf2_open.h"
 #include "progress.h"
 #include "trace_read_mpi.h"
@@ -88,6 +89,7 @@ typedef struct lane {
     uint32_t ended_next;
     struct usual_pair chunk; /* its last chunk Enter's first iteration and iterations */
     struct usual_pair team;  /* its last host implicit task Enter's team size and thread number */
+    ot_map_repeats map_repeats; /* each data-op region's last variable, map type and site (map_repeats.h) */
 } lane;
 
 /* An MPI communicator as the reader maps its ranks: rank in it -> world rank. */
@@ -784,10 +786,18 @@ static void read_span_attributes(const ot_tr_archive *a, OTF2_AttributeList *al,
     }
 }
 
-/* The map attributes of a data op's Enter or its put/get (only an archive that defines them looks). */
-static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m)
+/* The string refs of the map attributes an Enter leaves out where they repeat (map_repeats.h). */
+struct map_refs {
+    OTF2_StringRef variable, map_type, site;
+};
+
+/* The map attributes of a data op's Enter or its put/get (only an archive that defines them looks), and the refs
+ * of the repeatable ones in \p refs (NULL: not wanted). */
+static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m, struct map_refs *refs)
 {
     *m = (ot_tr_map){.implicit = -1};
+    if (refs)
+        *refs = (struct map_refs){OTF2_UNDEFINED_STRING, OTF2_UNDEFINED_STRING, OTF2_UNDEFINED_STRING};
     if (!al || !a->map_attrs)
         return;
     uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
@@ -810,10 +820,22 @@ static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *
             continue;
         const char *text = string_of(a, value.stringRef);
         switch (ref) {
-        case OFFTRACE_MAP_ATTR_VARIABLE: m->variable = text; break;
-        case OFFTRACE_MAP_ATTR_MAP_TYPE: m->map_type = text; break;
+        case OFFTRACE_MAP_ATTR_VARIABLE:
+            m->variable = text;
+            if (refs)
+                refs->variable = value.stringRef;
+            break;
+        case OFFTRACE_MAP_ATTR_MAP_TYPE:
+            m->map_type = text;
+            if (refs)
+                refs->map_type = value.stringRef;
+            break;
         case OFFTRACE_MAP_ATTR_MEMBER_OF: m->member_of = text; break;
-        case OFFTRACE_MAP_ATTR_MAP_SITE: m->site = text; break;
+        case OFFTRACE_MAP_ATTR_MAP_SITE:
+            m->site = text;
+            if (refs)
+                refs->site = value.stringRef;
+            break;
         case OFFTRACE_MAP_ATTR_MAP_ENTRY: m->entry = text; break;
         case OFFTRACE_MAP_ATTR_NAME_PROBLEM: m->name_problem = text; break;
         default: break;
@@ -822,10 +844,26 @@ static void read_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *
 }
 
 /* A named data op's Enter leaves implicit and map entry out at their usual values (issue 18, fourth round;
- * event_catalogue.h): a reader is given them as if carried. Archives written before carry them always. */
-static void read_data_op_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m)
+ * event_catalogue.h), and its variable, map type and site where all three are those of the previous Enter of
+ * its region on its location (tenth round, map_repeats.h): a reader is given them as if carried. Archives
+ * written before carry them always. */
+static void read_data_op_map(const ot_tr_archive *a, OTF2_AttributeList *al, ot_tr_map *m, lane *l,
+                             OTF2_RegionRef region)
 {
-    read_map(a, al, m);
+    struct map_refs refs;
+    read_map(a, al, m, &refs);
+    if (!a->map_attrs)
+        return;
+    if (m->variable || m->map_type || m->site) {
+        ot_map_repeats_keep(ot_map_repeats_slot(&l->map_repeats, region), refs.variable, refs.map_type, refs.site);
+    } else {
+        const ot_map_repeat *previous = ot_map_repeats_find(&l->map_repeats, region);
+        if (previous && previous->known) {
+            m->variable = previous->variable != OTF2_UNDEFINED_STRING ? string_of(a, previous->variable) : NULL;
+            m->map_type = previous->map_type != OTF2_UNDEFINED_STRING ? string_of(a, previous->map_type) : NULL;
+            m->site = previous->site != OTF2_UNDEFINED_STRING ? string_of(a, previous->site) : NULL;
+        }
+    }
     if (!m->variable)
         return;
     if (m->implicit < 0)
@@ -898,6 +936,8 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
         ot_tr_span skipped; /* a chunk or implicit task too deep to keep still gives the next one its values */
         read_span_attributes(a, al, &skipped);
         supply_usual(l, region, &skipped);
+        if (region->klass == OT_TR_DATA_OP) /* and a data op the map attributes its next Enter may leave out */
+            read_data_op_map(a, al, &skipped.map, l, region->id);
         l->too_deep++;
         a->regions_too_deep++;
         return deliver(a, 0);
@@ -917,7 +957,7 @@ static OTF2_CallbackCode enter(ot_tr_archive *a, const ot_tr_location *loc, lane
     read_span_attributes(a, al, s);
     supply_usual(l, region, s);
     if (region->klass == OT_TR_DATA_OP)
-        read_data_op_map(a, al, &s->map);
+        read_data_op_map(a, al, &s->map, l, region->id);
     else
         s->map = (ot_tr_map){.implicit = -1};
     s->data = a->visitor.span_data ? (unsigned char *)s + SPAN_HEAD : NULL;
@@ -1057,7 +1097,7 @@ static OTF2_CallbackCode rma(ot_tr_archive *a, OTF2_LocationRef l, OTF2_TimeStam
         x->device = a->locations[target].device;
     if (!a->visitor.without_addresses)
         read_addresses(a, al, x);
-    read_map(a, al, &x->map);
+    read_map(a, al, &x->map, NULL);
     if (ln->depth && !ln->too_deep) {
         ot_tr_span *op = span_at(a, ln, ln->depth - 1);
         attach(op, x);
@@ -1723,6 +1763,7 @@ static void archive_free(ot_tr_archive *a)
     for (size_t i = 0; a->lanes && i < a->location_count; i++) {
         free(a->lanes[i].spans);
         free(a->lanes[i].transfers);
+        ot_map_repeats_free(&a->lanes[i].map_repeats);
     }
     free(a->lanes);
     free(a->rdma_lane);

@@ -74,6 +74,9 @@ typedef struct thread_pass {
     /* The last implicit task Enter written on this location (team size, thread number): the next one leaves out
      * each where it is the same (docs/host-openmp.md "An implicit task's team size and thread number"). */
     usual_pair team;
+    /* The last variable, map type and site of each named data op's region on this location: an Enter leaves
+     * them out where they repeat, readers supply them (docs/variables.md "The attributes"). */
+    ot_map_repeats map_repeats;
 } thread_pass;
 
 static int is_enter_data(uint8_t k) { return k == ompt_target_enter_data || k == ompt_target_enter_data_nowait; }
@@ -440,14 +443,15 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
 {
     ot_map_op op;
     OTF2_RegionRef named_region = NO_REGION;
-    int named = name_data_op(p, r, ot_cv_op_device(p->c, r), &named_region, &op); /* before push moves the stack */
+    int device = ot_cv_op_device(p->c, r);
+    int named = name_data_op(p, r, device, &named_region, &op); /* before push moves the stack */
     open_item *o = push(p);
     if (!o)
         return;
     o->event = OFFTRACE_RAW_DATA_OP;
     o->subkind = r->subkind;
     o->id = r->id;
-    o->device = ot_cv_op_device(p->c, r);
+    o->device = device;
     o->begin = t;
     o->bytes = r->bytes;
     if (!(r->flags & OFFTRACE_RAW_FLAG_IN_CONSTRUCT))
@@ -456,7 +460,7 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     enter(p, t, o->outer);
     if (o->region != NO_REGION) {
         if (named) /* the variable on the Enter (issue 15) */
-            ot_map_add_attributes(p->c, p->attributes, &op);
+            ot_map_add_attributes(p->c, p->attributes, &op, ot_map_repeats_slot(&p->map_repeats, o->region));
         /* and its operation, which the device's copy it caused carries too (issue 17, device_pass.c) */
         if (p->c->operations_paired)
             OTF2_AttributeList_AddUint64(p->attributes, OFFTRACE_ACTIVITY_ATTR_HOST_OPERATION, r->id);
@@ -476,7 +480,7 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
     if (named && o->region != NO_REGION)
         ot_map_add_variable(p->c, p->attributes, &op);
     else if (named)
-        ot_map_add_attributes(p->c, p->attributes, &op);
+        ot_map_add_attributes(p->c, p->attributes, &op, NULL);
     if (to_device)
         ot_tw_rma_put(p->w, p->attributes, t, ot_tw_window(p->c->tw), d->rdma_rank, r->bytes, r->id);
     else
@@ -1034,6 +1038,7 @@ static int pass_end(thread_pass *p, int rc)
     }
     free(p->open);
     ot_host_mutex_thread_free(p->mutex);
+    ot_map_repeats_free(&p->map_repeats);
     if (p->attributes)
         OTF2_AttributeList_Delete(p->attributes);
     free(p);

@@ -68,9 +68,22 @@ typedef struct named_op {
     ot_map_op op;
 } named_op;
 
+/* The last data op of a kind (its subkind's low bits) named from its reference's own entry (issue 18, tenth
+ * round): a loop's construct names the same ops again and again, and the memo's key (the entry's and sites'
+ * lookups, the hash) was about 80 of the 145 instructions of naming one. The same inputs give the same named op:
+ * an entry found stays found, a construct site defined stays defined (a live reading only adds sites). */
+enum { RECENT_OPS = 8 };
+typedef struct recent_op {
+    uint64_t ref, construct_codeptr;
+    uint32_t construct_site, known; /* known: its named_ops index */
+    int cls;
+    uint8_t subkind, construct_kind, used;
+} recent_op;
+
 typedef struct ot_map_sites {
     named_op *named_ops;
     size_t named_op_count, named_op_capacity;
+    recent_op recent[RECENT_OPS];
     map_site *sites; /* by id */
     size_t site_count;
     alloc_ref *allocs;
@@ -89,6 +102,9 @@ static const char *PROBLEM_NO_DEBUG = "no debug info (build with -g or -gline-ta
 static const char *PROBLEM_COMPILER = "not named by the compiler";
 static const char *PROBLEM_MALFORMED = "malformed name string";
 static const char *PROBLEM_TRUNCATED = "truncated name string";
+/* A data op of one of its construct's own entries (most of them): ot_map_add_attributes leaves the map entry
+ * out at this one string, which it knows by its address (a compare, where strcmp was 26 instructions a data op). */
+static const char entry_usual[] = OFFTRACE_MAP_ENTRY_USUAL;
 
 /* ";expr;..." -> expr, printable; else "unknown" and why. */
 static char *parse_name(const char *s, long len, const char **problem)
@@ -479,6 +495,27 @@ static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, i
                                    uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                                    ot_map_op *out, int *counted);
 
+/* A data op named before, as the memo's entry \p known says. */
+static OTF2_RegionRef named_again(ot_map_sites *m, uint32_t known, ot_map_op *out)
+{
+    const named_op *n = &m->named_ops[known];
+    if (n->strings_known) { /* its attributes take the memo's strings: the inline map type and site are not
+                             * read, and copying them was 2 % of a data-op-heavy conversion (issue 18) */
+        out->variable = n->op.variable;
+        out->map_type[0] = '\0';
+        out->implicit = n->op.implicit;
+        out->member_of = n->op.member_of;
+        out->site[0] = '\0';
+        out->entry = n->op.entry;
+        out->problem = n->op.problem;
+        out->memo = n->op.memo;
+    } else {
+        *out = n->op;
+    }
+    count(m, n->counted);
+    return n->region;
+}
+
 OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int device, int cls,
                               uint32_t construct_site, uint8_t construct_kind, uint64_t construct_codeptr,
                               ot_map_op *out)
@@ -490,6 +527,11 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
         return UINT32_MAX;
     }
     uint64_t ref = r->codeptr;
+    recent_op *recent = &m->recent[r->subkind % RECENT_OPS];
+    if (recent->used && recent->ref == ref && recent->subkind == r->subkind && recent->cls == cls &&
+        recent->construct_site == construct_site && recent->construct_kind == construct_kind &&
+        recent->construct_codeptr == construct_codeptr)
+        return named_again(m, recent->known, out);
     const map_entry *e = entry_of(m, OFFTRACE_RAW_MAP_REF_SITE(ref), OFFTRACE_RAW_MAP_REF_INDEX(ref));
     int at_exit = construct_kind == ompt_target_exit_data || construct_kind == ompt_target_exit_data_nowait;
     /* The key: what the name is made of. A delete without its own entry is
@@ -510,24 +552,13 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
     }
     uint64_t head = (uint64_t)OT_MEMO_MAP_OP << 56 | site_key << 24 | via_alloc | (uint64_t)at_exit << 16 |
                     (uint64_t)(uint8_t)cls << 8 | r->subkind;
+    /* what recent may keep: the key above is the same for the same inputs */
+    int recallable = e && site_key == construct_site;
     uint32_t known;
     if ((unsigned)cls <= 0xFF && ot_region_memo_find(c->regions, head, key, construct_codeptr, &known)) {
-        const named_op *n = &m->named_ops[known];
-        if (n->strings_known) { /* its attributes take the memo's strings: the inline map type and site are not
-                                 * read, and copying them was 2 % of a data-op-heavy conversion (issue 18) */
-            out->variable = n->op.variable;
-            out->map_type[0] = '\0';
-            out->implicit = n->op.implicit;
-            out->member_of = n->op.member_of;
-            out->site[0] = '\0';
-            out->entry = n->op.entry;
-            out->problem = n->op.problem;
-            out->memo = n->op.memo;
-        } else {
-            *out = n->op;
-        }
-        count(m, n->counted);
-        return n->region;
+        if (recallable)
+            *recent = (recent_op){ref, construct_codeptr, construct_site, known, cls, r->subkind, construct_kind, 1};
+        return named_again(m, known, out);
     }
     int counted;
     OTF2_RegionRef region = name_data_op(c, r, device, cls, construct_site, construct_kind, construct_codeptr, out,
@@ -544,6 +575,9 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
     }
     out->memo = (uint32_t)m->named_op_count + 1;
     m->named_ops[m->named_op_count] = (named_op){.region = region, .counted = counted, .op = *out};
+    if (recallable)
+        *recent = (recent_op){ref, construct_codeptr, construct_site, (uint32_t)m->named_op_count, cls, r->subkind,
+                              construct_kind, 1};
     ot_region_memo_keep(c->regions, head, key, construct_codeptr, (uint32_t)m->named_op_count++);
     return region;
 }
@@ -564,7 +598,7 @@ static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, i
         e = entry_of_delete(m, r, device, construct_site ? construct_site : site, &type, &entry_site);
     memset(out, 0, sizeof *out);
     out->entry = !e ? "none" : ref & OFFTRACE_RAW_MAP_FIXUP ? "pointer fix-up"
-               : site_of(m, entry_site) && site_of(m, entry_site)->component ? "mapper component" : "entry";
+               : site_of(m, entry_site) && site_of(m, entry_site)->component ? "mapper component" : entry_usual;
     out->variable = e ? e->variable : "unknown";
     out->problem = e ? e->problem : NULL;
     int at_exit = construct_kind == ompt_target_exit_data || construct_kind == ompt_target_exit_data_nowait;
@@ -604,7 +638,7 @@ static OTF2_RegionRef name_data_op(converter *c, const offtrace_raw_record *r, i
     return ot_tw_region(c->tw, (offtrace_event_class)cls, name, construct ? construct->file : NULL, line, line);
 }
 
-void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op *op)
+void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op *op, ot_map_repeat *previous)
 {
     named_op *n = op->memo ? &c->maps->named_ops[op->memo - 1] : NULL;
     OTF2_StringRef s[MEMO_STRINGS];
@@ -626,14 +660,22 @@ void ot_map_add_attributes(converter *c, OTF2_AttributeList *a, const ot_map_op 
      * 12-15 ns per event, and most data ops are of an explicit map's entry (docs/performance.md, "Issue 18:
      * the converter's per-event cost ... (fourth round)"). The entry's string stays interned above, so the
      * definitions are those of an archive that carries it. */
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
+    /* The variable, map type and site only where they are not those of the previous Enter of the same region on
+     * the location (map_repeats.h): the region's name spells them, and carrying them on every Enter was 12 of a
+     * target region's 18 attributes (docs/variables.md, docs/performance.md "Issue 18: ... (tenth round)"). */
+    int repeated = ot_map_repeats_same(previous, s[0], s[1], s[3]);
+    if (!repeated) {
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, s[0]);
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, s[1]);
+        ot_map_repeats_keep(previous, s[0], s[1], s[3]);
+    }
     if (op->implicit != OFFTRACE_MAP_IMPLICIT_USUAL)
         OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, (uint8_t)op->implicit);
     if (op->member_of)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, s[2]);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
-    if (strcmp(op->entry, OFFTRACE_MAP_ENTRY_USUAL) != 0)
+    if (!repeated)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, s[3]);
+    if (op->entry != entry_usual)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, s[4]);
     if (op->problem)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_NAME_PROBLEM, s[5]);

@@ -12,6 +12,7 @@
 
 #include <otf2/otf2.h>
 
+#include "map_repeats.h"
 #include "offtrace/raw_format.h"
 
 struct converter;
@@ -23,7 +24,7 @@ typedef struct ot_map_op {
     int implicit;          /**< 1: an implicit map */
     const char *member_of; /**< the parent entry's expression, NULL when none */
     char site[320];        /**< the construct's "file:line" (or what the symbolizer knows) */
-    const char *entry;     /**< "entry", "mapper component", "pointer fix-up", "none" */
+    const char *entry;     /**< "entry" (map_names.c's one string of it), "mapper component", "pointer fix-up", "none" */
     const char *problem;   /**< why variable is "unknown", NULL when it is not */
     uint32_t memo;         /**< 1 + its entry in map_names.c's memo (its attributes' strings), 0: none */
 } ot_map_op;
@@ -60,8 +61,12 @@ OTF2_RegionRef ot_map_data_op(struct converter *c, const offtrace_raw_record *r,
 
 /** \brief Put \p op's attributes (event_catalogue.h, OFFTRACE_MAP_ATTRIBUTES) on \p a: the Enter of its
  *         data op's region carries them all, but implicit and map entry at their usual values
- *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), which readers take for absent ones. */
-void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op);
+ *         (OFFTRACE_MAP_IMPLICIT_USUAL, OFFTRACE_MAP_ENTRY_USUAL), and the variable, map type and site where
+ *         all three are those of \p previous, which readers take for absent ones.
+ * \param previous the previous Enter of the region on the location (map_repeats.h), updated; NULL: carry
+ *        all (a put/get without its Enter). */
+void ot_map_add_attributes(struct converter *c, OTF2_AttributeList *a, const ot_map_op *op,
+                           ot_map_repeat *previous);
 
 /** \brief Put \p op's variable alone on \p a: its put/get, written right after that Enter on the same
  *         location, which has the rest (docs/variables.md "The attributes"). Call after

@@ -484,16 +484,17 @@ ot_tw_last_written ot_tw_last;
 
 static void forget_last_writer(void)
 {
-    ot_tw_last.writer = NULL;
-    ot_tw_last.counts = NULL;
+    ot_tw_last = (ot_tw_last_written){{NULL, NULL}, {NULL, NULL}};
 }
 
 ot_location_counts *ot_tw_counts_of_another(const OTF2_EvtWriter *ew)
 {
     void *l = NULL;
     OTF2_EvtWriter_GetUserData(ew, &l);
-    ot_tw_last.writer = ew;
-    ot_tw_last.counts = l;
+    ot_tw_last.writer[1] = ot_tw_last.writer[0];
+    ot_tw_last.counts[1] = ot_tw_last.counts[0];
+    ot_tw_last.writer[0] = ew;
+    ot_tw_last.counts[0] = l;
     return l;
 }
 

@@ -255,12 +255,13 @@ OTF2_MetricRef ot_tw_user_metric(ot_trace_writer *w, const char *name, OTF2_Type
  *  ot_tw_leave inline (issue 18, eighth round: their calls were 7 % of a host OpenMP conversion's
  *  instructions). One converter writes one archive at a time. */
 typedef struct ot_tw_last_written {
-    const OTF2_EvtWriter *writer;
-    ot_location_counts *counts;
+    const OTF2_EvtWriter *writer[2]; /**< the last written first; two: a host thread's data ops alternate with
+                                          their device's RDMA location (tenth round: the one entry missed at each) */
+    ot_location_counts *counts[2];
 } ot_tw_last_written;
 extern ot_tw_last_written ot_tw_last;
 
-/** \brief The counts of \p ew (NULL: not counted), made the last written. */
+/** \brief The counts of \p ew (NULL: not counted), made the last written, the one before kept second. */
 ot_location_counts *ot_tw_counts_of_another(const OTF2_EvtWriter *ew);
 
 /** \brief One more Enter of \p region on \p l, unless nested past what readers deliver; its table grown when
@@ -269,7 +270,8 @@ void ot_tw_count_enter(ot_location_counts *l, OTF2_RegionRef region);
 
 static inline ot_location_counts *ot_tw_counts_of(const OTF2_EvtWriter *ew)
 {
-    return ew == ot_tw_last.writer ? ot_tw_last.counts : ot_tw_counts_of_another(ew);
+    return ew == ot_tw_last.writer[0] ? ot_tw_last.counts[0]
+         : ew == ot_tw_last.writer[1] ? ot_tw_last.counts[1] : ot_tw_counts_of_another(ew);
 }
 
 static inline void ot_tw_enter(OTF2_EvtWriter *ew, OTF2_AttributeList *attributes, uint64_t t, OTF2_RegionRef region)

@@ -629,7 +629,9 @@ enum offtrace_map_attribute {
 /* Their usual values, left out of a named data op's Enter (issue 18, fourth round: two attributes fewer on
  * most data ops): an Enter that carries the VARIABLE but not IMPLICIT is of an explicit map (0), one without
  * MAP_ENTRY is of an entry of its construct (OFFTRACE_MAP_ENTRY_USUAL). Archives written before carry them
- * always; a put/get carries neither (its data op's Enter has them). */
+ * always; a put/get carries neither (its data op's Enter has them). VARIABLE, MAP_TYPE and MAP_SITE are left out
+ * together where all three are those of the previous Enter of the same region on the same location (tenth round,
+ * docs/variables.md; host/otf2util/map_repeats.h keeps that record for the converter and the reader). */
 #define OFFTRACE_MAP_IMPLICIT_USUAL 0
 #define OFFTRACE_MAP_ENTRY_USUAL "entry"
 

@@ -22,6 +22,12 @@ typedef struct usual_pair {
     int seen;
 } usual_pair;
 
+/* The map attributes the last Enter of a data-op region carried on a location (docs/variables.md: the next Enter
+ * of the region there leaves all three out where they are the same). */
+struct region_map {
+    uint32_t region, variable, map_type, site;
+};
+
 typedef struct loc_state {
     uint64_t id;
     OTF2_LocationType type;
@@ -34,6 +40,7 @@ typedef struct loc_state {
     size_t depth;
     usual_pair chunk; /* its last chunk Enter's first iteration and iterations */
     usual_pair team;  /* its last host implicit task Enter's team size and thread number */
+    struct region_map *maps; size_t nmaps; /* each named data op region's last variable, map type and site */
 } loc_state;
 
 typedef struct interval { uint64_t begin, end; uint32_t line; } interval;
@@ -148,6 +155,45 @@ static void bad_map(state *s, const char *what, uint64_t location, uint64_t t)
 {
     s->f->bad_map_placement++;
     problem(s, "location %llu at %llu: %s", (unsigned long long)location, (unsigned long long)t, what);
+}
+
+static uint32_t map_string(const state *s, OTF2_AttributeList *a, int offset)
+{
+    OTF2_StringRef v;
+    if (!has_map(s, a, offset) || OTF2_AttributeList_GetStringRef(a, s->map_attr[offset], &v) != OTF2_SUCCESS)
+        return NO_VARIABLE;
+    return v;
+}
+
+/* The last map attributes a data-op region's Enter carried on \p ls; NULL when none did (a linear search: test
+ * archives name few regions). */
+static struct region_map *region_map_of(loc_state *ls, uint32_t region)
+{
+    for (size_t i = 0; i < ls->nmaps; i++)
+        if (ls->maps[i].region == region)
+            return &ls->maps[i];
+    return NULL;
+}
+
+/* The variable of a data op's Enter, carried or left out as the previous Enter of its region on the location's
+ * (docs/variables.md "The attributes"); a repeat carried is misplaced. */
+static uint32_t data_op_variable(state *s, loc_state *ls, OTF2_AttributeList *a, uint32_t r, uint64_t l, uint64_t t)
+{
+    struct region_map now = {r, map_string(s, a, MAP_VARIABLE), map_string(s, a, MAP_MAP_TYPE),
+                             map_string(s, a, MAP_MAP_SITE)};
+    struct region_map *before = region_map_of(ls, r);
+    if (now.variable == NO_VARIABLE && now.map_type == NO_VARIABLE && now.site == NO_VARIABLE)
+        return before ? before->variable : NO_VARIABLE;
+    if (before && before->variable == now.variable && before->map_type == now.map_type && before->site == now.site)
+        bad_map(s, "a named data op's Enter carrying the variable, map type and site of its region's previous Enter "
+                   "on its location (left out there)", l, t);
+    if (!before) {
+        if (ls->nmaps % 64 == 0)
+            ls->maps = realloc(ls->maps, (ls->nmaps + 64) * sizeof *ls->maps);
+        before = &ls->maps[ls->nmaps++];
+    }
+    *before = now;
+    return now.variable;
 }
 
 static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef c,
@@ -395,18 +441,20 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
         check_chunk_iterations(s, ls, a, l, t);
     else if (c == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
         check_implicit_task_team(s, ls, a, l, t);
+    /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
+     * their usual values (event_catalogue.h), and the variable, map type and site but where all three repeat
+     * its region's previous Enter on the location */
+    int data_op = offtrace_class(c) && offtrace_class(c)->source == OFFTRACE_SOURCE_DATA_OP;
+    uint32_t carried = variable_of(s, a);
+    uint32_t variable = data_op ? data_op_variable(s, ls, a, r, l, t) : carried;
     if (ls->depth == MAX_DEPTH)
         return OTF2_CALLBACK_SUCCESS;
-    /* docs/variables.md: a named data op's Enter carries its map attributes, implicit and map entry but at
-     * their usual values (event_catalogue.h) */
-    uint32_t variable = variable_of(s, a);
-    int data_op = offtrace_class(c) && offtrace_class(c)->source == OFFTRACE_SOURCE_DATA_OP;
-    if (variable != NO_VARIABLE && (!data_op || !has_map(s, a, MAP_MAP_TYPE) || !has_map(s, a, MAP_MAP_SITE)))
+    if (carried != NO_VARIABLE && (!data_op || !has_map(s, a, MAP_MAP_TYPE) || !has_map(s, a, MAP_MAP_SITE)))
         bad_map(s, data_op ? "a named data op's Enter without its map type or site"
                            : "a variable on the Enter of a region that is no data op", l, t);
     else if (variable != NO_VARIABLE && usual_map_value(s, a))
         bad_map(s, "a named data op's Enter carrying implicit 0 or map entry `entry` (left out at those)", l, t);
-    else if (variable == NO_VARIABLE && (has_map(s, a, MAP_MAP_TYPE) || has_map(s, a, MAP_MAP_SITE)))
+    else if (carried == NO_VARIABLE && (has_map(s, a, MAP_MAP_TYPE) || has_map(s, a, MAP_MAP_SITE)))
         bad_map(s, "map attributes without the variable on an Enter", l, t);
     ls->variable[ls->depth] = data_op ? variable : NO_VARIABLE;
     ls->stack[ls->depth] = r;
@@ -744,6 +792,8 @@ static int run_check(const char *dir, archive_facts *f, uint64_t wanted, uint64_
     free(s->region_class);
     free(s->region_role);
     free(s->region_paradigm);
+    for (size_t i = 0; i < s->nlocs; i++)
+        free(s->locs[i].maps);
     free(s->targets);
     free(s->kernels);
     free(s->device_times);

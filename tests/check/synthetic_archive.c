@@ -248,20 +248,29 @@ int write_paired_archive(const char *dir)
 enum { M_X = P_COUNT, M_Y, M_TO, M_TOFROM, M_SITE, M_ENTRY, M_STRUCT, M_NAMES, M_COUNT = M_NAMES + OFFTRACE_MAP_ATTRIBUTE_COUNT };
 
 /* A data op's map: \p which 0: x[0:100] (to, implicit); 1: y (tofrom, explicit, member of s). \p all 0: the
- * variable alone; \p usual 0: implicit 0 and map entry `entry` left out (event_catalogue.h). */
-static void add_map(OTF2_AttributeList *a, int which, int all, int usual)
+ * variable alone; \p usual 0: implicit 0 and map entry `entry` left out (event_catalogue.h); \p repeat 1: the
+ * variable, map type and site left out (those of the previous Enter of its region, docs/variables.md). */
+static void add_map_repeated(OTF2_AttributeList *a, int which, int all, int usual, int repeat)
 {
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, which ? M_Y : M_X);
+    if (!repeat)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_VARIABLE, which ? M_Y : M_X);
     if (!all)
         return;
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, which ? M_TOFROM : M_TO);
+    if (!repeat)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_TYPE, which ? M_TOFROM : M_TO);
     if (!which || usual)
         OTF2_AttributeList_AddUint8(a, OFFTRACE_MAP_ATTR_IMPLICIT, which ? 0 : 1);
     if (which)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MEMBER_OF, M_STRUCT);
-    OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, M_SITE);
+    if (!repeat)
+        OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_SITE, M_SITE);
     if (usual)
         OTF2_AttributeList_AddStringRef(a, OFFTRACE_MAP_ATTR_MAP_ENTRY, M_ENTRY);
+}
+
+static void add_map(OTF2_AttributeList *a, int which, int all, int usual)
+{
+    add_map_repeated(a, which, all, usual, 0);
 }
 
 static uint64_t mapped_events(OTF2_EvtWriter *w, int which, const void *arg)
@@ -283,8 +292,11 @@ static uint64_t mapped_events(OTF2_EvtWriter *w, int which, const void *arg)
     OTF2_EvtWriter_RmaPut(w, a, 200, 0, 1, 16, 8);
     OTF2_EvtWriter_Leave(w, NULL, 210, PR_OP);
     OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, 220, 0, 99);
+    add_map_repeated(a, 1, 1, usual, layout == OT_MAPPED_NOW); /* y's again: the layouts before carry it all */
+    OTF2_EvtWriter_Enter(w, a, 300, PR_OP);
+    OTF2_EvtWriter_Leave(w, NULL, 310, PR_OP);
     OTF2_AttributeList_Delete(a);
-    return 9;
+    return 11;
 }
 
 static void mapped_definitions(OTF2_GlobalDefWriter *g, const uint64_t *counts, const void *arg)

@@ -51,7 +51,8 @@ int write_paired_archive_with_group(const char *dir, const char *device_group);
 
 /** The layouts of write_mapped_archive's map attributes, as offtrace wrote them over time. */
 enum {
-    OT_MAPPED_NOW,          /**< the put's variable alone; implicit 0 and map entry `entry` left out (issue 18, 4th round) */
+    OT_MAPPED_NOW,          /**< the put's variable alone; implicit 0 and map entry `entry` left out (issue 18, 4th round),
+                                 and an Enter's variable, map type and site where they repeat (tenth round) */
     OT_MAPPED_ON_PUTS,      /**< every attribute on the Enter and again on the put (issue 15) */
     OT_MAPPED_USUAL_VALUES, /**< the put's variable alone, every attribute on the Enter (issue 18, 3rd round) */
     OT_MAPPED_LAYOUTS
@@ -60,7 +61,9 @@ enum {
 /**
  * \brief The paired archive with the catalogue's map attributes (issue 15): the first data op's Enter
  *        carries x[0:100] (to, implicit 1, map site paired.c:4, map entry entry), the second's y (tofrom,
- *        implicit 0, member of s, the same site and entry), in one of the \p layout (OT_MAPPED_*).
+ *        implicit 0, member of s, the same site and entry), and a third, of y again, that leaves out its
+ *        variable, map type and site where \p layout is OT_MAPPED_NOW (issue 18, tenth round), in one of the
+ *        \p layout (OT_MAPPED_*).
  * \return 0, or -1 if OTF2 failed.
  */
 int write_mapped_archive(const char *dir, int layout);
