@@ -102,7 +102,8 @@ static inline uint64_t ot_map_capture_op_addr(int optype, uint64_t src, uint64_t
     }
 }
 
-/** \brief Whether the thread's last search answers for \p addr and \p bytes in the construct \p c of region \p target_id. */
+/** \brief Whether the thread's last search answers for \p addr and \p bytes
+ *         in the construct \p c of the region \p target_id. */
 static inline int ot_map_capture_found_last(const offtrace_capture_construct *c, uint64_t target_id, uint64_t addr,
                                             uint64_t bytes)
 {
@@ -166,9 +167,9 @@ static inline void ot_map_capture_name_target(offtrace_raw_record *r, const offt
  *        always without the capture (the current region is set only where
  *        the capture's query is).
  */
-static inline const offtrace_capture_construct *ot_map_capture_known_construct(uint64_t target_id)
+static inline offtrace_capture_construct *ot_map_capture_known_construct(uint64_t target_id)
 {
-    const offtrace_capture_construct *c = ot_map_capture_current.construct;
+    offtrace_capture_construct *c = ot_map_capture_current.construct;
     /* target_id 0 (an op outside any construct) never matches: the
      * current region's id is 0 between regions while its construct stays */
     if (target_id != 0 && ot_map_capture_current.target_id == target_id && c && c->recorder[0] != 0)
@@ -180,34 +181,6 @@ static inline const offtrace_capture_construct *ot_map_capture_known_construct(u
 static inline uint32_t ot_map_capture_known_site(const offtrace_capture_construct *c)
 {
     return (uint32_t)(c->recorder[0] - 1);
-}
-
-/**
- * \brief The map reference of a data op of the region \p target_id (as
- *        ot_map_capture_ref gives it) when it is known without a call: the
- *        region is the one this thread began last, with its construct and
- *        site known (ot_map_capture_known_construct), and the op is a
- *        delete (the site alone) or moves the range the thread's last
- *        search found (the copies to and from the device of a mapped
- *        variable, after its allocation's search). 0 when not known (the
- *        caller then takes ot_map_capture_mark_data_op's way), else 1 and
- *        the reference in \p *ref.
- */
-static inline int ot_map_capture_known_ref(uint64_t target_id, int optype, uint64_t src, uint64_t dst,
-                                           uint64_t bytes, uint64_t *ref)
-{
-    const offtrace_capture_construct *c = ot_map_capture_known_construct(target_id);
-    if (!c)
-        return 0;
-    uint64_t addr = ot_map_capture_op_addr(optype, src, dst);
-    if (!addr) {
-        *ref = OFFTRACE_RAW_MAP_REF(ot_map_capture_known_site(c), OFFTRACE_RAW_MAP_NO_ENTRY);
-        return 1;
-    }
-    if (!ot_map_capture_found_last(c, target_id, addr, bytes))
-        return 0;
-    *ref = ot_map_capture_last_found.ref;
-    return 1;
 }
 
 /** \brief A TARGET record of the construct the thread is in: its codeptr

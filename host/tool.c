@@ -382,10 +382,15 @@ static inline uint64_t plain_begin_id(ot_stream *s, ompt_id_t *host_op_id)
     return id;
 }
 
-/* The data op's end on the plain path: its map reference known without a
- * call (3 of the 4 ends of a mapped variable's region: every one but the
- * allocation's, whose search is the call). A function of its own, so
- * that its registers are not the begin's. */
+/* The data op's end on the plain path: its begin pending, its region's
+ * construct and site known (ot_map_capture_known_construct). No call but
+ * where the map entries must be searched (an allocation's end, 1 of the 4
+ * ends of a mapped variable's region: the others are found by the
+ * thread's last search or are a delete, named by the site alone). A
+ * function of its own, so that its registers are not the begin's; every
+ * end of such a region runs through it, so that its code stays in cache
+ * (the allocation's end through the whole path touched 17 instruction
+ * lines of it per region that nothing else did). */
 static OT_WHOLE_PATH void data_op_end(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                                       ompt_data_t *target_data, ompt_id_t *host_op_id,
                                       ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -393,20 +398,21 @@ static OT_WHOLE_PATH void data_op_end(ompt_scope_endpoint_t endpoint, ompt_data_
                                       const void *codeptr_ra)
 {
     ot_stream *s = ot_stream_current;
-    uint64_t target_id, ref;
-    if (optype == ompt_target_data_alloc || !operation_end_is_plain(endpoint, s, OFFTRACE_RAW_DATA_OP, host_op_id) ||
-        !target_data || !(target_id = target_data->value) ||
-        !ot_map_capture_known_ref(target_id, optype, (uint64_t)(uintptr_t)src_addr, (uint64_t)(uintptr_t)dest_addr,
-                                  bytes, &ref)) {
+    uint64_t target_id;
+    offtrace_capture_construct *c;
+    if (!operation_end_is_plain(endpoint, s, OFFTRACE_RAW_DATA_OP, host_op_id) || !target_data ||
+        !(c = ot_map_capture_known_construct(target_id = target_data->value))) {
         data_op_any(endpoint, target_task_data, target_data, host_op_id, optype, src_addr, src_device_num,
                     dest_addr, dest_device_num, bytes, codeptr_ra);
         return;
     }
     uint64_t now = plain_ticks();
+    uint64_t ref = ot_map_capture_ref(c, target_id, optype, (uint64_t)(uintptr_t)src_addr,
+                                      (uint64_t)(uintptr_t)dest_addr, bytes);
     offtrace_raw_record r = data_op_record(now, *host_op_id, target_id, endpoint, optype, src_addr, src_device_num,
                                            dest_addr, dest_device_num, bytes, (const void *)(uintptr_t)ref);
     r.flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
-    ot_stream_put_complete(s, &r);
+    ot_stream_put_complete(s, &r); /* the same stream, with room: the search writes no record */
 }
 
 static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
