@@ -355,8 +355,10 @@ static inline int operation_end_is_plain(ompt_scope_endpoint_t endpoint, const o
                                          const ompt_id_t *host_op_id)
 {
 #if defined(__x86_64__)
-    return endpoint == ompt_scope_end && ot_clock_use_tsc && ot_stream_end_completes(s, event, *host_op_id) &&
-           ot_device_link_wants_operations == 0;
+    /* the device first: where it brackets operations (CUPTI) no end is
+     * plain, and that test says so before the others */
+    return ot_device_link_wants_operations == 0 && endpoint == ompt_scope_end && ot_clock_use_tsc &&
+           ot_stream_end_completes(s, event, *host_op_id);
 #else
     (void)endpoint, (void)s, (void)event, (void)host_op_id;
     return 0;
