@@ -86,29 +86,39 @@ extern __thread ot_map_capture_found ot_map_capture_last_found __attribute__((tl
  *        (its entry is found at conversion from its allocation).
  * \param optype ompt_target_data_op_t.
  */
-static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, uint64_t target_id, int optype,
-                                          uint64_t src, uint64_t dst, uint64_t bytes)
+static inline uint64_t ot_map_capture_op_addr(int optype, uint64_t src, uint64_t dst)
 {
-    uint32_t site = ot_map_capture_site_cached(c);
-    uint64_t addr;
     switch (optype) {
     case ompt_target_data_alloc:
     case ompt_target_data_alloc_async:
     case ompt_target_data_transfer_to_device:
     case ompt_target_data_transfer_to_device_async:
-        addr = src;
-        break;
+        return src;
     case ompt_target_data_transfer_from_device:
     case ompt_target_data_transfer_from_device_async:
-        addr = dst;
-        break;
+        return dst;
     default:
-        addr = 0;
+        return 0;
     }
+}
+
+/** \brief Whether the thread's last search answers for \p addr and \p bytes
+ *         in the construct \p c of the region \p target_id. */
+static inline int ot_map_capture_found_last(const offtrace_capture_construct *c, uint64_t target_id, uint64_t addr,
+                                            uint64_t bytes)
+{
+    return ot_map_capture_last_found.target_id == target_id && ot_map_capture_last_found.addr == addr &&
+           ot_map_capture_last_found.bytes == bytes && ot_map_capture_last_found.construct == c;
+}
+
+static inline uint64_t ot_map_capture_ref(offtrace_capture_construct *c, uint64_t target_id, int optype,
+                                          uint64_t src, uint64_t dst, uint64_t bytes)
+{
+    uint32_t site = ot_map_capture_site_cached(c);
+    uint64_t addr = ot_map_capture_op_addr(optype, src, dst);
     if (!addr)
         return OFFTRACE_RAW_MAP_REF(site, OFFTRACE_RAW_MAP_NO_ENTRY);
-    if (ot_map_capture_last_found.target_id == target_id && ot_map_capture_last_found.addr == addr &&
-        ot_map_capture_last_found.bytes == bytes && ot_map_capture_last_found.construct == c)
+    if (ot_map_capture_found_last(c, target_id, addr, bytes))
         return ot_map_capture_last_found.ref;
     return ot_map_capture_entry_ref(c, target_id, site, optype, addr, bytes);
 }
@@ -139,6 +149,40 @@ static inline offtrace_capture_construct *ot_map_capture_construct_of(uint64_t t
     return ot_map_capture_query();
 }
 
+/** \brief Name a TARGET record after its construct \p c and the
+ *         construct's map site \p site (ot_map_capture_mark_target). */
+static inline void ot_map_capture_name_target(offtrace_raw_record *r, const offtrace_capture_construct *c,
+                                              uint32_t site)
+{
+    r->codeptr = (uint64_t)(uintptr_t)c->call_site;
+    r->bytes = site;
+    r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
+}
+
+/**
+ * \brief The construct of the region \p target_id when it and its map site
+ *        are known without a call: the TARGET end of the region this
+ *        thread began last (its begin asked the query and looked the site
+ *        up). NULL otherwise (ot_map_capture_mark_target then asks), and
+ *        always without the capture (the current region is set only where
+ *        the capture's query is).
+ */
+static inline offtrace_capture_construct *ot_map_capture_known_construct(uint64_t target_id)
+{
+    offtrace_capture_construct *c = ot_map_capture_current.construct;
+    /* target_id 0 (an op outside any construct) never matches: the
+     * current region's id is 0 between regions while its construct stays */
+    if (target_id != 0 && ot_map_capture_current.target_id == target_id && c && c->recorder[0] != 0)
+        return c;
+    return 0;
+}
+
+/** \brief The map site of a construct that ot_map_capture_known_construct returned. */
+static inline uint32_t ot_map_capture_known_site(const offtrace_capture_construct *c)
+{
+    return (uint32_t)(c->recorder[0] - 1);
+}
+
 /** \brief A TARGET record of the construct the thread is in: its codeptr
  *         becomes the program's call site, its bytes the map site. */
 static inline void ot_map_capture_mark_target(offtrace_raw_record *r)
@@ -155,11 +199,8 @@ static inline void ot_map_capture_mark_target(offtrace_raw_record *r)
         if (ot_map_capture_current.target_id == r->id)
             ot_map_capture_current.target_id = 0; /* the region is over */
     }
-    if (c) {
-        r->codeptr = (uint64_t)(uintptr_t)c->call_site;
-        r->bytes = ot_map_capture_site_cached(c);
-        r->flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
-    }
+    if (c)
+        ot_map_capture_name_target(r, c, ot_map_capture_site_cached(c));
 }
 
 /** \brief A DATA_OP record inside a construct: its codeptr (a libomptarget

@@ -67,6 +67,20 @@ extern int ot_recording;                 /**< 1 while records are taken */
 /** \brief Slow path: create the thread's stream or map its next chunk. */
 offtrace_raw_record *ot_stream_reserve_slow(void);
 
+/** \brief Whether the fast path of ot_stream_reserve has a slot in \p s (NULL: no stream). */
+static inline int ot_stream_has_room(const ot_stream *s)
+{
+    return s != 0 && s->next < s->limit;
+}
+
+/** \brief ot_stream_reserve's fast path, where the caller has seen room in
+ *         \p s (ot_stream_has_room), the calling thread's stream. */
+static inline offtrace_raw_record *ot_stream_reserve_in(ot_stream *s)
+{
+    __builtin_prefetch(s->next + 8, 1, 3);
+    return s->next++;
+}
+
 /**
  * \brief A slot for one record; never NULL.
  *
@@ -81,10 +95,8 @@ offtrace_raw_record *ot_stream_reserve_slow(void);
 static inline offtrace_raw_record *ot_stream_reserve(void)
 {
     ot_stream *s = ot_stream_current;
-    if (__builtin_expect(s != 0 && s->next < s->limit, 1)) {
-        __builtin_prefetch(s->next + 8, 1, 3);
-        return s->next++;
-    }
+    if (__builtin_expect(ot_stream_has_room(s), 1))
+        return ot_stream_reserve_in(s);
     return ot_stream_reserve_slow();
 }
 
@@ -187,6 +199,27 @@ static inline void ot_stream_put_end(offtrace_raw_record *end)
     ot_stream_store(slot, end);
     if (whole)
         __atomic_store_n(&p->event, OFFTRACE_RAW_NONE, __ATOMIC_RELEASE);
+}
+
+/** \brief Whether the end of the operation \p event with id \p id finds
+ *         its begin pending in \p s (ot_stream_put_end's COMPLETE case)
+ *         and the stream has room for the record (s not NULL). */
+static inline int ot_stream_end_completes(const ot_stream *s, uint8_t event, uint64_t id)
+{
+    return ot_stream_has_room(s) && s->pending->event == event && s->pending->id == id;
+}
+
+/** \brief ot_stream_put_end where ot_stream_end_completes said so: the
+ *         COMPLETE record, written without a call. */
+static inline void ot_stream_put_complete(ot_stream *s, offtrace_raw_record *end)
+{
+    offtrace_raw_record *p = s->pending;
+    offtrace_raw_record *slot = ot_stream_reserve_in(s);
+    end->end_time = end->time;
+    end->time = p->time;
+    end->endpoint = OFFTRACE_RAW_COMPLETE;
+    ot_stream_store(slot, end);
+    __atomic_store_n(&p->event, OFFTRACE_RAW_NONE, __ATOMIC_RELEASE);
 }
 
 /** \brief Thread end: give the calling thread's stream, chunk and all, to

@@ -71,6 +71,13 @@
  * the callback's call of it is a jump that leaves the arguments where they
  * came in (issue 18, ninth round). */
 #define OT_WHOLE_PATH __attribute__((noinline, used))
+/* A return that must be a jump: clang makes the target callback's calls of
+ * its paths (seven arguments, one on the stack) calls otherwise. */
+#if defined(__has_attribute) && __has_attribute(musttail)
+#define OT_JUMP __attribute__((musttail))
+#else
+#define OT_JUMP
+#endif
 
 static ompt_set_callback_t set_callback;
 
@@ -138,11 +145,30 @@ static void on_thread_end(ompt_data_t *thread_data)
     ot_crash_thread_end();
 }
 
-static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
-                          ompt_data_t *task_data, ompt_data_t *target_task_data,
-                          ompt_data_t *target_data, const void *codeptr_ra)
+/* A TARGET record, the same on the whole path and the plain one (the
+ * capture names it afterwards: ot_map_capture_mark_target or the plain
+ * path's own naming). */
+static inline offtrace_raw_record target_record(uint64_t now, uint64_t id, ompt_target_t kind,
+                                                ompt_scope_endpoint_t endpoint, int device_num,
+                                                const void *codeptr_ra)
 {
-    OT_BENCH_STAGE_HOOK();
+    return (offtrace_raw_record){
+        .time = now,
+        .id = id,
+        .target_id = id,
+        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
+        .dst_device = (int16_t)device_num,
+        .subkind = (uint8_t)kind,
+        .endpoint = (uint8_t)endpoint,
+        .event = OFFTRACE_RAW_TARGET,
+    };
+}
+
+/* The thread's target bookkeeping, on both paths: the kernel depth that
+ * tells a kernel's OpenMP from the program's, the device submits belong to
+ * and the depth a measurement switch is refused in. */
+static inline void count_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num)
+{
     if ((kind == ompt_target || kind == ompt_target_nowait) && device_num >= 0 && device_num < 64 &&
         (__atomic_load_n(&offload_devices, __ATOMIC_RELAXED) >> device_num & 1u))
         kernel_depth += endpoint == ompt_scope_begin ? 1 : -1; /* its body runs here on a host-offload device */
@@ -152,6 +178,13 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
     } else if (target_depth > 0) {
         target_depth--;
     }
+}
+
+static OT_WHOLE_PATH void target_any(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                                     ompt_data_t *task_data, ompt_data_t *target_task_data,
+                                     ompt_data_t *target_data, const void *codeptr_ra)
+{
+    count_target(kind, endpoint, device_num);
     /* Measurement control: a construct begun while off is not recorded at
      * all, one begun while on is recorded whole (measurement.h). */
     if (endpoint == ompt_scope_begin ? !ot_measurement_recording() : target_data->value == OT_MEASUREMENT_OFF_TARGET_ID) {
@@ -168,16 +201,7 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, in
     offtrace_raw_record *slot = ot_stream_reserve();
     if (endpoint == ompt_scope_begin)
         target_data->value = ot_stream_new_id();
-    offtrace_raw_record r = {
-        .time = now,
-        .id = target_data->value,
-        .target_id = target_data->value,
-        .codeptr = (uint64_t)(uintptr_t)codeptr_ra,
-        .dst_device = (int16_t)device_num,
-        .subkind = (uint8_t)kind,
-        .endpoint = (uint8_t)endpoint,
-        .event = OFFTRACE_RAW_TARGET,
-    };
+    offtrace_raw_record r = target_record(now, target_data->value, kind, endpoint, device_num, codeptr_ra);
     ot_map_capture_mark_target(&r); /* the real call site and the map site (issue 15) */
     ot_stream_store(slot, &r);
     if (ot_device_link_has(device_num)) { /* the record's time paces the sync points: no second read */
@@ -324,6 +348,23 @@ static inline int operation_begin_is_plain(ompt_scope_endpoint_t endpoint, const
 #endif
 }
 
+/* An end whose begin is pending (ot_stream_end_completes), with the TSC
+ * the clock and no device bracketing operations: its COMPLETE record needs
+ * no call. (Its id is not 0: a pending begin's never is.) */
+static inline int operation_end_is_plain(ompt_scope_endpoint_t endpoint, const ot_stream *s, uint8_t event,
+                                         const ompt_id_t *host_op_id)
+{
+#if defined(__x86_64__)
+    /* the device first: where it brackets operations (CUPTI) no end is
+     * plain, and that test says so before the others */
+    return ot_device_link_wants_operations == 0 && endpoint == ompt_scope_end && ot_clock_use_tsc &&
+           ot_stream_end_completes(s, event, *host_op_id);
+#else
+    (void)endpoint, (void)s, (void)event, (void)host_op_id;
+    return 0;
+#endif
+}
+
 /* ot_clock_ticks where operation_begin_is_plain said the TSC is the clock:
  * without the fallback's call, the plain begin needs no frame. */
 static inline uint64_t plain_ticks(void)
@@ -343,6 +384,39 @@ static inline uint64_t plain_begin_id(ot_stream *s, ompt_id_t *host_op_id)
     return id;
 }
 
+/* The data op's end on the plain path: its begin pending, its region's
+ * construct and site known (ot_map_capture_known_construct). No call but
+ * where the map entries must be searched (an allocation's end, 1 of the 4
+ * ends of a mapped variable's region: the others are found by the
+ * thread's last search or are a delete, named by the site alone). A
+ * function of its own, so that its registers are not the begin's; every
+ * end of such a region runs through it, so that its code stays in cache
+ * (the allocation's end through the whole path touched 17 instruction
+ * lines of it per region that nothing else did). */
+static OT_WHOLE_PATH void data_op_end(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
+                                      ompt_data_t *target_data, ompt_id_t *host_op_id,
+                                      ompt_target_data_op_t optype, void *src_addr, int src_device_num,
+                                      void *dest_addr, int dest_device_num, size_t bytes,
+                                      const void *codeptr_ra)
+{
+    ot_stream *s = ot_stream_current;
+    uint64_t target_id;
+    offtrace_capture_construct *c;
+    if (!operation_end_is_plain(endpoint, s, OFFTRACE_RAW_DATA_OP, host_op_id) || !target_data ||
+        !(c = ot_map_capture_known_construct(target_id = target_data->value))) {
+        data_op_any(endpoint, target_task_data, target_data, host_op_id, optype, src_addr, src_device_num,
+                    dest_addr, dest_device_num, bytes, codeptr_ra);
+        return;
+    }
+    uint64_t now = plain_ticks();
+    uint64_t ref = ot_map_capture_ref(c, target_id, optype, (uint64_t)(uintptr_t)src_addr,
+                                      (uint64_t)(uintptr_t)dest_addr, bytes);
+    offtrace_raw_record r = data_op_record(now, *host_op_id, target_id, endpoint, optype, src_addr, src_device_num,
+                                           dest_addr, dest_device_num, bytes, (const void *)(uintptr_t)ref);
+    r.flags |= OFFTRACE_RAW_FLAG_MAP_ENTRY;
+    ot_stream_put_complete(s, &r); /* the same stream, with room: the search writes no record */
+}
+
 static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_task_data,
                            ompt_data_t *target_data, ompt_id_t *host_op_id,
                            ompt_target_data_op_t optype, void *src_addr, int src_device_num,
@@ -350,6 +424,11 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
                            const void *codeptr_ra)
 {
     OT_BENCH_STAGE_HOOK();
+    if (endpoint != ompt_scope_begin) {
+        data_op_end(endpoint, target_task_data, target_data, host_op_id, optype, src_addr, src_device_num,
+                    dest_addr, dest_device_num, bytes, codeptr_ra);
+        return;
+    }
     ot_stream *s = ot_stream_current;
     if (!operation_begin_is_plain(endpoint, s)) {
         data_op_any(endpoint, target_task_data, target_data, host_op_id, optype, src_addr, src_device_num,
@@ -364,20 +443,118 @@ static void on_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_t
     ot_stream_store(s->pending, &r);
 }
 
+/* Four arguments, all in registers: neither the plain begin nor the plain
+ * end needs a frame (the end's whole path was 81 instructions). */
 static void on_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
                           ompt_id_t *host_op_id, unsigned int requested_num_teams)
 {
     OT_BENCH_STAGE_HOOK();
     ot_stream *s = ot_stream_current;
-    if (!operation_begin_is_plain(endpoint, s)) {
+    uint64_t target_id;
+    if (operation_begin_is_plain(endpoint, s)) {
+        uint64_t now = plain_ticks();
+        uint64_t id = plain_begin_id(s, host_op_id);
+        target_id = target_data ? target_data->value : 0;
+        offtrace_raw_record r = submit_record(now, id, target_id, endpoint, requested_num_teams);
+        ot_stream_store(s->pending, &r);
+        return;
+    }
+    if (!operation_end_is_plain(endpoint, s, OFFTRACE_RAW_SUBMIT, host_op_id)) {
         submit_any(endpoint, target_data, host_op_id, requested_num_teams);
         return;
     }
-    uint64_t now = plain_ticks(); /* four arguments, all in registers: no frame at all */
-    uint64_t id = plain_begin_id(s, host_op_id);
-    uint64_t target_id = target_data ? target_data->value : 0;
-    offtrace_raw_record r = submit_record(now, id, target_id, endpoint, requested_num_teams);
-    ot_stream_store(s->pending, &r);
+    uint64_t now = plain_ticks();
+    target_id = target_data ? target_data->value : 0;
+    offtrace_raw_record r = submit_record(now, *host_op_id, target_id, endpoint, requested_num_teams);
+    ot_stream_put_complete(s, &r);
+}
+
+/*
+ * The target callback itself, on the model of the data op's (above). A
+ * call on the common path (TSC clock, room in the thread's stream, the
+ * capture in the process, no collector attached to the device) is written
+ * by target_begin or target_end; every other goes to the whole path
+ * (target_any) by a jump. A
+ * plain end calls nothing: its construct and map site are the ones its
+ * begin found (ot_map_capture_known_construct), so it needs no frame. A
+ * plain begin calls the capture's query once: the record is written into
+ * its slot before the call (its event byte, which publishes it, after), so
+ * only the slot stays live across the call, not the record's fields (issue
+ * 18, tenth round; instructions per region in docs/performance.md).
+ */
+static inline int target_is_plain(const ot_stream *s)
+{
+#if defined(__x86_64__)
+    return ot_clock_use_tsc && ot_stream_has_room(s) && ot_map_capture_query != 0;
+#else
+    (void)s;
+    return 0;
+#endif
+}
+
+/* A plain end: calls nothing, no frame. */
+static OT_WHOLE_PATH void target_end(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                                     ompt_data_t *task_data, ompt_data_t *target_task_data,
+                                     ompt_data_t *target_data, const void *codeptr_ra)
+{
+    ot_stream *s = ot_stream_current;
+    const offtrace_capture_construct *known;
+    if (endpoint != ompt_scope_end || !target_is_plain(s) ||
+        !(known = ot_map_capture_known_construct(target_data->value))) {
+        target_any(kind, endpoint, device_num, task_data, target_task_data, target_data, codeptr_ra);
+        return;
+    }
+    count_target(kind, endpoint, device_num);
+    uint64_t now = plain_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_in(s);
+    /* known: the region is recorded (its id is not the off one) */
+    offtrace_raw_record r = target_record(now, target_data->value, kind, endpoint, device_num, codeptr_ra);
+    ot_map_capture_name_target(&r, known, ot_map_capture_known_site(known));
+    ot_map_capture_current.target_id = 0; /* the region is over */
+    ot_stream_store(slot, &r);
+}
+
+/* A plain begin: one call, the capture's query, with the record written
+ * into its slot before it (published by its event byte after), so that
+ * only the slot stays live across it, not the record's fields. */
+static OT_WHOLE_PATH void target_begin(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                                       ompt_data_t *task_data, ompt_data_t *target_task_data,
+                                       ompt_data_t *target_data, const void *codeptr_ra)
+{
+    ot_stream *s = ot_stream_current;
+    if (!target_is_plain(s) || !ot_measurement_recording()) {
+        target_any(kind, endpoint, device_num, task_data, target_task_data, target_data, codeptr_ra);
+        return;
+    }
+    count_target(kind, endpoint, device_num);
+    uint64_t now = plain_ticks();
+    offtrace_raw_record *slot = ot_stream_reserve_in(s);
+    uint64_t id = ot_stream_next_id(s);
+    target_data->value = id;
+    offtrace_raw_record r = target_record(now, id, kind, endpoint, device_num, codeptr_ra);
+    __builtin_memcpy(slot, &r, offsetof(offtrace_raw_record, event)); /* unpublished until its event byte */
+    offtrace_capture_construct *c = ot_map_capture_query();
+    ot_map_capture_current.target_id = slot->id;
+    ot_map_capture_current.construct = c;
+    if (c)
+        ot_map_capture_name_target(slot, c, ot_map_capture_site_cached(c));
+    __atomic_store_n(&slot->event, (uint8_t)OFFTRACE_RAW_TARGET, __ATOMIC_RELEASE);
+}
+
+/* The callback: jumps only (no frame). With device detail (a collector
+ * attached to the device) every call takes the whole path: that test
+ * first. */
+static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num,
+                          ompt_data_t *task_data, ompt_data_t *target_task_data,
+                          ompt_data_t *target_data, const void *codeptr_ra)
+{
+    OT_BENCH_STAGE_HOOK();
+    if (ot_device_link_has(device_num))
+        OT_JUMP return target_any(kind, endpoint, device_num, task_data, target_task_data, target_data, codeptr_ra);
+    if (endpoint == ompt_scope_begin)
+        OT_JUMP return target_begin(kind, endpoint, device_num, task_data, target_task_data, target_data,
+                                    codeptr_ra);
+    OT_JUMP return target_end(kind, endpoint, device_num, task_data, target_task_data, target_data, codeptr_ra);
 }
 
 /* ---- host OpenMP events ----
