@@ -146,6 +146,7 @@ uint64_t ot_chunk_claim_unwritten(ot_stream *s, uint64_t *from)
  * and a budget that never recovers would stall every later chunk switch. */
 void ot_chunk_write_range(ot_stream *s, uint64_t from, uint64_t bytes)
 {
+    ot_helpers_unmap_pending();
     int fd = open_stream_file(s, O_RDONLY);
     if (fd >= 0 && sync_file_range(fd, (off_t)from, (off_t)bytes, SYNC_FILE_RANGE_WAIT_BEFORE |
                                    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0 &&
@@ -213,10 +214,16 @@ static int map_next_chunk(ot_stream *s)
         ot_stream_populate_later(p, chunk, 0);
     }
     s->unpopulated = populated ? NULL : p;
-    /* Unmapped before it is offered for writeback: pages still mapped
-     * would stay in memory after the write. */
-    if (s->end)
-        munmap((char *)s->end - chunk, chunk);
+    /* The filled chunk is unmapped by the preparer where one runs (0.2 ms
+     * of the kernel's time per chunk, stream_helpers.c), by the owner where
+     * none does or past the writeback mark. Unmapped before it is written
+     * back either way (ot_chunk_write_range waits for the preparer's):
+     * pages still mapped would stay in memory after the write. */
+    if (s->end) {
+        void *filled = (char *)s->end - chunk;
+        if (ot_budget_past_writeback_mark() || !ot_helpers_unmap_later(filled, chunk))
+            munmap(filled, chunk);
+    }
     s->next = p;
     s->end = (offtrace_raw_record *)((char *)p + chunk);
     /* The next chunk is asked for only a quarter into this one: a program

@@ -46,4 +46,16 @@ void ot_helpers_request_chunk(ot_stream *s);
 /** \brief Wake the background writer (started if allowed and need be). */
 void ot_helpers_wake_writer(void);
 
+/**
+ * \brief Hand a filled chunk [addr, addr+len) to the preparer to unmap.
+ * \return 1 when it took it; 0 (no preparer running, its queue full, the
+ *         helpers stopping): the caller unmaps it itself.
+ */
+int ot_helpers_unmap_later(void *addr, size_t len);
+
+/** \brief Unmap every chunk handed to ot_helpers_unmap_later and not unmapped
+ *         yet, waiting for one being unmapped now: before a range is written
+ *         back, so that its pages can leave memory. */
+void ot_helpers_unmap_pending(void);
+
 #endif
