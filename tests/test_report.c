@@ -724,6 +724,25 @@ static const char *expect_host_finding(const char *json, const char *kind, const
     return f;
 }
 
+/* A recording of \p program whose report has the \p kind finding at
+ * examples/\p name's line marked \p marker, or the last of three that do
+ * not. The finding is the program's by design, but its threads share the
+ * machine's two cores with whatever else runs (the suite's other tests
+ * and their writeback): a run whose scheduling hides it is that run's, so
+ * up to three runs are made and one must show it (the balanced case below
+ * does the same the other way round). */
+static char *host_report_showing(const char *kind, const char *name, const char *marker, const char *program,
+                                 char *const env[], char *const args[], char *dir, size_t size)
+{
+    long long line = marked_line(name, marker);
+    for (int attempt = 0;; attempt++) {
+        char *json = host_report(program, env, args, dir, size);
+        if (finding(json, kind, line) || attempt == 2)
+            return json;
+        free(json);
+    }
+}
+
 /* The loop row of the host OpenMP tables at \p line. */
 static const char *host_loop(const char *json, long long line)
 {
@@ -757,7 +776,9 @@ static void busy_times_add_up(const char *json)
 Test(report, host_openmp_findings_fire_on_host_phases_at_their_lines)
 {
     char dir[4096];
-    char *json = host_report("example_host_phases", two_threads, (char *[]){"skewed", "3", NULL}, dir, sizeof dir);
+    char *json = host_report_showing("loop_imbalance", "host_phases.c", "finding: loop imbalance",
+                                     "example_host_phases", two_threads, (char *[]){"skewed", "3", NULL}, dir,
+                                     sizeof dir);
     const char *f = expect_host_finding(json, "loop_imbalance", "host_phases.c", "finding: loop imbalance");
     cr_assert(strstr(member(f, "message"), "the slowest range is iterations 0-"),
               "the slow range is not the loop's first block: %.300s", member(f, "message"));
@@ -814,8 +835,9 @@ Test(report, no_host_openmp_findings_on_host_phases_balanced)
 Test(report, bucket_sort_loop_imbalance_names_bucket_0)
 {
     char dir[4096];
-    char *json = host_report("example_bucket_sort", (char *[]){"OMP_NUM_THREADS=4", NULL},
-                             (char *[]){"200000", "2", NULL}, dir, sizeof dir);
+    char *json = host_report_showing("loop_imbalance", "bucket_sort.c", "schedule(dynamic, 1)", "example_bucket_sort",
+                                     (char *[]){"OMP_NUM_THREADS=4", NULL}, (char *[]){"200000", "2", NULL}, dir,
+                                     sizeof dir);
     long long line = marked_line("bucket_sort.c", "schedule(dynamic, 1)");
     const char *f = expect_host_finding(json, "loop_imbalance", "bucket_sort.c", "schedule(dynamic, 1)");
     cr_assert(strstr(member(f, "message"), "the slowest range is iterations 0-"), "%.400s", member(f, "message"));
