@@ -52,25 +52,53 @@ static int preparer_available(void)
     return helpers_allowed && start_helper(&preparer_running, &preparer, preparer_main);
 }
 
+/* A bounded queue of address ranges under its own lock, for the preparer:
+ * the owners put, the preparer (or a writer) takes. */
+#define RANGE_QUEUE 64
+typedef struct range_queue {
+    pthread_mutex_t lock;
+    unsigned head, tail, size; /* size <= RANGE_QUEUE */
+    struct { void *addr; size_t len; } ranges[RANGE_QUEUE];
+} range_queue;
+
+/* 1 when the queue took the range, 0 when it is full. */
+static int range_put(range_queue *q, void *addr, size_t len)
+{
+    pthread_mutex_lock(&q->lock);
+    int taken = q->head - q->tail < q->size;
+    if (taken) {
+        q->ranges[q->head % q->size].addr = addr;
+        q->ranges[q->head % q->size].len = len;
+        q->head++;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return taken;
+}
+
+/* 1 and the oldest range, 0 when the queue is empty. */
+static int range_take(range_queue *q, void **addr, size_t *len)
+{
+    pthread_mutex_lock(&q->lock);
+    int any = q->tail != q->head;
+    if (any) {
+        *addr = q->ranges[q->tail % q->size].addr;
+        *len = q->ranges[q->tail % q->size].len;
+        q->tail++;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return any;
+}
+
 /* Ranges being written already (a thread's first chunk, a device file's
- * chunk) that the preparer populates ahead of their writer. A full ring
+ * chunk) that the preparer populates ahead of their writer. A full queue
  * drops a request: populating only saves faults. */
-#define POPULATE_RING 32
-static struct { void *addr; size_t len; } populate_ring[POPULATE_RING];
-static unsigned populate_head, populate_tail; /* under populate_lock */
-static pthread_mutex_t populate_lock = PTHREAD_MUTEX_INITIALIZER;
+static range_queue populate_queue = {.lock = PTHREAD_MUTEX_INITIALIZER, .size = 32};
 
 void ot_stream_populate_later(void *addr, size_t len, int start)
 {
     if (!(start ? preparer_available() : __atomic_load_n(&preparer_running, __ATOMIC_ACQUIRE)))
         return;
-    pthread_mutex_lock(&populate_lock);
-    if (populate_head - populate_tail < POPULATE_RING) {
-        populate_ring[populate_head % POPULATE_RING].addr = addr;
-        populate_ring[populate_head % POPULATE_RING].len = len;
-        populate_head++;
-    }
-    pthread_mutex_unlock(&populate_lock);
+    range_put(&populate_queue, addr, len);
     sem_post(&preparer_wakeup);
 }
 
@@ -78,17 +106,10 @@ void ot_stream_populate_later(void *addr, size_t len, int start)
  * fails, or populates whatever is mapped there now, which changes no data. */
 static void populate_requested(void)
 {
-    for (;;) {
-        pthread_mutex_lock(&populate_lock);
-        int any = populate_tail != populate_head;
-        void *addr = populate_ring[populate_tail % POPULATE_RING].addr;
-        size_t len = populate_ring[populate_tail % POPULATE_RING].len;
-        populate_tail += any;
-        pthread_mutex_unlock(&populate_lock);
-        if (!any)
-            return;
+    void *addr;
+    size_t len;
+    while (range_take(&populate_queue, &addr, &len))
         ot_pages_populate(addr, len, 0);
-    }
 }
 
 /* Chunks their owners filled, for the preparer to unmap. Unmapping a
@@ -98,10 +119,7 @@ static void populate_requested(void)
  * empty mapped target region and 15 ns of every record when the owner paid
  * it at its chunk switch (perf, issue 18, tenth round). A full queue hands
  * the chunk back to its owner. */
-#define UNMAP_QUEUE 64
-static struct { void *addr; size_t len; } unmap_queue[UNMAP_QUEUE];
-static unsigned unmap_head, unmap_tail; /* under unmap_queue_lock */
-static pthread_mutex_t unmap_queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static range_queue unmap_queue = {.lock = PTHREAD_MUTEX_INITIALIZER, .size = RANGE_QUEUE};
 /* Held while chunks are taken from the queue and unmapped, so that
  * ot_helpers_unmap_pending also waits for one the preparer has taken. The
  * owners never take it. */
@@ -111,33 +129,19 @@ int ot_helpers_unmap_later(void *addr, size_t len)
 {
     if (!__atomic_load_n(&preparer_running, __ATOMIC_ACQUIRE) || __atomic_load_n(&helpers_stop, __ATOMIC_ACQUIRE))
         return 0;
-    pthread_mutex_lock(&unmap_queue_lock);
-    int taken = unmap_head - unmap_tail < UNMAP_QUEUE;
-    if (taken) {
-        unmap_queue[unmap_head % UNMAP_QUEUE].addr = addr;
-        unmap_queue[unmap_head % UNMAP_QUEUE].len = len;
-        unmap_head++;
-    }
-    pthread_mutex_unlock(&unmap_queue_lock);
-    if (taken)
-        sem_post(&preparer_wakeup);
-    return taken;
+    if (!range_put(&unmap_queue, addr, len))
+        return 0;
+    sem_post(&preparer_wakeup);
+    return 1;
 }
 
 void ot_helpers_unmap_pending(void)
 {
+    void *addr;
+    size_t len;
     pthread_mutex_lock(&unmapping_lock);
-    for (;;) {
-        pthread_mutex_lock(&unmap_queue_lock);
-        int any = unmap_tail != unmap_head;
-        void *addr = unmap_queue[unmap_tail % UNMAP_QUEUE].addr;
-        size_t len = unmap_queue[unmap_tail % UNMAP_QUEUE].len;
-        unmap_tail += any;
-        pthread_mutex_unlock(&unmap_queue_lock);
-        if (!any)
-            break;
+    while (range_take(&unmap_queue, &addr, &len))
         munmap(addr, len);
-    }
     pthread_mutex_unlock(&unmapping_lock);
 }
 

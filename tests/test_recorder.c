@@ -444,6 +444,32 @@ static unsigned resident_pages(const char *path, off_t offset, size_t bytes)
     return resident;
 }
 
+/* \p n target regions, each one 8-byte copy to the device. */
+static void upload_regions(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        ompt_data_t t = {0};
+        ompt_id_t op = 0;
+        target(ompt_scope_begin, &t);
+        data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 8);
+        data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 8);
+        target(ompt_scope_end, &t);
+    }
+}
+
+/* The tool finalized and its archive in \p dir checked: \p n regions
+ * of upload_regions, each with its put and bytes. */
+static archive_facts finalize_with_uploads(const char *dir, unsigned n)
+{
+    tool->finalize(NULL);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, n);
+    cr_assert_eq(f.puts, n);
+    cr_assert_eq(f.put_bytes, 8ull * n);
+    return f;
+}
+
 /* The initial thread's begin, once the tick rate's pair is taken (the
  * runtime's start-up took over a millisecond), makes the first stream and
  * its first chunk, the chunk's first quarter populated and the rest not read
@@ -468,20 +494,8 @@ Test(recorder, the_initial_thread_begins_with_a_quarter_of_its_first_chunk_in_me
     cr_assert_eq(resident_pages(path, OFFTRACE_RAW_HEADER_SIZE + (1 << 20) / 4, 3 * (1 << 20) / 4), 0,
                  "the rest of the chunk was read around the populated quarter");
     enum { REGIONS = 100 };
-    for (int i = 0; i < REGIONS; i++) {
-        ompt_data_t t = {0};
-        ompt_id_t op = 0;
-        target(ompt_scope_begin, &t);
-        data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 8);
-        data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 8);
-        target(ompt_scope_end, &t);
-    }
-    tool->finalize(NULL);
-    archive_facts f;
-    check_archive(dir, &f);
-    cr_assert_eq(f.target, REGIONS);
-    cr_assert_eq(f.puts, REGIONS);
-    cr_assert_eq(f.put_bytes, 8 * REGIONS);
+    upload_regions(REGIONS);
+    archive_facts f = finalize_with_uploads(dir, REGIONS);
     cr_assert_eq(f.host_threads, 1);
 }
 
@@ -512,14 +526,7 @@ Test(recorder, filled_chunks_do_not_stay_mapped)
     start_recorder(dir);
     unsetenv("OFFTRACE_BUFFER_SIZE");
     enum { REGIONS = 30000 }; /* 3 records each: 90,000 records, 1,024 to a chunk */
-    for (int i = 0; i < REGIONS; i++) {
-        ompt_data_t t = {0};
-        ompt_id_t op = 0;
-        target(ompt_scope_begin, &t);
-        data_op(ompt_scope_begin, &t, &op, ompt_target_data_transfer_to_device, 8);
-        data_op(ompt_scope_end, &t, &op, ompt_target_data_transfer_to_device, 8);
-        target(ompt_scope_end, &t);
-    }
+    upload_regions(REGIONS);
     snprintf(path, sizeof path, "%s/raw/thread-0.rec", dir);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0, "%s", path);
@@ -530,10 +537,5 @@ Test(recorder, filled_chunks_do_not_stay_mapped)
         mapped = stream_mappings(dir);
     }
     cr_assert_leq(mapped, 3, "%u mappings of the stream files remain", mapped);
-    tool->finalize(NULL);
-    archive_facts f;
-    check_archive(dir, &f);
-    cr_assert_eq(f.target, REGIONS);
-    cr_assert_eq(f.puts, REGIONS);
-    cr_assert_eq(f.put_bytes, 8 * REGIONS);
+    finalize_with_uploads(dir, REGIONS);
 }
