@@ -527,8 +527,26 @@ static void expect_kept_and_converted(const char *dir, const char *what)
     char status[4200];
     snprintf(status, sizeof status, "%s/raw/status", dir);
     char *word = read_whole_file(status, NULL);
-    cr_assert(word && !strcmp(word, "converted"), "%s: raw/status '%s'", what, word ? word : "(none)");
+    cr_assert(word && !strcmp(word, "converted\ncomplete\n"), "%s: raw/status '%s'", what, word ? word : "(none)");
     free(word);
+}
+
+/* `offtrace convert --keep-raw` of a kept raw/ again: the archive says what
+ * the first conversion's said, partial (and why) or not. */
+static void converted_again_says(const char *dir, const char *partial, const char *what)
+{
+    run_result r;
+    cr_assert_eq(run_offtrace(&r, "convert", "--quiet", "--keep-raw", dir, NULL), 0);
+    cr_assert_eq(r.status, 0, "%s: %s", what, r.err);
+    run_free(&r);
+    cr_assert_eq(run_offtrace(&r, "info", dir, NULL), 0);
+    cr_assert_eq(r.status, 0, "%s: %s", what, r.err);
+    const char *line = strstr(r.out, "PARTIAL");
+    if (partial)
+        cr_expect(line && strstr(line, partial), "%s, converted again: no PARTIAL '%s' in:\n%s", what, partial, r.out);
+    else
+        cr_expect(!line, "%s, converted again: a finished recording called partial:\n%s", what, r.out);
+    run_free(&r);
 }
 
 /* OFFTRACE_KEEP_RAW=1 (or convert --keep-raw) leaves raw/ next to a
@@ -571,6 +589,34 @@ Test(cli, every_reader_reads_an_archive_whose_raw_records_were_kept)
     run_free(&r);
     expect_kept_and_converted(dir, "convert --keep-raw");
     every_reader_accepts(dir, "convert --keep-raw");
+    converted_again_says(dir, NULL, "convert --keep-raw");
+}
+
+/* A kept raw/ converted again is as complete as the first conversion said:
+ * a finished recording's archive is not called partial, and a crashed
+ * program's keeps its reason (it was "converted after the program ended
+ * without finishing its trace" for both). */
+Test(cli, converting_kept_raw_records_again_keeps_what_the_archive_said)
+{
+    char dir[4096], keep[] = "OFFTRACE_KEEP_RAW=1";
+    scratch_path(dir, sizeof dir, "again-finished");
+    cr_assert_eq(record_program(dir, "--host-only", (char *[]){keep, NULL}, "example_saxpy", NULL, NULL), 0);
+    converted_again_says(dir, NULL, "a finished recording");
+    converted_again_says(dir, NULL, "a finished recording, the second time");
+
+    scratch_path(dir, sizeof dir, "again-crashed");
+    char *args[] = {"segv", "300", NULL};
+    cr_assert_eq(record_program(dir, NULL, (char *[]){keep, NULL}, "live_phases", args, NULL), -1);
+    converted_again_says(dir, "the program was killed by SIGSEGV", "a crashed program");
+
+    /* raw/ kept before the status said how its conversion ended: partial, as before */
+    char status[4200];
+    snprintf(status, sizeof status, "%s/raw/status", dir);
+    FILE *f = fopen(status, "w");
+    cr_assert_not_null(f);
+    fputs("converted", f);
+    fclose(f);
+    converted_again_says(dir, "converted after the program ended without finishing its trace", "an older kept raw/");
 }
 
 /* ---- a user's own program (issue 12) ---- */

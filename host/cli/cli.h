@@ -63,6 +63,9 @@ typedef struct ot_cli_recording {
     ot_cli_recording_state state;
     pid_t pid;          /**< the converter (BEING_CONVERTED) or the writer (LIVE) */
     char raw_dir[4200]; /**< <dir>/raw */
+    /** CONVERTED: why the kept raw/'s conversion was partial (its archive's
+     *  PARTIAL), "" when it was complete; a converting again says the same */
+    char converted_reason[256];
 } ot_cli_recording;
 
 /** \brief The state of the recording in \p dir (never fails: what cannot
@@ -105,8 +108,16 @@ const char *ot_cli_archive_dir(const char *operand, char *buf, size_t size);
 const char *ot_cli_output_of(const ot_cli_args *args, char *buf, size_t size);
 
 /** \brief Set `<raw_dir>/status` to "converted": raw/ was kept after a
- *         successful conversion, the archive next to it is the one to read. */
-void ot_cli_raw_mark_converted(const char *raw_dir);
+ *         successful conversion, the archive next to it is the one to read.
+ *         A second line keeps how that conversion ended, "complete" or the
+ *         \p reason it was partial (NULL: complete), so that converting the
+ *         kept raw/ again writes the same PARTIAL property. */
+void ot_cli_raw_mark_converted(const char *raw_dir, const char *reason);
+
+/** \brief Why a conversion of \p r now would be partial: NULL when its
+ *         writer finished it (FINISHED, or CONVERTED complete), else the
+ *         reason to give the archive. */
+const char *ot_cli_recording_partial_reason(const ot_cli_recording *r);
 
 /**
  * \brief 0 (after one line on stderr) when the output file \p output of

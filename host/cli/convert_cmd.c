@@ -73,8 +73,8 @@ static int convert_job_rank(const ot_job_place *place, unsigned rank, const ot_c
     }
     if (ot_cli_recording_unconverted(&rec)) {
         ot_convert_options opts = *given;
-        if (!opts.reason && rec.state != OT_RECORDING_FINISHED)
-            opts.reason = "converted after the program ended without finishing its trace";
+        if (!opts.reason)
+            opts.reason = ot_cli_recording_partial_reason(&rec);
         int claim = ot_converter_claim(rec.raw_dir, &rec.pid);
         if (claim == -EBUSY) {
             rec.state = OT_RECORDING_BEING_CONVERTED;
@@ -86,7 +86,7 @@ static int convert_job_rank(const ot_job_place *place, unsigned rank, const ot_c
             return 2;
         }
         if (opts.keep_raw)
-            ot_cli_raw_mark_converted(rec.raw_dir);
+            ot_cli_raw_mark_converted(rec.raw_dir, opts.reason);
         (*converted)++;
     }
     if (stat(anchor, &st) == 0)
@@ -161,8 +161,8 @@ int ot_cmd_convert(const ot_cli_args *args)
         break;
     }
     const char *raw = rec.raw_dir;
-    if (!opts.reason && rec.state != OT_RECORDING_FINISHED) /* complete only if its writer finished it */
-        opts.reason = "converted after the program ended without finishing its trace";
+    if (!opts.reason) /* complete only if its writer finished it; a kept raw/ as its conversion was */
+        opts.reason = ot_cli_recording_partial_reason(&rec);
     int claim = ot_converter_claim(raw, &rec.pid);
     if (claim == -EBUSY) { /* another convert started at the same moment */
         rec.state = OT_RECORDING_BEING_CONVERTED;
@@ -179,7 +179,7 @@ int ot_cmd_convert(const ot_cli_args *args)
         return 2;
     }
     if (opts.keep_raw && !force_on_live)
-        ot_cli_raw_mark_converted(raw);
+        ot_cli_raw_mark_converted(raw, opts.reason);
     if (place.kind == OT_JOB_PLACE_RANK) { /* the rank's finish: the last one out merges */
         char why[4600];
         ot_job_finish outcome = ot_convert_job_rank_done(place.job_dir, &place.job, place.job.rank, why, sizeof why);

@@ -18,21 +18,35 @@
 #include "offtrace/offtrace.h"
 #include "regular_file.h"
 
-/* `<raw_dir>/status` without its newline ("recording", "recorded",
- * "converted", ...), "" when there is none. */
-static void raw_status(const char *raw_dir, char *status, size_t size)
+/* `<raw_dir>/status`'s first line ("recording", "recorded", "converted",
+ * ...), "" when there is none, and its second line (after "converted": how
+ * that conversion ended) in \p detail. */
+static void raw_status(const char *raw_dir, char *status, size_t size, char *detail, size_t detail_size)
 {
-    char path[4300];
+    char path[4300], text[512];
     snprintf(path, sizeof path, "%s/status", raw_dir);
-    status[0] = '\0';
+    status[0] = detail[0] = '\0';
     FILE *f = ot_fopen_regular(path); /* a FIFO named status must not block a reader */
     if (!f)
         return;
-    size_t n = fread(status, 1, size - 1, f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
-    status[n] = '\0';
-    status[strcspn(status, "\n")] = '\0';
+    text[n] = '\0';
+    size_t first = strcspn(text, "\n");
+    snprintf(status, size, "%.*s", (int)first, text);
+    if (text[first] == '\n') {
+        const char *rest = text + first + 1;
+        snprintf(detail, detail_size, "%.*s", (int)strcspn(rest, "\n"), rest);
+    }
 }
+
+/* The second line of a kept raw/'s status: "complete", or "partial: " and
+ * the archive's reason. */
+static const char converted_complete[] = "complete", converted_partial[] = "partial: ";
+
+/* Kept raw/ from before that line (the status "converted" alone) did not
+ * say whether its recording was finished: converting it again says so. */
+static const char unknown_end[] = "converted after the program ended without finishing its trace";
 
 /* A converter running is asked first: while it runs, even a kept raw/ that
  * says "converted" (a second `convert --keep-raw`) has its archive rewritten
@@ -40,19 +54,33 @@ static void raw_status(const char *raw_dir, char *status, size_t size)
 ot_cli_recording_state ot_cli_recording_inspect(const char *dir, ot_cli_recording *r)
 {
     struct stat st;
-    char status[32];
+    char status[32], detail[sizeof r->converted_reason + sizeof converted_partial];
     r->pid = 0;
+    r->converted_reason[0] = '\0';
     snprintf(r->raw_dir, sizeof r->raw_dir, "%s/raw", dir);
     if (stat(r->raw_dir, &st) != 0)
         return r->state = OT_RECORDING_NONE;
     if (ot_conversion_running(r->raw_dir, &r->pid))
         return r->state = OT_RECORDING_BEING_CONVERTED;
-    raw_status(r->raw_dir, status, sizeof status);
-    if (!strcmp(status, "converted"))
+    raw_status(r->raw_dir, status, sizeof status, detail, sizeof detail);
+    if (!strcmp(status, "converted")) {
+        size_t k = sizeof converted_partial - 1;
+        if (!strncmp(detail, converted_partial, k) && detail[k])
+            snprintf(r->converted_reason, sizeof r->converted_reason, "%s", detail + k);
+        else if (strcmp(detail, converted_complete) != 0)
+            snprintf(r->converted_reason, sizeof r->converted_reason, "%s", unknown_end);
         return r->state = OT_RECORDING_CONVERTED;
+    }
     if (ot_recording_alive(r->raw_dir, &r->pid))
         return r->state = OT_RECORDING_LIVE;
     return r->state = !strcmp(status, "recorded") ? OT_RECORDING_FINISHED : OT_RECORDING_UNFINISHED;
+}
+
+const char *ot_cli_recording_partial_reason(const ot_cli_recording *r)
+{
+    if (r->state == OT_RECORDING_FINISHED || (r->state == OT_RECORDING_CONVERTED && !r->converted_reason[0]))
+        return NULL;
+    return r->state == OT_RECORDING_CONVERTED ? r->converted_reason : unknown_end;
 }
 
 int ot_cli_recording_unconverted(const ot_cli_recording *r)
@@ -140,7 +168,7 @@ const char *ot_cli_archive_dir(const char *operand, char *buf, size_t size)
     return buf;
 }
 
-void ot_cli_raw_mark_converted(const char *raw_dir)
+void ot_cli_raw_mark_converted(const char *raw_dir, const char *reason)
 {
     char path[4300], tmp[4400];
     snprintf(path, sizeof path, "%s/status", raw_dir);
@@ -148,7 +176,8 @@ void ot_cli_raw_mark_converted(const char *raw_dir)
     FILE *f = fopen(tmp, "we");
     if (!f)
         return;
-    int bad = fputs("converted", f) < 0;
+    int bad = reason ? fprintf(f, "converted\n%s%s\n", converted_partial, reason) < 0
+                     : fprintf(f, "converted\n%s\n", converted_complete) < 0;
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
         unlink(tmp);
 }

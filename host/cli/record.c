@@ -680,7 +680,7 @@ static int finish_archive(const record_opts *o, const char *dir, int status, pid
             return -1;
         }
         if (opts.keep_raw)
-            ot_cli_raw_mark_converted(raw);
+            ot_cli_raw_mark_converted(raw, opts.reason);
         else if (opts.caller_removes_raw)
             raw_removal_start(&removal, dir);
     } else if (stat(anchor, &st) != 0) {
