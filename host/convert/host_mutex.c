@@ -43,6 +43,7 @@
 #include "convert_internal.h"
 #include "external_sort.h"
 #include "host_mutex.h"
+#include "region_memo.h" /* issue 18 */
 #include "spill_file.h"
 
 #define NO_REGION UINT32_MAX
@@ -410,19 +411,56 @@ static OTF2_RegionRef sited(converter *c, offtrace_event_class cls, OTF2_RegionR
     return ot_tw_region_with_role(c->tw, cls, role, name, loc.file, loc.line, loc.line);
 }
 
+/* A region of this file is a function of its class, a variant (what its
+ * name and role follow: a mutex kind, nested or not, a cancel's flags) and
+ * the call site: the first record of a site names it, the others find it in
+ * the memo (region_memo.h; issue 18, eleventh round: the naming, twice per
+ * acquisition, was most of a lock archive's conversion). */
+static uint64_t memo_head(offtrace_event_class cls, uint32_t variant)
+{
+    return ot_region_memo_head(OT_MEMO_HOST_MUTEX, (uint32_t)cls << 16 | variant);
+}
+
+static OTF2_RegionRef memo_keep(converter *c, uint64_t head, uint64_t codeptr, uint64_t extra, OTF2_RegionRef region)
+{
+    if (region != UINT32_MAX) /* out of memory: asked again next time */
+        ot_region_memo_keep(c->regions, head, codeptr, extra, region);
+    return region;
+}
+
+/* mutex_acquire's region (\p waiting: its waiting part) for a mutex of \p kind, \p nested (a nest lock set by its
+ * owner) or not. */
+static OTF2_RegionRef acquire_region(converter *c, uint8_t kind, int nested, int waiting, uint64_t codeptr)
+{
+    offtrace_event_class cls = waiting  ? OFFTRACE_CLASS_HOST_MUTEX_WAIT
+                               : nested ? OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED
+                                        : OFFTRACE_CLASS_HOST_MUTEX;
+    uint64_t head = memo_head(cls, nested ? 0x100u : kind);
+    OTF2_RegionRef region;
+    if (ot_region_memo_find(c->regions, head, codeptr, 0, &region))
+        return region;
+    OTF2_RegionRole role;
+    const char *name = mutex_name(kind, &role);
+    if (nested) {
+        name = offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name;
+        role = OTF2_REGION_ROLE_CRITICAL;
+    }
+    char stem[128];
+    if (waiting) {
+        snprintf(stem, sizeof stem, "%s (waiting)", name);
+        name = stem;
+        role = OTF2_REGION_ROLE_CODE;
+    }
+    return memo_keep(c, head, codeptr, 0, sited(c, cls, role, name, codeptr));
+}
+
 /* mutex_acquire: the region and its waiting part. */
 static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
-    OTF2_RegionRole role;
-    const char *name = mutex_name(r->subkind, &role);
     int nested = is_nest_kind(r->subkind) && find_held(m, r->src_addr);
-    char stem[128];
-    OTF2_RegionRef region = nested ? sited(c, OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED, OTF2_REGION_ROLE_CRITICAL,
-                                           offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name, r->codeptr)
-                                   : sited(c, OFFTRACE_CLASS_HOST_MUTEX, role, name, r->codeptr);
-    snprintf(stem, sizeof stem, "%s (waiting)", nested ? offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name : name);
-    OTF2_RegionRef waiting = sited(c, OFFTRACE_CLASS_HOST_MUTEX_WAIT, OTF2_REGION_ROLE_CODE, stem, r->codeptr);
+    OTF2_RegionRef region = acquire_region(c, r->subkind, nested, 0, r->codeptr);
+    OTF2_RegionRef waiting = acquire_region(c, r->subkind, nested, 1, r->codeptr);
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
     OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
     if (!nested) {
@@ -487,35 +525,51 @@ static const char *cancel_state(uint64_t flags)
                                                  : "unknown";
 }
 
+/* An instant's region: \p cls with \p variant (an init's or destroy's nest kind or not) or \p flags (a cancel's). */
+static OTF2_RegionRef instant_region(converter *c, offtrace_event_class cls, uint32_t variant, uint64_t flags,
+                                     uint64_t codeptr)
+{
+    uint64_t head = memo_head(cls, variant);
+    OTF2_RegionRef region;
+    if (ot_region_memo_find(c->regions, head, codeptr, flags, &region))
+        return region;
+    char stem[128];
+    OTF2_RegionRole role = OTF2_REGION_ROLE_WRAPPER;
+    if (cls == OFFTRACE_CLASS_HOST_LOCK_INIT || cls == OFFTRACE_CLASS_HOST_LOCK_DESTROY) {
+        snprintf(stem, sizeof stem, "omp_%s_%slock", cls == OFFTRACE_CLASS_HOST_LOCK_INIT ? "init" : "destroy",
+                 variant ? "nest_" : "");
+    } else if (cls == OFFTRACE_CLASS_HOST_CANCEL) {
+        role = OTF2_REGION_ROLE_CODE;
+        snprintf(stem, sizeof stem, "cancel %s (%s)", cancel_construct(flags), cancel_state(flags));
+    } else {
+        role = OTF2_REGION_ROLE_FLUSH;
+        snprintf(stem, sizeof stem, "%s", offtrace_class(cls)->name);
+    }
+    return memo_keep(c, head, codeptr, flags, sited(c, cls, role, stem, codeptr));
+}
+
 static void on_instant(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
-    char stem[128];
-    offtrace_event_class cls;
-    OTF2_RegionRole role = OTF2_REGION_ROLE_WRAPPER;
+    OTF2_RegionRef region;
     if (r->event == OFFTRACE_RAW_OMP_LOCK_INIT || r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY) {
         int init = r->event == OFFTRACE_RAW_OMP_LOCK_INIT;
-        cls = init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY;
-        snprintf(stem, sizeof stem, "omp_%s_%slock", init ? "init" : "destroy", is_nest_kind(r->subkind) ? "nest_" : "");
+        region = instant_region(c, init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY,
+                                (uint32_t)is_nest_kind(r->subkind), 0, r->codeptr);
         OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
         if (init) {
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
         }
     } else if (r->event == OFFTRACE_RAW_OMP_CANCEL) {
-        cls = OFFTRACE_CLASS_HOST_CANCEL;
-        role = OTF2_REGION_ROLE_CODE;
-        snprintf(stem, sizeof stem, "cancel %s (%s)", cancel_construct(r->bytes), cancel_state(r->bytes));
+        region = instant_region(c, OFFTRACE_CLASS_HOST_CANCEL, 0, r->bytes, r->codeptr);
         if ((r->bytes & (ompt_cancel_loop | ompt_cancel_sections)) &&
             (r->bytes & (ompt_cancel_activated | ompt_cancel_detected)))
             m->cancelled_work = 1;
     } else {
-        cls = OFFTRACE_CLASS_HOST_FLUSH;
-        role = OTF2_REGION_ROLE_FLUSH;
-        snprintf(stem, sizeof stem, "%s", offtrace_class(cls)->name);
+        region = instant_region(c, OFFTRACE_CLASS_HOST_FLUSH, 0, 0, r->codeptr);
     }
-    OTF2_RegionRef region = sited(c, cls, role, stem, r->codeptr);
     if (ot_cv_pass_open(p, r->event, 0, region, t) == 0)
         ot_cv_pass_close(p, r->event, 0, t, r);
 }
