@@ -57,6 +57,12 @@ struct ot_mutex_thread {
     int test_pending;
     uint64_t test_wait_id, test_time;
     int cancelled_work;
+    /* the regions of this thread's last acquire (a thread takes the same lock at the same site again and
+     * again): its site, kind and nesting, valid when regions_known */
+    uint64_t last_codeptr;
+    uint8_t last_kind;
+    int last_nested, regions_known;
+    OTF2_RegionRef last_region, last_waiting;
 };
 
 static ot_mutex_thread *thread_state(thread_pass *p)
@@ -177,8 +183,15 @@ static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_re
 {
     converter *c = ot_cv_pass_converter(p);
     int nested = is_nest_kind(r->subkind) && find_held(m, r->src_addr);
-    OTF2_RegionRef region = acquire_region(c, r->subkind, nested, 0, r->codeptr);
-    OTF2_RegionRef waiting = acquire_region(c, r->subkind, nested, 1, r->codeptr);
+    if (!m->regions_known || m->last_codeptr != r->codeptr || m->last_kind != r->subkind || m->last_nested != nested) {
+        m->last_region = acquire_region(c, r->subkind, nested, 0, r->codeptr);
+        m->last_waiting = acquire_region(c, r->subkind, nested, 1, r->codeptr);
+        m->last_codeptr = r->codeptr;
+        m->last_kind = r->subkind;
+        m->last_nested = nested;
+        m->regions_known = m->last_region != UINT32_MAX && m->last_waiting != UINT32_MAX;
+    }
+    OTF2_RegionRef region = m->last_region, waiting = m->last_waiting;
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
     OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, ot_mutex_lock_id(ot_mutex_locks_of(c), r->src_addr));
     if (!nested) {

@@ -200,7 +200,8 @@ static int collect(converter *c, ot_mutex_locks *l, wait_id_set *ids, int *in_or
         uint32_t thread = c->rec.streams[s].header.thread_index;
         uint64_t first = l->order_count;
         numbered_acquisition last = {0};
-        int rc = 0;
+        uint64_t last_named = 0;
+        int rc = 0, named = 0;
         for (const offtrace_raw_record *r; !rc && (r = ot_raw_cursor_next(&cur));) {
             if (!names_a_lock(r))
                 continue;
@@ -214,8 +215,11 @@ static int collect(converter *c, ot_mutex_locks *l, wait_id_set *ids, int *in_or
                     last = n;
                 }
             }
-            if (!rc)
+            if (!rc && (r->src_addr != last_named || !named)) { /* an acquire and its release name one lock */
                 rc = set_add(ids, r->src_addr);
+                last_named = r->src_addr;
+                named = 1;
+            }
         }
         ot_raw_cursor_close(&cur);
         if (!rc && l->order_count > first &&
