@@ -4,12 +4,14 @@
  *
  * One pass reads every host stream's acquisitions (OMP_MUTEX_ACQUIRED, and
  * the end_time of an OMP_MUTEX COMPLETE record) into a scratch file, each
- * thread's together in stream order, as numbered_acquisition entries whose
- * order is still 0, and keeps the set of wait ids. A thread's acquisitions
+ * thread's together in stream order, as 16-byte numbered_acquisition
+ * entries (time, the wait id's key in order of first meeting, order still
+ * 0), and keeps each wait id's key in a hash table; the keys then become
+ * lock ids, the wait ids' ranks. A thread's acquisitions
  * come in time order in its stream, so a merge of the threads' runs by time
  * (ties by thread) meets each lock's acquisitions in their order: a counter
- * per lock numbers them, and each run's window goes back to the file where
- * it was read (issue 18, eleventh round: the two external sorts that did
+ * per lock numbers them, the key becomes the lock id, and each run's window
+ * goes back to the file where it was read (issue 18, eleventh round: the two external sorts that did
  * this before, by lock and then by thread, were a third of a lock archive's
  * conversion). A stream whose acquisitions go back in time (only a damaged
  * one) makes the merge wrong, so then the file goes through those two sorts
@@ -26,14 +28,12 @@
 #include "external_sort.h"
 #include "spill_file.h"
 
-typedef struct acquisition {
-    uint64_t wait_id, time;
-    uint32_t thread;
-} acquisition;
-
+/* In the scratch file: a thread's acquisition, by time and lock in its run.
+ * lock: while the runs are read, the wait id's key in order of first
+ * meeting; once numbered, its lock id (the wait id's rank). */
 typedef struct numbered_acquisition {
-    uint64_t time, wait_id;
-    uint32_t thread, order;
+    uint64_t time;
+    uint32_t lock, order;
 } numbered_acquisition;
 
 typedef struct thread_run {
@@ -41,61 +41,39 @@ typedef struct thread_run {
     uint64_t first, count; /* its numbered acquisitions in the scratch file */
 } thread_run;
 
+/* A wait id and its key: its place in order of first meeting, then (ranked) its lock id. */
+typedef struct lock_slot {
+    uint64_t wait_id;
+    uint32_t key, used;
+} lock_slot;
+
 #define ORDER_WINDOW 1024u /* numbered acquisitions read at a time by the thread converted */
-#define MERGE_WINDOW 256u  /* per thread while numbering */
+#define MERGE_WINDOW 512u  /* per thread while numbering */
 
 struct ot_mutex_locks {
-    ot_spill_file *orders; /* numbered_acquisition, each thread's run by time, wait id */
+    ot_spill_file *orders; /* numbered_acquisition, each thread's run by time, lock */
     uint64_t order_count;
     thread_run *runs; /* one per thread with acquisitions, by thread */
     size_t run_count;
     /* the thread being read: window of orders[window_first, window_first + window_len) */
     numbered_acquisition window[ORDER_WINDOW];
     uint64_t window_first, position, thread_end;
-    uint64_t last_time, last_wait_id; /* the last question asked */
+    uint64_t last_time; /* the last question asked */
+    uint32_t last_lock;
     size_t window_len;
     uint32_t window_thread;
     int window_valid;
-    uint64_t *wait_ids; /* every wait id any mutex record names, sorted, unique: its index + 1 is its lock id */
-    size_t wait_id_count;
+    /* every wait id any mutex record names (open addressing; memory: a few words per distinct lock) */
+    lock_slot *locks;
+    size_t lock_capacity, lock_count; /* capacity: a power of two */
+    int ranked;                       /* the keys are lock ids */
     int failed;
 };
-
-static int by_acquisition(const void *a, const void *b)
-{
-    const acquisition *x = a, *y = b;
-    if (x->wait_id != y->wait_id)
-        return x->wait_id < y->wait_id ? -1 : 1;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static int by_thread_time(const numbered_acquisition *x, uint32_t thread, uint64_t time, uint64_t wait_id)
-{
-    if (x->thread != thread)
-        return x->thread < thread ? -1 : 1;
-    if (x->time != time)
-        return x->time < time ? -1 : 1;
-    return (x->wait_id > wait_id) - (x->wait_id < wait_id);
-}
-
-static int by_thread(const void *a, const void *b)
-{
-    const numbered_acquisition *y = b;
-    return by_thread_time(a, y->thread, y->time, y->wait_id);
-}
 
 static int by_run_thread(const void *a, const void *b)
 {
     const thread_run *x = a, *y = b;
     return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static int by_value(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 static int names_a_lock(const offtrace_raw_record *r)
@@ -118,15 +96,7 @@ static int grow(void **items, size_t *capacity, size_t used, size_t size)
     return 0;
 }
 
-/* ---- the wait ids: a set while reading, then sorted ---- */
-
-/* Open addressing; 0 is the empty slot, so a wait id 0 is a flag of its own.
- * Memory: a few words per distinct lock, as the sorted list. */
-typedef struct wait_id_set {
-    uint64_t *slots;
-    size_t capacity, count; /* capacity: a power of two */
-    int has_zero;
-} wait_id_set;
+/* ---- the wait ids ---- */
 
 static size_t slot_of(uint64_t id, size_t capacity)
 {
@@ -134,62 +104,86 @@ static size_t slot_of(uint64_t id, size_t capacity)
     return (size_t)(h ^ h >> 29) & (capacity - 1);
 }
 
-static void set_put(uint64_t *slots, size_t capacity, uint64_t id)
+static const lock_slot *find_lock(const ot_mutex_locks *l, uint64_t wait_id)
 {
-    size_t j = slot_of(id, capacity);
-    while (slots[j] && slots[j] != id)
-        j = (j + 1) & (capacity - 1);
-    slots[j] = id;
+    if (!l->lock_capacity)
+        return NULL;
+    for (size_t j = slot_of(wait_id, l->lock_capacity);; j = (j + 1) & (l->lock_capacity - 1)) {
+        const lock_slot *s = &l->locks[j];
+        if (!s->used)
+            return NULL;
+        if (s->wait_id == wait_id)
+            return s;
+    }
 }
 
-static int set_add(wait_id_set *s, uint64_t id)
+static void put_lock(lock_slot *slots, size_t capacity, const lock_slot *entry)
 {
-    if (!id) {
-        s->has_zero = 1;
+    size_t j = slot_of(entry->wait_id, capacity);
+    while (slots[j].used)
+        j = (j + 1) & (capacity - 1);
+    slots[j] = *entry;
+}
+
+/* The key of \p wait_id, a new one (the next in order of meeting) if it is new. */
+static int key_of(ot_mutex_locks *l, uint64_t wait_id, uint32_t *key)
+{
+    const lock_slot *known = find_lock(l, wait_id);
+    if (known) {
+        *key = known->key;
         return 0;
     }
-    if (s->capacity) { /* the usual case: known */
-        for (size_t j = slot_of(id, s->capacity); s->slots[j]; j = (j + 1) & (s->capacity - 1))
-            if (s->slots[j] == id)
-                return 0;
-    }
-    if ((s->count + 1) * 2 > s->capacity) {
-        size_t capacity = s->capacity ? s->capacity * 2 : 64;
-        uint64_t *slots = calloc(capacity, sizeof *slots);
+    if ((l->lock_count + 1) * 2 > l->lock_capacity) {
+        size_t capacity = l->lock_capacity ? l->lock_capacity * 2 : 64;
+        lock_slot *slots = calloc(capacity, sizeof *slots);
         if (!slots)
             return -ENOMEM;
-        for (size_t i = 0; i < s->capacity; i++)
-            if (s->slots[i])
-                set_put(slots, capacity, s->slots[i]);
-        free(s->slots);
-        s->slots = slots;
-        s->capacity = capacity;
+        for (size_t i = 0; i < l->lock_capacity; i++)
+            if (l->locks[i].used)
+                put_lock(slots, capacity, &l->locks[i]);
+        free(l->locks);
+        l->locks = slots;
+        l->lock_capacity = capacity;
     }
-    set_put(s->slots, s->capacity, id);
-    s->count++;
+    *key = (uint32_t)l->lock_count++;
+    put_lock(l->locks, l->lock_capacity, &(lock_slot){wait_id, *key, 1});
     return 0;
 }
 
-/* The set's ids into l->wait_ids, sorted. */
-static int keep_sorted(ot_mutex_locks *l, const wait_id_set *s)
+static int by_wait_id(const void *a, const void *b)
 {
-    l->wait_ids = malloc((s->count + 1) * sizeof *l->wait_ids);
-    if (!l->wait_ids)
+    const lock_slot *x = *(const lock_slot *const *)a, *y = *(const lock_slot *const *)b;
+    return (x->wait_id > y->wait_id) - (x->wait_id < y->wait_id);
+}
+
+/* Each wait id's key becomes its lock id (its rank, from 1); *lock_of_key: the lock id of each former key. */
+static int rank(ot_mutex_locks *l, uint32_t **lock_of_key)
+{
+    lock_slot **sorted = malloc((l->lock_count + 1) * sizeof *sorted);
+    *lock_of_key = malloc((l->lock_count + 1) * sizeof **lock_of_key);
+    if (!sorted || !*lock_of_key) {
+        free(sorted);
         return -ENOMEM;
-    if (s->has_zero)
-        l->wait_ids[l->wait_id_count++] = 0;
-    for (size_t i = 0; i < s->capacity; i++)
-        if (s->slots[i])
-            l->wait_ids[l->wait_id_count++] = s->slots[i];
-    qsort(l->wait_ids, l->wait_id_count, sizeof *l->wait_ids, by_value);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < l->lock_capacity; i++)
+        if (l->locks[i].used)
+            sorted[n++] = &l->locks[i];
+    qsort(sorted, n, sizeof *sorted, by_wait_id);
+    for (size_t i = 0; i < n; i++) {
+        (*lock_of_key)[sorted[i]->key] = (uint32_t)(i + 1);
+        sorted[i]->key = (uint32_t)(i + 1);
+    }
+    free(sorted);
+    l->ranked = 1;
     return 0;
 }
 
 /* ---- building the table ---- */
 
 /* Every stream's acquisitions into l->orders, a run per thread (*in_order: 0
- * when one goes back in time), every wait id into \p ids. */
-static int collect(converter *c, ot_mutex_locks *l, wait_id_set *ids, int *in_order)
+ * when one goes back in time), every wait id a key. */
+static int collect(converter *c, ot_mutex_locks *l, int *in_order)
 {
     size_t run_capacity = 0;
     *in_order = 1;
@@ -197,34 +191,32 @@ static int collect(converter *c, ot_mutex_locks *l, wait_id_set *ids, int *in_or
         ot_raw_cursor cur;
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
             return -ENOMEM;
-        uint32_t thread = c->rec.streams[s].header.thread_index;
-        uint64_t first = l->order_count;
-        numbered_acquisition last = {0};
-        uint64_t last_named = 0;
-        int rc = 0, named = 0;
+        uint64_t first = l->order_count, last_time = 0, last_wait_id = 0, named = 0;
+        uint32_t key = 0;
+        int rc = 0, have_named = 0;
         for (const offtrace_raw_record *r; !rc && (r = ot_raw_cursor_next(&cur));) {
             if (!names_a_lock(r))
                 continue;
-            int completed = r->event == OFFTRACE_RAW_OMP_MUTEX && r->endpoint == OFFTRACE_RAW_COMPLETE;
-            if (r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED || completed) {
-                numbered_acquisition n = {completed ? r->end_time : r->time, r->src_addr, thread, 0};
-                if (l->order_count > first && by_thread_time(&last, thread, n.time, n.wait_id) > 0)
-                    *in_order = 0;
-                if (!(rc = ot_spill_append(l->orders, &n, sizeof n))) {
-                    l->order_count++;
-                    last = n;
-                }
+            if ((r->src_addr != named || !have_named) && !(rc = key_of(l, r->src_addr, &key))) {
+                named = r->src_addr; /* an acquire, its acquired and its release name one lock */
+                have_named = 1;
             }
-            if (!rc && (r->src_addr != last_named || !named)) { /* an acquire and its release name one lock */
-                rc = set_add(ids, r->src_addr);
-                last_named = r->src_addr;
-                named = 1;
+            int completed = r->event == OFFTRACE_RAW_OMP_MUTEX && r->endpoint == OFFTRACE_RAW_COMPLETE;
+            if (rc || !(r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED || completed))
+                continue;
+            uint64_t time = completed ? r->end_time : r->time;
+            if (l->order_count > first && (time < last_time || (time == last_time && r->src_addr < last_wait_id)))
+                *in_order = 0;
+            if (!(rc = ot_spill_append(l->orders, &(numbered_acquisition){time, key, 0}, sizeof(numbered_acquisition)))) {
+                l->order_count++;
+                last_time = time;
+                last_wait_id = r->src_addr;
             }
         }
         ot_raw_cursor_close(&cur);
         if (!rc && l->order_count > first &&
             !(rc = grow((void **)&l->runs, &run_capacity, l->run_count, sizeof *l->runs)))
-            l->runs[l->run_count++] = (thread_run){thread, first, l->order_count - first};
+            l->runs[l->run_count++] = (thread_run){c->rec.streams[s].header.thread_index, first, l->order_count - first};
         if (rc)
             return rc;
     }
@@ -251,8 +243,8 @@ static int fill(ot_spill_file *f, merge_run *m)
 
 static int run_before(const merge_run *a, const merge_run *b)
 {
-    const numbered_acquisition *x = &a->window[a->pos], *y = &b->window[b->pos];
-    return x->time != y->time ? x->time < y->time : a->thread < b->thread;
+    uint64_t x = a->window[a->pos].time, y = b->window[b->pos].time;
+    return x != y ? x < y : a->thread < b->thread;
 }
 
 static void sift_down(merge_run **heap, size_t count, size_t i)
@@ -272,12 +264,13 @@ static void sift_down(merge_run **heap, size_t count, size_t i)
     }
 }
 
-/* Number the acquisitions in the file in place: the threads' runs merged by time, then thread. */
-static int number_in_place(ot_mutex_locks *l)
+/* Number the acquisitions in the file in place: the threads' runs merged by time, then thread; each key becomes
+ * its lock id. */
+static int number_in_place(ot_mutex_locks *l, const uint32_t *lock_of_key)
 {
     merge_run *runs = calloc(l->run_count + 1, sizeof *runs);
     merge_run **heap = malloc((l->run_count + 1) * sizeof *heap);
-    uint32_t *counts = calloc(l->wait_id_count + 1, sizeof *counts); /* acquisitions numbered so far, by lock id */
+    uint32_t *counts = calloc(l->lock_count + 1, sizeof *counts); /* acquisitions numbered so far, by lock id */
     int rc = runs && heap && counts ? 0 : -ENOMEM;
     size_t heap_count = 0;
     for (size_t i = 0; !rc && i < l->run_count; i++) {
@@ -292,7 +285,8 @@ static int number_in_place(ot_mutex_locks *l)
     while (!rc && heap_count) {
         merge_run *m = heap[0];
         numbered_acquisition *n = &m->window[m->pos];
-        n->order = ++counts[ot_mutex_lock_id(l, n->wait_id)];
+        n->lock = lock_of_key[n->lock];
+        n->order = ++counts[n->lock];
         if (++m->pos == m->len) { /* the window is numbered: back to the file, and the next */
             rc = ot_spill_write(l->orders, m->window_first * sizeof *m->window, m->window, m->len * sizeof *m->window);
             m->window_first += m->len;
@@ -311,17 +305,58 @@ static int number_in_place(ot_mutex_locks *l)
 
 /* ---- the sorts, for a stream that goes back in time ---- */
 
+typedef struct sorted_acquisition {
+    uint64_t time;
+    uint32_t lock, thread, order;
+} sorted_acquisition;
+
+static int by_lock_time_thread(const void *a, const void *b)
+{
+    const sorted_acquisition *x = a, *y = b;
+    if (x->lock != y->lock)
+        return x->lock < y->lock ? -1 : 1;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static int by_thread_time_lock(const void *a, const void *b)
+{
+    const sorted_acquisition *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->lock > y->lock) - (x->lock < y->lock);
+}
+
+/* The runs' acquisitions into \p by_lock, each key its lock id. */
+static int add_runs(ot_mutex_locks *l, const uint32_t *lock_of_key, ot_external_sort *by_lock)
+{
+    numbered_acquisition window[MERGE_WINDOW];
+    int rc = 0;
+    for (size_t t = 0; !rc && t < l->run_count; t++)
+        for (uint64_t i = 0; !rc && i < l->runs[t].count; i += MERGE_WINDOW) {
+            uint64_t left = l->runs[t].count - i;
+            size_t len = left < MERGE_WINDOW ? (size_t)left : MERGE_WINDOW;
+            rc = ot_spill_read(l->orders, (l->runs[t].first + i) * sizeof *window, window, len * sizeof *window);
+            for (size_t j = 0; !rc && j < len; j++)
+                rc = ot_es_add(by_lock, &(sorted_acquisition){window[j].time, lock_of_key[window[j].lock],
+                                                              l->runs[t].thread, 0});
+        }
+    return rc;
+}
+
 /* Number each lock's acquisitions (sorted by lock and time) into \p by_thread_sort. */
 static int number(ot_external_sort *by_lock, ot_external_sort *by_thread_sort)
 {
     int rc = ot_es_finish(by_lock);
-    uint64_t previous_lock = 0;
-    uint32_t order = 0;
-    const acquisition *a;
+    uint32_t previous_lock = 0, order = 0;
+    const sorted_acquisition *a;
     while (!rc && (a = ot_es_next(by_lock))) {
-        order = order && a->wait_id == previous_lock ? order + 1 : 1;
-        previous_lock = a->wait_id;
-        rc = ot_es_add(by_thread_sort, &(numbered_acquisition){a->time, a->wait_id, a->thread, order});
+        order = order && a->lock == previous_lock ? order + 1 : 1;
+        previous_lock = a->lock;
+        rc = ot_es_add(by_thread_sort, &(sorted_acquisition){a->time, a->lock, a->thread, order});
     }
     return rc ? rc : ot_es_error(by_lock);
 }
@@ -336,12 +371,13 @@ static int write_orders(ot_mutex_locks *l, ot_external_sort *by_thread_sort, con
     if (!rc && !(l->orders = ot_spill_open(dir)))
         rc = -errno;
     size_t run_capacity = 0;
-    const numbered_acquisition *n;
+    const sorted_acquisition *n;
     while (!rc && (n = ot_es_next(by_thread_sort))) {
         if ((!l->run_count || l->runs[l->run_count - 1].thread != n->thread) &&
             !(rc = grow((void **)&l->runs, &run_capacity, l->run_count, sizeof *l->runs)))
             l->runs[l->run_count++] = (thread_run){n->thread, l->order_count, 0};
-        if (!rc && !(rc = ot_spill_append(l->orders, n, sizeof *n))) {
+        if (!rc && !(rc = ot_spill_append(l->orders, &(numbered_acquisition){n->time, n->lock, n->order},
+                                          sizeof(numbered_acquisition)))) {
             l->order_count++;
             l->runs[l->run_count - 1].count++;
         }
@@ -349,19 +385,14 @@ static int write_orders(ot_mutex_locks *l, ot_external_sort *by_thread_sort, con
     return rc ? rc : ot_es_error(by_thread_sort);
 }
 
-/* The file's acquisitions through a sort by lock and time (numbering them), then by thread and time. */
-static int number_by_sorting(ot_mutex_locks *l, const char *dir)
+/* The runs through a sort by lock and time (numbering them), then by thread and time. */
+static int number_by_sorting(ot_mutex_locks *l, const uint32_t *lock_of_key, const char *dir)
 {
-    ot_external_sort *by_lock = ot_es_new(dir, sizeof(acquisition), by_acquisition);
-    ot_external_sort *by_thread_sort = ot_es_new(dir, sizeof(numbered_acquisition), by_thread);
+    ot_external_sort *by_lock = ot_es_new(dir, sizeof(sorted_acquisition), by_lock_time_thread);
+    ot_external_sort *by_thread_sort = ot_es_new(dir, sizeof(sorted_acquisition), by_thread_time_lock);
     int rc = by_lock && by_thread_sort ? 0 : -ENOMEM;
-    numbered_acquisition window[MERGE_WINDOW];
-    for (uint64_t i = 0; !rc && i < l->order_count; i += MERGE_WINDOW) {
-        size_t len = l->order_count - i < MERGE_WINDOW ? (size_t)(l->order_count - i) : MERGE_WINDOW;
-        rc = ot_spill_read(l->orders, i * sizeof *window, window, len * sizeof *window);
-        for (size_t j = 0; !rc && j < len; j++)
-            rc = ot_es_add(by_lock, &(acquisition){window[j].wait_id, window[j].time, window[j].thread});
-    }
+    if (!rc)
+        rc = add_runs(l, lock_of_key, by_lock);
     if (!rc)
         rc = number(by_lock, by_thread_sort);
     ot_es_free(by_lock);
@@ -376,15 +407,15 @@ static ot_mutex_locks *locks_build(converter *c)
     ot_mutex_locks *l = calloc(1, sizeof *l);
     if (!l)
         return NULL;
-    wait_id_set ids = {0};
+    uint32_t *lock_of_key = NULL;
     int in_order = 1, rc = (l->orders = ot_spill_open(c->dir)) ? 0 : -errno;
     if (!rc)
-        rc = collect(c, l, &ids, &in_order);
+        rc = collect(c, l, &in_order);
     if (!rc)
-        rc = keep_sorted(l, &ids);
-    free(ids.slots);
+        rc = rank(l, &lock_of_key);
     if (!rc)
-        rc = in_order ? number_in_place(l) : number_by_sorting(l, c->dir);
+        rc = in_order ? number_in_place(l, lock_of_key) : number_by_sorting(l, lock_of_key, c->dir);
+    free(lock_of_key);
     l->failed = rc != 0;
     return l;
 }
@@ -400,7 +431,7 @@ void ot_mutex_locks_free(ot_mutex_locks *l)
         return;
     ot_spill_close(l->orders);
     free(l->runs);
-    free(l->wait_ids);
+    free(l->locks);
     free(l);
 }
 
@@ -420,17 +451,8 @@ ot_mutex_locks *ot_mutex_locks_of(converter *c)
 
 uint32_t ot_mutex_lock_id(const ot_mutex_locks *l, uint64_t wait_id)
 {
-    if (!l)
-        return 0;
-    size_t lo = 0, hi = l->wait_id_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->wait_ids[mid] < wait_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < l->wait_id_count && l->wait_ids[lo] == wait_id ? (uint32_t)(lo + 1) : 0;
+    const lock_slot *s = l && l->ranked ? find_lock(l, wait_id) : NULL;
+    return s ? s->key : 0;
 }
 
 /* Read from \p thread's first numbered acquisition again. */
@@ -478,16 +500,16 @@ static const numbered_acquisition *at_position(ot_mutex_locks *l)
  * order or for another thread, it starts over at the thread's first one. */
 uint32_t ot_mutex_acquisition_order(ot_mutex_locks *l, uint64_t wait_id, uint64_t time, uint32_t thread)
 {
-    if (!l || l->failed)
+    uint32_t lock = ot_mutex_lock_id(l, wait_id);
+    if (!lock || l->failed)
         return 0;
-    int before_last = time < l->last_time || (time == l->last_time && wait_id < l->last_wait_id);
+    int before_last = time < l->last_time || (time == l->last_time && lock < l->last_lock);
     if ((!l->window_valid || l->window_thread != thread || before_last) && rewind_thread(l, thread) != 0)
         return 0;
     l->last_time = time;
-    l->last_wait_id = wait_id;
+    l->last_lock = lock;
     const numbered_acquisition *n;
-    int cmp = -1;
-    while ((n = at_position(l)) && (cmp = by_thread_time(n, thread, time, wait_id)) < 0)
+    while ((n = at_position(l)) && (n->time < time || (n->time == time && n->lock < lock)))
         l->position++;
-    return n && cmp == 0 ? n->order : 0;
+    return n && n->time == time && n->lock == lock ? n->order : 0;
 }
