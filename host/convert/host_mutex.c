@@ -63,6 +63,10 @@ struct ot_mutex_thread {
     uint8_t last_kind;
     int last_nested, regions_known;
     OTF2_RegionRef last_region, last_waiting;
+    /* the wait id named last and its lock id (an acquire, its acquired and release name one lock) */
+    uint64_t named_wait_id;
+    uint32_t named_lock;
+    int named_known;
 };
 
 static ot_mutex_thread *thread_state(thread_pass *p)
@@ -100,6 +104,17 @@ static const held_lock *find_held(const ot_mutex_thread *m, uint64_t wait_id)
         if (m->held[i].wait_id == wait_id)
             return &m->held[i];
     return NULL;
+}
+
+/* The lock id of \p wait_id (mutex_locks.h). */
+static uint32_t lock_id_of(converter *c, ot_mutex_thread *m, uint64_t wait_id)
+{
+    if (!m->named_known || m->named_wait_id != wait_id) {
+        m->named_lock = ot_mutex_lock_id(ot_mutex_locks_of(c), wait_id);
+        m->named_wait_id = wait_id;
+        m->named_known = 1;
+    }
+    return m->named_lock;
 }
 
 static int is_nest_kind(uint8_t kind) { return kind == ompt_mutex_nest_lock || kind == ompt_mutex_test_nest_lock; }
@@ -193,7 +208,7 @@ static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_re
     }
     OTF2_RegionRef region = m->last_region, waiting = m->last_waiting;
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
-    OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, ot_mutex_lock_id(ot_mutex_locks_of(c), r->src_addr));
+    OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id_of(c, m, r->src_addr));
     if (!nested) {
         OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
         OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
@@ -214,9 +229,8 @@ static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_r
     if (ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, t, r) != 0)
         return;
     converter *c = ot_cv_pass_converter(p);
-    ot_mutex_locks *l = ot_mutex_locks_of(c);
-    held_lock h = {r->src_addr, ot_mutex_lock_id(l, r->src_addr),
-                   ot_mutex_acquisition_order(l, r->src_addr, ticks, ot_cv_pass_thread(p))};
+    uint32_t lock = lock_id_of(c, m, r->src_addr);
+    held_lock h = {r->src_addr, lock, ot_mutex_acquisition_order(ot_mutex_locks_of(c), lock, ticks, ot_cv_pass_thread(p))};
     if (grow((void **)&m->held, &m->held_capacity, m->held_count, sizeof *m->held) == 0)
         m->held[m->held_count++] = h;
     OTF2_EvtWriter_ThreadAcquireLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, h.lock_id, h.order);
@@ -288,7 +302,7 @@ static void on_instant(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_re
         int init = r->event == OFFTRACE_RAW_OMP_LOCK_INIT;
         region = instant_region(c, init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY,
                                 (uint32_t)is_nest_kind(r->subkind), 0, r->codeptr);
-        OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, ot_mutex_lock_id(ot_mutex_locks_of(c), r->src_addr));
+        OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id_of(c, m, r->src_addr));
         if (init) {
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);

@@ -498,10 +498,9 @@ static const numbered_acquisition *at_position(ot_mutex_locks *l)
 /* Asked in time order per thread, it reads on where the last question
  * stopped (at the first numbered acquisition not before it); asked out of
  * order or for another thread, it starts over at the thread's first one. */
-uint32_t ot_mutex_acquisition_order(ot_mutex_locks *l, uint64_t wait_id, uint64_t time, uint32_t thread)
+uint32_t ot_mutex_acquisition_order(ot_mutex_locks *l, uint32_t lock, uint64_t time, uint32_t thread)
 {
-    uint32_t lock = ot_mutex_lock_id(l, wait_id);
-    if (!lock || l->failed)
+    if (!l || !lock || l->failed)
         return 0;
     int before_last = time < l->last_time || (time == l->last_time && lock < l->last_lock);
     if ((!l->window_valid || l->window_thread != thread || before_last) && rewind_thread(l, thread) != 0)

@@ -29,10 +29,10 @@ ot_mutex_locks *ot_mutex_locks_of(converter *c);
 /** \brief The lock id of \p wait_id: its rank among all wait ids, from 1; 0 if unknown. */
 uint32_t ot_mutex_lock_id(const ot_mutex_locks *l, uint64_t wait_id);
 
-/** \brief The place of \p thread's acquisition of \p wait_id at \p time (ticks) among
- *         its lock's acquisitions, from 1 (0 if unknown). Cheapest asked in
- *         time order per thread, one thread after another. */
-uint32_t ot_mutex_acquisition_order(ot_mutex_locks *l, uint64_t wait_id, uint64_t time, uint32_t thread);
+/** \brief The place of \p thread's acquisition of lock \p lock (its lock id) at \p time
+ *         (ticks) among the lock's acquisitions, from 1 (0 if unknown).
+ *         Cheapest asked in time order per thread, one thread after another. */
+uint32_t ot_mutex_acquisition_order(ot_mutex_locks *l, uint32_t lock, uint64_t time, uint32_t thread);
 
 /** \brief Free (NULL is fine). */
 void ot_mutex_locks_free(ot_mutex_locks *l);
