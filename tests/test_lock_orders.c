@@ -70,16 +70,6 @@ static void expected_orders(take *t, size_t n)
         sorted[i]->order = i && sorted[i - 1]->wait_id == sorted[i]->wait_id ? sorted[i - 1]->order + 1 : 1;
 }
 
-static void write_file(const char *dir, const char *name, const void *data, size_t size)
-{
-    char path[4400];
-    snprintf(path, sizeof path, "%s/raw/%s", dir, name);
-    FILE *f = fopen(path, "we");
-    cr_assert_not_null(f, "cannot create %s", path);
-    cr_assert_eq(fwrite(data, 1, size, f), size);
-    cr_assert_eq(fclose(f), 0);
-}
-
 /* Each thread's takes, in the order given, as acquire (kind lock, 100 ticks
  * before), acquired and release (100 ticks after) records; the acquired
  * completes the acquire in one record on thread 0 (as the recorder writes it
@@ -93,7 +83,7 @@ static void make_recording(char *dir, size_t size, const char *name, const take 
     cr_assert_eq(mkdir(raw, 0777), 0);
     char text[256];
     int len = raw_two_clock_pairs(text, sizeof text, TICKS0, NS0);
-    write_file(dir, "clock.pairs", text, (size_t)len);
+    cr_assert_eq(raw_write_file(dir, "clock.pairs", text, (size_t)len), 0);
     const size_t chunk = 65536;
     for (uint32_t thread = 0; thread < THREADS; thread++) {
         char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
@@ -129,7 +119,7 @@ static void make_recording(char *dir, size_t size, const char *name, const take 
         }
         char file[64];
         snprintf(file, sizeof file, "thread-%u.rec", thread);
-        write_file(dir, file, stream, OFFTRACE_RAW_HEADER_SIZE + chunk);
+        cr_assert_eq(raw_write_file(dir, file, stream, OFFTRACE_RAW_HEADER_SIZE + chunk), 0, "cannot write %s", file);
         free(stream);
     }
 }
@@ -163,24 +153,28 @@ static size_t thread_of(const seen *s, OTF2_LocationRef l)
     return (size_t)l;
 }
 
-static OTF2_CallbackCode on_acquire(OTF2_LocationRef l, OTF2_TimeStamp time, uint64_t position, void *u, OTF2_AttributeList *a,
-                                    OTF2_Paradigm model, uint32_t lock, uint32_t order)
+/* A lock event of a host thread's location, in the location's order. */
+static OTF2_CallbackCode note(seen *s, OTF2_LocationRef l, lock_event (*events)[MAX_TAKES], size_t *counts,
+                              uint32_t lock, uint32_t order)
 {
-    seen *s = u;
     size_t t = thread_of(s, l);
-    cr_assert_lt(s->acquired_count[t], (size_t)MAX_TAKES);
-    s->acquired[t][s->acquired_count[t]++] = (lock_event){lock, order};
+    cr_assert_lt(counts[t], (size_t)MAX_TAKES);
+    events[t][counts[t]++] = (lock_event){lock, order};
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode on_release(OTF2_LocationRef l, OTF2_TimeStamp time, uint64_t position, void *u, OTF2_AttributeList *a,
-                                    OTF2_Paradigm model, uint32_t lock, uint32_t order)
+static OTF2_CallbackCode on_acquire(OTF2_LocationRef l, OTF2_TimeStamp time, uint64_t position, void *u,
+                                    OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 {
     seen *s = u;
-    size_t t = thread_of(s, l);
-    cr_assert_lt(s->released_count[t], (size_t)MAX_TAKES);
-    s->released[t][s->released_count[t]++] = (lock_event){lock, order};
-    return OTF2_CALLBACK_SUCCESS;
+    return note(s, l, s->acquired, s->acquired_count, lock, order);
+}
+
+static OTF2_CallbackCode on_release(OTF2_LocationRef l, OTF2_TimeStamp time, uint64_t position, void *u,
+                                    OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{
+    seen *s = u;
+    return note(s, l, s->released, s->released_count, lock, order);
 }
 
 static void read_locks(const char *dir, seen *s)

@@ -83,19 +83,6 @@ static int names_a_lock(const offtrace_raw_record *r)
            r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY;
 }
 
-static int grow(void **items, size_t *capacity, size_t used, size_t size)
-{
-    if (used < *capacity)
-        return 0;
-    size_t grown = *capacity ? *capacity * 2 : 256;
-    void *more = realloc(*items, grown * size);
-    if (!more)
-        return -ENOMEM;
-    *items = more;
-    *capacity = grown;
-    return 0;
-}
-
 /* ---- the wait ids ---- */
 
 static size_t slot_of(uint64_t id, size_t capacity)
@@ -185,8 +172,9 @@ static int rank(ot_mutex_locks *l, uint32_t **lock_of_key)
  * when one goes back in time), every wait id a key. */
 static int collect(converter *c, ot_mutex_locks *l, int *in_order)
 {
-    size_t run_capacity = 0;
     *in_order = 1;
+    if (!(l->runs = malloc((c->rec.stream_count + 1) * sizeof *l->runs))) /* a run per stream at most */
+        return -ENOMEM;
     for (size_t s = 0; s < c->rec.stream_count; s++) {
         ot_raw_cursor cur;
         if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
@@ -214,8 +202,7 @@ static int collect(converter *c, ot_mutex_locks *l, int *in_order)
             }
         }
         ot_raw_cursor_close(&cur);
-        if (!rc && l->order_count > first &&
-            !(rc = grow((void **)&l->runs, &run_capacity, l->run_count, sizeof *l->runs)))
+        if (!rc && l->order_count > first)
             l->runs[l->run_count++] = (thread_run){c->rec.streams[s].header.thread_index, first, l->order_count - first};
         if (rc)
             return rc;
@@ -370,11 +357,9 @@ static int write_orders(ot_mutex_locks *l, ot_external_sort *by_thread_sort, con
     l->run_count = 0;
     if (!rc && !(l->orders = ot_spill_open(dir)))
         rc = -errno;
-    size_t run_capacity = 0;
-    const sorted_acquisition *n;
+    const sorted_acquisition *n; /* the runs' threads again, each a run: l->runs has room for them */
     while (!rc && (n = ot_es_next(by_thread_sort))) {
-        if ((!l->run_count || l->runs[l->run_count - 1].thread != n->thread) &&
-            !(rc = grow((void **)&l->runs, &run_capacity, l->run_count, sizeof *l->runs)))
+        if (!l->run_count || l->runs[l->run_count - 1].thread != n->thread)
             l->runs[l->run_count++] = (thread_run){n->thread, l->order_count, 0};
         if (!rc && !(rc = ot_spill_append(l->orders, &(numbered_acquisition){n->time, n->lock, n->order},
                                           sizeof(numbered_acquisition)))) {
