@@ -7,14 +7,15 @@
  * thread's together in stream order, as 16-byte numbered_acquisition
  * entries (time, the wait id's key in order of first meeting, order still
  * 0), and keeps each wait id's key in a hash table; the keys then become
- * lock ids, the wait ids' ranks. A thread's acquisitions
- * come in time order in its stream, so a merge of the threads' runs by time
- * (ties by thread) meets each lock's acquisitions in their order: a counter
- * per lock numbers them, the key becomes the lock id, and each run's window
- * goes back to the file where it was read (issue 18, eleventh round: the two external sorts that did
- * this before, by lock and then by thread, were a third of a lock archive's
- * conversion). A stream whose acquisitions go back in time (only a damaged
- * one) makes the merge wrong, so then the file goes through those two sorts
+ * lock ids, the wait ids' ranks. A thread's acquisitions come in time order
+ * in its stream, so a merge of the threads' runs by time (ties by thread)
+ * meets each lock's acquisitions in their order: a counter per lock numbers
+ * them, the key becomes the lock id, and each run's window goes back to the
+ * file where it was read (issue 18, eleventh round: the two external sorts
+ * that did this before, by lock and then by thread, were half of a lock
+ * archive's conversion once host_mutex.c named its regions from the memo).
+ * A stream whose acquisitions go back in time (only a damaged one) makes
+ * the merge wrong, so then the runs go through those two sorts
  * (external_sort.h) instead. The thread being converted reads its run front
  * to back as its acquisitions come.
  */
