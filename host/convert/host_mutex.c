@@ -27,11 +27,9 @@
  *
  * OTF2's lock events want one lock id per lock and, per lock, the order of
  * its acquisitions over all threads. The conversion goes thread by thread,
- * so the first mutex record met reads every host stream's acquired records
- * once (ot_mutex_locks): a lock's acquisitions in time order are its
- * acquisition order (the clock is the same on every thread, and an
- * acquired is read while the lock is held, so two acquisitions of one lock
- * cannot swap), and lock ids are the wait ids' ranks.
+ * so the first mutex record met has mutex_locks.c read every host stream's
+ * acquired records once: a lock's acquisitions in time order are its
+ * acquisition order, and lock ids are the wait ids' ranks.
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
@@ -41,301 +39,9 @@
 #include <string.h>
 
 #include "convert_internal.h"
-#include "external_sort.h"
 #include "host_mutex.h"
-#include "spill_file.h"
-
-#define NO_REGION UINT32_MAX
-
-/* ---- lock ids and acquisition orders, over all threads ---- */
-
-/* The orders are computed in bounded memory (docs/architecture.md, the
- * conversion): every acquisition goes through an external sort by lock and
- * time, which numbers each lock's acquisitions, and a second one by thread
- * and time, whose output lands in a scratch file that the thread being
- * converted then reads front to back as its acquisitions come (a thread's
- * acquisitions are in time order in its stream). Only the lock ids, one per
- * distinct lock, stay in memory. */
-
-typedef struct acquisition {
-    uint64_t wait_id, time;
-    uint32_t thread;
-} acquisition;
-
-typedef struct numbered_acquisition {
-    uint64_t time, wait_id;
-    uint32_t thread, order;
-} numbered_acquisition;
-
-typedef struct thread_start {
-    uint32_t thread;
-    uint64_t first; /* index of its first numbered acquisition in the scratch file */
-} thread_start;
-
-#define ORDER_WINDOW 1024u /* numbered acquisitions read at a time */
-
-struct ot_mutex_locks {
-    ot_spill_file *orders; /* numbered_acquisition, by thread, time, wait id */
-    uint64_t order_count;
-    thread_start *starts; /* one per thread with acquisitions, by thread */
-    size_t start_count;
-    /* the thread being read: window of orders[window_first, window_first + window_len) */
-    numbered_acquisition window[ORDER_WINDOW];
-    uint64_t window_first, position, thread_end;
-    uint64_t last_time, last_wait_id; /* the last question asked */
-    size_t window_len;
-    uint32_t window_thread;
-    int window_valid;
-    uint64_t *wait_ids; /* every wait id any mutex record names, sorted, unique: its index + 1 is its lock id */
-    size_t wait_id_count;
-    int failed;
-};
-
-static int by_acquisition(const void *a, const void *b)
-{
-    const acquisition *x = a, *y = b;
-    if (x->wait_id != y->wait_id)
-        return x->wait_id < y->wait_id ? -1 : 1;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static int by_thread_time(const numbered_acquisition *x, uint32_t thread, uint64_t time, uint64_t wait_id)
-{
-    if (x->thread != thread)
-        return x->thread < thread ? -1 : 1;
-    if (x->time != time)
-        return x->time < time ? -1 : 1;
-    return (x->wait_id > wait_id) - (x->wait_id < wait_id);
-}
-
-static int by_thread(const void *a, const void *b)
-{
-    const numbered_acquisition *y = b;
-    return by_thread_time(a, y->thread, y->time, y->wait_id);
-}
-
-static int by_value(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int names_a_lock(const offtrace_raw_record *r)
-{
-    return r->event == OFFTRACE_RAW_OMP_MUTEX || r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED ||
-           r->event == OFFTRACE_RAW_OMP_NEST_LOCK || r->event == OFFTRACE_RAW_OMP_LOCK_INIT ||
-           r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY;
-}
-
-static int grow(void **items, size_t *capacity, size_t used, size_t size)
-{
-    if (used < *capacity)
-        return 0;
-    size_t grown = *capacity ? *capacity * 2 : 256;
-    void *more = realloc(*items, grown * size);
-    if (!more)
-        return -ENOMEM;
-    *items = more;
-    *capacity = grown;
-    return 0;
-}
-
-static void keep_unique(ot_mutex_locks *l)
-{
-    qsort(l->wait_ids, l->wait_id_count, sizeof *l->wait_ids, by_value);
-    size_t unique = 0;
-    for (size_t i = 0; i < l->wait_id_count; i++)
-        if (!unique || l->wait_ids[unique - 1] != l->wait_ids[i])
-            l->wait_ids[unique++] = l->wait_ids[i];
-    l->wait_id_count = unique;
-}
-
-/* Every stream's acquisitions into \p by_lock, every wait id into l->wait_ids. */
-static int collect(converter *c, ot_mutex_locks *l, ot_external_sort *by_lock)
-{
-    size_t wait_id_capacity = 0;
-    for (size_t s = 0; s < c->rec.stream_count; s++) {
-        ot_raw_cursor cur;
-        if (ot_raw_cursor_open(&cur, &c->rec.streams[s]) != 0)
-            return -ENOMEM;
-        uint32_t thread = c->rec.streams[s].header.thread_index;
-        int rc = 0;
-        for (const offtrace_raw_record *r; !rc && (r = ot_raw_cursor_next(&cur));) {
-            if (!names_a_lock(r))
-                continue;
-            int completed = r->event == OFFTRACE_RAW_OMP_MUTEX && r->endpoint == OFFTRACE_RAW_COMPLETE;
-            if (r->event == OFFTRACE_RAW_OMP_MUTEX_ACQUIRED || completed)
-                rc = ot_es_add(by_lock, &(acquisition){r->src_addr, completed ? r->end_time : r->time, thread});
-            if (!rc && !(rc = grow((void **)&l->wait_ids, &wait_id_capacity, l->wait_id_count, sizeof *l->wait_ids))) {
-                l->wait_ids[l->wait_id_count++] = r->src_addr;
-                if (l->wait_id_count == wait_id_capacity) /* keep them unique as they come, to bound the memory */
-                    keep_unique(l);
-            }
-        }
-        ot_raw_cursor_close(&cur);
-        if (rc)
-            return rc;
-    }
-    keep_unique(l);
-    return 0;
-}
-
-/* Number each lock's acquisitions (sorted by lock and time) into \p by_thread. */
-static int number(ot_external_sort *by_lock, ot_external_sort *by_thread_sort)
-{
-    int rc = ot_es_finish(by_lock);
-    uint64_t previous_lock = 0;
-    uint32_t order = 0;
-    const acquisition *a;
-    while (!rc && (a = ot_es_next(by_lock))) {
-        order = order && a->wait_id == previous_lock ? order + 1 : 1;
-        previous_lock = a->wait_id;
-        rc = ot_es_add(by_thread_sort, &(numbered_acquisition){a->time, a->wait_id, a->thread, order});
-    }
-    return rc ? rc : ot_es_error(by_lock);
-}
-
-/* The numbered acquisitions, by thread, into the scratch file, and where each thread's begin. */
-static int write_orders(ot_mutex_locks *l, ot_external_sort *by_thread_sort, const char *dir)
-{
-    int rc = ot_es_finish(by_thread_sort);
-    if (!rc && !(l->orders = ot_spill_open(dir)))
-        rc = -errno;
-    size_t start_capacity = 0;
-    const numbered_acquisition *n;
-    while (!rc && (n = ot_es_next(by_thread_sort))) {
-        if ((!l->start_count || l->starts[l->start_count - 1].thread != n->thread) &&
-            !(rc = grow((void **)&l->starts, &start_capacity, l->start_count, sizeof *l->starts)))
-            l->starts[l->start_count++] = (thread_start){n->thread, l->order_count};
-        if (!rc && !(rc = ot_spill_append(l->orders, n, sizeof *n)))
-            l->order_count++;
-    }
-    return rc ? rc : ot_es_error(by_thread_sort);
-}
-
-static ot_mutex_locks *locks_build(converter *c)
-{
-    ot_mutex_locks *l = calloc(1, sizeof *l);
-    if (!l)
-        return NULL;
-    ot_external_sort *by_lock = ot_es_new(c->dir, sizeof(acquisition), by_acquisition);
-    ot_external_sort *by_thread_sort = ot_es_new(c->dir, sizeof(numbered_acquisition), by_thread);
-    int rc = by_lock && by_thread_sort ? 0 : -ENOMEM;
-    if (!rc)
-        rc = collect(c, l, by_lock);
-    if (!rc)
-        rc = number(by_lock, by_thread_sort);
-    ot_es_free(by_lock);
-    if (!rc)
-        rc = write_orders(l, by_thread_sort, c->dir);
-    ot_es_free(by_thread_sort);
-    l->failed = rc != 0;
-    return l;
-}
-
-/* What lock_id and acquisition_order see when the table could not be built
- * (out of memory): every id and order 0, and no second attempt per record. */
-static ot_mutex_locks no_locks = {.failed = 1};
-
-void ot_mutex_locks_free(ot_mutex_locks *l)
-{
-    if (!l || l == &no_locks)
-        return;
-    ot_spill_close(l->orders);
-    free(l->starts);
-    free(l->wait_ids);
-    free(l);
-}
-
-static ot_mutex_locks *locks_of(converter *c)
-{
-    if (c->live) { /* other streams are still being written, the first is read as it goes: the attempt is
-                    * dropped (convert_live.c), and the table is built by the conversion after the end */
-        c->live_unsupported = 1;
-        return &no_locks;
-    }
-    if (!c->mutex_locks && !(c->mutex_locks = locks_build(c)))
-        c->mutex_locks = &no_locks;
-    return c->mutex_locks;
-}
-
-/* The lock id of a wait id: its rank among all wait ids, from 1; 0 if unknown. */
-static uint32_t lock_id(const ot_mutex_locks *l, uint64_t wait_id)
-{
-    if (!l)
-        return 0;
-    size_t lo = 0, hi = l->wait_id_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->wait_ids[mid] < wait_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < l->wait_id_count && l->wait_ids[lo] == wait_id ? (uint32_t)(lo + 1) : 0;
-}
-
-/* Read from \p thread's first numbered acquisition again. */
-static int rewind_thread(ot_mutex_locks *l, uint32_t thread)
-{
-    size_t lo = 0, hi = l->start_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->starts[mid].thread < thread)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == l->start_count || l->starts[lo].thread != thread)
-        return -ENOENT;
-    l->window_thread = thread;
-    l->position = l->starts[lo].first;
-    l->thread_end = lo + 1 < l->start_count ? l->starts[lo + 1].first : l->order_count;
-    l->window_first = l->position;
-    l->window_len = 0;
-    l->window_valid = 1;
-    return 0;
-}
-
-/* The numbered acquisition at l->position (of the thread read), or NULL past its last. */
-static const numbered_acquisition *at_position(ot_mutex_locks *l)
-{
-    if (l->position >= l->thread_end)
-        return NULL;
-    if (l->position < l->window_first || l->position >= l->window_first + l->window_len) {
-        uint64_t left = l->thread_end - l->position;
-        size_t len = left < ORDER_WINDOW ? (size_t)left : ORDER_WINDOW;
-        if (ot_spill_read(l->orders, l->position * sizeof *l->window, l->window, len * sizeof *l->window) != 0) {
-            l->window_valid = 0;
-            return NULL;
-        }
-        l->window_first = l->position;
-        l->window_len = len;
-    }
-    return &l->window[l->position - l->window_first];
-}
-
-/* The acquisition's place among its lock's acquisitions, from 1 (0 if unknown).
- * Asked in time order per thread, it reads on where the last question
- * stopped (at the first numbered acquisition not before it); asked out of
- * order or for another thread, it starts over at the thread's first one. */
-static uint32_t acquisition_order(ot_mutex_locks *l, uint64_t wait_id, uint64_t time, uint32_t thread)
-{
-    if (!l || l->failed)
-        return 0;
-    int before_last = time < l->last_time || (time == l->last_time && wait_id < l->last_wait_id);
-    if ((!l->window_valid || l->window_thread != thread || before_last) && rewind_thread(l, thread) != 0)
-        return 0;
-    l->last_time = time;
-    l->last_wait_id = wait_id;
-    const numbered_acquisition *n;
-    int cmp = -1;
-    while ((n = at_position(l)) && (cmp = by_thread_time(n, thread, time, wait_id)) < 0)
-        l->position++;
-    return n && cmp == 0 ? n->order : 0;
-}
+#include "mutex_locks.h"
+#include "region_memo.h" /* issue 18 */
 
 /* ---- one thread ---- */
 
@@ -351,6 +57,16 @@ struct ot_mutex_thread {
     int test_pending;
     uint64_t test_wait_id, test_time;
     int cancelled_work;
+    /* the regions of this thread's last acquire (a thread takes the same lock at the same site again and
+     * again): its site, kind and nesting, valid when regions_known */
+    uint64_t last_codeptr;
+    uint8_t last_kind;
+    int last_nested, regions_known;
+    OTF2_RegionRef last_region, last_waiting;
+    /* the wait id named last and its lock id (an acquire, its acquired and release name one lock) */
+    uint64_t named_wait_id;
+    uint32_t named_lock;
+    int named_known;
 };
 
 static ot_mutex_thread *thread_state(thread_pass *p)
@@ -369,12 +85,36 @@ void ot_host_mutex_thread_free(ot_mutex_thread *m)
     free(m);
 }
 
+static int grow(void **items, size_t *capacity, size_t used, size_t size)
+{
+    if (used < *capacity)
+        return 0;
+    size_t grown = *capacity ? *capacity * 2 : 256;
+    void *more = realloc(*items, grown * size);
+    if (!more)
+        return -ENOMEM;
+    *items = more;
+    *capacity = grown;
+    return 0;
+}
+
 static const held_lock *find_held(const ot_mutex_thread *m, uint64_t wait_id)
 {
     for (size_t i = m->held_count; i-- > 0;)
         if (m->held[i].wait_id == wait_id)
             return &m->held[i];
     return NULL;
+}
+
+/* The lock id of \p wait_id (mutex_locks.h). */
+static uint32_t lock_id_of(converter *c, ot_mutex_thread *m, uint64_t wait_id)
+{
+    if (!m->named_known || m->named_wait_id != wait_id) {
+        m->named_lock = ot_mutex_lock_id(ot_mutex_locks_of(c), wait_id);
+        m->named_wait_id = wait_id;
+        m->named_known = 1;
+    }
+    return m->named_lock;
 }
 
 static int is_nest_kind(uint8_t kind) { return kind == ompt_mutex_nest_lock || kind == ompt_mutex_test_nest_lock; }
@@ -410,21 +150,65 @@ static OTF2_RegionRef sited(converter *c, offtrace_event_class cls, OTF2_RegionR
     return ot_tw_region_with_role(c->tw, cls, role, name, loc.file, loc.line, loc.line);
 }
 
+/* A region of this file is a function of its class, a variant (what its
+ * name and role follow: a mutex kind, nested or not, a cancel's flags) and
+ * the call site: the first record of a site names it, the others find it in
+ * the memo (region_memo.h; issue 18, eleventh round: the naming, twice per
+ * acquisition, was most of a lock archive's conversion). */
+static uint64_t memo_head(offtrace_event_class cls, uint32_t variant)
+{
+    return ot_region_memo_head(OT_MEMO_HOST_MUTEX, (uint32_t)cls << 16 | variant);
+}
+
+static OTF2_RegionRef memo_keep(converter *c, uint64_t head, uint64_t codeptr, uint64_t extra, OTF2_RegionRef region)
+{
+    if (region != UINT32_MAX) /* out of memory: asked again next time */
+        ot_region_memo_keep(c->regions, head, codeptr, extra, region);
+    return region;
+}
+
+/* mutex_acquire's region (\p waiting: its waiting part) for a mutex of \p kind, \p nested (a nest lock set by its
+ * owner) or not. */
+static OTF2_RegionRef acquire_region(converter *c, uint8_t kind, int nested, int waiting, uint64_t codeptr)
+{
+    offtrace_event_class cls = waiting  ? OFFTRACE_CLASS_HOST_MUTEX_WAIT
+                               : nested ? OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED
+                                        : OFFTRACE_CLASS_HOST_MUTEX;
+    uint64_t head = memo_head(cls, nested ? 0x100u : kind);
+    OTF2_RegionRef region;
+    if (ot_region_memo_find(c->regions, head, codeptr, 0, &region))
+        return region;
+    OTF2_RegionRole role;
+    const char *name = mutex_name(kind, &role);
+    if (nested) {
+        name = offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name;
+        role = OTF2_REGION_ROLE_CRITICAL;
+    }
+    char stem[128];
+    if (waiting) {
+        snprintf(stem, sizeof stem, "%s (waiting)", name);
+        name = stem;
+        role = OTF2_REGION_ROLE_CODE;
+    }
+    return memo_keep(c, head, codeptr, 0, sited(c, cls, role, name, codeptr));
+}
+
 /* mutex_acquire: the region and its waiting part. */
 static void on_acquire(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
-    OTF2_RegionRole role;
-    const char *name = mutex_name(r->subkind, &role);
     int nested = is_nest_kind(r->subkind) && find_held(m, r->src_addr);
-    char stem[128];
-    OTF2_RegionRef region = nested ? sited(c, OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED, OTF2_REGION_ROLE_CRITICAL,
-                                           offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name, r->codeptr)
-                                   : sited(c, OFFTRACE_CLASS_HOST_MUTEX, role, name, r->codeptr);
-    snprintf(stem, sizeof stem, "%s (waiting)", nested ? offtrace_class(OFFTRACE_CLASS_HOST_NEST_LOCK_NESTED)->name : name);
-    OTF2_RegionRef waiting = sited(c, OFFTRACE_CLASS_HOST_MUTEX_WAIT, OTF2_REGION_ROLE_CODE, stem, r->codeptr);
+    if (!m->regions_known || m->last_codeptr != r->codeptr || m->last_kind != r->subkind || m->last_nested != nested) {
+        m->last_region = acquire_region(c, r->subkind, nested, 0, r->codeptr);
+        m->last_waiting = acquire_region(c, r->subkind, nested, 1, r->codeptr);
+        m->last_codeptr = r->codeptr;
+        m->last_kind = r->subkind;
+        m->last_nested = nested;
+        m->regions_known = m->last_region != UINT32_MAX && m->last_waiting != UINT32_MAX;
+    }
+    OTF2_RegionRef region = m->last_region, waiting = m->last_waiting;
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
-    OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
+    OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id_of(c, m, r->src_addr));
     if (!nested) {
         OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
         OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
@@ -445,9 +229,8 @@ static void on_acquired(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_r
     if (ot_cv_pass_close(p, OFFTRACE_RAW_OMP_MUTEX_ACQUIRED, r->src_addr, t, r) != 0)
         return;
     converter *c = ot_cv_pass_converter(p);
-    ot_mutex_locks *l = locks_of(c);
-    held_lock h = {r->src_addr, lock_id(l, r->src_addr),
-                   acquisition_order(l, r->src_addr, ticks, ot_cv_pass_thread(p))};
+    uint32_t lock = lock_id_of(c, m, r->src_addr);
+    held_lock h = {r->src_addr, lock, ot_mutex_acquisition_order(ot_mutex_locks_of(c), lock, ticks, ot_cv_pass_thread(p))};
     if (grow((void **)&m->held, &m->held_capacity, m->held_count, sizeof *m->held) == 0)
         m->held[m->held_count++] = h;
     OTF2_EvtWriter_ThreadAcquireLock(ot_cv_pass_writer(p), NULL, t, OTF2_PARADIGM_OPENMP, h.lock_id, h.order);
@@ -487,35 +270,51 @@ static const char *cancel_state(uint64_t flags)
                                                  : "unknown";
 }
 
+/* An instant's region: \p cls with \p variant (an init's or destroy's nest kind or not) or \p flags (a cancel's). */
+static OTF2_RegionRef instant_region(converter *c, offtrace_event_class cls, uint32_t variant, uint64_t flags,
+                                     uint64_t codeptr)
+{
+    uint64_t head = memo_head(cls, variant);
+    OTF2_RegionRef region;
+    if (ot_region_memo_find(c->regions, head, codeptr, flags, &region))
+        return region;
+    char stem[128];
+    OTF2_RegionRole role = OTF2_REGION_ROLE_WRAPPER;
+    if (cls == OFFTRACE_CLASS_HOST_LOCK_INIT || cls == OFFTRACE_CLASS_HOST_LOCK_DESTROY) {
+        snprintf(stem, sizeof stem, "omp_%s_%slock", cls == OFFTRACE_CLASS_HOST_LOCK_INIT ? "init" : "destroy",
+                 variant ? "nest_" : "");
+    } else if (cls == OFFTRACE_CLASS_HOST_CANCEL) {
+        role = OTF2_REGION_ROLE_CODE;
+        snprintf(stem, sizeof stem, "cancel %s (%s)", cancel_construct(flags), cancel_state(flags));
+    } else {
+        role = OTF2_REGION_ROLE_FLUSH;
+        snprintf(stem, sizeof stem, "%s", offtrace_class(cls)->name);
+    }
+    return memo_keep(c, head, codeptr, flags, sited(c, cls, role, stem, codeptr));
+}
+
 static void on_instant(thread_pass *p, ot_mutex_thread *m, const offtrace_raw_record *r, uint64_t t)
 {
     converter *c = ot_cv_pass_converter(p);
     OTF2_AttributeList *a = ot_cv_pass_attributes(p);
-    char stem[128];
-    offtrace_event_class cls;
-    OTF2_RegionRole role = OTF2_REGION_ROLE_WRAPPER;
+    OTF2_RegionRef region;
     if (r->event == OFFTRACE_RAW_OMP_LOCK_INIT || r->event == OFFTRACE_RAW_OMP_LOCK_DESTROY) {
         int init = r->event == OFFTRACE_RAW_OMP_LOCK_INIT;
-        cls = init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY;
-        snprintf(stem, sizeof stem, "omp_%s_%slock", init ? "init" : "destroy", is_nest_kind(r->subkind) ? "nest_" : "");
-        OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id(locks_of(c), r->src_addr));
+        region = instant_region(c, init ? OFFTRACE_CLASS_HOST_LOCK_INIT : OFFTRACE_CLASS_HOST_LOCK_DESTROY,
+                                (uint32_t)is_nest_kind(r->subkind), 0, r->codeptr);
+        OTF2_AttributeList_AddUint32(a, OT_ATTR_LOCK_ID, lock_id_of(c, m, r->src_addr));
         if (init) {
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_IMPLEMENTATION, r->dst_addr);
             OTF2_AttributeList_AddUint64(a, OT_ATTR_LOCK_HINT, r->bytes);
         }
     } else if (r->event == OFFTRACE_RAW_OMP_CANCEL) {
-        cls = OFFTRACE_CLASS_HOST_CANCEL;
-        role = OTF2_REGION_ROLE_CODE;
-        snprintf(stem, sizeof stem, "cancel %s (%s)", cancel_construct(r->bytes), cancel_state(r->bytes));
+        region = instant_region(c, OFFTRACE_CLASS_HOST_CANCEL, 0, r->bytes, r->codeptr);
         if ((r->bytes & (ompt_cancel_loop | ompt_cancel_sections)) &&
             (r->bytes & (ompt_cancel_activated | ompt_cancel_detected)))
             m->cancelled_work = 1;
     } else {
-        cls = OFFTRACE_CLASS_HOST_FLUSH;
-        role = OTF2_REGION_ROLE_FLUSH;
-        snprintf(stem, sizeof stem, "%s", offtrace_class(cls)->name);
+        region = instant_region(c, OFFTRACE_CLASS_HOST_FLUSH, 0, 0, r->codeptr);
     }
-    OTF2_RegionRef region = sited(c, cls, role, stem, r->codeptr);
     if (ot_cv_pass_open(p, r->event, 0, region, t) == 0)
         ot_cv_pass_close(p, r->event, 0, t, r);
 }

@@ -20,12 +20,12 @@
 #include <otf2/otf2.h>
 
 #include "offtrace/raw_format.h"
+#include "mutex_locks.h" /* ot_mutex_locks_free, for convert.c */
 
 typedef struct converter converter;
 typedef struct thread_pass thread_pass;
 
 /** Lock ids and acquisition orders over all host threads (one per conversion). */
-typedef struct ot_mutex_locks ot_mutex_locks;
 /** One host thread's locks held and pending attempts. */
 typedef struct ot_mutex_thread ot_mutex_thread;
 
@@ -46,7 +46,6 @@ void ot_host_mutex_work_ended(ot_mutex_thread *m);
 int ot_host_mutex_take_cancelled_work(ot_mutex_thread *m);
 
 void ot_host_mutex_thread_free(ot_mutex_thread *m);
-void ot_mutex_locks_free(ot_mutex_locks *l);
 
 /* ---- lent by host_pass.c ---- */
 

@@ -28,6 +28,7 @@ enum ot_region_recipe {
     OT_MEMO_HOST_OPENMP,    /**< class and kind, call site */
     OT_MEMO_TARGET_DATA,    /**< enter-data sites whose data region has its end line (host_pass.c) */
     OT_MEMO_MAP_OP,         /**< map_names.c: its own entry index */
+    OT_MEMO_HOST_MUTEX,     /**< host_mutex.c: class and variant (mutex kind, nested; nest kind), call site, cancel flags */
 };
 
 /** \brief An empty memo; NULL when out of memory. */

@@ -106,6 +106,27 @@ int ot_spill_read(ot_spill_file *f, uint64_t offset, void *data, size_t size)
     return 0;
 }
 
+int ot_spill_write(ot_spill_file *f, uint64_t offset, const void *data, size_t size)
+{
+    if (offset + size > ot_spill_size(f))
+        return -EINVAL;
+    if (f->buffered && offset + size > f->written) {
+        int rc = write_out(f);
+        if (rc)
+            return rc;
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pwrite(f->fd, (const char *)data + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
 void ot_spill_close(ot_spill_file *f)
 {
     if (f) {

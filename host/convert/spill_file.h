@@ -7,7 +7,8 @@
  * The file lies in the recording's directory (the disk that already holds
  * the records, not a /tmp that may be memory) and has no name: it is gone
  * when the converter closes it or dies. Appends are buffered; reads are
- * pread at any offset (the write buffer is written out first).
+ * pread at any offset (the write buffer is written out first), and so are
+ * overwrites.
  */
 #ifndef OT_CONVERT_SPILL_FILE_H
 #define OT_CONVERT_SPILL_FILE_H
@@ -28,6 +29,10 @@ uint64_t ot_spill_size(const ot_spill_file *f);
 
 /** \brief Read \p size bytes at \p offset; \return 0 or a negative errno (-EIO when short). */
 int ot_spill_read(ot_spill_file *f, uint64_t offset, void *data, size_t size);
+
+/** \brief Overwrite \p size bytes at \p offset, all of them appended before (a table
+ *         numbered in place); \return 0 or a negative errno (-EIO when short). */
+int ot_spill_write(ot_spill_file *f, uint64_t offset, const void *data, size_t size);
 
 /** \brief Close and forget (NULL is fine). */
 void ot_spill_close(ot_spill_file *f);

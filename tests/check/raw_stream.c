@@ -21,3 +21,14 @@ int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsig
     return snprintf(out, size, "%llu %llu %llu\n%llu %llu %llu\n", ticks0, ns0, ns0 + realtime, ticks0 + 2000000000ull,
                     ns0 + 1000000000ull, ns0 + 1000000000ull + realtime);
 }
+
+int raw_write_file(const char *dir, const char *name, const void *data, size_t size)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/raw/%s", dir, name);
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return -1;
+    size_t written = fwrite(data, 1, size, f);
+    return fclose(f) == 0 && written == size ? 0 : -1;
+}

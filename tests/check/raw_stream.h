@@ -16,4 +16,7 @@ void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes);
  *         with its realtime. \return its length (as snprintf). */
 int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsigned long long ns0);
 
+/** \brief Write \p size bytes of \p data to `<dir>/raw/<name>`. \return 0, or -1 (errno set). */
+int raw_write_file(const char *dir, const char *name, const void *data, size_t size);
+
 #endif
