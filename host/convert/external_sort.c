@@ -15,13 +15,14 @@ typedef struct run {
     size_t pos, len;
 } run;
 
-/* A waiting item out of order: the run it goes to (its low 32 bits: the
- * heap only ever holds run_now and run_now + 1, so the difference decides)
- * and the slot that holds it. The heap moves these 8 bytes, never the
- * items, and sifts by moving a hole rather than swapping: the same
- * comparisons, so the same order (ties included), as swapping whole
- * entries. */
+/* A waiting item out of order: its key (ot_es_add_keyed), the run it goes
+ * to (its low 32 bits: the heap only ever holds run_now and run_now + 1, so
+ * the difference decides) and the slot that holds it. The heap moves these
+ * 16 bytes, never the items, and sifts by moving a hole rather than
+ * swapping: the same comparisons, so the same order (ties included), as
+ * swapping whole entries. */
 typedef struct heap_node {
+    uint64_t key;
     uint32_t run, slot;
 } heap_node;
 
@@ -36,6 +37,7 @@ struct ot_external_sort {
      * order; the others in slots, ordered by a heap of nodes tagged with
      * their run. */
     unsigned char *ring;
+    uint64_t *ring_keys;
     size_t ring_head, ring_count;
     unsigned char *slots;  /* OT_ES_MEMORY_ITEMS items */
     heap_node *heap;
@@ -45,6 +47,7 @@ struct ot_external_sort {
     /* out: a run being written, or (nothing on disk) the reader */
     uint64_t run_now;        /* the run that items go out to */
     int have_last;           /* s->out holds the item that went out last */
+    uint64_t out_key;        /* and this its key */
     ot_spill_file *file;
     run *runs;
     size_t run_count, run_capacity;
@@ -58,16 +61,29 @@ static unsigned char *slot_item(const ot_external_sort *s, uint32_t slot)
     return s->slots + (size_t)slot * s->item_size;
 }
 
+static size_t ring_index(const ot_external_sort *s, size_t i)
+{
+    return (s->ring_head + i) % OT_ES_MEMORY_ITEMS;
+}
+
 static unsigned char *ring_item(const ot_external_sort *s, size_t i)
 {
-    return s->ring + ((s->ring_head + i) % OT_ES_MEMORY_ITEMS) * s->item_size;
+    return s->ring + ring_index(s, i) * s->item_size;
+}
+
+/* compare(a, b) < 0, asked of the keys first (they order what they tell apart) */
+static int item_less(const ot_external_sort *s, uint64_t key_a, const void *a, uint64_t key_b, const void *b)
+{
+    if (key_a != key_b)
+        return key_a < key_b;
+    return s->compare(a, b) < 0;
 }
 
 static int node_less(const ot_external_sort *s, heap_node a, heap_node b)
 {
     if (a.run != b.run)
         return (int32_t)(a.run - b.run) < 0;
-    return s->compare(slot_item(s, a.slot), slot_item(s, b.slot)) < 0;
+    return item_less(s, a.key, slot_item(s, a.slot), b.key, slot_item(s, b.slot));
 }
 
 static void sift_up(ot_external_sort *s, size_t i)
@@ -141,9 +157,11 @@ static int take_smallest(ot_external_sort *s, uint64_t *run)
     /* ring items belong to run_now, ahead of any later run's */
     int from_ring = s->ring_count &&
                     (!top || top->run != (uint32_t)s->run_now ||
-                     s->compare(ring_item(s, 0), slot_item(s, top->slot)) < 0);
+                     item_less(s, s->ring_keys[ring_index(s, 0)], ring_item(s, 0), top->key,
+                               slot_item(s, top->slot)));
     if (from_ring) {
         memcpy(s->out, ring_item(s, 0), s->item_size);
+        s->out_key = s->ring_keys[ring_index(s, 0)];
         s->ring_head = (s->ring_head + 1) % OT_ES_MEMORY_ITEMS;
         s->ring_count--;
         *run = s->run_now;
@@ -153,6 +171,7 @@ static int take_smallest(ot_external_sort *s, uint64_t *run)
         return 0;
     *run = s->run_now + (uint32_t)(top->run - (uint32_t)s->run_now);
     memcpy(s->out, slot_item(s, top->slot), s->item_size);
+    s->out_key = top->key;
     s->free_slots[s->free_count++] = top->slot;
     if (--s->heap_count) {
         s->heap[0] = s->heap[s->heap_count];
@@ -192,6 +211,24 @@ static int send_smallest(ot_external_sort *s)
     return 1;
 }
 
+static void free_ring(ot_external_sort *s)
+{
+    free(s->ring);
+    free(s->ring_keys);
+    s->ring = NULL;
+    s->ring_keys = NULL;
+}
+
+static int allocate_ring(ot_external_sort *s)
+{
+    s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
+    s->ring_keys = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->ring_keys);
+    if (s->ring && s->ring_keys)
+        return 0;
+    free_ring(s);
+    return -ENOMEM;
+}
+
 static int allocate_heap(ot_external_sort *s)
 {
     s->slots = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
@@ -205,6 +242,11 @@ static int allocate_heap(ot_external_sort *s)
 
 int ot_es_add(ot_external_sort *s, const void *item)
 {
+    return ot_es_add_keyed(s, item, 0);
+}
+
+int ot_es_add_keyed(ot_external_sort *s, const void *item, uint64_t key)
+{
     if (s->error)
         return s->error;
     if (s->ring_count + s->heap_count == OT_ES_MEMORY_ITEMS) {
@@ -215,17 +257,19 @@ int ot_es_add(ot_external_sort *s, const void *item)
             return s->error = rc;
     }
     /* An item before the one that went out last cannot join its run: the next one takes it. */
-    int joins = !s->have_last || s->compare(item, s->out) >= 0;
-    if (joins && (!s->ring_count || s->compare(item, ring_item(s, s->ring_count - 1)) >= 0)) {
-        if (!s->ring && !(s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size)))
+    int joins = !s->have_last || !item_less(s, key, item, s->out_key, s->out);
+    if (joins && (!s->ring_count || !item_less(s, key, item, s->ring_keys[ring_index(s, s->ring_count - 1)],
+                                               ring_item(s, s->ring_count - 1)))) {
+        if (!s->ring && allocate_ring(s) != 0)
             return s->error = -ENOMEM;
+        s->ring_keys[ring_index(s, s->ring_count)] = key;
         memcpy(ring_item(s, s->ring_count++), item, s->item_size);
     } else {
         if (!s->slots && allocate_heap(s) != 0)
             return s->error = -ENOMEM;
         uint32_t slot = s->free_count ? s->free_slots[--s->free_count] : (uint32_t)s->slots_used++;
         memcpy(slot_item(s, slot), item, s->item_size);
-        s->heap[s->heap_count++] = (heap_node){(uint32_t)(s->run_now + (joins ? 0 : 1)), slot};
+        s->heap[s->heap_count++] = (heap_node){key, (uint32_t)(s->run_now + (joins ? 0 : 1)), slot};
         sift_up(s, s->heap_count - 1);
     }
     s->count++;
@@ -278,8 +322,7 @@ int ot_es_finish(ot_external_sort *s)
     if (rc < 0)
         return s->error = rc;
     free_heap(s);
-    free(s->ring);
-    s->ring = NULL;
+    free_ring(s);
     s->merge = malloc((s->run_count ? s->run_count : 1) * sizeof *s->merge);
     if (!s->merge)
         return s->error = -ENOMEM;
@@ -338,7 +381,7 @@ void ot_es_free(ot_external_sort *s)
     free(s->runs);
     free(s->merge);
     ot_spill_close(s->file);
-    free(s->ring);
+    free_ring(s);
     free_heap(s);
     free(s->out);
     free(s->dir);
