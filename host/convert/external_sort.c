@@ -40,7 +40,8 @@ struct ot_external_sort {
     uint64_t *ring_keys;
     size_t ring_head, ring_count;
     unsigned char *slots;  /* OT_ES_MEMORY_ITEMS items */
-    heap_node *heap;
+    heap_node *heap;       /* heap_memory + 1: see sift_down */
+    heap_node *heap_memory;
     size_t heap_count;
     uint32_t *free_slots;  /* slots emptied by the heap, reused first */
     size_t free_count, slots_used; /* slots past slots_used were never used */
@@ -79,11 +80,13 @@ static int item_less(const ot_external_sort *s, uint64_t key_a, const void *a, u
     return s->compare(a, b) < 0;
 }
 
-static int node_less(const ot_external_sort *s, heap_node a, heap_node b)
+static inline __attribute__((always_inline)) int node_less(const ot_external_sort *s, heap_node a, heap_node b)
 {
+    if (__builtin_expect(a.run == b.run && a.key != b.key, 1)) /* the usual case, without a branch on the order */
+        return a.key < b.key;
     if (a.run != b.run)
         return (int32_t)(a.run - b.run) < 0;
-    return item_less(s, a.key, slot_item(s, a.slot), b.key, slot_item(s, b.slot));
+    return s->compare(slot_item(s, a.slot), slot_item(s, b.slot)) < 0;
 }
 
 static void sift_up(ot_external_sort *s, size_t i)
@@ -96,22 +99,25 @@ static void sift_up(ot_external_sort *s, size_t i)
     s->heap[i] = moving;
 }
 
+/* The smaller child (the right one only if strictly smaller) takes the
+ * hole while it is smaller than the moving node: the decisions of the
+ * textbook's three-way choice (moving, left, right), for any strict weak
+ * order, with the children's comparison a data dependency rather than a
+ * branch that the processor guesses wrong half the time. */
 static void sift_down(ot_external_sort *s, size_t i)
 {
-    heap_node moving = s->heap[i];
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        heap_node least = moving;
-        if (l < s->heap_count && node_less(s, s->heap[l], least))
-            m = l, least = s->heap[l];
-        if (r < s->heap_count && node_less(s, s->heap[r], least))
-            m = r, least = s->heap[r];
-        if (m == i)
+    heap_node *heap = s->heap;
+    size_t count = s->heap_count;
+    heap_node moving = heap[i];
+    for (size_t l; (l = 2 * i + 1) < count;) {
+        __builtin_prefetch(&heap[4 * i + 3]); /* the four grandchildren: one cache line (heap_memory + 1) */
+        size_t m = l + (l + 1 < count && node_less(s, heap[l + 1], heap[l]));
+        if (!node_less(s, heap[m], moving))
             break;
-        s->heap[i] = least;
+        heap[i] = heap[m];
         i = m;
     }
-    s->heap[i] = moving;
+    heap[i] = moving;
 }
 
 ot_external_sort *ot_es_new(const char *dir, size_t item_size, ot_es_compare compare)
@@ -143,10 +149,10 @@ int ot_es_error(const ot_external_sort *s)
 static void free_heap(ot_external_sort *s)
 {
     free(s->slots);
-    free(s->heap);
+    free(s->heap_memory);
     free(s->free_slots);
     s->slots = NULL;
-    s->heap = NULL;
+    s->heap = s->heap_memory = NULL;
     s->free_slots = NULL;
 }
 
@@ -232,7 +238,8 @@ static int allocate_ring(ot_external_sort *s)
 static int allocate_heap(ot_external_sort *s)
 {
     s->slots = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
-    s->heap = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->heap);
+    s->heap_memory = aligned_alloc(64, (OT_ES_MEMORY_ITEMS + 4) * sizeof *s->heap);
+    s->heap = s->heap_memory ? s->heap_memory + 1 : NULL;
     s->free_slots = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->free_slots);
     if (s->slots && s->heap && s->free_slots)
         return 0;
