@@ -99,23 +99,28 @@ static void sift_up(ot_external_sort *s, size_t i)
     s->heap[i] = moving;
 }
 
-/* The smaller child (the right one only if strictly smaller) takes the
- * hole while it is smaller than the moving node: the decisions of the
- * textbook's three-way choice (moving, left, right), for any strict weak
- * order, with the children's comparison a data dependency rather than a
- * branch that the processor guesses wrong half the time. */
-static void sift_down(ot_external_sort *s, size_t i)
+/* Fill the hole at \p top with heap[top], the heap below it being whole:
+ * the hole first goes down to a leaf, each time to the smaller child (the
+ * right one only if strictly smaller), then the moving node comes up from
+ * there while the node above it is not less than it. It ends where the
+ * textbook's descent stops (the first node on that path not less than it:
+ * the path only grows), so the heap is the same, ties included, with about
+ * half the comparisons (the moving node, from the bottom, seldom climbs) and
+ * none in the descent that decides whether to stop. */
+static void sift_down(ot_external_sort *s, size_t top)
 {
     heap_node *heap = s->heap;
-    size_t count = s->heap_count;
-    heap_node moving = heap[i];
+    size_t count = s->heap_count, i = top;
+    heap_node moving = heap[top];
     for (size_t l; (l = 2 * i + 1) < count;) {
         __builtin_prefetch(&heap[4 * i + 3]); /* the four grandchildren: one cache line (heap_memory + 1) */
         size_t m = l + (l + 1 < count && node_less(s, heap[l + 1], heap[l]));
-        if (!node_less(s, heap[m], moving))
-            break;
         heap[i] = heap[m];
         i = m;
+    }
+    while (i > top && !node_less(s, heap[(i - 1) / 2], moving)) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
     }
     heap[i] = moving;
 }
