@@ -21,6 +21,8 @@ typedef struct run {
  * 16 bytes, never the items, and sifts by moving a hole rather than
  * swapping: the same comparisons, so the same order (ties included), as
  * swapping whole entries. */
+#define NO_SLOT UINT32_MAX
+
 typedef struct heap_node {
     uint64_t key;
     uint32_t run, slot;
@@ -37,14 +39,15 @@ struct ot_external_sort {
      * order; the others in slots, ordered by a heap of nodes tagged with
      * their run. */
     unsigned char *ring;
-    uint64_t *ring_keys;
+    uint64_t *ring_keys;   /* NULL until an item with a key other than 0 comes */
     size_t ring_head, ring_count;
-    unsigned char *slots;  /* OT_ES_MEMORY_ITEMS items */
+    unsigned char *slots;  /* OT_ES_MEMORY_ITEMS items, slot_size bytes apart */
+    size_t slot_size;
     heap_node *heap;       /* heap_memory + 1: see sift_down */
     heap_node *heap_memory;
     size_t heap_count;
-    uint32_t *free_slots;  /* slots emptied by the heap, reused first */
-    size_t free_count, slots_used; /* slots past slots_used were never used */
+    uint32_t free_slot;    /* slots emptied by the heap, reused first: each holds the next one's index */
+    size_t slots_used;     /* slots past slots_used were never used */
     /* out: a run being written, or (nothing on disk) the reader */
     uint64_t run_now;        /* the run that items go out to */
     int have_last;           /* s->out holds the item that went out last */
@@ -59,12 +62,17 @@ struct ot_external_sort {
 
 static unsigned char *slot_item(const ot_external_sort *s, uint32_t slot)
 {
-    return s->slots + (size_t)slot * s->item_size;
+    return s->slots + (size_t)slot * s->slot_size;
 }
 
 static size_t ring_index(const ot_external_sort *s, size_t i)
 {
     return (s->ring_head + i) % OT_ES_MEMORY_ITEMS;
+}
+
+static uint64_t ring_key(const ot_external_sort *s, size_t i)
+{
+    return s->ring_keys ? s->ring_keys[ring_index(s, i)] : 0;
 }
 
 static unsigned char *ring_item(const ot_external_sort *s, size_t i)
@@ -131,6 +139,8 @@ ot_external_sort *ot_es_new(const char *dir, size_t item_size, ot_es_compare com
     if (!s)
         return NULL;
     s->item_size = item_size;
+    s->slot_size = item_size > sizeof(uint32_t) ? item_size : sizeof(uint32_t);
+    s->free_slot = NO_SLOT;
     s->compare = compare;
     s->dir = strdup(dir);
     s->out = malloc(item_size);
@@ -155,10 +165,8 @@ static void free_heap(ot_external_sort *s)
 {
     free(s->slots);
     free(s->heap_memory);
-    free(s->free_slots);
     s->slots = NULL;
     s->heap = s->heap_memory = NULL;
-    s->free_slots = NULL;
 }
 
 /* Take the smallest waiting item into s->out; its run in *run. 0 when none waits. */
@@ -168,11 +176,11 @@ static int take_smallest(ot_external_sort *s, uint64_t *run)
     /* ring items belong to run_now, ahead of any later run's */
     int from_ring = s->ring_count &&
                     (!top || top->run != (uint32_t)s->run_now ||
-                     item_less(s, s->ring_keys[ring_index(s, 0)], ring_item(s, 0), top->key,
+                     item_less(s, ring_key(s, 0), ring_item(s, 0), top->key,
                                slot_item(s, top->slot)));
     if (from_ring) {
         memcpy(s->out, ring_item(s, 0), s->item_size);
-        s->out_key = s->ring_keys[ring_index(s, 0)];
+        s->out_key = ring_key(s, 0);
         s->ring_head = (s->ring_head + 1) % OT_ES_MEMORY_ITEMS;
         s->ring_count--;
         *run = s->run_now;
@@ -183,7 +191,8 @@ static int take_smallest(ot_external_sort *s, uint64_t *run)
     *run = s->run_now + (uint32_t)(top->run - (uint32_t)s->run_now);
     memcpy(s->out, slot_item(s, top->slot), s->item_size);
     s->out_key = top->key;
-    s->free_slots[s->free_count++] = top->slot;
+    memcpy(slot_item(s, top->slot), &s->free_slot, sizeof s->free_slot);
+    s->free_slot = top->slot;
     if (--s->heap_count) {
         s->heap[0] = s->heap[s->heap_count];
         sift_down(s, 0);
@@ -233,20 +242,27 @@ static void free_ring(ot_external_sort *s)
 static int allocate_ring(ot_external_sort *s)
 {
     s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
-    s->ring_keys = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->ring_keys);
-    if (s->ring && s->ring_keys)
-        return 0;
-    free_ring(s);
-    return -ENOMEM;
+    return s->ring ? 0 : -ENOMEM;
+}
+
+/* Keys for the ring's items, from the first key other than 0 on: the items
+ * already there had key 0. (Not calloc: its pages are touched as the ring
+ * fills, not all at once.) */
+static int allocate_ring_keys(ot_external_sort *s)
+{
+    if (!(s->ring_keys = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->ring_keys)))
+        return -ENOMEM;
+    for (size_t i = 0; i < s->ring_count; i++)
+        s->ring_keys[ring_index(s, i)] = 0;
+    return 0;
 }
 
 static int allocate_heap(ot_external_sort *s)
 {
-    s->slots = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
+    s->slots = malloc(OT_ES_MEMORY_ITEMS * s->slot_size);
     s->heap_memory = aligned_alloc(64, (OT_ES_MEMORY_ITEMS + 4) * sizeof *s->heap);
     s->heap = s->heap_memory ? s->heap_memory + 1 : NULL;
-    s->free_slots = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->free_slots);
-    if (s->slots && s->heap && s->free_slots)
+    if (s->slots && s->heap)
         return 0;
     free_heap(s);
     return -ENOMEM;
@@ -270,16 +286,23 @@ int ot_es_add_keyed(ot_external_sort *s, const void *item, uint64_t key)
     }
     /* An item before the one that went out last cannot join its run: the next one takes it. */
     int joins = !s->have_last || !item_less(s, key, item, s->out_key, s->out);
-    if (joins && (!s->ring_count || !item_less(s, key, item, s->ring_keys[ring_index(s, s->ring_count - 1)],
+    if (joins && (!s->ring_count || !item_less(s, key, item, ring_key(s, s->ring_count - 1),
                                                ring_item(s, s->ring_count - 1)))) {
         if (!s->ring && allocate_ring(s) != 0)
             return s->error = -ENOMEM;
-        s->ring_keys[ring_index(s, s->ring_count)] = key;
+        if (key && !s->ring_keys && allocate_ring_keys(s) != 0)
+            return s->error = -ENOMEM;
+        if (s->ring_keys)
+            s->ring_keys[ring_index(s, s->ring_count)] = key;
         memcpy(ring_item(s, s->ring_count++), item, s->item_size);
     } else {
         if (!s->slots && allocate_heap(s) != 0)
             return s->error = -ENOMEM;
-        uint32_t slot = s->free_count ? s->free_slots[--s->free_count] : (uint32_t)s->slots_used++;
+        uint32_t slot = s->free_slot;
+        if (slot != NO_SLOT)
+            memcpy(&s->free_slot, slot_item(s, slot), sizeof s->free_slot);
+        else
+            slot = (uint32_t)s->slots_used++;
         memcpy(slot_item(s, slot), item, s->item_size);
         s->heap[s->heap_count++] = (heap_node){key, (uint32_t)(s->run_now + (joins ? 0 : 1)), slot};
         sift_up(s, s->heap_count - 1);
