@@ -25,9 +25,13 @@ static const char *scratch(void)
 
 typedef uint64_t (*key_of)(uint64_t i, uint64_t n);
 
+/* How items are added: plain, or with a sort key (ot_es_add_keyed) that is
+ * the item's key or only its top bits (equal sort keys: compare decides). */
+enum adding { PLAIN, KEYED_EXACT, KEYED_COARSE };
+
 /* Add n items keyed by \p key, read them back: in order, all of them (same
  * sum of keys and of sequence numbers). */
-static void sort_and_check(uint64_t n, key_of key)
+static void sort_and_check_adding(uint64_t n, key_of key, enum adding adding)
 {
     ot_external_sort *s = ot_es_new(scratch(), sizeof(item), by_key);
     cr_assert_not_null(s);
@@ -35,7 +39,10 @@ static void sort_and_check(uint64_t n, key_of key)
     for (uint64_t i = 0; i < n; i++) {
         item it = {key(i, n), i};
         key_sum += it.key;
-        cr_assert_eq(ot_es_add(s, &it), 0);
+        int rc = adding == PLAIN         ? ot_es_add(s, &it)
+                 : adding == KEYED_EXACT ? ot_es_add_keyed(s, &it, it.key)
+                                         : ot_es_add_keyed(s, &it, it.key >> 4);
+        cr_assert_eq(rc, 0);
     }
     cr_assert_eq(ot_es_count(s), n);
     cr_assert_eq(ot_es_finish(s), 0);
@@ -52,6 +59,11 @@ static void sort_and_check(uint64_t n, key_of key)
     cr_assert_eq(got_key_sum, key_sum);
     cr_assert_eq(seq_sum, n * (n - 1) / 2);
     ot_es_free(s);
+}
+
+static void sort_and_check(uint64_t n, key_of key)
+{
+    sort_and_check_adding(n, key, PLAIN);
 }
 
 static uint64_t ascending(uint64_t i, uint64_t n) { return i * 3; }
@@ -75,6 +87,18 @@ Test(external_sort, any_order_through_the_scratch_file)
     sort_and_check(n, random_key);
     sort_and_check(n, few_keys);
     sort_and_check(8 * (n / 8), threads_in_turn);
+}
+
+/* Sort keys order the integers they tell apart, compare the rest: the
+ * same order as without them, in memory and through the scratch file. */
+Test(external_sort, keyed)
+{
+    key_of keys[] = {ascending, descending, random_key, few_keys, threads_in_turn};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        for (enum adding a = KEYED_EXACT; a <= KEYED_COARSE; a++) {
+            sort_and_check_adding(OT_ES_MEMORY_ITEMS / 2, keys[k], a);
+            sort_and_check_adding(8 * (5 * OT_ES_MEMORY_ITEMS / 8) + 8, keys[k], a);
+        }
 }
 
 Test(external_sort, nothing_added)

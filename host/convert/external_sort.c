@@ -15,24 +15,43 @@ typedef struct run {
     size_t pos, len;
 } run;
 
+/* A waiting item out of order: its key (ot_es_add_keyed), the run it goes
+ * to (its low 32 bits: the heap only ever holds run_now and run_now + 1, so
+ * the difference decides) and the slot that holds it. The heap moves these
+ * 16 bytes, never the items, and sifts by moving a hole rather than
+ * swapping: the same comparisons, so the same order (ties included), as
+ * swapping whole entries. */
+#define NO_SLOT UINT32_MAX
+
+typedef struct heap_node {
+    uint64_t key;
+    uint32_t run, slot;
+} heap_node;
+
 struct ot_external_sort {
     char *dir;
-    size_t item_size, entry_size; /* an entry: the run it goes to, then the item */
+    size_t item_size;
     ot_es_compare compare;
     uint64_t count;
     int error, finished;
     /* Waiting to go out, OT_ES_MEMORY_ITEMS at most in all: items that came
      * in order (the usual case) wait in a first-in first-out ring, in
-     * order; the others in a heap of entries tagged with their run. */
+     * order; the others in slots, ordered by a heap of nodes tagged with
+     * their run. */
     unsigned char *ring;
+    uint64_t *ring_keys;   /* NULL until an item with a key other than 0 comes */
     size_t ring_head, ring_count;
-    unsigned char *entries;
-    size_t entry_count;
-    unsigned char *swap;
+    unsigned char *slots;  /* OT_ES_MEMORY_ITEMS items, slot_size bytes apart */
+    size_t slot_size;
+    heap_node *heap;       /* heap_memory + 1: see sift_down */
+    heap_node *heap_memory;
+    size_t heap_count;
+    uint32_t free_slot;    /* slots emptied by the heap, reused first: each holds the next one's index */
+    size_t slots_used;     /* slots past slots_used were never used */
     /* out: a run being written, or (nothing on disk) the reader */
     uint64_t run_now;        /* the run that items go out to */
-    int have_last;
-    unsigned char *last_out; /* the item that went out last */
+    int have_last;           /* s->out holds the item that went out last */
+    uint64_t out_key;        /* and this its key */
     ot_spill_file *file;
     run *runs;
     size_t run_count, run_capacity;
@@ -41,59 +60,77 @@ struct ot_external_sort {
     unsigned char *out;
 };
 
-static uint64_t entry_run(const ot_external_sort *s, const unsigned char *e)
+static unsigned char *slot_item(const ot_external_sort *s, uint32_t slot)
 {
-    uint64_t r;
-    memcpy(&r, e, sizeof r);
-    return r;
+    return s->slots + (size_t)slot * s->slot_size;
 }
 
-static unsigned char *entry(const ot_external_sort *s, size_t i)
+static size_t ring_index(const ot_external_sort *s, size_t i)
 {
-    return s->entries + i * s->entry_size;
+    return (s->ring_head + i) % OT_ES_MEMORY_ITEMS;
+}
+
+static uint64_t ring_key(const ot_external_sort *s, size_t i)
+{
+    return s->ring_keys ? s->ring_keys[ring_index(s, i)] : 0;
 }
 
 static unsigned char *ring_item(const ot_external_sort *s, size_t i)
 {
-    return s->ring + ((s->ring_head + i) % OT_ES_MEMORY_ITEMS) * s->item_size;
+    return s->ring + ring_index(s, i) * s->item_size;
 }
 
-static int entry_less(const ot_external_sort *s, const unsigned char *a, const unsigned char *b)
+/* compare(a, b) < 0, asked of the keys first (they order what they tell apart) */
+static int item_less(const ot_external_sort *s, uint64_t key_a, const void *a, uint64_t key_b, const void *b)
 {
-    uint64_t ra = entry_run(s, a), rb = entry_run(s, b);
-    if (ra != rb)
-        return ra < rb;
-    return s->compare(a + sizeof(uint64_t), b + sizeof(uint64_t)) < 0;
+    if (key_a != key_b)
+        return key_a < key_b;
+    return s->compare(a, b) < 0;
 }
 
-static void entry_swap(ot_external_sort *s, size_t i, size_t j)
+static inline __attribute__((always_inline)) int node_less(const ot_external_sort *s, heap_node a, heap_node b)
 {
-    memcpy(s->swap, entry(s, i), s->entry_size);
-    memcpy(entry(s, i), entry(s, j), s->entry_size);
-    memcpy(entry(s, j), s->swap, s->entry_size);
+    if (__builtin_expect(a.run == b.run && a.key != b.key, 1)) /* the usual case, without a branch on the order */
+        return a.key < b.key;
+    if (a.run != b.run)
+        return (int32_t)(a.run - b.run) < 0;
+    return s->compare(slot_item(s, a.slot), slot_item(s, b.slot)) < 0;
 }
 
 static void sift_up(ot_external_sort *s, size_t i)
 {
-    while (i && entry_less(s, entry(s, i), entry(s, (i - 1) / 2))) {
-        entry_swap(s, i, (i - 1) / 2);
+    heap_node moving = s->heap[i];
+    while (i && node_less(s, moving, s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
+    s->heap[i] = moving;
 }
 
-static void sift_down(ot_external_sort *s, size_t i)
+/* Fill the hole at \p top with heap[top], the heap below it being whole:
+ * the hole first goes down to a leaf, each time to the smaller child (the
+ * right one only if strictly smaller), then the moving node comes up from
+ * there while the node above it is not less than it. It ends where the
+ * textbook's descent stops (the first node on that path not less than it:
+ * the path only grows), so the heap is the same, ties included, with about
+ * half the comparisons (the moving node, from the bottom, seldom climbs) and
+ * none in the descent that decides whether to stop. */
+static void sift_down(ot_external_sort *s, size_t top)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < s->entry_count && entry_less(s, entry(s, l), entry(s, m)))
-            m = l;
-        if (r < s->entry_count && entry_less(s, entry(s, r), entry(s, m)))
-            m = r;
-        if (m == i)
-            return;
-        entry_swap(s, i, m);
+    heap_node *heap = s->heap;
+    size_t count = s->heap_count, i = top;
+    heap_node moving = heap[top];
+    for (size_t l; (l = 2 * i + 1) < count;) {
+        __builtin_prefetch(&heap[4 * i + 3]); /* the four grandchildren: one cache line (heap_memory + 1) */
+        size_t m = l + (l + 1 < count && node_less(s, heap[l + 1], heap[l]));
+        heap[i] = heap[m];
         i = m;
     }
+    while (i > top && !node_less(s, heap[(i - 1) / 2], moving)) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = moving;
 }
 
 ot_external_sort *ot_es_new(const char *dir, size_t item_size, ot_es_compare compare)
@@ -102,13 +139,12 @@ ot_external_sort *ot_es_new(const char *dir, size_t item_size, ot_es_compare com
     if (!s)
         return NULL;
     s->item_size = item_size;
-    s->entry_size = (sizeof(uint64_t) + item_size + 7) / 8 * 8;
+    s->slot_size = item_size > sizeof(uint32_t) ? item_size : sizeof(uint32_t);
+    s->free_slot = NO_SLOT;
     s->compare = compare;
     s->dir = strdup(dir);
-    s->swap = malloc(s->entry_size);
-    s->last_out = malloc(item_size);
     s->out = malloc(item_size);
-    if (!s->dir || !s->swap || !s->last_out || !s->out) {
+    if (!s->dir || !s->out) {
         ot_es_free(s);
         return NULL;
     }
@@ -125,16 +161,26 @@ int ot_es_error(const ot_external_sort *s)
     return s->error;
 }
 
+static void free_heap(ot_external_sort *s)
+{
+    free(s->slots);
+    free(s->heap_memory);
+    s->slots = NULL;
+    s->heap = s->heap_memory = NULL;
+}
+
 /* Take the smallest waiting item into s->out; its run in *run. 0 when none waits. */
 static int take_smallest(ot_external_sort *s, uint64_t *run)
 {
-    const unsigned char *top = s->entry_count ? entry(s, 0) : NULL;
+    const heap_node *top = s->heap_count ? &s->heap[0] : NULL;
     /* ring items belong to run_now, ahead of any later run's */
     int from_ring = s->ring_count &&
-                    (!top || entry_run(s, top) > s->run_now ||
-                     s->compare(ring_item(s, 0), top + sizeof(uint64_t)) < 0);
+                    (!top || top->run != (uint32_t)s->run_now ||
+                     item_less(s, ring_key(s, 0), ring_item(s, 0), top->key,
+                               slot_item(s, top->slot)));
     if (from_ring) {
         memcpy(s->out, ring_item(s, 0), s->item_size);
+        s->out_key = ring_key(s, 0);
         s->ring_head = (s->ring_head + 1) % OT_ES_MEMORY_ITEMS;
         s->ring_count--;
         *run = s->run_now;
@@ -142,10 +188,13 @@ static int take_smallest(ot_external_sort *s, uint64_t *run)
     }
     if (!top)
         return 0;
-    *run = entry_run(s, top);
-    memcpy(s->out, top + sizeof(uint64_t), s->item_size);
-    if (--s->entry_count) {
-        memcpy(entry(s, 0), entry(s, s->entry_count), s->entry_size);
+    *run = s->run_now + (uint32_t)(top->run - (uint32_t)s->run_now);
+    memcpy(s->out, slot_item(s, top->slot), s->item_size);
+    s->out_key = top->key;
+    memcpy(slot_item(s, top->slot), &s->free_slot, sizeof s->free_slot);
+    s->free_slot = top->slot;
+    if (--s->heap_count) {
+        s->heap[0] = s->heap[s->heap_count];
         sift_down(s, 0);
     }
     return 1;
@@ -178,16 +227,57 @@ static int send_smallest(ot_external_sort *s)
             return rc;
         s->runs[s->run_count - 1].count++;
     }
-    memcpy(s->last_out, s->out, s->item_size);
     s->have_last = 1;
     return 1;
 }
 
+static void free_ring(ot_external_sort *s)
+{
+    free(s->ring);
+    free(s->ring_keys);
+    s->ring = NULL;
+    s->ring_keys = NULL;
+}
+
+static int allocate_ring(ot_external_sort *s)
+{
+    s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size);
+    return s->ring ? 0 : -ENOMEM;
+}
+
+/* Keys for the ring's items, from the first key other than 0 on: the items
+ * already there had key 0. (Not calloc: its pages are touched as the ring
+ * fills, not all at once.) */
+static int allocate_ring_keys(ot_external_sort *s)
+{
+    if (!(s->ring_keys = malloc(OT_ES_MEMORY_ITEMS * sizeof *s->ring_keys)))
+        return -ENOMEM;
+    for (size_t i = 0; i < s->ring_count; i++)
+        s->ring_keys[ring_index(s, i)] = 0;
+    return 0;
+}
+
+static int allocate_heap(ot_external_sort *s)
+{
+    s->slots = malloc(OT_ES_MEMORY_ITEMS * s->slot_size);
+    s->heap_memory = aligned_alloc(64, (OT_ES_MEMORY_ITEMS + 4) * sizeof *s->heap);
+    s->heap = s->heap_memory ? s->heap_memory + 1 : NULL;
+    if (s->slots && s->heap)
+        return 0;
+    free_heap(s);
+    return -ENOMEM;
+}
+
 int ot_es_add(ot_external_sort *s, const void *item)
+{
+    return ot_es_add_keyed(s, item, 0);
+}
+
+int ot_es_add_keyed(ot_external_sort *s, const void *item, uint64_t key)
 {
     if (s->error)
         return s->error;
-    if (s->ring_count + s->entry_count == OT_ES_MEMORY_ITEMS) {
+    if (s->ring_count + s->heap_count == OT_ES_MEMORY_ITEMS) {
         if (!s->file && !(s->file = ot_spill_open(s->dir)))
             return s->error = -errno;
         int rc = send_smallest(s);
@@ -195,20 +285,27 @@ int ot_es_add(ot_external_sort *s, const void *item)
             return s->error = rc;
     }
     /* An item before the one that went out last cannot join its run: the next one takes it. */
-    int joins = !s->have_last || s->compare(item, s->last_out) >= 0;
-    if (joins && (!s->ring_count || s->compare(item, ring_item(s, s->ring_count - 1)) >= 0)) {
-        if (!s->ring && !(s->ring = malloc(OT_ES_MEMORY_ITEMS * s->item_size)))
+    int joins = !s->have_last || !item_less(s, key, item, s->out_key, s->out);
+    if (joins && (!s->ring_count || !item_less(s, key, item, ring_key(s, s->ring_count - 1),
+                                               ring_item(s, s->ring_count - 1)))) {
+        if (!s->ring && allocate_ring(s) != 0)
             return s->error = -ENOMEM;
+        if (key && !s->ring_keys && allocate_ring_keys(s) != 0)
+            return s->error = -ENOMEM;
+        if (s->ring_keys)
+            s->ring_keys[ring_index(s, s->ring_count)] = key;
         memcpy(ring_item(s, s->ring_count++), item, s->item_size);
     } else {
-        if (!s->entries && !(s->entries = malloc(OT_ES_MEMORY_ITEMS * s->entry_size)))
+        if (!s->slots && allocate_heap(s) != 0)
             return s->error = -ENOMEM;
-        uint64_t r = s->run_now + (joins ? 0 : 1);
-        unsigned char *e = entry(s, s->entry_count++);
-        memset(e, 0, s->entry_size);
-        memcpy(e, &r, sizeof r);
-        memcpy(e + sizeof(uint64_t), item, s->item_size);
-        sift_up(s, s->entry_count - 1);
+        uint32_t slot = s->free_slot;
+        if (slot != NO_SLOT)
+            memcpy(&s->free_slot, slot_item(s, slot), sizeof s->free_slot);
+        else
+            slot = (uint32_t)s->slots_used++;
+        memcpy(slot_item(s, slot), item, s->item_size);
+        s->heap[s->heap_count++] = (heap_node){key, (uint32_t)(s->run_now + (joins ? 0 : 1)), slot};
+        sift_up(s, s->heap_count - 1);
     }
     s->count++;
     return 0;
@@ -259,9 +356,8 @@ int ot_es_finish(ot_external_sort *s)
         ;
     if (rc < 0)
         return s->error = rc;
-    free(s->entries);
-    free(s->ring);
-    s->entries = s->ring = NULL;
+    free_heap(s);
+    free_ring(s);
     s->merge = malloc((s->run_count ? s->run_count : 1) * sizeof *s->merge);
     if (!s->merge)
         return s->error = -ENOMEM;
@@ -320,10 +416,8 @@ void ot_es_free(ot_external_sort *s)
     free(s->runs);
     free(s->merge);
     ot_spill_close(s->file);
-    free(s->ring);
-    free(s->entries);
-    free(s->swap);
-    free(s->last_out);
+    free_ring(s);
+    free_heap(s);
     free(s->out);
     free(s->dir);
     free(s);

@@ -35,6 +35,17 @@ ot_external_sort *ot_es_new(const char *dir, size_t item_size, ot_es_compare com
 /** \brief Add an item (before ot_es_finish). \return 0 or a negative errno. */
 int ot_es_add(ot_external_sort *s, const void *item);
 
+/**
+ * \brief Add an item with its key: a 64-bit summary of the item that
+ *        orders what it tells apart (key(a) < key(b) only where
+ *        compare(a, b) < 0: its first field, say), so that most
+ *        comparisons are of two integers; compare decides between equal
+ *        keys. The order is compare's either way, ties included. A sort
+ *        takes its items all keyed or all through ot_es_add (key 0).
+ * \return 0 or a negative errno.
+ */
+int ot_es_add_keyed(ot_external_sort *s, const void *item, uint64_t key);
+
 /** \brief Items added. */
 uint64_t ot_es_count(const ot_external_sort *s);
 

@@ -81,6 +81,7 @@ typedef struct site_entry {
 struct ot_host_task_table {
     ot_external_sort *creations, *questions; /* filled by the first pass */
     uint64_t creation_count;
+    uint64_t first_asked; /* the earliest question's time (asker_key) */
     int built, failed;
     ot_spill_file *answers; /* task_answer, by thread, time, prior, next, role */
     uint64_t answer_count;
@@ -146,6 +147,19 @@ static int by_asker(const void *a, const void *b)
     return cmp ? cmp : (x->role > y->role) - (x->role < y->role);
 }
 
+/* by_asker's order in 64 bits, for the sort's integer comparisons
+ * (ot_es_add_keyed): the thread in the top 20 bits, the time since the
+ * first question in the low 44 (4.8 hours). Threads from 2^20 - 1 on and
+ * later times share the largest key, and by_asker tells them apart. */
+static uint64_t asker_key(const struct ot_host_task_table *t, uint32_t thread, uint64_t time)
+{
+    const uint64_t most = (1ull << 44) - 1;
+    if (thread >= (1u << 20) - 1)
+        return UINT64_MAX;
+    uint64_t since = time > t->first_asked ? time - t->first_asked : 0;
+    return (uint64_t)thread << 44 | (since < most ? since : most);
+}
+
 static struct ot_host_task_table *table_of(converter *c)
 {
     if (c->tasks)
@@ -155,6 +169,7 @@ static struct ot_host_task_table *table_of(converter *c)
         return NULL;
     t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq);
     t->questions = ot_es_new(c->dir, sizeof(task_question), by_asked_id);
+    t->first_asked = UINT64_MAX;
     if (!t->creations || !t->questions) {
         ot_es_free(t->creations);
         ot_es_free(t->questions);
@@ -169,7 +184,9 @@ static int ask(struct ot_host_task_table *t, uint64_t id, const offtrace_raw_rec
 {
     if (!id)
         return 0;
-    return ot_es_add(t->questions, &(task_question){id, r->time, r->id, r->target_id, thread, role});
+    if (r->time < t->first_asked)
+        t->first_asked = r->time;
+    return ot_es_add_keyed(t->questions, &(task_question){id, r->time, r->id, r->target_id, thread, role}, id);
 }
 
 int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
@@ -185,7 +202,7 @@ int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thre
         return 0;
     if (create) {
         task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
-        int rc = ot_es_add(t->creations, &k);
+        int rc = ot_es_add_keyed(t->creations, &k, k.id);
         t->creation_count += rc == 0;
         return rc;
     }
@@ -223,8 +240,10 @@ static int join(struct ot_host_task_table *t, ot_external_sort *by_asker_sort)
                 ;
         }
         if (k && k->id == q->id)
-            rc = ot_es_add(by_asker_sort, &(task_answer){q->time, q->prior, q->next, k->codeptr, k->parent, q->thread,
-                                                        q->role, k->flags, 0});
+            rc = ot_es_add_keyed(by_asker_sort,
+                                 &(task_answer){q->time, q->prior, q->next, k->codeptr, k->parent, q->thread, q->role,
+                                                k->flags, 0},
+                                 asker_key(t, q->thread, q->time));
     }
     if (!rc)
         rc = ot_es_error(t->creations);
