@@ -91,6 +91,11 @@ uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time)
     return s->map ? ot_timemap_apply(s->map, device_time) : device_time;
 }
 
+uint64_t ot_devsync_to_host_hinted(const ot_devsync *s, uint64_t device_time, ot_timemap_hint *hint)
+{
+    return s->map ? ot_timemap_apply_quickly(s->map, device_time, hint) : device_time;
+}
+
 void ot_devsync_free(ot_devsync *s)
 {
     if (s) {

@@ -62,6 +62,7 @@ typedef struct location_state {
     uint64_t held_at;
     int holding;
     OTF2_AttributeList *attributes; /* made at the first activity with detail */
+    ot_timemap_hint clock;          /* the device clock map's segment its records are in */
 } location_state;
 
 /* A queue record on its way through the sort: queues are ordered by time,
@@ -191,10 +192,10 @@ static size_t location_of(location_set *set, const offtrace_device_record *r)
  * end of its target region (the host's records were lost and the region
  * closed early): it cannot be shown inside its region; -3 when its kernel
  * was launched while recording was off (left out by design). */
-static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
+static int place(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r,
                  uint64_t *at)
 {
-    uint64_t t = ot_devsync_to_host(d->sync, r->time), begin = 0, end = UINT64_MAX;
+    uint64_t t = ot_devsync_to_host_hinted(d->sync, r->time, &l->clock), begin = 0, end = UINT64_MAX, last = l->last;
     if (r->target_id == OT_CV_TARGET_ID_WHILE_OFF) /* launched while recording was off (measurement.h) */
         return -3;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
@@ -298,7 +299,7 @@ static void write_record(converter *c, const device_state *d, location_state *l,
     uint64_t t;
     if (l->holding)
         release_held(c, l, r->endpoint == OFFTRACE_DEVICE_END && r->kind == l->held.kind ? r : NULL);
-    int placed = place(c, d, r, l->last, &t);
+    int placed = place(c, d, l, r, &t);
     if (placed != 0) {
         if (placed == -3)
             c->device_records_while_off++;
