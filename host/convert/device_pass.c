@@ -129,7 +129,9 @@ static int slots_grow(location_set *set)
     return 0;
 }
 
-static int gather_one(location_set *set, const offtrace_device_record *r)
+/* Count \p r in its location's records (the location new if need be);
+ * *at: the location's index. */
+static int gather_one(location_set *set, const offtrace_device_record *r, size_t *at)
 {
     if ((set->count + 1) * 2 > set->slot_capacity && slots_grow(set) != 0)
         return -ENOMEM;
@@ -138,6 +140,7 @@ static int gather_one(location_set *set, const offtrace_device_record *r)
         location_key *k = &set->keys[set->slots[j]];
         if (k->thread == r->thread && k->stream == is_stream(r)) {
             k->records++;
+            *at = set->slots[j];
             return 0;
         }
     }
@@ -150,7 +153,7 @@ static int gather_one(location_set *set, const offtrace_device_record *r)
         set->capacity = grown;
     }
     set->keys[set->count] = (location_key){r->thread, is_stream(r), 1};
-    set->slots[j] = set->count++;
+    *at = set->slots[j] = set->count++;
     return 0;
 }
 
@@ -161,9 +164,19 @@ static int gather_locations(const ot_raw_device_stream *ds, location_set *set)
     if (ot_raw_device_cursor_open(&cur, ds) != 0)
         return -ENOMEM;
     int rc = 0;
-    size_t index;
-    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));)
-        rc = gather_one(set, r);
+    /* the location of the record before (run: its index): a thread's records come in runs */
+    size_t index, run = SIZE_MAX;
+    uint32_t run_thread = 0;
+    uint8_t run_stream = 0;
+    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));) {
+        if (run != SIZE_MAX && r->thread == run_thread && is_stream(r) == run_stream) {
+            set->keys[run].records++;
+            continue;
+        }
+        rc = gather_one(set, r, &run);
+        run_thread = r->thread;
+        run_stream = is_stream(r);
+    }
     ot_raw_device_cursor_close(&cur);
     free(set->slots);
     set->slots = NULL;
