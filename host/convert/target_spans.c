@@ -293,6 +293,28 @@ static void remember_near(ot_target_spans *t, const span *spans, size_t count, c
     t->near_at = (size_t)(s - spans);
 }
 
+/* The look-up that may read a block: the owner, the blocks' index, a search. */
+static __attribute__((noinline)) int get_far(ot_target_spans *t, uint64_t id, const span **found)
+{
+    const span *s = NULL;
+    t->near = NULL;
+    owner *o = find_owner(t, id >> 40);
+    if (o && o->count /* a block still being filled */ && id >= o->buffer[0].id &&
+        (s = search(o->buffer, o->count, id)))
+        remember_near(t, o->buffer, o->count, s);
+    size_t index = !s && o ? block_of(t, id >> 40, id) : SIZE_MAX;
+    const span *spans;
+    if (index != SIZE_MAX) {
+        int rc = read_block(t, index, &spans);
+        if (rc)
+            return rc;
+        if ((s = search(spans, t->blocks[index].count, id)))
+            remember_near(t, spans, t->blocks[index].count, s);
+    }
+    *found = s;
+    return 0;
+}
+
 int ot_target_spans_get(ot_target_spans *t, uint64_t id, uint64_t *begin, uint64_t *end)
 {
     if (!id)
@@ -303,20 +325,9 @@ int ot_target_spans_get(ot_target_spans *t, uint64_t id, uint64_t *begin, uint64
     if (!s && t->near)
         s = nearby(t, id);
     if (!s) {
-        t->near = NULL;
-        owner *o = find_owner(t, id >> 40);
-        if (o && o->count /* a block still being filled */ && id >= o->buffer[0].id &&
-            (s = search(o->buffer, o->count, id)))
-            remember_near(t, o->buffer, o->count, s);
-        size_t index = !s && o ? block_of(t, id >> 40, id) : SIZE_MAX;
-        const span *spans;
-        if (index != SIZE_MAX) {
-            int rc = read_block(t, index, &spans);
-            if (rc)
-                return rc;
-            if ((s = search(spans, t->blocks[index].count, id)))
-                remember_near(t, spans, t->blocks[index].count, s);
-        }
+        int rc = get_far(t, id, &s);
+        if (rc)
+            return rc;
     }
     if (!s)
         return -ENOENT;
