@@ -265,3 +265,31 @@ Test(devsync, a_long_run_keeps_a_bounded_number_of_pairs)
     }
     ot_devsync_free(s);
 }
+
+/* Pairs added in host-time order (the rule: one host thread's) are used as
+ * they came, ties included: the first of two pairs with one host time is
+ * kept, as the stable sort kept it (eleventh round: no sort when sorted). */
+Test(devsync, pairs_in_order_with_a_tie_keep_the_first)
+{
+    ot_devsync *s = ot_devsync_new();
+    cr_assert_eq(ot_devsync_add(s, 1000, 5000), 0);
+    cr_assert_eq(ot_devsync_add(s, 2000, 6000), 0);
+    cr_assert_eq(ot_devsync_add(s, 2000, 6500), 0); /* same host time: dropped by the map */
+    cr_assert_eq(ot_devsync_add(s, 3000, 7000), 0);
+    cr_assert_eq(ot_devsync_build(s), 0);
+    cr_assert_eq(ot_devsync_points(s), 3);
+    cr_assert_eq(ot_devsync_to_host(s, 6000), 2000);
+    cr_assert_eq(ot_devsync_to_host(s, 6500), 2500, "between the kept pairs (6000, 2000) and (7000, 3000)");
+    /* one out of order among them: sorted, the same map */
+    ot_devsync *t = ot_devsync_new();
+    cr_assert_eq(ot_devsync_add(t, 2000, 6000), 0);
+    cr_assert_eq(ot_devsync_add(t, 1000, 5000), 0);
+    cr_assert_eq(ot_devsync_add(t, 2000, 6500), 0);
+    cr_assert_eq(ot_devsync_add(t, 3000, 7000), 0);
+    cr_assert_eq(ot_devsync_build(t), 0);
+    cr_assert_eq(ot_devsync_points(t), 3);
+    for (uint64_t d = 4000; d <= 8000; d += 250)
+        cr_assert_eq(ot_devsync_to_host(t, d), ot_devsync_to_host(s, d), "device %llu", (unsigned long long)d);
+    ot_devsync_free(s);
+    ot_devsync_free(t);
+}
