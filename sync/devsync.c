@@ -104,6 +104,11 @@ uint64_t ot_devsync_to_host_hinted(const ot_devsync *s, uint64_t device_time, ot
     return s->map ? ot_timemap_apply_quickly(s->map, device_time, hint) : device_time;
 }
 
+const ot_timemap *ot_devsync_map(const ot_devsync *s)
+{
+    return s->map;
+}
+
 void ot_devsync_free(ot_devsync *s)
 {
     if (s) {

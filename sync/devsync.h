@@ -58,6 +58,11 @@ uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time);
  *         it (issue 18, eleventh round). Not valid across ot_devsync_build. */
 uint64_t ot_devsync_to_host_hinted(const ot_devsync *s, uint64_t device_time, ot_timemap_hint *hint);
 
+/** \brief The map ot_devsync_to_host uses (NULL while there is no pair: the
+ *         identity), for a caller that maps its records inline through
+ *         ot_timemap_apply_quickly. Valid until ot_devsync_build or free. */
+const ot_timemap *ot_devsync_map(const ot_devsync *s);
+
 /** \brief Free (NULL is fine). */
 void ot_devsync_free(ot_devsync *s);
 

@@ -62,7 +62,8 @@ typedef struct location_state {
     uint64_t held_at;
     int holding;
     OTF2_AttributeList *attributes; /* made at the first activity with detail */
-    ot_timemap_hint clock;          /* the device clock map's segment its records are in */
+    const ot_timemap *clock_map;    /* the device's clock map (NULL: none, the identity) */
+    ot_timemap_hint clock;          /* its segment this location's records are in */
 } location_state;
 
 /* A queue record on its way through the sort: queues are ordered by time,
@@ -205,10 +206,11 @@ static size_t location_of(location_set *set, const offtrace_device_record *r)
  * end of its target region (the host's records were lost and the region
  * closed early): it cannot be shown inside its region; -3 when its kernel
  * was launched while recording was off (left out by design). */
-static int place(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r,
-                 uint64_t *at)
+static int place(converter *c, location_state *l, const offtrace_device_record *r, uint64_t *at)
 {
-    uint64_t t = ot_devsync_to_host_hinted(d->sync, r->time, &l->clock), begin = 0, end = UINT64_MAX, last = l->last;
+    /* ot_devsync_to_host_hinted, inline */
+    uint64_t t = l->clock_map ? ot_timemap_apply_quickly(l->clock_map, r->time, &l->clock) : r->time;
+    uint64_t begin = 0, end = UINT64_MAX, last = l->last;
     if (r->target_id == OT_CV_TARGET_ID_WHILE_OFF) /* launched while recording was off (measurement.h) */
         return -3;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
@@ -307,12 +309,12 @@ static void release_held(converter *c, location_state *l, const offtrace_device_
     ot_tw_enter(l->writer, activity_detail(c, l, &l->held, end), l->held_at, l->open[l->depth - 1].region);
 }
 
-static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
+static void write_record(converter *c, location_state *l, const offtrace_device_record *r)
 {
     uint64_t t;
     if (l->holding)
         release_held(c, l, r->endpoint == OFFTRACE_DEVICE_END && r->kind == l->held.kind ? r : NULL);
-    int placed = place(c, d, l, r, &t);
+    int placed = place(c, l, r, &t);
     if (placed != 0) {
         if (placed == -3)
             c->device_records_while_off++;
@@ -390,6 +392,7 @@ static int write_batch(converter *c, device_state *d, const ot_raw_device_stream
 {
     memset(states, 0, n * sizeof *states);
     for (size_t i = 0; i < n; i++) {
+        states[i].clock_map = ot_devsync_map(d->sync);
         const location_key *k = &set->keys[first + i];
         if (k->thread == NO_THREAD) /* losses of threads that had no buffer */
             continue;
@@ -417,14 +420,14 @@ static int write_batch(converter *c, device_state *d, const ot_raw_device_stream
             queued q = {*r, index, at - first};
             rc = ot_es_add(queues, &q);
         } else if (l->writer) {
-            write_record(c, d, l, r);
+            write_record(c, l, r);
         }
     }
     ot_raw_device_cursor_close(&cur);
     if (rc == 0)
         rc = ot_es_finish(queues);
     for (const queued *q; rc == 0 && (q = ot_es_next(queues));)
-        write_record(c, d, &states[q->location], &q->r);
+        write_record(c, &states[q->location], &q->r);
     if (rc == 0)
         rc = ot_es_error(queues);
     ot_es_free(queues);
