@@ -109,7 +109,9 @@ typedef struct ot_raw_cursor {
  *  the rest of its first chunk (zeros); each later read is 4 times larger,
  *  up to OT_RAW_WINDOW_RECORDS. */
 #define OT_RAW_FIRST_WINDOW_RECORDS 256u
-/** Records a device cursor reads at once (48 B each). */
+/** Records a device cursor reads at once (48 B each: 192 KiB, in L2 while
+ *  the pass reads them; OT_RAW_WINDOW_RECORDS' 768 KiB faulted 192 pages in
+ *  at a device file's first pass: issue 18, eleventh round). */
 #ifndef OT_RAW_DEVICE_WINDOW_RECORDS
 #define OT_RAW_DEVICE_WINDOW_RECORDS 4096u
 #endif
