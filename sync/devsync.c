@@ -69,7 +69,15 @@ int ot_devsync_build(ot_devsync *s)
 {
     if (!s->count)
         return -ENODATA;
-    qsort(s->pairs, s->count, sizeof *s->pairs, by_host_time);
+    /* Pairs come from one host thread in host-time order as a rule: sorted
+     * already, they are left as they are (what the stable sort leaves them
+     * as), where sorting them was 5 % of a conversion's instructions
+     * (example_transfer_done_right, issue 18, eleventh round). */
+    size_t sorted = 1;
+    while (sorted < s->count && s->pairs[sorted - 1].host <= s->pairs[sorted].host)
+        sorted++;
+    if (sorted < s->count)
+        qsort(s->pairs, s->count, sizeof *s->pairs, by_host_time);
     ot_timemap_free(s->map);
     /* With a single pair the device is assumed to tick in ns. */
     s->map = ot_timemap_new(1.0);
@@ -89,6 +97,16 @@ size_t ot_devsync_points(const ot_devsync *s)
 uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time)
 {
     return s->map ? ot_timemap_apply(s->map, device_time) : device_time;
+}
+
+uint64_t ot_devsync_to_host_hinted(const ot_devsync *s, uint64_t device_time, ot_timemap_hint *hint)
+{
+    return s->map ? ot_timemap_apply_quickly(s->map, device_time, hint) : device_time;
+}
+
+const ot_timemap *ot_devsync_map(const ot_devsync *s)
+{
+    return s->map;
 }
 
 void ot_devsync_free(ot_devsync *s)

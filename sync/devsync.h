@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timemap.h"
+
 /** Pairs kept at most (16 bytes each, as much again in the map). */
 #define OT_DEVSYNC_MAX_PAIRS 65536u
 
@@ -47,6 +49,19 @@ size_t ot_devsync_points(const ot_devsync *s);
 
 /** \brief Map a device time to host ns (identity while there is no pair). */
 uint64_t ot_devsync_to_host(const ot_devsync *s, uint64_t device_time);
+
+/** \brief ot_devsync_to_host, the same value, starting from \p hint (one
+ *         per run of nearby device times, zero-initialised; see
+ *         ot_timemap_apply_quickly): a device location's records stay in
+ *         one segment of the map for thousands of records, where a search
+ *         of the map's points for each cost more than the rest of placing
+ *         it (issue 18, eleventh round). Not valid across ot_devsync_build. */
+uint64_t ot_devsync_to_host_hinted(const ot_devsync *s, uint64_t device_time, ot_timemap_hint *hint);
+
+/** \brief The map ot_devsync_to_host uses (NULL while there is no pair: the
+ *         identity), for a caller that maps its records inline through
+ *         ot_timemap_apply_quickly. Valid until ot_devsync_build or free. */
+const ot_timemap *ot_devsync_map(const ot_devsync *s);
 
 /** \brief Free (NULL is fine). */
 void ot_devsync_free(ot_devsync *s);

@@ -171,6 +171,10 @@ uint64_t ot_timemap_apply_hinted(const ot_timemap *m, uint64_t x, ot_timemap_hin
     /* the segment the search would pick: the last point at or before x, the first and last segments open-ended */
     if (!hint->valid || s > last || (s > 0 && m->points[s].x > x) || (s < last && m->points[s + 1].x <= x)) {
         size_t lo = 0, hi = m->count - 1;
+        /* the next segment, the common move of a run of times going forward
+         * (a device's records past its next sync pair): no search */
+        if (hint->valid && s < last && m->points[s + 1].x <= x && (s + 1 == last || m->points[s + 2].x > x))
+            lo = hi = s + 1;
         while (lo < hi) {
             size_t mid = (lo + hi + 1) / 2;
             if (m->points[mid].x <= x)

@@ -86,6 +86,7 @@ static void check_synthetic_run(int64_t offset, int64_t drift_ppm, uint64_t jitt
     cr_assert_eq(ot_devsync_points(s), npairs);
 
     /* Device events at random times inside each region, with their own jitter. */
+    ot_timemap_hint hint = {0};
     const int64_t bound = (int64_t)(2 * jitter + 50);
     int64_t worst = 0;
     for (size_t i = 0; i < nregions; i++) {
@@ -93,6 +94,9 @@ static void check_synthetic_run(int64_t offset, int64_t drift_ppm, uint64_t jitt
             uint64_t truth = rng_between(regions[i].begin, regions[i].end);
             uint64_t dev = device_of(truth, offset, drift_ppm, rng_jitter(jitter));
             int64_t err = (int64_t)(ot_devsync_to_host(s, dev) - truth);
+            /* the device pass's way (one hint along a location's records): the same value */
+            cr_assert_eq(ot_devsync_to_host_hinted(s, dev, &hint), ot_devsync_to_host(s, dev), "device %llu",
+                         (unsigned long long)dev);
             if (llabs(err) > llabs(worst))
                 worst = err;
             cr_assert(err >= -bound && err <= bound,
@@ -113,6 +117,7 @@ static void check_synthetic_run(int64_t offset, int64_t drift_ppm, uint64_t jitt
     uint64_t prev = ot_devsync_to_host(s, first);
     for (uint64_t d = first + 1; d < last; d += rng_between(1, 20000)) {
         uint64_t h = ot_devsync_to_host(s, d);
+        cr_assert_eq(ot_devsync_to_host_hinted(s, d, &hint), h, "device %llu", (unsigned long long)d);
         cr_assert_geq(h, prev, "device %llu maps to %llu, before %llu", (unsigned long long)d,
                       (unsigned long long)h, (unsigned long long)prev);
         prev = h;
@@ -122,6 +127,7 @@ static void check_synthetic_run(int64_t offset, int64_t drift_ppm, uint64_t jitt
         prev = ot_devsync_to_host(s, d0);
         for (uint64_t d = d0 + 1; d <= pairs[i].device + 3; d++) {
             uint64_t h = ot_devsync_to_host(s, d);
+            cr_assert_eq(ot_devsync_to_host_hinted(s, d, &hint), h, "device %llu (near a pair)", (unsigned long long)d);
             cr_assert_geq(h, prev, "device %llu maps to %llu, before %llu (near a pair)",
                           (unsigned long long)d, (unsigned long long)h, (unsigned long long)prev);
             prev = h;
@@ -183,6 +189,9 @@ Test(devsync, one_pair_is_an_offset_with_rate_one)
     cr_assert_eq(ot_devsync_to_host(s, 75000001234ull), 70000001234ull);
     cr_assert_eq(ot_devsync_to_host(s, 74999998766ull), 69999998766ull);
     cr_assert_eq(ot_devsync_to_host(s, 76000000000ull), 71000000000ull);
+    ot_timemap_hint hint = {0};
+    cr_assert_eq(ot_devsync_to_host_hinted(s, 75000001234ull, &hint), 70000001234ull);
+    cr_assert_eq(ot_devsync_to_host_hinted(s, 74999998766ull, &hint), 69999998766ull);
     ot_devsync_free(s);
 }
 
@@ -194,6 +203,8 @@ Test(devsync, no_pair_is_no_data_and_identity)
     cr_assert_eq(ot_devsync_points(s), 0);
     cr_assert_eq(ot_devsync_to_host(s, 0), 0);
     cr_assert_eq(ot_devsync_to_host(s, 987654321012ull), 987654321012ull);
+    ot_timemap_hint hint = {0};
+    cr_assert_eq(ot_devsync_to_host_hinted(s, 987654321012ull, &hint), 987654321012ull);
     ot_devsync_free(s);
     ot_devsync_free(NULL);
 }
@@ -253,4 +264,32 @@ Test(devsync, a_long_run_keeps_a_bounded_number_of_pairs)
                   "host %llu mapped %lld ns off", (unsigned long long)host, (long long)error);
     }
     ot_devsync_free(s);
+}
+
+/* Pairs added in host-time order (the rule: one host thread's) are used as
+ * they came, ties included: the first of two pairs with one host time is
+ * kept, as the stable sort kept it (eleventh round: no sort when sorted). */
+Test(devsync, pairs_in_order_with_a_tie_keep_the_first)
+{
+    ot_devsync *s = ot_devsync_new();
+    cr_assert_eq(ot_devsync_add(s, 1000, 5000), 0);
+    cr_assert_eq(ot_devsync_add(s, 2000, 6000), 0);
+    cr_assert_eq(ot_devsync_add(s, 2000, 6500), 0); /* same host time: dropped by the map */
+    cr_assert_eq(ot_devsync_add(s, 3000, 7000), 0);
+    cr_assert_eq(ot_devsync_build(s), 0);
+    cr_assert_eq(ot_devsync_points(s), 3);
+    cr_assert_eq(ot_devsync_to_host(s, 6000), 2000);
+    cr_assert_eq(ot_devsync_to_host(s, 6500), 2500, "between the kept pairs (6000, 2000) and (7000, 3000)");
+    /* one out of order among them: sorted, the same map */
+    ot_devsync *t = ot_devsync_new();
+    cr_assert_eq(ot_devsync_add(t, 2000, 6000), 0);
+    cr_assert_eq(ot_devsync_add(t, 1000, 5000), 0);
+    cr_assert_eq(ot_devsync_add(t, 2000, 6500), 0);
+    cr_assert_eq(ot_devsync_add(t, 3000, 7000), 0);
+    cr_assert_eq(ot_devsync_build(t), 0);
+    cr_assert_eq(ot_devsync_points(t), 3);
+    for (uint64_t d = 4000; d <= 8000; d += 250)
+        cr_assert_eq(ot_devsync_to_host(t, d), ot_devsync_to_host(s, d), "device %llu", (unsigned long long)d);
+    ot_devsync_free(s);
+    ot_devsync_free(t);
 }

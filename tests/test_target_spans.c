@@ -135,3 +135,57 @@ Test(target_spans, many_threads_and_ids_out_of_order)
             }
     ot_target_spans_free(t);
 }
+
+/* Look-ups as the device pass makes them (the same id again, the next,
+ * one further on, a jump back, another thread's, a gap), with puts between
+ * them, each checked against what was put last: the place the last
+ * look-up found its span must never answer for another (eleventh round). */
+Test(target_spans, lookups_near_the_last_and_puts_between)
+{
+    enum { EACH = 3 * OT_SPANS_BLOCK + 100 }; /* blocks on disk and one still being filled */
+    static uint64_t begin[3][EACH + 2], end[3][EACH + 2]; /* [thread][counter], 0: none */
+    ot_target_spans *t = ot_target_spans_new(scratch());
+    cr_assert_not_null(t);
+    for (uint64_t c = 1; c <= EACH; c++)
+        for (uint64_t th = 1; th <= 2; th++)
+            if (c % 97) { /* gaps inside the blocks */
+                begin[th][c] = c * 1000 + th;
+                end[th][c] = begin[th][c] + 500;
+                cr_assert_eq(ot_target_spans_put(t, id_of(th, c), begin[th][c], end[th][c]), 0);
+            }
+    uint64_t seed = 12345;
+    for (int i = 0; i < 200000; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = seed >> 33;
+        static uint64_t th = 1, c = 1;
+        switch (r % 16) {
+        case 0: case 1: case 2: case 3: case 4: case 5: break;  /* the same again */
+        case 6: case 7: case 8: case 9: c = c < EACH ? c + 1 : 1; break;
+        case 10: c = c + 3 <= EACH ? c + 3 : 1; break;
+        case 11: c = c > 40 ? c - 40 : EACH; break;
+        case 12: th = 3 - th; break;
+        case 13: c = 1 + (r >> 8) % EACH; break;
+        case 14: /* a region put again (out of order): it wins from now on */
+            if (begin[th][c]) {
+                begin[th][c] += 7;
+                end[th][c] += 11;
+                cr_assert_eq(ot_target_spans_put(t, id_of(th, c), begin[th][c], end[th][c]), 0);
+            }
+            break;
+        case 15: /* a region of a new thread: blocks change */
+            cr_assert_eq(ot_target_spans_put(t, id_of(4, (uint64_t)i + 1), 1, 2), 0);
+            break;
+        }
+        uint64_t b = 0, e = 0;
+        int rc = ot_target_spans_get(t, id_of(th, c), &b, &e);
+        if (!begin[th][c]) {
+            cr_assert_eq(rc, -ENOENT, "look-up %d: thread %llu id %llu", i, (unsigned long long)th,
+                         (unsigned long long)c);
+            continue;
+        }
+        cr_assert_eq(rc, 0, "look-up %d: thread %llu id %llu", i, (unsigned long long)th, (unsigned long long)c);
+        cr_assert(b == begin[th][c] && e == end[th][c], "look-up %d: thread %llu id %llu: %llu..%llu", i,
+                  (unsigned long long)th, (unsigned long long)c, (unsigned long long)b, (unsigned long long)e);
+    }
+    ot_target_spans_free(t);
+}

@@ -190,3 +190,23 @@ Test(timemap, quick_apply_equals_search)
         expect_quick_equals_search(m, &hint, x);
     ot_timemap_free(m);
 }
+
+/* Times going forward one segment at a time, as a device's records past
+ * each sync pair (eleventh round: the next segment taken without the
+ * search), through segments of every width and past the last point. */
+Test(timemap, hinted_apply_walking_forward_equals_search)
+{
+    ot_timemap *m = ot_timemap_new(1.0);
+    uint64_t x = 1000;
+    for (uint64_t i = 1; i <= 200; i++, x += 1 + (i * 37) % 500) /* widths 1 to 500 */
+        cr_assert_eq(ot_timemap_add(m, x, x * 2 + i), 0);
+    ot_timemap_hint hint = {0};
+    size_t moves = 0, last_segment = 0;
+    for (uint64_t t = 900; t < x + 2000; t += 3) {
+        cr_assert_eq(ot_timemap_apply_hinted(m, t, &hint), ot_timemap_apply(m, t), "t = %llu", (unsigned long long)t);
+        moves += hint.segment == last_segment + 1;
+        last_segment = hint.segment;
+    }
+    cr_assert_gt(moves, 100, "the walk must move segment by segment");
+    ot_timemap_free(m);
+}

@@ -62,6 +62,8 @@ typedef struct location_state {
     uint64_t held_at;
     int holding;
     OTF2_AttributeList *attributes; /* made at the first activity with detail */
+    const ot_timemap *clock_map;    /* the device's clock map (NULL: none, the identity) */
+    ot_timemap_hint clock;          /* its segment this location's records are in */
 } location_state;
 
 /* A queue record on its way through the sort: queues are ordered by time,
@@ -128,7 +130,9 @@ static int slots_grow(location_set *set)
     return 0;
 }
 
-static int gather_one(location_set *set, const offtrace_device_record *r)
+/* Count \p r in its location's records (the location new if need be);
+ * *at: the location's index. */
+static int gather_one(location_set *set, const offtrace_device_record *r, size_t *at)
 {
     if ((set->count + 1) * 2 > set->slot_capacity && slots_grow(set) != 0)
         return -ENOMEM;
@@ -137,6 +141,7 @@ static int gather_one(location_set *set, const offtrace_device_record *r)
         location_key *k = &set->keys[set->slots[j]];
         if (k->thread == r->thread && k->stream == is_stream(r)) {
             k->records++;
+            *at = set->slots[j];
             return 0;
         }
     }
@@ -149,7 +154,7 @@ static int gather_one(location_set *set, const offtrace_device_record *r)
         set->capacity = grown;
     }
     set->keys[set->count] = (location_key){r->thread, is_stream(r), 1};
-    set->slots[j] = set->count++;
+    *at = set->slots[j] = set->count++;
     return 0;
 }
 
@@ -160,9 +165,19 @@ static int gather_locations(const ot_raw_device_stream *ds, location_set *set)
     if (ot_raw_device_cursor_open(&cur, ds) != 0)
         return -ENOMEM;
     int rc = 0;
-    size_t index;
-    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));)
-        rc = gather_one(set, r);
+    /* the location of the record before (run: its index): a thread's records come in runs */
+    size_t index, run = SIZE_MAX;
+    uint32_t run_thread = 0;
+    uint8_t run_stream = 0;
+    for (const offtrace_device_record *r; rc == 0 && (r = ot_raw_device_cursor_next(&cur, &index));) {
+        if (run != SIZE_MAX && r->thread == run_thread && is_stream(r) == run_stream) {
+            set->keys[run].records++;
+            continue;
+        }
+        rc = gather_one(set, r, &run);
+        run_thread = r->thread;
+        run_stream = is_stream(r);
+    }
     ot_raw_device_cursor_close(&cur);
     free(set->slots);
     set->slots = NULL;
@@ -191,10 +206,11 @@ static size_t location_of(location_set *set, const offtrace_device_record *r)
  * end of its target region (the host's records were lost and the region
  * closed early): it cannot be shown inside its region; -3 when its kernel
  * was launched while recording was off (left out by design). */
-static int place(converter *c, const device_state *d, const offtrace_device_record *r, uint64_t last,
-                 uint64_t *at)
+static int place(converter *c, location_state *l, const offtrace_device_record *r, uint64_t *at)
 {
-    uint64_t t = ot_devsync_to_host(d->sync, r->time), begin = 0, end = UINT64_MAX;
+    /* ot_devsync_to_host_hinted, inline */
+    uint64_t t = l->clock_map ? ot_timemap_apply_quickly(l->clock_map, r->time, &l->clock) : r->time;
+    uint64_t begin = 0, end = UINT64_MAX, last = l->last;
     if (r->target_id == OT_CV_TARGET_ID_WHILE_OFF) /* launched while recording was off (measurement.h) */
         return -3;
     if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
@@ -293,12 +309,12 @@ static void release_held(converter *c, location_state *l, const offtrace_device_
     ot_tw_enter(l->writer, activity_detail(c, l, &l->held, end), l->held_at, l->open[l->depth - 1].region);
 }
 
-static void write_record(converter *c, const device_state *d, location_state *l, const offtrace_device_record *r)
+static void write_record(converter *c, location_state *l, const offtrace_device_record *r)
 {
     uint64_t t;
     if (l->holding)
         release_held(c, l, r->endpoint == OFFTRACE_DEVICE_END && r->kind == l->held.kind ? r : NULL);
-    int placed = place(c, d, r, l->last, &t);
+    int placed = place(c, l, r, &t);
     if (placed != 0) {
         if (placed == -3)
             c->device_records_while_off++;
@@ -376,6 +392,7 @@ static int write_batch(converter *c, device_state *d, const ot_raw_device_stream
 {
     memset(states, 0, n * sizeof *states);
     for (size_t i = 0; i < n; i++) {
+        states[i].clock_map = ot_devsync_map(d->sync);
         const location_key *k = &set->keys[first + i];
         if (k->thread == NO_THREAD) /* losses of threads that had no buffer */
             continue;
@@ -403,14 +420,14 @@ static int write_batch(converter *c, device_state *d, const ot_raw_device_stream
             queued q = {*r, index, at - first};
             rc = ot_es_add(queues, &q);
         } else if (l->writer) {
-            write_record(c, d, l, r);
+            write_record(c, l, r);
         }
     }
     ot_raw_device_cursor_close(&cur);
     if (rc == 0)
         rc = ot_es_finish(queues);
     for (const queued *q; rc == 0 && (q = ot_es_next(queues));)
-        write_record(c, d, &states[q->location], &q->r);
+        write_record(c, &states[q->location], &q->r);
     if (rc == 0)
         rc = ot_es_error(queues);
     ot_es_free(queues);

@@ -629,12 +629,13 @@ static int count_written(int fd, ot_raw_device_stream *ds)
     if (end < (uint64_t)device_record_offset(ds->count))
         ds->count = end <= sizeof ds->header ? 0
                   : (end - sizeof ds->header + sizeof(offtrace_device_record) - 1) / sizeof(offtrace_device_record);
-    offtrace_device_record *window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *window);
+    offtrace_device_record *window = malloc(OT_RAW_DEVICE_WINDOW_RECORDS * sizeof *window);
     if (!window)
         return -ENOMEM;
     int rc = 0;
     while (ds->count) {
-        size_t n = ds->count < OT_RAW_WINDOW_RECORDS ? ds->count : OT_RAW_WINDOW_RECORDS, first = ds->count - n;
+        size_t n = ds->count < OT_RAW_DEVICE_WINDOW_RECORDS ? ds->count : OT_RAW_DEVICE_WINDOW_RECORDS,
+               first = ds->count - n;
         if (read_full(fd, window, n * sizeof *window, device_record_offset(first)) < n * sizeof *window) {
             rc = -EIO;
             break;
@@ -679,7 +680,7 @@ int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_str
 {
     memset(cur, 0, sizeof *cur);
     cur->fd = -1;
-    cur->window = malloc(OT_RAW_WINDOW_RECORDS * sizeof *cur->window);
+    cur->window = malloc(OT_RAW_DEVICE_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
     struct stat st;
@@ -688,22 +689,18 @@ int ot_raw_device_cursor_open(ot_raw_device_cursor *cur, const ot_raw_device_str
     return 0;
 }
 
-const offtrace_device_record *ot_raw_device_cursor_next(ot_raw_device_cursor *cur, size_t *index)
+size_t ot_raw_device_cursor_refill(ot_raw_device_cursor *cur)
 {
-    if (cur->window_pos == cur->window_len) {
-        size_t left = cur->count - cur->next, n = left < OT_RAW_WINDOW_RECORDS ? left : OT_RAW_WINDOW_RECORDS;
-        n = n ? read_full(cur->fd, cur->window, n * sizeof *cur->window, device_record_offset(cur->next)) /
-                    sizeof *cur->window
-              : 0;
-        cur->window_pos = 0;
-        cur->window_len = n;
-        if (!n) {
-            cur->count = cur->next; /* the end, or a file that shrank */
-            return NULL;
-        }
-    }
-    *index = cur->next++;
-    return &cur->window[cur->window_pos++];
+    size_t left = cur->count - cur->next,
+           n = left < OT_RAW_DEVICE_WINDOW_RECORDS ? left : OT_RAW_DEVICE_WINDOW_RECORDS;
+    n = n ? read_full(cur->fd, cur->window, n * sizeof *cur->window, device_record_offset(cur->next)) /
+                sizeof *cur->window
+          : 0;
+    cur->window_pos = 0;
+    cur->window_len = n;
+    if (!n)
+        cur->count = cur->next; /* the end, or a file that shrank */
+    return n;
 }
 
 void ot_raw_device_cursor_close(ot_raw_device_cursor *cur)

@@ -43,6 +43,16 @@ struct ot_target_spans {
     /* ids out of order: open addressing on the id, 0 = empty slot */
     span *slots;
     size_t capacity, used;
+    /* Where the last look-up found its span (near: the block read, or the
+     * block still being filled; NULL: none): a device location's records
+     * name one target region in runs (every record of a kernel's team) and
+     * then the next one, the same span or the next of that block, where the
+     * full look-up (the owner, the blocks' index, a search of the block)
+     * was the device pass's largest cost (issue 18, eleventh round).
+     * Forgotten at every put, and whenever the full look-up runs (it may
+     * read another block into the same memory). */
+    const span *near;
+    size_t near_count, near_at;
 };
 
 ot_target_spans *ot_target_spans_new(const char *scratch_dir)
@@ -180,6 +190,7 @@ int ot_target_spans_put(ot_target_spans *t, uint64_t id, uint64_t begin, uint64_
 {
     if (!id)
         return 0;
+    t->near = NULL;
     owner *o = owner_of(t, id >> 40);
     if (!o || id <= o->last_id)
         return put_out_of_order(t, id, begin, end);
@@ -254,24 +265,69 @@ static int read_block(ot_target_spans *t, size_t index, const span **spans)
     return 0;
 }
 
+/* The span of \p id if it lies where the last look-up found its span:
+ * that span, the next, or another of the same block; NULL if not (the
+ * full look-up decides). */
+static const span *nearby(ot_target_spans *t, uint64_t id)
+{
+    const span *a = t->near;
+    size_t n = t->near_count, i = t->near_at;
+    if (a[i].id == id)
+        return &a[i];
+    if (i + 1 < n && a[i + 1].id == id) {
+        t->near_at = i + 1;
+        return &a[i + 1];
+    }
+    if (id < a[0].id || id > a[n - 1].id)
+        return NULL;
+    const span *s = search(a, n, id);
+    if (s)
+        t->near_at = (size_t)(s - a);
+    return s;
+}
+
+static void remember_near(ot_target_spans *t, const span *spans, size_t count, const span *s)
+{
+    t->near = spans;
+    t->near_count = count;
+    t->near_at = (size_t)(s - spans);
+}
+
+/* The look-up that may read a block: the owner, the blocks' index, a search. */
+static __attribute__((noinline)) int get_far(ot_target_spans *t, uint64_t id, const span **found)
+{
+    const span *s = NULL;
+    t->near = NULL;
+    owner *o = find_owner(t, id >> 40);
+    if (o && o->count /* a block still being filled */ && id >= o->buffer[0].id &&
+        (s = search(o->buffer, o->count, id)))
+        remember_near(t, o->buffer, o->count, s);
+    size_t index = !s && o ? block_of(t, id >> 40, id) : SIZE_MAX;
+    const span *spans;
+    if (index != SIZE_MAX) {
+        int rc = read_block(t, index, &spans);
+        if (rc)
+            return rc;
+        if ((s = search(spans, t->blocks[index].count, id)))
+            remember_near(t, spans, t->blocks[index].count, s);
+    }
+    *found = s;
+    return 0;
+}
+
 int ot_target_spans_get(ot_target_spans *t, uint64_t id, uint64_t *begin, uint64_t *end)
 {
     if (!id)
         return -ENOENT;
     const span *s = t->capacity ? find(t->slots, t->capacity, id) : NULL;
-    if (!s || !s->id) {
+    if (s && !s->id)
         s = NULL;
-        owner *o = find_owner(t, id >> 40);
-        if (o && o->count /* a block still being filled */ && id >= o->buffer[0].id)
-            s = search(o->buffer, o->count, id);
-        size_t index = !s && o ? block_of(t, id >> 40, id) : SIZE_MAX;
-        const span *spans;
-        if (index != SIZE_MAX) {
-            int rc = read_block(t, index, &spans);
-            if (rc)
-                return rc;
-            s = search(spans, t->blocks[index].count, id);
-        }
+    if (!s && t->near)
+        s = nearby(t, id);
+    if (!s) {
+        int rc = get_far(t, id, &s);
+        if (rc)
+            return rc;
     }
     if (!s)
         return -ENOENT;

@@ -10,7 +10,10 @@
  * come in increasing order: they go to disk in sorted blocks of
  * OT_SPANS_BLOCK, found again by a binary search over the blocks' index and
  * read through a small cache. An id put out of that order (a put again, or
- * damage) is kept in memory, and wins over what the blocks say.
+ * damage) is kept in memory, and wins over what the blocks say. A look-up
+ * first tries where the last one found its span (the same span, the next,
+ * the same block): the device pass asks for one region in runs, then the
+ * next.
  *
  * Memory: OT_SPANS_OPEN_BLOCKS blocks being filled and OT_SPANS_CACHED_BLOCKS
  * read (24 KiB each), one small entry per host thread, and 40 bytes of index
