@@ -22,8 +22,8 @@ export OFFTRACE_KEEP_RAW=1 OMP_NUM_THREADS=2
 B=$BUILD/bin
 rec() { # name, record option ("" for none), program and arguments
     name=$1; opt=$2; shift 2
-    "$B/offtrace" record $opt -o "$T/$name" -- "$@" > /dev/null 2>&1 || {
-        echo "recording $name failed" >&2; exit 1; }
+    "$B/offtrace" record $opt -o "$T/$name" -- "$@" > "$T/record.log" 2>&1 || {
+        echo "recording $name failed:" >&2; tail -5 "$T/record.log" >&2; exit 1; }
 }
 for e in $EXAMPLES; do
     case $e in
