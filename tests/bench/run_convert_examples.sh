@@ -16,7 +16,7 @@
 set -eu
 BUILD=$(realpath "$1"); OLD=$(realpath "$2"); ROUNDS=${3:-11}
 ALL="fixed cg implicit mistakes right devtasks hosttgt tasktree bucket lock mapA"
-EXAMPLES="fixed ${4:-$ALL}"
+EXAMPLES="fixed $(echo ${4:-$ALL} | tr ' ' '\n' | grep -vx fixed | tr '\n' ' ')" # fixed once, first
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 export OFFTRACE_KEEP_RAW=1 OMP_NUM_THREADS=2
 B=$BUILD/bin
