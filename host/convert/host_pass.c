@@ -97,20 +97,29 @@ static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, 
  * of a call site names it, the others find it in the memo (region_memo.h),
  * the ones asked for last in the converter's few recent entries first: a
  * compare where the memo hashes (issue 18, seventh round). A memo entry never
- * changes, so a recent one is the memo's answer. */
+ * changes, so a recent one is the memo's answer. The recent entries are 8
+ * sets of two, the newest first, indexed by a multiplicative hash: with one
+ * entry per index, a parallel region's site and its implicit task took the
+ * same one in turn on the primary thread, each a miss and a search of the
+ * memo at every region (issue 18, eleventh round). */
 static int memo_find(converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef *r)
 {
-    size_t slot = (size_t)(head ^ head >> 8 ^ head >> 56 ^ a ^ a >> 4) & 15;
-    if (c->memo_recent[slot].head == head && c->memo_recent[slot].a == a && c->memo_recent[slot].b == b) {
-        *r = c->memo_recent[slot].value;
+    size_t set = (size_t)(((head ^ a) * 0x9E3779B97F4A7C15ull) >> 61) * 2;
+    if (c->memo_recent[set].head == head && c->memo_recent[set].a == a && c->memo_recent[set].b == b) {
+        *r = c->memo_recent[set].value;
+        return 1;
+    }
+    if (c->memo_recent[set + 1].head == head && c->memo_recent[set + 1].a == a && c->memo_recent[set + 1].b == b) {
+        *r = c->memo_recent[set + 1].value;
         return 1;
     }
     if (!ot_region_memo_find(c->regions, head, a, b, r))
         return 0;
-    c->memo_recent[slot].head = head;
-    c->memo_recent[slot].a = a;
-    c->memo_recent[slot].b = b;
-    c->memo_recent[slot].value = *r;
+    c->memo_recent[set + 1] = c->memo_recent[set];
+    c->memo_recent[set].head = head;
+    c->memo_recent[set].a = a;
+    c->memo_recent[set].b = b;
+    c->memo_recent[set].value = *r;
     return 1;
 }
 
