@@ -346,7 +346,7 @@ static inline void close_item(thread_pass *p, const open_item *o, uint64_t t, co
     leave(p, t, o->outer);
 }
 
-/* close_item of an item its \p end record ended: the items of most records (host OpenMP, plain regions: no
+/* close_item of an item its \p end record ended (not NULL: close_item counts an item with none): the items of most records (host OpenMP, plain regions: no
  * device work, no API wrapper around) are one Leave, written here without close_item's call, which the pass
  * cannot inline at its every caller (issue 18, eleventh round: its call was about a third of its cost). */
 static inline void close_ended(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
@@ -387,7 +387,7 @@ static void close_operation(thread_pass *p, const open_item *o, uint64_t t, cons
 }
 
 /* Pop to the item with this event and id, closing anything above it as
- * unfinished. Returns 0 when found. */
+ * unfinished; \p r: the record that ends it (not NULL). Returns 0 when found. */
 static inline __attribute__((always_inline)) int pop_matching(thread_pass *p, uint8_t event, uint64_t id, uint64_t t,
                                                               const offtrace_raw_record *r)
 {
@@ -836,6 +836,10 @@ int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, con
     if (i == (size_t)-1) {
         p->c->unmatched++;
         return -1;
+    }
+    if (i + 1 == p->depth && r) { /* the innermost, as nearly always: nothing to move (issue 18, eleventh round) */
+        close_ended(p, &p->open[--p->depth], t, r);
+        return 0;
     }
     for (size_t j = p->depth; j-- > i + 1;) { /* out of order: leave what is above, enter it again after */
         leave(p, t, p->open[j].region);
