@@ -192,6 +192,35 @@ void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds)
         cur->slow_kinds[i] |= kinds[i];
 }
 
+/* ot_raw_stream_note_kind of \p n records: a byte per event kind set per
+ * record and the stream's bits set once from them, where the bit of each
+ * record was a read, a shift and a write of the stream's words (the
+ * records may alias them) for every record of a counting pass (issue 18,
+ * eleventh round). */
+static void note_kinds(ot_raw_stream *s, const offtrace_raw_record *records, size_t n)
+{
+    if (n < 64) { /* too few for the table's cost */
+        for (size_t i = 0; i < n; i++)
+            ot_raw_stream_note_kind(s, &records[i]);
+        return;
+    }
+    uint8_t seen[256] = {0};
+    uint64_t target_kinds = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen[records[i].event] = 1;
+        if (records[i].event == OFFTRACE_RAW_TARGET)
+            target_kinds |= records[i].subkind < 64 ? 1ull << records[i].subkind : UINT64_MAX;
+    }
+    for (unsigned word = 0; word < 256; word += 8) {
+        uint64_t any;
+        memcpy(&any, &seen[word], sizeof any);
+        for (unsigned e = word; any && e < word + 8; e++)
+            if (seen[e])
+                s->events_seen[e >> 6] |= 1ull << (e & 63);
+    }
+    s->target_kinds_seen |= target_kinds;
+}
+
 /* What a counting pass learns from the records ot_raw_cursor_next yielded
  * since the last call the whole way (window[unfolded_from, window_pos), all
  * committed, in order): their kinds, and the last of them. */
@@ -201,8 +230,7 @@ static void fold_yielded(ot_raw_cursor *cur)
     cur->unfolded_from = to;
     if (!cur->counting || !cur->window || from >= to)
         return;
-    for (size_t i = from; i < to; i++)
-        ot_raw_stream_note_kind(cur->stream, &cur->window[i]);
+    note_kinds(cur->stream, &cur->window[from], to - from);
     size_t n = to - from, first = n > 8 ? n - 8 : 0;
     for (size_t k = first; k < n; k++) { /* the k-th of them was yielded as number yielded - n + k */
         const offtrace_raw_record *r = &cur->window[from + k];
