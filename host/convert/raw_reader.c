@@ -172,7 +172,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
-    cur->slow_kinds[OFFTRACE_RAW_NONE >> 6] = 1ull << (OFFTRACE_RAW_NONE & 63);
+    cur->slow_kind[OFFTRACE_RAW_NONE] = 1;
     cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
@@ -188,8 +188,8 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
 void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds)
 {
     cur->stop_kinds = kinds;
-    for (int i = 0; i < 4; i++)
-        cur->slow_kinds[i] |= kinds[i];
+    for (unsigned e = 0; e < 256; e++)
+        cur->slow_kind[e] |= (uint8_t)(kinds[e >> 6] >> (e & 63) & 1);
 }
 
 /* ot_raw_stream_note_kind of \p n records: a byte per event kind set per
@@ -205,12 +205,12 @@ static void note_kinds(ot_raw_stream *s, const offtrace_raw_record *records, siz
         return;
     }
     uint8_t seen[256] = {0};
-    uint64_t target_kinds = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         seen[records[i].event] = 1;
+    uint64_t target_kinds = 0;
+    for (size_t i = 0; seen[OFFTRACE_RAW_TARGET] && i < n; i++) /* a second look where the window holds one */
         if (records[i].event == OFFTRACE_RAW_TARGET)
             target_kinds |= records[i].subkind < 64 ? 1ull << records[i].subkind : UINT64_MAX;
-    }
     for (unsigned word = 0; word < 256; word += 8) {
         uint64_t any;
         memcpy(&any, &seen[word], sizeof any);
