@@ -71,6 +71,14 @@ typedef struct thread_pass {
      * iterations when they are the same and its first iteration when it follows on, readers supply them
      * (docs/host-openmp.md "A chunk's iterations"). */
     usual_pair chunk;
+    /* The region of this location's last chunk, and its loop's site and schedule: a loop's chunks follow each
+     * other on a thread, each asking host_openmp_region for the same region (issue 18, eleventh round: its key
+     * and the recent entries' search were a tenth of a chunk's own instructions). region NO_REGION: none yet. */
+    struct last_chunk_site {
+        uint64_t codeptr;
+        OTF2_RegionRef region;
+        uint8_t subkind;
+    } chunk_site;
     /* The last implicit task Enter written on this location (team size, thread number): the next one leaves out
      * each where it is the same (docs/host-openmp.md "An implicit task's team size and thread number"). */
     usual_pair team;
@@ -610,13 +618,25 @@ static int is_host_chunk(const open_item *o)
     return o->event == OFFTRACE_RAW_OMP_CHUNK;
 }
 
-/* A work, sync or wait region: the kind refines the name and role. */
-static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r, offtrace_event_class cls)
+static OTF2_RegionRef host_openmp_region_named(converter *c, const offtrace_raw_record *r, offtrace_event_class cls,
+                                               uint64_t head);
+
+/* A work, sync or wait region: the kind refines the name and role. Inline where the memo knows it (its two callers
+ * in the pass: the call was 4 % of a host OpenMP pass where the compiler stopped inlining it whole); named the first
+ * time by host_openmp_region_named. */
+static inline __attribute__((always_inline)) OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r,
+                                                                         offtrace_event_class cls)
 {
     uint64_t head = ot_region_memo_head(OT_MEMO_HOST_OPENMP, (uint32_t)cls << 8 | r->subkind);
     OTF2_RegionRef known;
     if (memo_find(c, head, r->codeptr, 0, &known))
         return known;
+    return host_openmp_region_named(c, r, cls, head);
+}
+
+static OTF2_RegionRef host_openmp_region_named(converter *c, const offtrace_raw_record *r, offtrace_event_class cls,
+                                               uint64_t head)
+{
     ot_naming n = cls == OFFTRACE_CLASS_HOST_WORK ? ot_work_naming(r->subkind)
                   : cls == OFFTRACE_CLASS_HOST_CHUNK ? ot_chunk_naming(r->subkind)
                                                       : ot_sync_naming(r->subkind);
@@ -628,6 +648,19 @@ static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record
     locate(c, r->codeptr, &loc, label, sizeof label);
     snprintf(name, sizeof name, "%s @%s", stem, label);
     return memo_keep(c, head, r->codeptr, 0, ot_tw_region_with_role(c->tw, cls, n.role, name, loc.file, loc.line, loc.line));
+}
+
+/* A chunk's region: the thread's last chunk's where it is of the same loop site and schedule
+ * (host_openmp_region's answer all the same). */
+static inline OTF2_RegionRef chunk_region(thread_pass *p, const offtrace_raw_record *r)
+{
+    if (p->chunk_site.region != NO_REGION && p->chunk_site.codeptr == r->codeptr &&
+        p->chunk_site.subkind == r->subkind)
+        return p->chunk_site.region;
+    OTF2_RegionRef region = host_openmp_region(p->c, r, OFFTRACE_CLASS_HOST_CHUNK);
+    if (region != NO_REGION)
+        p->chunk_site = (struct last_chunk_site){r->codeptr, region, r->subkind};
+    return region;
 }
 
 /* A chunk lasts until the thread's next chunk or the end of the construct
@@ -699,6 +732,8 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
         region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
     else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
         region = measurement_region(p->c, cls);
+    else if (cls == OFFTRACE_CLASS_HOST_CHUNK)
+        region = chunk_region(p, r);
     else
         region = host_openmp_region(p->c, r, cls);
     open_item *o = push(p);
@@ -963,6 +998,7 @@ static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
     if (!p)
         return NULL;
     p->cur.fd = -1;
+    p->chunk_site.region = NO_REGION;
     p->c = c;
     p->s = s;
     char name[128];
