@@ -198,3 +198,33 @@ Test(raw_cursor, a_counting_pass_learns_every_kind_and_the_pending_begin)
     }
     remove_scratch(path);
 }
+
+/* The kinds a counting pass notes a window at a time (issue 18, eleventh
+ * round: a byte per kind, folded into the stream's bits once per window):
+ * an event byte past the first word of the bits, one in the last, and a
+ * TARGET of a kind past 64 (all target kinds then), each where a full
+ * window holds it, and nothing else. */
+Test(raw_cursor, a_counting_pass_notes_kinds_in_every_word_of_its_bits)
+{
+    char *path = scratch_file();
+    ot_raw_stream s;
+    write_stream(path, &s);
+    rewrite_record(path, 5000, 130, 0);                  /* third word */
+    rewrite_record(path, 9000, 255, 0);                  /* last bit of the last word */
+    rewrite_record(path, 20000, OFFTRACE_RAW_TARGET, 70); /* a kind past the 64 bits */
+    ot_raw_cursor cur;
+    cr_assert_eq(ot_raw_cursor_open(&cur, &s), 0);
+    size_t yielded = 0;
+    for (const offtrace_raw_record *r; (r = ot_raw_cursor_next(&cur));)
+        yielded++;
+    ot_raw_cursor_close(&cur);
+    cr_assert(s.counted);
+    cr_assert_eq(yielded, s.count);
+    for (unsigned e = 0; e < 256; e++)
+        cr_assert_eq(seen(&s, (uint8_t)e),
+                     e == OFFTRACE_RAW_OMP_PARALLEL || e == 130 || e == 255 || e == OFFTRACE_RAW_TARGET,
+                     "event byte %u %s", e, seen(&s, (uint8_t)e) ? "noted, none written" : "written, not noted");
+    cr_assert_eq(s.target_kinds_seen, UINT64_MAX);
+    free(s.path);
+    remove_scratch(path);
+}

@@ -115,8 +115,8 @@ typedef struct converter {
     int64_t mpi_clock_offset[2];
     size_t mpi_collective_stream;       /**< on this stream */
     struct ot_region_memo *regions;     /**< regions named before, by recipe and inputs (region_memo.h, issue 18) */
-    /* the memo's entries found last, one per slot of a cheap index (host_pass.c memo_find; issue 18, seventh
-     * round): a run of records asks for the same few regions again and again. head 0: empty */
+    /* the memo's entries found last, 8 sets of two, the newest first (host_pass.c memo_find; issue 18, seventh
+     * and eleventh rounds): a run of records asks for the same few regions again and again. head 0: empty */
     struct { uint64_t head, a, b; uint32_t value; } memo_recent[16];
     /* the clock map's segment of the last record (issue 18): ot_cv_to_ns
      * takes a const converter, the hint changes through the pointer */

@@ -71,6 +71,14 @@ typedef struct thread_pass {
      * iterations when they are the same and its first iteration when it follows on, readers supply them
      * (docs/host-openmp.md "A chunk's iterations"). */
     usual_pair chunk;
+    /* The region of this location's last chunk, and its loop's site and schedule: a loop's chunks follow each
+     * other on a thread, each asking host_openmp_region for the same region (issue 18, eleventh round: its key
+     * and the recent entries' search were a tenth of a chunk's own instructions). region NO_REGION: none yet. */
+    struct last_chunk_site {
+        uint64_t codeptr;
+        OTF2_RegionRef region;
+        uint8_t subkind;
+    } chunk_site;
     /* The last implicit task Enter written on this location (team size, thread number): the next one leaves out
      * each where it is the same (docs/host-openmp.md "An implicit task's team size and thread number"). */
     usual_pair team;
@@ -97,20 +105,29 @@ static void locate(converter *c, uint64_t codeptr, ot_srcloc *loc, char *label, 
  * of a call site names it, the others find it in the memo (region_memo.h),
  * the ones asked for last in the converter's few recent entries first: a
  * compare where the memo hashes (issue 18, seventh round). A memo entry never
- * changes, so a recent one is the memo's answer. */
+ * changes, so a recent one is the memo's answer. The recent entries are 8
+ * sets of two, the newest first, indexed by a multiplicative hash: with one
+ * entry per index, a parallel region's site and its implicit task took the
+ * same one in turn on the primary thread, each a miss and a search of the
+ * memo at every region (issue 18, eleventh round). */
 static int memo_find(converter *c, uint64_t head, uint64_t a, uint64_t b, OTF2_RegionRef *r)
 {
-    size_t slot = (size_t)(head ^ head >> 8 ^ head >> 56 ^ a ^ a >> 4) & 15;
-    if (c->memo_recent[slot].head == head && c->memo_recent[slot].a == a && c->memo_recent[slot].b == b) {
-        *r = c->memo_recent[slot].value;
+    size_t set = (size_t)(((head ^ a) * 0x9E3779B97F4A7C15ull) >> 61) * 2;
+    if (c->memo_recent[set].head == head && c->memo_recent[set].a == a && c->memo_recent[set].b == b) {
+        *r = c->memo_recent[set].value;
+        return 1;
+    }
+    if (c->memo_recent[set + 1].head == head && c->memo_recent[set + 1].a == a && c->memo_recent[set + 1].b == b) {
+        *r = c->memo_recent[set + 1].value;
         return 1;
     }
     if (!ot_region_memo_find(c->regions, head, a, b, r))
         return 0;
-    c->memo_recent[slot].head = head;
-    c->memo_recent[slot].a = a;
-    c->memo_recent[slot].b = b;
-    c->memo_recent[slot].value = *r;
+    c->memo_recent[set + 1] = c->memo_recent[set];
+    c->memo_recent[set].head = head;
+    c->memo_recent[set].a = a;
+    c->memo_recent[set].b = b;
+    c->memo_recent[set].value = *r;
     return 1;
 }
 
@@ -310,6 +327,13 @@ static open_item *push(thread_pass *p)
 
 static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end);
 
+/* ot_cv_device, the first device (the one of nearly every operation: one device offloads) found without the call
+ * (issue 18, eleventh round). */
+static inline device_state *device_of(converter *c, int num)
+{
+    return c->device_count && c->devices[0].num == num ? &c->devices[0] : ot_cv_device(c, num);
+}
+
 /* Close an item at time t; `end` is its END record, or NULL when the thread
  * stopped (the program died) before the operation finished. Inline: most
  * items (host OpenMP, plain regions) are a Leave or two and a count; what a
@@ -330,13 +354,25 @@ static inline void close_item(thread_pass *p, const open_item *o, uint64_t t, co
     leave(p, t, o->outer);
 }
 
+/* close_item of an item its \p end record ended (not NULL: close_item counts an item with none): the items of most records (host OpenMP, plain regions: no
+ * device work, no API wrapper around) are one Leave, written here without close_item's call, which the pass
+ * cannot inline at its every caller (issue 18, eleventh round: its call was about a third of its cost). */
+static inline void close_ended(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
+{
+    if (o->outer == NO_REGION && o->event != EVENT_SPAN && o->event != OFFTRACE_RAW_DATA_OP &&
+        o->event != OFFTRACE_RAW_SUBMIT && o->event != OFFTRACE_RAW_TARGET)
+        leave(p, t, o->region);
+    else
+        close_item(p, o, t, end);
+}
+
 /* A target construct's, data op's or submit's part of its close: its device's transfer, memory or kernel, or
  * the construct's span. */
 static void close_operation(thread_pass *p, const open_item *o, uint64_t t, const offtrace_raw_record *end)
 {
     converter *c = p->c;
     /* no device (-1: host OpenMP, plain regions, tasks): ot_cv_device finds none, looked for or not */
-    device_state *d = o->device >= 0 ? ot_cv_device(c, o->device) : NULL;
+    device_state *d = o->device >= 0 ? device_of(c, o->device) : NULL;
     if (o->event == OFFTRACE_RAW_DATA_OP) {
         if ((is_to_device(o->subkind) || is_from_device(o->subkind)) && d && d->rdma) {
             /* Same condition as the put/get in on_data_op: no completion without its op. */
@@ -359,8 +395,9 @@ static void close_operation(thread_pass *p, const open_item *o, uint64_t t, cons
 }
 
 /* Pop to the item with this event and id, closing anything above it as
- * unfinished. Returns 0 when found. */
-static int pop_matching(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, const offtrace_raw_record *r)
+ * unfinished; \p r: the record that ends it (not NULL). Returns 0 when found. */
+static inline __attribute__((always_inline)) int pop_matching(thread_pass *p, uint8_t event, uint64_t id, uint64_t t,
+                                                              const offtrace_raw_record *r)
 {
     size_t i = p->depth;
     while (i-- > 0)
@@ -372,7 +409,7 @@ static int pop_matching(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, 
     }
     while (p->depth > i + 1)
         close_item(p, &p->open[--p->depth], t, NULL);
-    close_item(p, &p->open[--p->depth], t, r);
+    close_ended(p, &p->open[--p->depth], t, r);
     return 0;
 }
 
@@ -438,12 +475,12 @@ static int name_data_op(thread_pass *p, const offtrace_raw_record *r, int device
     return 1;
 }
 
-/* The begin of a data op (a BEGIN record or a COMPLETE record's begin). */
-static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+/* The begin of a data op (a BEGIN record or a COMPLETE record's begin) on \p device (ot_cv_op_device's, which the
+ * dispatch found to meet it). */
+static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t t, int device)
 {
     ot_map_op op;
     OTF2_RegionRef named_region = NO_REGION;
-    int device = ot_cv_op_device(p->c, r);
     int named = name_data_op(p, r, device, &named_region, &op); /* before push moves the stack */
     open_item *o = push(p);
     if (!o)
@@ -467,7 +504,7 @@ static void open_data_op(thread_pass *p, const offtrace_raw_record *r, uint64_t 
         ot_tw_enter(p->w, p->attributes, t, o->region);
         ot_tw_cover(p->c->tw, t);
     }
-    device_state *d = ot_cv_device(p->c, o->device);
+    device_state *d = device_of(p->c, o->device);
     if (!d || !d->rdma || !(is_to_device(r->subkind) || is_from_device(r->subkind)))
         return;
     int to_device = is_to_device(r->subkind);
@@ -513,15 +550,15 @@ static void open_submit(thread_pass *p, const offtrace_raw_record *r, uint64_t t
     o->codeptr = codeptr;
 }
 
-/* A data op or submit: BEGIN, END, or both from one COMPLETE record. */
-static void on_operation(thread_pass *p, const offtrace_raw_record *r, uint64_t t)
+/* A data op or submit: BEGIN, END, or both from one COMPLETE record; \p device: a data op's (ot_cv_op_device). */
+static void on_operation(thread_pass *p, const offtrace_raw_record *r, uint64_t t, int device)
 {
     if (r->endpoint == OFFTRACE_RAW_END) {
         pop_matching(p, r->event, r->id, t, r);
         return;
     }
     if (r->event == OFFTRACE_RAW_DATA_OP)
-        open_data_op(p, r, t);
+        open_data_op(p, r, t, device);
     else
         open_submit(p, r, t);
     if (r->endpoint != OFFTRACE_RAW_COMPLETE)
@@ -581,13 +618,25 @@ static int is_host_chunk(const open_item *o)
     return o->event == OFFTRACE_RAW_OMP_CHUNK;
 }
 
-/* A work, sync or wait region: the kind refines the name and role. */
-static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r, offtrace_event_class cls)
+static OTF2_RegionRef host_openmp_region_named(converter *c, const offtrace_raw_record *r, offtrace_event_class cls,
+                                               uint64_t head);
+
+/* A work, sync or wait region: the kind refines the name and role. Inline where the memo knows it (its two callers
+ * in the pass: the call was 4 % of a host OpenMP pass where the compiler stopped inlining it whole); named the first
+ * time by host_openmp_region_named. */
+static inline __attribute__((always_inline)) OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record *r,
+                                                                         offtrace_event_class cls)
 {
     uint64_t head = ot_region_memo_head(OT_MEMO_HOST_OPENMP, (uint32_t)cls << 8 | r->subkind);
     OTF2_RegionRef known;
     if (memo_find(c, head, r->codeptr, 0, &known))
         return known;
+    return host_openmp_region_named(c, r, cls, head);
+}
+
+static OTF2_RegionRef host_openmp_region_named(converter *c, const offtrace_raw_record *r, offtrace_event_class cls,
+                                               uint64_t head)
+{
     ot_naming n = cls == OFFTRACE_CLASS_HOST_WORK ? ot_work_naming(r->subkind)
                   : cls == OFFTRACE_CLASS_HOST_CHUNK ? ot_chunk_naming(r->subkind)
                                                       : ot_sync_naming(r->subkind);
@@ -601,13 +650,26 @@ static OTF2_RegionRef host_openmp_region(converter *c, const offtrace_raw_record
     return memo_keep(c, head, r->codeptr, 0, ot_tw_region_with_role(c->tw, cls, n.role, name, loc.file, loc.line, loc.line));
 }
 
+/* A chunk's region: the thread's last chunk's where it is of the same loop site and schedule
+ * (host_openmp_region's answer all the same). */
+static inline OTF2_RegionRef chunk_region(thread_pass *p, const offtrace_raw_record *r)
+{
+    if (p->chunk_site.region != NO_REGION && p->chunk_site.codeptr == r->codeptr &&
+        p->chunk_site.subkind == r->subkind)
+        return p->chunk_site.region;
+    OTF2_RegionRef region = host_openmp_region(p->c, r, OFFTRACE_CLASS_HOST_CHUNK);
+    if (region != NO_REGION)
+        p->chunk_site = (struct last_chunk_site){r->codeptr, region, r->subkind};
+    return region;
+}
+
 /* A chunk lasts until the thread's next chunk or the end of the construct
  * it belongs to: that is when the runtime hands the thread more work or
  * says there is none. */
 static void close_open_chunk(thread_pass *p, uint64_t t, const offtrace_raw_record *r)
 {
     if (p->depth && is_host_chunk(&p->open[p->depth - 1]))
-        close_item(p, &p->open[--p->depth], t, r);
+        close_ended(p, &p->open[--p->depth], t, r);
 }
 
 /* libomp reports no end of a cancelled dynamic loop: the thread left it
@@ -670,6 +732,8 @@ static void on_host_openmp(thread_pass *p, const offtrace_raw_record *r, uint64_
         region = r->codeptr ? sited_region(p->c, cls, r->codeptr) : measurement_region(p->c, cls);
     else if (cls == OFFTRACE_CLASS_HOST_IMPLICIT_TASK)
         region = measurement_region(p->c, cls);
+    else if (cls == OFFTRACE_CLASS_HOST_CHUNK)
+        region = chunk_region(p, r);
     else
         region = host_openmp_region(p->c, r, cls);
     open_item *o = push(p);
@@ -808,6 +872,10 @@ int ot_cv_pass_close(thread_pass *p, uint8_t event, uint64_t id, uint64_t t, con
         p->c->unmatched++;
         return -1;
     }
+    if (i + 1 == p->depth && r) { /* the innermost, as nearly always: nothing to move (issue 18, eleventh round) */
+        close_ended(p, &p->open[--p->depth], t, r);
+        return 0;
+    }
     for (size_t j = p->depth; j-- > i + 1;) { /* out of order: leave what is above, enter it again after */
         leave(p, t, p->open[j].region);
         leave(p, t, p->open[j].outer);
@@ -930,6 +998,7 @@ static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
     if (!p)
         return NULL;
     p->cur.fd = -1;
+    p->chunk_site.region = NO_REGION;
     p->c = c;
     p->s = s;
     char name[128];
@@ -944,6 +1013,17 @@ static thread_pass *pass_begin(converter *c, ot_raw_stream *s, int *rc_out)
         ot_raw_cursor_stop_at(&p->cur, c->task_kinds);
     *rc_out = rc;
     return p;
+}
+
+/* ot_cv_meet_device for a record that names \p device (the catalogue's field of its kind: a TARGET's dst_device, a
+ * DATA_OP's ot_cv_op_device), without its call where there is nothing to meet: no device, or the one the last
+ * device record met (its own first test; issue 18, eleventh round: the call and its search of the field were
+ * 2.3 % of mapA's conversion). */
+static inline int meet_device(converter *c, const offtrace_raw_record *r, int device)
+{
+    if (device < 0 || (int64_t)device == c->last_met_device - 1)
+        return 0;
+    return ot_cv_meet_device(c, r);
 }
 
 /* The records, from where the pass is on: 0 at the stream's end (or
@@ -973,11 +1053,13 @@ static int pass_run(thread_pass *p)
         /* the kinds whose records name a device (the catalogue: TARGET and DATA_OP, ot_cv_meet_device) meet it
          * first; tested in their branches, not for every record */
         if (source == OFFTRACE_SOURCE_TARGET) {
-            if ((p->failed = ot_cv_meet_device(c, r)) == 0)
+            if ((p->failed = meet_device(c, r, r->dst_device)) == 0)
                 on_target(p, r, t);
         } else if (source == OFFTRACE_SOURCE_DATA_OP || source == OFFTRACE_SOURCE_SUBMIT) {
-            if (source == OFFTRACE_SOURCE_SUBMIT || (p->failed = ot_cv_meet_device(c, r)) == 0)
-                on_operation(p, r, t);
+            /* a data op's found once: to meet it, and for its begin; a submit's is its target's (-1: none to meet) */
+            int device = source == OFFTRACE_SOURCE_DATA_OP ? ot_cv_op_device(c, r) : -1;
+            if ((p->failed = meet_device(c, r, device)) == 0)
+                on_operation(p, r, t, device);
         }
         else if (source == OFFTRACE_SOURCE_SYNC)
             on_sync(p, r);

@@ -172,7 +172,7 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
     cur->counting = !s->counted;
     cur->limit = s->counted ? s->count - (s->with_pending ? 1 : 0) : SIZE_MAX;
     cur->window_want = OT_RAW_FIRST_WINDOW_RECORDS;
-    cur->slow_kinds[OFFTRACE_RAW_NONE >> 6] = 1ull << (OFFTRACE_RAW_NONE & 63);
+    cur->slow_kind[OFFTRACE_RAW_NONE] = 1;
     cur->window = malloc(OT_RAW_CURSOR_WINDOW_RECORDS * sizeof *cur->window);
     if (!cur->window)
         return -ENOMEM;
@@ -188,8 +188,37 @@ int ot_raw_cursor_open(ot_raw_cursor *cur, ot_raw_stream *s)
 void ot_raw_cursor_stop_at(ot_raw_cursor *cur, const uint64_t *kinds)
 {
     cur->stop_kinds = kinds;
-    for (int i = 0; i < 4; i++)
-        cur->slow_kinds[i] |= kinds[i];
+    for (unsigned e = 0; e < 256; e++)
+        cur->slow_kind[e] |= (uint8_t)(kinds[e >> 6] >> (e & 63) & 1);
+}
+
+/* ot_raw_stream_note_kind of \p n records: a byte per event kind set per
+ * record and the stream's bits set once from them, where the bit of each
+ * record was a read, a shift and a write of the stream's words (the
+ * records may alias them) for every record of a counting pass (issue 18,
+ * eleventh round). */
+static void note_kinds(ot_raw_stream *s, const offtrace_raw_record *records, size_t n)
+{
+    if (n < 64) { /* too few for the table's cost */
+        for (size_t i = 0; i < n; i++)
+            ot_raw_stream_note_kind(s, &records[i]);
+        return;
+    }
+    uint8_t seen[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        seen[records[i].event] = 1;
+    uint64_t target_kinds = 0;
+    for (size_t i = 0; seen[OFFTRACE_RAW_TARGET] && i < n; i++) /* a second look where the window holds one */
+        if (records[i].event == OFFTRACE_RAW_TARGET)
+            target_kinds |= records[i].subkind < 64 ? 1ull << records[i].subkind : UINT64_MAX;
+    for (unsigned word = 0; word < 256; word += 8) {
+        uint64_t any;
+        memcpy(&any, &seen[word], sizeof any);
+        for (unsigned e = word; any && e < word + 8; e++)
+            if (seen[e])
+                s->events_seen[e >> 6] |= 1ull << (e & 63);
+    }
+    s->target_kinds_seen |= target_kinds;
 }
 
 /* What a counting pass learns from the records ot_raw_cursor_next yielded
@@ -201,8 +230,7 @@ static void fold_yielded(ot_raw_cursor *cur)
     cur->unfolded_from = to;
     if (!cur->counting || !cur->window || from >= to)
         return;
-    for (size_t i = from; i < to; i++)
-        ot_raw_stream_note_kind(cur->stream, &cur->window[i]);
+    note_kinds(cur->stream, &cur->window[from], to - from);
     size_t n = to - from, first = n > 8 ? n - 8 : 0;
     for (size_t k = first; k < n; k++) { /* the k-th of them was yielded as number yielded - n + k */
         const offtrace_raw_record *r = &cur->window[from + k];

@@ -96,11 +96,12 @@ typedef struct ot_raw_cursor {
     int handed_over;            /**< its live gate stopped it where it is, for another thread (the gate above) */
     /* ot_raw_cursor_next's own (issue 18, eighth round): the window position below which the window, max and
      * limit let it yield without looking at them (0 until its first call the whole way, which sets it), the
-     * kinds it does not yield itself (NONE, and the stop kinds), and where in the window the records it
+     * kinds it does not yield itself (NONE, and the stop kinds: 1 at their event byte, a byte each so that its
+     * test of every record is one load; issue 18, eleventh round), and where in the window the records it
      * yielded since the last call the whole way begin: a counting pass notes their kinds and the last of them
      * there, not per record. */
     size_t fast_end, unfolded_from;
-    uint64_t slow_kinds[4];
+    uint8_t slow_kind[256];
 } ot_raw_cursor;
 
 /** Records a cursor reads at once (64 B each): the memory a pass needs. */
@@ -256,7 +257,7 @@ static inline const offtrace_raw_record *ot_raw_cursor_next(ot_raw_cursor *cur)
     if (__builtin_expect(cur->window_pos < cur->fast_end, 1)) {
         const offtrace_raw_record *r = &cur->window[cur->window_pos];
         /* not committed, or a kind to stop at: the whole function stops there, from the same place */
-        if (__builtin_expect(!(cur->slow_kinds[r->event >> 6] >> (r->event & 63) & 1), 1)) {
+        if (__builtin_expect(!cur->slow_kind[r->event], 1)) {
             cur->index++;
             cur->window_pos++;
             cur->yielded++;
