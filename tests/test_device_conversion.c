@@ -287,13 +287,7 @@ static void write_device_file(const char *dir, const char *name, uint32_t versio
 static void make_recording_dir(char *dir, size_t size, const char *name)
 {
     scratch_path(dir, (unsigned)size, name);
-    char raw[4400];
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    cr_assert_eq(mkdir(dir, 0777), 0);
-    cr_assert_eq(mkdir(raw, 0777), 0);
-    char text[256];
-    int len = raw_two_clock_pairs(text, sizeof text, TICKS0, NS0);
-    write_file(dir, "clock.pairs", text, (size_t)len);
+    cr_assert_eq(raw_new_recording(dir, TICKS0, NS0), 0, "cannot make the recording %s", dir);
 }
 
 /* A recording of one host thread and device 0 under a fresh scratch path. */

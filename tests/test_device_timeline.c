@@ -299,14 +299,9 @@ static size_t nesting_records(offtrace_raw_record *r, enum nesting what, unsigne
 static void make_nesting_recording(char *dir, size_t size, const char *name, enum nesting what, unsigned inner)
 {
     scratch_path(dir, (unsigned)size, name);
-    char raw[4400];
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    cr_assert_eq(mkdir(dir, 0777), 0);
-    cr_assert_eq(mkdir(raw, 0777), 0);
+    cr_assert_eq(raw_new_recording(dir, TICKS0, NS0), 0, "cannot make the recording %s", dir);
     char text[256];
-    int len = raw_two_clock_pairs(text, sizeof text, TICKS0, NS0);
-    write_raw_file(dir, "clock.pairs", text, (size_t)len);
-    len = snprintf(text, sizeof text, "0 generic-64bit\n1 host\n");
+    int len = snprintf(text, sizeof text, "0 generic-64bit\n1 host\n");
     write_raw_file(dir, "devices.txt", text, (size_t)len);
     const size_t chunk = 65536;
     char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);

@@ -77,13 +77,7 @@ static void expected_orders(take *t, size_t n)
 static void make_recording(char *dir, size_t size, const char *name, const take *t, size_t n)
 {
     scratch_path(dir, (unsigned)size, name);
-    char raw[4400];
-    snprintf(raw, sizeof raw, "%s/raw", dir);
-    cr_assert_eq(mkdir(dir, 0777), 0);
-    cr_assert_eq(mkdir(raw, 0777), 0);
-    char text[256];
-    int len = raw_two_clock_pairs(text, sizeof text, TICKS0, NS0);
-    cr_assert_eq(raw_write_file(dir, "clock.pairs", text, (size_t)len), 0);
+    cr_assert_eq(raw_new_recording(dir, TICKS0, NS0), 0, "cannot make the recording %s", dir);
     const size_t chunk = 65536;
     for (uint32_t thread = 0; thread < THREADS; thread++) {
         char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);

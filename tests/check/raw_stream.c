@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes)
 {
@@ -31,4 +32,14 @@ int raw_write_file(const char *dir, const char *name, const void *data, size_t s
         return -1;
     size_t written = fwrite(data, 1, size, f);
     return fclose(f) == 0 && written == size ? 0 : -1;
+}
+
+int raw_new_recording(const char *dir, unsigned long long ticks0, unsigned long long ns0)
+{
+    char raw[4400], text[256];
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    if (mkdir(dir, 0777) != 0 || mkdir(raw, 0777) != 0)
+        return -1;
+    int len = raw_two_clock_pairs(text, sizeof text, ticks0, ns0);
+    return raw_write_file(dir, "clock.pairs", text, (size_t)len);
 }

@@ -19,4 +19,9 @@ int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsig
 /** \brief Write \p size bytes of \p data to `<dir>/raw/<name>`. \return 0, or -1 (errno set). */
 int raw_write_file(const char *dir, const char *name, const void *data, size_t size);
 
+/** \brief A new recording directory \p dir with its raw/ and the two clock
+ *         pairs of raw_two_clock_pairs(\p ticks0, \p ns0) in raw/clock.pairs.
+ *         \return 0, or -1 (errno set; \p dir must not exist yet). */
+int raw_new_recording(const char *dir, unsigned long long ticks0, unsigned long long ns0);
+
 #endif
