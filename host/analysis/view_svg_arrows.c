@@ -23,7 +23,7 @@
 
 void ot_view_arrow_path(FILE *f, double x0, double y0, double x1, double y1)
 {
-    double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
+    double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
     double ux = len > 0 ? dx / len : 0, uy = len > 0 ? dy / len : 1;
     double bx = x1 - ux * HEAD_LEN, by = y1 - uy * HEAD_LEN; /* middle of the head's base */
     fprintf(f, " d=\"M%.2f,%.1fL%.2f,%.1fM%.2f,%.1fL%.2f,%.2fL%.2f,%.2fZ\"", x0, y0, x1, y1, x1, y1,
