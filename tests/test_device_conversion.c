@@ -626,6 +626,16 @@ static const expected queue[] = {
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
 /* A converted recording with the given options; the archive keeps every rule. */
+/* A recording of \p targets target regions (options.many_devices, second_target), converted and checked. */
+static void convert_recording_of_targets(char *dir, size_t size, const char *name, const options *o, uint64_t targets)
+{
+    make_recording(dir, size, name, o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, targets);
+}
+
 static void convert_recording(char *dir, size_t size, const char *name, const options *o)
 {
     make_recording(dir, size, name, o);
@@ -653,18 +663,25 @@ Test(device_conversion, device_threads_land_at_their_true_host_times)
     cr_assert_eq(property(dir, "OFFTRACE::IGNORED_STREAMS"), 0);
 }
 
+/* The event times of device thread 1 (\p count of them), its late barrier END (the second) checked: clamped to
+ * its target's end. */
+static uint64_t *thread1_times(const char *dir, size_t count)
+{
+    uint64_t *times = NULL;
+    size_t n = 0;
+    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
+    cr_assert_eq(n, count);
+    cr_assert_eq(times[1], T1, "late barrier END at %llu, target end %llu", (unsigned long long)times[1],
+                 (unsigned long long)T1);
+    return times;
+}
+
 Test(device_conversion, late_record_is_clamped_to_its_target_end)
 {
     char dir[4096];
     options o = {0};
     convert_recording(dir, sizeof dir, "devconv-clamp", &o);
-    uint64_t *times = NULL;
-    size_t n = 0;
-    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
-    cr_assert_eq(n, 2);
-    cr_assert_eq(times[1], T1, "late barrier END at %llu, target end %llu", (unsigned long long)times[1],
-                 (unsigned long long)T1);
-    free(times);
+    free(thread1_times(dir, 2));
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
     /* the barrier END lay 40 us after its target's end (T1 + 40000); nothing lay before a target */
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_AFTER_TARGET_NS"), 40000);
@@ -677,17 +694,8 @@ Test(device_conversion, records_of_the_next_target_region_are_placed_in_it)
 {
     char dir[4096];
     options o = {.second_target = 1};
-    make_recording(dir, sizeof dir, "devconv-second-target", &o);
-    convert(dir);
-    archive_facts f;
-    check_archive(dir, &f);
-    cr_assert_eq(f.target, 2);
-    uint64_t *times = NULL;
-    size_t n = 0;
-    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
-    cr_assert_eq(n, 4);
-    cr_assert_eq(times[1], T1, "late barrier END at %llu, its target's end %llu", (unsigned long long)times[1],
-                 (unsigned long long)T1);
+    convert_recording_of_targets(dir, sizeof dir, "devconv-second-target", &o, 2);
+    uint64_t *times = thread1_times(dir, 4);
     cr_assert_eq(times[2], SECOND_T0, "early BEGIN at %llu, its target's begin %llu", (unsigned long long)times[2],
                  (unsigned long long)SECOND_T0);
     cr_assert_eq(times[3], SECOND_T0 + 5000, "END at %llu, inside its target", (unsigned long long)times[3]);
@@ -821,11 +829,7 @@ Test(device_conversion, records_of_devices_beyond_the_limit_are_counted)
 {
     char dir[4096];
     options o = {.many_devices = 1};
-    make_recording(dir, sizeof dir, "devconv-many-devices", &o);
-    convert(dir);
-    archive_facts f;
-    check_archive(dir, &f);
-    cr_assert_eq(f.target, 71);
+    convert_recording_of_targets(dir, sizeof dir, "devconv-many-devices", &o, 71);
     cr_assert_eq(property(dir, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT"), 7 * 2);
 }
 
