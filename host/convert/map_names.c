@@ -68,12 +68,13 @@ typedef struct named_op {
     ot_map_op op;
 } named_op;
 
-/* Data ops named from their reference's own entry, recently, one per slot of a hash of the reference and the
- * kind (issue 18, tenth round: a loop's construct names the same ops again and again, and the memo's key (the
- * entry's and sites' lookups, the hash) was about 80 of the 145 instructions of naming one). Twelfth round: the
- * slot was the kind alone, so two variables mapped the same way, or one variable mapped by two constructs in
- * turn (cg), took turns in it and were never found there. The same inputs give the same named op: an entry found stays found, a
- * construct site defined stays defined (a live reading only adds sites). */
+/* Data ops named from their reference's own entry, recently, one per slot of a hash of the reference, the
+ * construct's code address and the kind (issue 18, tenth round: a loop's construct names the same ops again and
+ * again, and the memo's key (the entry's and sites' lookups, the hash) was about 80 of the 145 instructions of
+ * naming one). Twelfth round: the slot was the kind alone, so two variables mapped the same way, or one variable
+ * mapped by two constructs in turn (cg), took turns in it and were never found there. The same inputs give the
+ * same named op: an entry found stays found, a construct site defined stays defined (a live reading only adds
+ * sites). */
 enum { RECENT_OPS_BITS = 4, RECENT_OPS = 1 << RECENT_OPS_BITS };
 typedef struct recent_op {
     uint64_t ref, construct_codeptr;
