@@ -42,6 +42,9 @@
 #define SYNC_BEGIN (T0 + 100ull)   /* host ns of the sync pairs; 1 ms apart, so drift is whole ns */
 #define SYNC_END (T1 - 100ull)
 #define TARGET_ID 77ull
+#define SECOND_TARGET_ID 78ull      /* options.second_target: a region from SECOND_T0 to SECOND_T1 */
+#define SECOND_T0 (T1 + 10000ull)
+#define SECOND_T1 (T1 + 20000ull)
 #define SUBMIT_ID 78ull
 #define DATA_OP_ID 79ull
 #define QUEUE 5u
@@ -71,6 +74,7 @@ typedef struct options {
     int foreign_file;  /* a device file of another format version */
     int many_devices;  /* after the target region, one on each of devices 1..70 */
     int gpu_launches;  /* issue 17: a GPU's kernels, run later and longer than their launches (launch_records) */
+    int second_target; /* after the target region, another on device 0 (SECOND_TARGET_ID), with thread 1 in it */
 } options;
 
 static offtrace_raw_record host_record(uint8_t event, uint8_t endpoint, uint64_t ns)
@@ -175,6 +179,12 @@ static size_t host_records(offtrace_raw_record *r, const options *o)
     r[n++] = sync_record(SYNC_END, 10, device_of(SYNC_END), OFFTRACE_RAW_SYNC_TARGET_END);
     r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, T1);
     r[n].id = TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    if (o->second_target) {
+        r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, SECOND_T0);
+        r[n].id = SECOND_TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+        r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_END, SECOND_T1);
+        r[n].id = SECOND_TARGET_ID, r[n].subkind = ompt_target, r[n++].dst_device = 0;
+    }
     for (int d = 1; o->many_devices && d <= 70; d++) {
         uint64_t at = T1 + 1000 * (uint64_t)d;
         r[n] = host_record(OFFTRACE_RAW_TARGET, OFFTRACE_RAW_BEGIN, at);
@@ -313,6 +323,12 @@ static void make_recording(char *dir, size_t size, const char *name, const optio
     offtrace_device_record r[64];
     size_t n = o->gpu_launches ? launch_device_records(r) : device_records(r);
     cr_assert_eq(n, o->gpu_launches ? 8u : DEVICE_RECORD_COUNT);
+    if (o->second_target) { /* thread 1, after its late barrier END: a region 5 us before its target began */
+        r[n++] = dev(1, OFFTRACE_DEVICE_PARALLEL, 0, B, SECOND_T0 - 5000);
+        r[n - 1].target_id = SECOND_TARGET_ID;
+        r[n++] = dev(1, OFFTRACE_DEVICE_PARALLEL, 0, E, SECOND_T0 + 5000);
+        r[n - 1].target_id = SECOND_TARGET_ID;
+    }
     write_device_file(dir, "device-0.rec", OFFTRACE_RAW_VERSION, r, n, o->zero_tail ? 5 : 0);
     if (o->foreign_file)
         write_device_file(dir, "device-3.rec", 999, r, n, 0);
@@ -610,6 +626,16 @@ static const expected queue[] = {
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
 /* A converted recording with the given options; the archive keeps every rule. */
+/* A recording of \p targets target regions (options.many_devices, second_target), converted and checked. */
+static void convert_recording_of_targets(char *dir, size_t size, const char *name, const options *o, uint64_t targets)
+{
+    make_recording(dir, size, name, o);
+    convert(dir);
+    archive_facts f;
+    check_archive(dir, &f);
+    cr_assert_eq(f.target, targets);
+}
+
 static void convert_recording(char *dir, size_t size, const char *name, const options *o)
 {
     make_recording(dir, size, name, o);
@@ -637,22 +663,46 @@ Test(device_conversion, device_threads_land_at_their_true_host_times)
     cr_assert_eq(property(dir, "OFFTRACE::IGNORED_STREAMS"), 0);
 }
 
+/* The event times of device thread 1 (\p count of them), its late barrier END (the second) checked: clamped to
+ * its target's end. */
+static uint64_t *thread1_times(const char *dir, size_t count)
+{
+    uint64_t *times = NULL;
+    size_t n = 0;
+    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
+    cr_assert_eq(n, count);
+    cr_assert_eq(times[1], T1, "late barrier END at %llu, target end %llu", (unsigned long long)times[1],
+                 (unsigned long long)T1);
+    return times;
+}
+
 Test(device_conversion, late_record_is_clamped_to_its_target_end)
 {
     char dir[4096];
     options o = {0};
     convert_recording(dir, sizeof dir, "devconv-clamp", &o);
-    uint64_t *times = NULL;
-    size_t n = 0;
-    cr_assert_eq(archive_location_times(dir, DEVICE_THREAD_LOCATION(0, 1), &times, &n), 0);
-    cr_assert_eq(n, 2);
-    cr_assert_eq(times[1], T1, "late barrier END at %llu, target end %llu", (unsigned long long)times[1],
-                 (unsigned long long)T1);
-    free(times);
+    free(thread1_times(dir, 2));
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 1);
     /* the barrier END lay 40 us after its target's end (T1 + 40000); nothing lay before a target */
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_AFTER_TARGET_NS"), 40000);
     cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_BEFORE_TARGET_NS"), 0);
+}
+
+/* A location's records of one target region, then of the next: each placed in its own region (the device pass
+ * keeps the span of the location's last record: it must not outlive its region). */
+Test(device_conversion, records_of_the_next_target_region_are_placed_in_it)
+{
+    char dir[4096];
+    options o = {.second_target = 1};
+    convert_recording_of_targets(dir, sizeof dir, "devconv-second-target", &o, 2);
+    uint64_t *times = thread1_times(dir, 4);
+    cr_assert_eq(times[2], SECOND_T0, "early BEGIN at %llu, its target's begin %llu", (unsigned long long)times[2],
+                 (unsigned long long)SECOND_T0);
+    cr_assert_eq(times[3], SECOND_T0 + 5000, "END at %llu, inside its target", (unsigned long long)times[3]);
+    free(times);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_EVENTS_CLAMPED_TO_TARGET"), 2);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_BEFORE_TARGET_NS"), 5000);
+    cr_assert_eq(property(dir, "OFFTRACE::DEVICE_CLAMPED_MAX_AFTER_TARGET_NS"), 40000);
 }
 
 Test(device_conversion, queue_records_delivered_out_of_order_are_ordered_by_time)
@@ -779,11 +829,7 @@ Test(device_conversion, records_of_devices_beyond_the_limit_are_counted)
 {
     char dir[4096];
     options o = {.many_devices = 1};
-    make_recording(dir, sizeof dir, "devconv-many-devices", &o);
-    convert(dir);
-    archive_facts f;
-    check_archive(dir, &f);
-    cr_assert_eq(f.target, 71);
+    convert_recording_of_targets(dir, sizeof dir, "devconv-many-devices", &o, 71);
     cr_assert_eq(property(dir, "OFFTRACE::RECORDS_OF_DEVICES_BEYOND_LIMIT"), 7 * 2);
 }
 

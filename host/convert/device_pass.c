@@ -64,6 +64,10 @@ typedef struct location_state {
     OTF2_AttributeList *attributes; /* made at the first activity with detail */
     const ot_timemap *clock_map;    /* the device's clock map (NULL: none, the identity) */
     ot_timemap_hint clock;          /* its segment this location's records are in */
+    /* The target region this location's last record was placed in (0: none): a location's records come in runs
+     * of one region (issue 18, twelfth round: its look-up was 28 instructions a record). The host pass has put
+     * every span before the device pass runs (convert.c), so a span found stays what it is. */
+    uint64_t span_id, span_begin, span_end;
 } location_state;
 
 /* A queue record on its way through the sort: queues are ordered by time,
@@ -213,7 +217,16 @@ static int place(converter *c, location_state *l, const offtrace_device_record *
     uint64_t begin = 0, end = UINT64_MAX, last = l->last;
     if (r->target_id == OT_CV_TARGET_ID_WHILE_OFF) /* launched while recording was off (measurement.h) */
         return -3;
-    if (ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0) {
+    int found = r->target_id == l->span_id && r->target_id;
+    if (found) {
+        begin = l->span_begin;
+        end = l->span_end;
+    } else if ((found = ot_target_spans_get(c->spans, r->target_id, &begin, &end) == 0)) {
+        l->span_id = r->target_id;
+        l->span_begin = begin;
+        l->span_end = end;
+    }
+    if (found) {
         if (t < begin || t > end)
             c->device_clamped++;
         if (t < begin && begin - t > c->device_clamped_max_before_ns)

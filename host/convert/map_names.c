@@ -68,11 +68,14 @@ typedef struct named_op {
     ot_map_op op;
 } named_op;
 
-/* The last data op of a kind (its subkind's low bits) named from its reference's own entry (issue 18, tenth
- * round): a loop's construct names the same ops again and again, and the memo's key (the entry's and sites'
- * lookups, the hash) was about 80 of the 145 instructions of naming one. The same inputs give the same named op:
- * an entry found stays found, a construct site defined stays defined (a live reading only adds sites). */
-enum { RECENT_OPS = 8 };
+/* Data ops named from their reference's own entry, recently, one per slot of a hash of the reference, the
+ * construct's code address and the kind (issue 18, tenth round: a loop's construct names the same ops again and
+ * again, and the memo's key (the entry's and sites' lookups, the hash) was about 80 of the 145 instructions of
+ * naming one). Twelfth round: the slot was the kind alone, so two variables mapped the same way, or one variable
+ * mapped by two constructs in turn (cg), took turns in it and were never found there. The same inputs give the
+ * same named op: an entry found stays found, a construct site defined stays defined (a live reading only adds
+ * sites). */
+enum { RECENT_OPS_BITS = 4, RECENT_OPS = 1 << RECENT_OPS_BITS };
 typedef struct recent_op {
     uint64_t ref, construct_codeptr;
     uint32_t construct_site, known; /* known: its named_ops index */
@@ -527,7 +530,9 @@ OTF2_RegionRef ot_map_data_op(converter *c, const offtrace_raw_record *r, int de
         return UINT32_MAX;
     }
     uint64_t ref = r->codeptr;
-    recent_op *recent = &m->recent[r->subkind % RECENT_OPS];
+    /* construct_codeptr too: one variable mapped alike by two constructs in turn (cg's two kernels) */
+    recent_op *recent =
+        &m->recent[(ref ^ construct_codeptr ^ r->subkind) * 0x9E3779B97F4A7C15ull >> (64 - RECENT_OPS_BITS)];
     if (recent->used && recent->ref == ref && recent->subkind == r->subkind && recent->cls == cls &&
         recent->construct_site == construct_site && recent->construct_kind == construct_kind &&
         recent->construct_codeptr == construct_codeptr)
