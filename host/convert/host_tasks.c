@@ -41,37 +41,34 @@
 /* What a period needs of its task's creation (site, flags, parent) is
  * learned in bounded memory (docs/architecture.md, the conversion) rather
  * than kept in a table of every task: the first pass puts every creation
- * into an external sort by id, and every task switch's question (is the
- * prior task known, what created the next one) into another by id; the two
- * are joined front to back, and the answers go through a third sort by
- * thread and time into a scratch file that the thread being converted reads
- * front to back as its switches come (a thread's records are in time order
- * in its stream). Only the creation sites and the thread team's ranks stay
- * in memory. */
+ * into an external sort by id (a thread creates its tasks in id order, so
+ * the sort's heap seldom serves), and the sorted creations go to a scratch
+ * file, the first of each id only. A task switch then looks its tasks up
+ * there, where it is converted: a binary search over the file, through a
+ * few cached blocks of it (a thread's switches name tasks created near one
+ * another, so most look-ups find their block cached). Only the creation
+ * sites, the cached blocks and the thread team's ranks stay in memory. */
 
 typedef struct task_creation {
     uint64_t id, seq, codeptr, parent; /* seq: the first pass's order, so that a repeated id keeps its first */
     uint32_t flags, unused;
 } task_creation;
 
-enum { PRIOR_TASK, NEXT_TASK };
+/* A task's creation as the switches look it up: the creations' file, by id. */
+typedef struct known_task {
+    uint64_t id, codeptr, parent;
+    uint32_t flags, unused;
+} known_task;
 
-typedef struct task_question {
-    uint64_t id, time, prior, next; /* about task id, asked by the switch (thread, time, prior, next) */
-    uint32_t thread, role;
-} task_question;
+#define BLOCK_TASKS 256u  /* known tasks read at once: 8 KiB */
+#define CACHED_BLOCKS 8u  /* 64 KiB */
 
-typedef struct task_answer {
-    uint64_t time, prior, next, codeptr, parent;
-    uint32_t thread, role, flags, unused;
-} task_answer;
-
-typedef struct thread_start {
-    uint32_t thread;
-    uint64_t first; /* index of its first answer in the scratch file */
-} thread_start;
-
-#define ANSWER_WINDOW 1024u /* answers read at a time */
+typedef struct task_block {
+    uint64_t first; /* the index of items[0] in the file */
+    size_t len;     /* 0: holds nothing */
+    uint64_t used;  /* when it last served, for the replacement */
+    known_task items[BLOCK_TASKS];
+} task_block;
 
 typedef struct site_entry {
     uint64_t codeptr;
@@ -79,21 +76,13 @@ typedef struct site_entry {
 } site_entry;
 
 struct ot_host_task_table {
-    ot_external_sort *creations, *questions; /* filled by the first pass */
+    ot_external_sort *creations; /* filled by the first pass */
     uint64_t creation_count;
-    uint64_t first_asked; /* the earliest question's time (asker_key) */
     int built, failed;
-    ot_spill_file *answers; /* task_answer, by thread, time, prior, next, role */
-    uint64_t answer_count;
-    thread_start *starts; /* one per thread with answers, by thread */
-    size_t start_count;
-    /* the thread being read: window of answers[window_first, window_first + window_len) */
-    task_answer window[ANSWER_WINDOW];
-    uint64_t window_first, position, thread_end;
-    uint64_t last_time, last_prior, last_next; /* the last question asked */
-    size_t window_len;
-    uint32_t window_thread;
-    int window_valid;
+    ot_spill_file *known; /* known_task, by id, one per id */
+    uint64_t known_count;
+    task_block blocks[CACHED_BLOCKS];
+    uint64_t look_ups;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
     /* the thread team: host thread indices in rank order (as trace_writer.c
@@ -122,44 +111,6 @@ static int by_id_then_seq(const void *a, const void *b)
     return x->id != y->id ? cmp_u64(x->id, y->id) : cmp_u64(x->seq, y->seq);
 }
 
-static int by_asked_id(const void *a, const void *b)
-{
-    const task_question *x = a, *y = b;
-    return cmp_u64(x->id, y->id);
-}
-
-/* Answers in the order a thread's pass asks: thread, time, prior, next, role. */
-static int answer_vs(const task_answer *x, uint32_t thread, uint64_t time, uint64_t prior, uint64_t next)
-{
-    if (x->thread != thread)
-        return x->thread < thread ? -1 : 1;
-    if (x->time != time)
-        return cmp_u64(x->time, time);
-    if (x->prior != prior)
-        return cmp_u64(x->prior, prior);
-    return cmp_u64(x->next, next);
-}
-
-static int by_asker(const void *a, const void *b)
-{
-    const task_answer *x = a, *y = b;
-    int cmp = answer_vs(x, y->thread, y->time, y->prior, y->next);
-    return cmp ? cmp : (x->role > y->role) - (x->role < y->role);
-}
-
-/* by_asker's order in 64 bits, for the sort's integer comparisons
- * (ot_es_add_keyed): the thread in the top 20 bits, the time since the
- * first question in the low 44 (4.8 hours). Threads from 2^20 - 1 on and
- * later times share the largest key, and by_asker tells them apart. */
-static uint64_t asker_key(const struct ot_host_task_table *t, uint32_t thread, uint64_t time)
-{
-    const uint64_t most = (1ull << 44) - 1;
-    if (thread >= (1u << 20) - 1)
-        return UINT64_MAX;
-    uint64_t since = time > t->first_asked ? time - t->first_asked : 0;
-    return (uint64_t)thread << 44 | (since < most ? since : most);
-}
-
 static struct ot_host_task_table *table_of(converter *c)
 {
     if (c->tasks)
@@ -167,173 +118,131 @@ static struct ot_host_task_table *table_of(converter *c)
     struct ot_host_task_table *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq);
-    t->questions = ot_es_new(c->dir, sizeof(task_question), by_asked_id);
-    t->first_asked = UINT64_MAX;
-    if (!t->creations || !t->questions) {
-        ot_es_free(t->creations);
-        ot_es_free(t->questions);
+    if (!(t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq))) {
         free(t);
         return NULL;
     }
     return c->tasks = t;
 }
 
-static int ask(struct ot_host_task_table *t, uint64_t id, const offtrace_raw_record *r, uint32_t thread,
-               uint32_t role)
-{
-    if (!id)
-        return 0;
-    if (r->time < t->first_asked)
-        t->first_asked = r->time;
-    return ot_es_add_keyed(t->questions, &(task_question){id, r->time, r->id, r->target_id, thread, role}, id);
-}
-
 int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
 {
-    int create = r->event == OFFTRACE_RAW_OMP_TASK_CREATE && r->id;
-    int schedule = r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE && (r->id || r->target_id);
-    if (!create && !schedule)
+    (void)thread; /* a switch looks its tasks up where it is converted */
+    if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
         return 0;
     struct ot_host_task_table *t = table_of(c);
     if (!t)
         return -ENOMEM;
-    if (t->built) /* too late: the answers are written */
+    if (t->built) /* too late: the creations' file is written */
         return 0;
-    if (create) {
-        task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
-        int rc = ot_es_add_keyed(t->creations, &k, k.id);
-        t->creation_count += rc == 0;
-        return rc;
-    }
-    /* on_schedule asks of the prior task only whether it was created, and only at its completion */
-    int rc = r->subkind == ompt_task_complete ? ask(t, r->id, r, thread, PRIOR_TASK) : 0;
-    return rc ? rc : ask(t, r->target_id, r, thread, NEXT_TASK);
+    task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
+    int rc = ot_es_add_keyed(t->creations, &k, k.id);
+    t->creation_count += rc == 0;
+    return rc;
 }
 
-static int grow_starts(struct ot_host_task_table *t, size_t *capacity)
-{
-    if (t->start_count < *capacity)
-        return 0;
-    size_t more = *capacity ? *capacity * 2 : 16;
-    thread_start *starts = realloc(t->starts, more * sizeof *starts);
-    if (!starts)
-        return -ENOMEM;
-    t->starts = starts;
-    *capacity = more;
-    return 0;
-}
-
-/* Join the creations and the questions, both by id, into \p by_asker_sort. */
-static int join(struct ot_host_task_table *t, ot_external_sort *by_asker_sort)
+/* The creations, by id, the first of each id (a repeated id is a damaged
+ * record: the first one counts), into the scratch file. */
+static int write_known(struct ot_host_task_table *t, const char *dir)
 {
     int rc = ot_es_finish(t->creations);
-    if (!rc)
-        rc = ot_es_finish(t->questions);
-    /* k: the first creation of its id (a repeated id is a damaged record: the first one counts) */
-    const task_creation *k = rc ? NULL : ot_es_next(t->creations);
-    const task_question *q;
-    while (!rc && (q = ot_es_next(t->questions))) {
-        while (k && k->id < q->id) {
-            uint64_t id = k->id;
-            while ((k = ot_es_next(t->creations)) && k->id == id)
-                ;
-        }
-        if (k && k->id == q->id)
-            rc = ot_es_add_keyed(by_asker_sort,
-                                 &(task_answer){q->time, q->prior, q->next, k->codeptr, k->parent, q->thread, q->role,
-                                                k->flags, 0},
-                                 asker_key(t, q->thread, q->time));
-    }
-    if (!rc)
-        rc = ot_es_error(t->creations);
-    return rc ? rc : ot_es_error(t->questions);
-}
-
-/* The answers, by thread, into the scratch file, and where each thread's begin. */
-static int write_answers(struct ot_host_task_table *t, ot_external_sort *by_asker_sort, const char *dir)
-{
-    int rc = ot_es_finish(by_asker_sort);
-    if (!rc && !(t->answers = ot_spill_open(dir)))
+    if (!rc && !(t->known = ot_spill_open(dir)))
         rc = errno ? -errno : -ENOMEM;
-    size_t start_capacity = 0;
-    const task_answer *a;
-    while (!rc && (a = ot_es_next(by_asker_sort))) {
-        if ((!t->start_count || t->starts[t->start_count - 1].thread != a->thread) &&
-            !(rc = grow_starts(t, &start_capacity)))
-            t->starts[t->start_count++] = (thread_start){a->thread, t->answer_count};
-        if (!rc && !(rc = ot_spill_append(t->answers, a, sizeof *a)))
-            t->answer_count++;
+    const task_creation *k;
+    uint64_t last_id = 0;
+    while (!rc && (k = ot_es_next(t->creations))) {
+        if (t->known_count && k->id == last_id)
+            continue;
+        last_id = k->id;
+        known_task known = {k->id, k->codeptr, k->parent, k->flags, 0};
+        if (!(rc = ot_spill_append(t->known, &known, sizeof known)))
+            t->known_count++;
     }
-    return rc ? rc : ot_es_error(by_asker_sort);
+    return rc ? rc : ot_es_error(t->creations);
 }
 
 static void build(converter *c, struct ot_host_task_table *t)
 {
     t->built = 1;
-    ot_external_sort *by_asker_sort = ot_es_new(c->dir, sizeof(task_answer), by_asker);
-    int rc = by_asker_sort ? join(t, by_asker_sort) : -ENOMEM;
+    t->failed = write_known(t, c->dir) != 0;
     ot_es_free(t->creations);
-    ot_es_free(t->questions);
-    t->creations = t->questions = NULL;
-    if (!rc)
-        rc = write_answers(t, by_asker_sort, c->dir);
-    ot_es_free(by_asker_sort);
-    t->failed = rc != 0;
+    t->creations = NULL;
 }
 
-/* Read from \p thread's first answer again. */
-static int rewind_thread(struct ot_host_task_table *t, uint32_t thread)
+/* The known task \p id in \p b, which covers it; NULL when it has none. */
+static const known_task *find_in_block(const task_block *b, uint64_t id)
 {
-    size_t lo = 0, hi = t->start_count;
+    size_t lo = 0, hi = b->len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->starts[mid].thread < thread)
+        if (b->items[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    t->window_valid = 0;
-    if (lo == t->start_count || t->starts[lo].thread != thread)
-        return -ENOENT;
-    t->window_thread = thread;
-    t->position = t->starts[lo].first;
-    t->thread_end = lo + 1 < t->start_count ? t->starts[lo + 1].first : t->answer_count;
-    t->window_first = t->position;
-    t->window_len = 0;
-    t->window_valid = 1;
-    return 0;
+    return lo < b->len && b->items[lo].id == id ? &b->items[lo] : NULL;
 }
 
-/* The answer at \p index (of the thread read), or NULL past its last. */
-static const task_answer *answer_at(struct ot_host_task_table *t, uint64_t index)
+static int read_id(struct ot_host_task_table *t, uint64_t index, uint64_t *id)
 {
-    if (index >= t->thread_end)
+    return ot_spill_read(t->known, index * sizeof(known_task), id, sizeof *id);
+}
+
+/* The creation of task \p id, NULL when none was recorded (or the file
+ * cannot be read: then no task is known, as when the build failed). */
+static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
+{
+    if (!id || t->failed || !t->known_count)
         return NULL;
-    if (index < t->window_first || index >= t->window_first + t->window_len) {
-        uint64_t left = t->thread_end - index;
-        size_t len = left < ANSWER_WINDOW ? (size_t)left : ANSWER_WINDOW;
-        if (ot_spill_read(t->answers, index * sizeof *t->window, t->window, len * sizeof *t->window) != 0) {
-            t->window_valid = 0;
+    t->look_ups++;
+    /* a cached block covers id when id lies between its first and last: the file is sorted */
+    task_block *victim = &t->blocks[0];
+    for (size_t i = 0; i < CACHED_BLOCKS; i++) {
+        task_block *b = &t->blocks[i];
+        if (b->len && b->items[0].id <= id && id <= b->items[b->len - 1].id) {
+            b->used = t->look_ups;
+            return find_in_block(b, id);
+        }
+        if (!b->len || b->used < victim->used)
+            victim = b;
+    }
+    /* the first block whose first id is after id; the one before it holds id if anything does */
+    uint64_t lo = 0, hi = (t->known_count + BLOCK_TASKS - 1) / BLOCK_TASKS, first;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (read_id(t, mid * BLOCK_TASKS, &first) != 0) {
+            t->failed = 1;
             return NULL;
         }
-        t->window_first = index;
-        t->window_len = len;
+        if (first <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return &t->window[index - t->window_first];
+    if (!lo) /* before the first known task */
+        return NULL;
+    uint64_t index = (lo - 1) * BLOCK_TASKS, left = t->known_count - index;
+    size_t len = left < BLOCK_TASKS ? (size_t)left : BLOCK_TASKS;
+    if (ot_spill_read(t->known, index * sizeof(known_task), victim->items, len * sizeof(known_task)) != 0) {
+        victim->len = 0;
+        t->failed = 1;
+        return NULL;
+    }
+    victim->first = index;
+    victim->len = len;
+    victim->used = t->look_ups;
+    return find_in_block(victim, id);
 }
 
 typedef struct switch_facts {
-    int prior_known;          /* the prior task's creation was recorded */
-    const task_answer *next; /* the next task's creation, NULL if not recorded */
-    task_answer next_copy;
+    int prior_known;         /* the prior task's creation was recorded */
+    const known_task *next; /* the next task's creation, NULL if not recorded */
+    known_task next_copy;
 } switch_facts;
 
-/* What the task switch \p r on \p thread needs of its tasks' creations.
- * Asked in time order per thread, it reads on where the last question
- * stopped; asked out of order or for another thread, it starts over at the
- * thread's first answer. */
-static switch_facts facts_of(converter *c, const offtrace_raw_record *r, uint32_t thread)
+/* What the task switch \p r needs of its tasks' creations (of the prior
+ * task only whether it was created, and only at its completion). */
+static switch_facts facts_of(converter *c, const offtrace_raw_record *r)
 {
     switch_facts f = {0};
     struct ot_host_task_table *t = c->tasks;
@@ -343,25 +252,11 @@ static switch_facts facts_of(converter *c, const offtrace_raw_record *r, uint32_
         build(c, t);
     if (t->failed)
         return f;
-    int before_last = r->time != t->last_time ? r->time < t->last_time
-                      : r->id != t->last_prior ? r->id < t->last_prior
-                                               : r->target_id < t->last_next;
-    if ((!t->window_valid || t->window_thread != thread || before_last) && rewind_thread(t, thread) != 0)
-        return f;
-    t->last_time = r->time;
-    t->last_prior = r->id;
-    t->last_next = r->target_id;
-    const task_answer *a;
-    while ((a = answer_at(t, t->position)) && answer_vs(a, thread, r->time, r->id, r->target_id) < 0)
-        t->position++;
-    for (uint64_t i = t->position; (a = answer_at(t, i)) && answer_vs(a, thread, r->time, r->id, r->target_id) == 0;
-         i++) {
-        if (a->role == PRIOR_TASK)
-            f.prior_known = 1;
-        else {
-            f.next_copy = *a;
-            f.next = &f.next_copy;
-        }
+    f.prior_known = r->subkind == ompt_task_complete && look_up(t, r->id) != NULL;
+    const known_task *next = look_up(t, r->target_id);
+    if (next) {
+        f.next_copy = *next;
+        f.next = &f.next_copy;
     }
     return f;
 }
@@ -371,9 +266,7 @@ void ot_host_tasks_free(converter *c)
     if (!c->tasks)
         return;
     ot_es_free(c->tasks->creations);
-    ot_es_free(c->tasks->questions);
-    ot_spill_close(c->tasks->answers);
-    free(c->tasks->starts);
+    ot_spill_close(c->tasks->known);
     free(c->tasks->sites);
     free(c->tasks->ranks);
     free(c->tasks);
@@ -555,10 +448,10 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
         OTF2_AttributeList_AddUint64(ot_hp_attributes(p), OT_ATTR_TASK_END, r->subkind);
         ot_hp_close_innermost(p, t);
     }
-    switch_facts f = facts_of(c, r, ot_hp_thread_index(p));
+    switch_facts f = facts_of(c, r);
     if (r->id && r->subkind == ompt_task_complete && f.prior_known)
         task_event_of(p, TASK_COMPLETED, r->id, t);
-    const task_answer *task = f.next;
+    const known_task *task = f.next;
     /* OTF2: the thread runs this task now (0: its implicit one), but after a
      * `taskwait depend`'s own task (next: none) the task that waited goes on */
     if (task || (!r->target_id && r->subkind != ompt_taskwait_complete))
