@@ -32,9 +32,10 @@
 #define NS0 5000000000ull /* host ns of the first clock pair */
 #define TICKS0 1000000000ull
 #define TASKS (OT_ES_MEMORY_ITEMS + 4000u)
-#define STRIDE 7919u     /* a prime: i * STRIDE % TASKS visits every task once */
+#define MANY_TASKS (600u * 256u) /* past the look-up index's 512 blocks of 256: it keeps every other one */
+#define STRIDE 7919u     /* a prime: i * STRIDE % tasks visits every task once */
 #define SITES 5u
-#define CHUNK (4u << 20) /* one chunk per stream holds all its records */
+#define CHUNK (24u << 20) /* one chunk per stream holds all its records */
 #define TWICE 77u        /* the task created twice: the second creation has other flags */
 
 static uint64_t task_id(uint32_t i) { return 1ull << 40 | (3ull * i + 1); }
@@ -71,14 +72,14 @@ static offtrace_raw_record schedule(uint64_t time, uint64_t prior, uint8_t statu
                                  .endpoint = OFFTRACE_RAW_BEGIN, .event = OFFTRACE_RAW_OMP_TASK_SCHEDULE};
 }
 
-static void make_recording(const char *dir)
+static void make_recording(const char *dir, uint32_t tasks)
 {
     cr_assert_eq(raw_new_recording(dir, TICKS0, NS0), 0, "cannot make the recording %s", dir);
     char *stream;
     offtrace_raw_record *r = new_stream(&stream, 0);
     size_t k = 0;
     uint64_t time = TICKS0 + 1000;
-    for (uint32_t i = 0; i < TASKS; i++) {
+    for (uint32_t i = 0; i < tasks; i++) {
         uint64_t id = task_id(i);
         r[k++] = (offtrace_raw_record){.time = time += 10, .id = id, .target_id = parent_of(id), .codeptr = site_of(id),
                                        .bytes = (uint32_t)flags_of(id), .endpoint = OFFTRACE_RAW_BEGIN,
@@ -92,12 +93,12 @@ static void make_recording(const char *dir)
 
     r = new_stream(&stream, 1);
     k = 0;
-    for (uint32_t i = 0; i < TASKS; i++) {
-        uint64_t id = task_id((uint32_t)((uint64_t)i * STRIDE % TASKS));
+    for (uint32_t i = 0; i < tasks; i++) {
+        uint64_t id = task_id((uint32_t)((uint64_t)i * STRIDE % tasks));
         r[k++] = schedule(time += 10, 0, ompt_task_switch, id);
         r[k++] = schedule(time += 10, id, ompt_task_complete, 0);
-        if (i == TASKS / 2 || i == TASKS - 1) { /* never created: between two ids, and past the last */
-            uint64_t unknown = i == TASKS - 1 ? task_id(TASKS) : id + 1;
+        if (i == tasks / 2 || i == tasks - 1) { /* never created: between two ids, and past the last */
+            uint64_t unknown = i == tasks - 1 ? task_id(tasks) : id + 1;
             r[k++] = schedule(time += 10, 0, ompt_task_switch, unknown);
             r[k++] = schedule(time += 10, unknown, ompt_task_complete, 0);
         }
@@ -181,11 +182,11 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, on_complete);
 }
 
-Test(task_lookup, every_period_finds_its_own_tasks_creation, .timeout = 120)
+static void convert_and_check(const char *name, uint32_t tasks)
 {
     char dir[4096];
-    scratch_path(dir, sizeof dir, "task-lookup");
-    make_recording(dir);
+    scratch_path(dir, sizeof dir, name);
+    make_recording(dir, tasks);
     ot_convert_options opts;
     memset(&opts, 0, sizeof opts);
     opts.keep_raw = 1;
@@ -195,15 +196,27 @@ Test(task_lookup, every_period_finds_its_own_tasks_creation, .timeout = 120)
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
     cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, 0, set_events), 0, "cannot read %s", dir);
-    cr_expect_eq(s->creates, TASKS + 1, "%" PRIu64 " creations", s->creates);
+    cr_expect_eq(s->creates, tasks + 1, "%" PRIu64 " creations", s->creates);
     cr_expect_eq(s->twice_created, 2, "both creations of one id are in the archive (its period has the first's flags)");
-    cr_expect_eq(s->periods, TASKS, "%" PRIu64 " periods for %u created tasks run (and 2 never created)", s->periods,
-                 TASKS);
+    cr_expect_eq(s->periods, tasks, "%" PRIu64 " periods for %u created tasks run (and 2 never created)", s->periods,
+                 tasks);
     cr_expect_eq(s->without_id, 0);
     cr_expect_eq(s->wrong_flags + s->wrong_parent + s->wrong_site, 0,
                  "%" PRIu64 " wrong flags, %" PRIu64 " wrong parents, %" PRIu64 " wrong sites; first: %s", s->wrong_flags,
                  s->wrong_parent, s->wrong_site, s->first_problem);
-    cr_expect_eq(s->completes, TASKS, "%" PRIu64 " ThreadTaskComplete", s->completes);
+    cr_expect_eq(s->completes, tasks, "%" PRIu64 " ThreadTaskComplete", s->completes);
     otf2_definitions_free(&s->defs);
     free(s);
+}
+
+Test(task_lookup, every_period_finds_its_own_tasks_creation, .timeout = 120)
+{
+    convert_and_check("task-lookup", TASKS);
+}
+
+/* More blocks of creations than the look-up index holds: it keeps every
+ * other one, and a look-up reads the first ids of the blocks between. */
+Test(task_lookup, more_tasks_than_the_index_has_blocks, .timeout = 240)
+{
+    convert_and_check("task-lookup-many", MANY_TASKS);
 }

@@ -44,10 +44,13 @@
  * into an external sort by id (a thread creates its tasks in id order, so
  * the sort's heap seldom serves), and the sorted creations go to a scratch
  * file, the first of each id only. A task switch then looks its tasks up
- * there, where it is converted: a binary search over the file, through a
- * few cached blocks of it (a thread's switches name tasks created near one
- * another, so most look-ups find their block cached). Only the creation
- * sites, the cached blocks and the thread team's ranks stay in memory. */
+ * there, where it is converted: through a few cached blocks of the file
+ * (a thread's switches name tasks created near one another, so most
+ * look-ups find their block cached), else a binary search over an index of
+ * the blocks' first ids (of every block up to 512 blocks, of every other
+ * one up to 1,024, ...: a constant size) and the blocks between two of its
+ * entries. Only the creation sites, the cached blocks, the index and the
+ * thread team's ranks stay in memory. */
 
 typedef struct task_creation {
     uint64_t id, seq, codeptr, parent; /* seq: the first pass's order, so that a repeated id keeps its first */
@@ -62,6 +65,7 @@ typedef struct known_task {
 
 #define BLOCK_TASKS 256u  /* known tasks read at once: 8 KiB */
 #define CACHED_BLOCKS 8u  /* 64 KiB */
+#define INDEX_ENTRIES 512u /* first ids of blocks: 4 KiB, however many tasks (past 131,072 every other block, ...) */
 
 typedef struct task_block {
     uint64_t first; /* the index of items[0] in the file */
@@ -82,6 +86,10 @@ struct ot_host_task_table {
     ot_spill_file *known; /* known_task, by id, one per id */
     uint64_t known_count;
     task_block blocks[CACHED_BLOCKS];
+    task_block *last_served; /* one of blocks */
+    uint64_t index[INDEX_ENTRIES]; /* the first id of every index_stride-th block */
+    size_t index_count;
+    uint64_t index_stride;
     uint64_t look_ups;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
@@ -118,6 +126,8 @@ static struct ot_host_task_table *table_of(converter *c)
     struct ot_host_task_table *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
+    t->last_served = &t->blocks[0];
+    t->index_stride = 1;
     if (!(t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq))) {
         free(t);
         return NULL;
@@ -141,6 +151,24 @@ int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thre
     return rc;
 }
 
+/* Block \p block of the creations' file begins with task \p id: into the
+ * index if it is one of every index_stride-th; a full index keeps every
+ * other entry and doubles its stride. */
+static void index_block(struct ot_host_task_table *t, uint64_t block, uint64_t id)
+{
+    if (block % t->index_stride)
+        return;
+    if (t->index_count == INDEX_ENTRIES) {
+        for (size_t i = 0; i < INDEX_ENTRIES / 2; i++)
+            t->index[i] = t->index[2 * i];
+        t->index_count = INDEX_ENTRIES / 2;
+        t->index_stride *= 2;
+        if (block % t->index_stride)
+            return;
+    }
+    t->index[t->index_count++] = id;
+}
+
 /* The creations, by id, the first of each id (a repeated id is a damaged
  * record: the first one counts), into the scratch file. */
 static int write_known(struct ot_host_task_table *t, const char *dir)
@@ -155,6 +183,8 @@ static int write_known(struct ot_host_task_table *t, const char *dir)
             continue;
         last_id = k->id;
         known_task known = {k->id, k->codeptr, k->parent, k->flags, 0};
+        if (t->known_count % BLOCK_TASKS == 0)
+            index_block(t, t->known_count / BLOCK_TASKS, k->id);
         if (!(rc = ot_spill_append(t->known, &known, sizeof known)))
             t->known_count++;
     }
@@ -183,6 +213,12 @@ static const known_task *find_in_block(const task_block *b, uint64_t id)
     return lo < b->len && b->items[lo].id == id ? &b->items[lo] : NULL;
 }
 
+/* A cached block covers id when id lies between its first and last: the file is sorted. */
+static int covers(const task_block *b, uint64_t id)
+{
+    return b->len && b->items[0].id <= id && id <= b->items[b->len - 1].id;
+}
+
 static int read_id(struct ot_host_task_table *t, uint64_t index, uint64_t *id)
 {
     return ot_spill_read(t->known, index * sizeof(known_task), id, sizeof *id);
@@ -195,19 +231,39 @@ static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
     if (!id || t->failed || !t->known_count)
         return NULL;
     t->look_ups++;
-    /* a cached block covers id when id lies between its first and last: the file is sorted */
+    /* the block that served last first (consecutive switches name nearby tasks) */
+    if (covers(t->last_served, id)) {
+        t->last_served->used = t->look_ups;
+        return find_in_block(t->last_served, id);
+    }
     task_block *victim = &t->blocks[0];
     for (size_t i = 0; i < CACHED_BLOCKS; i++) {
         task_block *b = &t->blocks[i];
-        if (b->len && b->items[0].id <= id && id <= b->items[b->len - 1].id) {
+        if (covers(b, id)) {
             b->used = t->look_ups;
+            t->last_served = b;
             return find_in_block(b, id);
         }
         if (!b->len || b->used < victim->used)
             victim = b;
     }
-    /* the first block whose first id is after id; the one before it holds id if anything does */
-    uint64_t lo = 0, hi = (t->known_count + BLOCK_TASKS - 1) / BLOCK_TASKS, first;
+    /* the first block whose first id is after id (the one before it holds
+     * id if anything does): between two index entries, then by reading the
+     * first ids of the blocks between them */
+    size_t entry = 0, entries = t->index_count;
+    while (entry < entries) {
+        size_t mid = entry + (entries - entry) / 2;
+        if (t->index[mid] <= id)
+            entry = mid + 1;
+        else
+            entries = mid;
+    }
+    if (!entry) /* before the first known task */
+        return NULL;
+    uint64_t blocks = (t->known_count + BLOCK_TASKS - 1) / BLOCK_TASKS, first;
+    uint64_t lo = (entry - 1) * t->index_stride + 1, hi = entry * t->index_stride;
+    if (hi > blocks)
+        hi = blocks;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (read_id(t, mid * BLOCK_TASKS, &first) != 0) {
@@ -219,8 +275,6 @@ static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
         else
             hi = mid;
     }
-    if (!lo) /* before the first known task */
-        return NULL;
     uint64_t index = (lo - 1) * BLOCK_TASKS, left = t->known_count - index;
     size_t len = left < BLOCK_TASKS ? (size_t)left : BLOCK_TASKS;
     if (ot_spill_read(t->known, index * sizeof(known_task), victim->items, len * sizeof(known_task)) != 0) {
@@ -231,6 +285,7 @@ static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
     victim->first = index;
     victim->len = len;
     victim->used = t->look_ups;
+    t->last_served = victim;
     return find_in_block(victim, id);
 }
 
