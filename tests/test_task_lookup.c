@@ -2,7 +2,8 @@
  * The explicit tasks' creations as task switches find them
  * (host/convert/host_tasks.c, issue 18, twelfth round): a synthetic
  * recording whose truth is known. Thread 0 creates TASKS tasks with ids in
- * order (a counter with gaps, as the recorder's shared counter leaves) and
+ * order (a counter with gaps, as the recorder's shared counter leaves; or
+ * half of them out of order) and
  * per task a site, flags and parent computed from its id, one id twice (the
  * first creation counts); thread 1 runs them in a scattered order (a stride
  * through the ids, so that the look-ups jump across the creations' file and
@@ -72,14 +73,16 @@ static offtrace_raw_record schedule(uint64_t time, uint64_t prior, uint8_t statu
                                  .endpoint = OFFTRACE_RAW_BEGIN, .event = OFFTRACE_RAW_OMP_TASK_SCHEDULE};
 }
 
-static void make_recording(const char *dir, uint32_t tasks)
+static void make_recording(const char *dir, uint32_t tasks, int scattered)
 {
     cr_assert_eq(raw_new_recording(dir, TICKS0, NS0), 0, "cannot make the recording %s", dir);
     char *stream;
     offtrace_raw_record *r = new_stream(&stream, 0);
     size_t k = 0;
     uint64_t time = TICKS0 + 1000;
-    for (uint32_t i = 0; i < tasks; i++) {
+    for (uint32_t n = 0; n < tasks; n++) {
+        /* scattered: the second half of the creations in a stride's order */
+        uint32_t half = tasks / 2, i = !scattered || n < half ? n : half + (uint32_t)((uint64_t)(n - half) * STRIDE % (tasks - half));
         uint64_t id = task_id(i);
         r[k++] = (offtrace_raw_record){.time = time += 10, .id = id, .target_id = parent_of(id), .codeptr = site_of(id),
                                        .bytes = (uint32_t)flags_of(id), .endpoint = OFFTRACE_RAW_BEGIN,
@@ -88,6 +91,9 @@ static void make_recording(const char *dir, uint32_t tasks)
             r[k++] = (offtrace_raw_record){.time = time += 10, .id = id, .codeptr = site_of(id), .bytes = 0x10,
                                            .endpoint = OFFTRACE_RAW_BEGIN, .event = OFFTRACE_RAW_OMP_TASK_CREATE};
     }
+    if (scattered) /* an id of the first half again, after the sort took over: the first creation counts */
+        r[k++] = (offtrace_raw_record){.time = time += 10, .id = task_id(5), .codeptr = site_of(task_id(5)), .bytes = 0x10,
+                                       .endpoint = OFFTRACE_RAW_BEGIN, .event = OFFTRACE_RAW_OMP_TASK_CREATE};
     cr_assert_lt(k * sizeof *r, CHUNK);
     write_stream(dir, stream, 0);
 
@@ -182,11 +188,11 @@ static void set_events(OTF2_GlobalEvtReaderCallbacks *cb)
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, on_complete);
 }
 
-static void convert_and_check(const char *name, uint32_t tasks)
+static void convert_and_check(const char *name, uint32_t tasks, int scattered)
 {
     char dir[4096];
     scratch_path(dir, sizeof dir, name);
-    make_recording(dir, tasks);
+    make_recording(dir, tasks, scattered);
     ot_convert_options opts;
     memset(&opts, 0, sizeof opts);
     opts.keep_raw = 1;
@@ -196,7 +202,7 @@ static void convert_and_check(const char *name, uint32_t tasks)
     reading *s = calloc(1, sizeof *s);
     cr_assert_not_null(s);
     cr_assert_eq(otf2_read_with_definitions(dir, &s->defs, 0, set_events), 0, "cannot read %s", dir);
-    cr_expect_eq(s->creates, tasks + 1, "%" PRIu64 " creations", s->creates);
+    cr_expect_eq(s->creates, tasks + 1 + !!scattered, "%" PRIu64 " creations", s->creates);
     cr_expect_eq(s->twice_created, 2, "both creations of one id are in the archive (its period has the first's flags)");
     cr_expect_eq(s->periods, tasks, "%" PRIu64 " periods for %u created tasks run (and 2 never created)", s->periods,
                  tasks);
@@ -211,12 +217,20 @@ static void convert_and_check(const char *name, uint32_t tasks)
 
 Test(task_lookup, every_period_finds_its_own_tasks_creation, .timeout = 120)
 {
-    convert_and_check("task-lookup", TASKS);
+    convert_and_check("task-lookup", TASKS, 0);
+}
+
+/* Creations out of id order (a damaged or merged stream): past the first
+ * one out of order they go through the external sort, those written
+ * before it included, and the look-ups find the same. */
+Test(task_lookup, creations_out_of_order_are_sorted_first, .timeout = 120)
+{
+    convert_and_check("task-lookup-scattered", TASKS, 1);
 }
 
 /* More blocks of creations than the look-up index holds: it keeps every
  * other one, and a look-up reads the first ids of the blocks between. */
 Test(task_lookup, more_tasks_than_the_index_has_blocks, .timeout = 240)
 {
-    convert_and_check("task-lookup-many", MANY_TASKS);
+    convert_and_check("task-lookup-many", MANY_TASKS, 0);
 }

@@ -40,10 +40,12 @@
 
 /* What a period needs of its task's creation (site, flags, parent) is
  * learned in bounded memory (docs/architecture.md, the conversion) rather
- * than kept in a table of every task: the first pass puts every creation
- * into an external sort by id (a thread creates its tasks in id order, so
- * the sort's heap seldom serves), and the sorted creations go to a scratch
- * file, the first of each id only. A task switch then looks its tasks up
+ * than kept in a table of every task: the first pass writes the creations
+ * to a scratch file by id, the first of each id only (a thread creates its
+ * tasks in id order and the pass reads one stream after another: they come
+ * in order), or, once one comes out of order, puts them through an
+ * external sort by id that fills the file when the first switch is
+ * converted. A task switch then looks its tasks up
  * there, where it is converted: through a few cached blocks of the file
  * (a thread's switches name tasks created near one another, so most
  * look-ups find their block cached), else a binary search over an index of
@@ -80,11 +82,12 @@ typedef struct site_entry {
 } site_entry;
 
 struct ot_host_task_table {
-    ot_external_sort *creations; /* filled by the first pass */
     uint64_t creation_count;
     int built, failed;
     ot_spill_file *known; /* known_task, by id, one per id */
-    uint64_t known_count;
+    uint64_t known_count, last_known; /* and the last one's id */
+    int sorting; /* the creations came out of order: they wait in creations, sorted when read */
+    ot_external_sort *creations;
     task_block blocks[CACHED_BLOCKS];
     task_block *last_served; /* one of blocks */
     uint64_t index[INDEX_ENTRIES]; /* the first id of every index_stride-th block */
@@ -128,27 +131,7 @@ static struct ot_host_task_table *table_of(converter *c)
         return NULL;
     t->last_served = &t->blocks[0];
     t->index_stride = 1;
-    if (!(t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq))) {
-        free(t);
-        return NULL;
-    }
     return c->tasks = t;
-}
-
-int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
-{
-    (void)thread; /* a switch looks its tasks up where it is converted */
-    if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
-        return 0;
-    struct ot_host_task_table *t = table_of(c);
-    if (!t)
-        return -ENOMEM;
-    if (t->built) /* too late: the creations' file is written */
-        return 0;
-    task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
-    int rc = ot_es_add_keyed(t->creations, &k, k.id);
-    t->creation_count += rc == 0;
-    return rc;
 }
 
 /* Block \p block of the creations' file begins with task \p id: into the
@@ -169,32 +152,90 @@ static void index_block(struct ot_host_task_table *t, uint64_t block, uint64_t i
     t->index[t->index_count++] = id;
 }
 
-/* The creations, by id, the first of each id (a repeated id is a damaged
- * record: the first one counts), into the scratch file. */
+/* Append \p k to the creations' file (opened at the first), the first of
+ * its id: \p k's id is not below the last one's. */
+static int append_known(struct ot_host_task_table *t, const char *dir, const known_task *k)
+{
+    if (t->known_count && k->id == t->last_known)
+        return 0; /* a repeated id is a damaged record: the first one counts */
+    if (!t->known && !(t->known = ot_spill_open(dir)))
+        return errno ? -errno : -ENOMEM;
+    if (t->known_count % BLOCK_TASKS == 0)
+        index_block(t, t->known_count / BLOCK_TASKS, k->id);
+    int rc = ot_spill_append(t->known, k, sizeof *k);
+    if (!rc) {
+        t->known_count++;
+        t->last_known = k->id;
+    }
+    return rc;
+}
+
+/* A creation came with an id below the last one's: the creations go
+ * through the sort from now on, those in the file first (in their order,
+ * so a later repeat of an id still comes after them), and the file and its
+ * index start over when the sort is read. */
+static int start_sorting(converter *c, struct ot_host_task_table *t)
+{
+    if (!(t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq)))
+        return -ENOMEM;
+    t->sorting = 1;
+    known_task *window = t->blocks[0].items; /* no look-up before the file is written again */
+    int rc = 0;
+    for (uint64_t first = 0; !rc && first < t->known_count; first += BLOCK_TASKS) {
+        uint64_t left = t->known_count - first;
+        size_t len = left < BLOCK_TASKS ? (size_t)left : BLOCK_TASKS;
+        rc = ot_spill_read(t->known, first * sizeof *window, window, len * sizeof *window);
+        for (size_t i = 0; !rc && i < len; i++) {
+            const known_task *k = &window[i];
+            task_creation sorted = {k->id, first + i, k->codeptr, k->parent, k->flags, 0};
+            rc = ot_es_add_keyed(t->creations, &sorted, k->id);
+        }
+    }
+    ot_spill_close(t->known);
+    t->known = NULL;
+    t->known_count = t->index_count = 0;
+    t->index_stride = 1;
+    return rc;
+}
+
+int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
+{
+    (void)thread; /* a switch looks its tasks up where it is converted */
+    if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
+        return 0;
+    struct ot_host_task_table *t = table_of(c);
+    if (!t)
+        return -ENOMEM;
+    if (t->built) /* too late: the creations' file is written */
+        return 0;
+    int rc = 0;
+    /* in id order (each thread creates its tasks so, one stream after another) straight into the file */
+    if (!t->sorting && t->known_count && r->id < t->last_known)
+        rc = start_sorting(c, t);
+    if (!rc && !t->sorting)
+        rc = append_known(t, c->dir, &(known_task){r->id, r->codeptr, r->target_id, (uint32_t)r->bytes, 0});
+    else if (!rc) {
+        task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
+        rc = ot_es_add_keyed(t->creations, &k, k.id);
+    }
+    t->creation_count += rc == 0;
+    return rc;
+}
+
+/* The sorted creations into the creations' file. */
 static int write_known(struct ot_host_task_table *t, const char *dir)
 {
     int rc = ot_es_finish(t->creations);
-    if (!rc && !(t->known = ot_spill_open(dir)))
-        rc = errno ? -errno : -ENOMEM;
     const task_creation *k;
-    uint64_t last_id = 0;
-    while (!rc && (k = ot_es_next(t->creations))) {
-        if (t->known_count && k->id == last_id)
-            continue;
-        last_id = k->id;
-        known_task known = {k->id, k->codeptr, k->parent, k->flags, 0};
-        if (t->known_count % BLOCK_TASKS == 0)
-            index_block(t, t->known_count / BLOCK_TASKS, k->id);
-        if (!(rc = ot_spill_append(t->known, &known, sizeof known)))
-            t->known_count++;
-    }
+    while (!rc && (k = ot_es_next(t->creations)))
+        rc = append_known(t, dir, &(known_task){k->id, k->codeptr, k->parent, k->flags, 0});
     return rc ? rc : ot_es_error(t->creations);
 }
 
 static void build(converter *c, struct ot_host_task_table *t)
 {
     t->built = 1;
-    t->failed = write_known(t, c->dir) != 0;
+    t->failed = t->sorting && write_known(t, c->dir) != 0;
     ot_es_free(t->creations);
     t->creations = NULL;
 }
