@@ -101,6 +101,9 @@ struct ot_host_task_table {
     uint64_t *ranks;
     size_t rank_count;
     int ranks_ready, team_open;
+    int rank_asked_valid; /* the last thread index rank_of was asked about, and its answer */
+    uint64_t rank_asked;
+    int64_t rank_answered;
 };
 
 static size_t slot_of(uint64_t key, size_t capacity)
@@ -467,8 +470,13 @@ static int64_t rank_of(converter *c, uint64_t index)
     struct ot_host_task_table *t = c->tasks;
     if (!t->ranks_ready && make_ranks(c) != 0)
         return -1;
+    if (t->rank_asked_valid && t->rank_asked == index) /* a thread's events name its own tasks, mostly */
+        return t->rank_answered;
     const uint64_t *at = bsearch(&index, t->ranks, t->rank_count, sizeof *t->ranks, by_value);
-    return at ? at - t->ranks : -1;
+    t->rank_asked = index;
+    t->rank_answered = at ? at - t->ranks : -1;
+    t->rank_asked_valid = 1;
+    return t->rank_answered;
 }
 
 typedef enum task_event { TASK_CREATED, TASK_SWITCHED_TO, TASK_COMPLETED } task_event;
