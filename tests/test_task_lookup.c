@@ -49,13 +49,7 @@ static offtrace_raw_record *new_stream(char **stream, uint32_t thread)
     *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + CHUNK);
     cr_assert_not_null(*stream);
     offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)*stream;
-    raw_main_thread_header(h, CHUNK);
-    if (thread) {
-        h->thread_index = thread;
-        h->thread_kind = OFFTRACE_RAW_THREAD_WORKER;
-        h->os_tid = 4242 + (int32_t)thread;
-        h->is_process_main = 0;
-    }
+    raw_thread_header(h, CHUNK, thread);
     return (offtrace_raw_record *)(*stream + OFFTRACE_RAW_HEADER_SIZE);
 }
 
@@ -121,20 +115,8 @@ typedef struct reading {
 
 static int attribute_named(const reading *s, OTF2_AttributeList *a, const char *name, uint64_t *value)
 {
-    uint32_t n = a ? OTF2_AttributeList_GetNumberOfElements(a) : 0;
-    for (uint32_t i = 0; i < n; i++) {
-        OTF2_AttributeRef ref;
-        OTF2_Type type;
-        OTF2_AttributeValue v;
-        if (OTF2_AttributeList_GetAttributeByIndex(a, i, &ref, &type, &v) != OTF2_SUCCESS)
-            continue;
-        const otf2_attribute_def *d = otf2_defs_attribute(&s->defs, ref);
-        if (d && !strcmp(otf2_defs_string(&s->defs, d->name), name)) {
-            *value = v.uint64;
-            return 1;
-        }
-    }
-    return 0;
+    OTF2_AttributeRef ref = otf2_defs_attribute_named(&s->defs, name, OTF2_TYPE_UINT64);
+    return a && ref != UINT32_MAX && OTF2_AttributeList_GetUint64(a, ref, value) == OTF2_SUCCESS;
 }
 
 static void problem(reading *s, const char *what, uint64_t id)
