@@ -94,6 +94,9 @@ struct ot_host_task_table {
     size_t index_count;
     uint64_t index_stride;
     uint64_t look_ups;
+    uint64_t asked_last; /* look_up's last question (0: none), whether it was known, and its answer */
+    int asked_last_known;
+    known_task answered_last;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
     /* the thread team: host thread indices in rank order (as trace_writer.c
@@ -270,10 +273,8 @@ static int read_id(struct ot_host_task_table *t, uint64_t index, uint64_t *id)
 
 /* The creation of task \p id, NULL when none was recorded (or the file
  * cannot be read: then no task is known, as when the build failed). */
-static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
+static const known_task *look_up_in_file(struct ot_host_task_table *t, uint64_t id)
 {
-    if (!id || t->failed || !t->known_count)
-        return NULL;
     t->look_ups++;
     /* the block that served last first (consecutive switches name nearby tasks) */
     if (covers(t->last_served, id)) {
@@ -331,6 +332,23 @@ static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
     victim->used = t->look_ups;
     t->last_served = victim;
     return find_in_block(victim, id);
+}
+
+/* look_up_in_file, but the task asked last again at once: a task that
+ * creates none is asked as the next task when it starts and as the prior
+ * one when it completes, with no other question between. */
+static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
+{
+    if (!id || t->failed || !t->known_count)
+        return NULL;
+    if (id != t->asked_last) {
+        const known_task *k = look_up_in_file(t, id);
+        t->asked_last = id;
+        t->asked_last_known = k != NULL;
+        if (k)
+            t->answered_last = *k;
+    }
+    return t->asked_last_known ? &t->answered_last : NULL;
 }
 
 typedef struct switch_facts {
