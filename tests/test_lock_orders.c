@@ -82,13 +82,7 @@ static void make_recording(char *dir, size_t size, const char *name, const take 
     for (uint32_t thread = 0; thread < THREADS; thread++) {
         char *stream = calloc(1, OFFTRACE_RAW_HEADER_SIZE + chunk);
         offtrace_raw_stream_header *h = (offtrace_raw_stream_header *)stream;
-        raw_main_thread_header(h, chunk);
-        if (thread) {
-            h->thread_index = thread;
-            h->thread_kind = OFFTRACE_RAW_THREAD_WORKER;
-            h->os_tid = 4242 + (int32_t)thread;
-            h->is_process_main = 0;
-        }
+        raw_thread_header(h, chunk, thread);
         offtrace_raw_record *r = (offtrace_raw_record *)(stream + OFFTRACE_RAW_HEADER_SIZE);
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {

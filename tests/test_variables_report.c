@@ -61,11 +61,7 @@ typedef struct reading {
 /* The attribute the archive defines with this name and type, or UINT32_MAX. */
 static OTF2_AttributeRef attribute(reading *s, const char *name, OTF2_Type type)
 {
-    for (size_t i = 0; i < s->defs.attribute_count; i++)
-        if (s->defs.attributes[i].type == type &&
-            !strcmp(otf2_defs_string(&s->defs, s->defs.attributes[i].name), name))
-            return (OTF2_AttributeRef)i;
-    return UINT32_MAX;
+    return otf2_defs_attribute_named(&s->defs, name, type);
 }
 
 /* The variable a list carries, UINT32_MAX when none. */

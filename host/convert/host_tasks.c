@@ -40,38 +40,41 @@
 
 /* What a period needs of its task's creation (site, flags, parent) is
  * learned in bounded memory (docs/architecture.md, the conversion) rather
- * than kept in a table of every task: the first pass puts every creation
- * into an external sort by id, and every task switch's question (is the
- * prior task known, what created the next one) into another by id; the two
- * are joined front to back, and the answers go through a third sort by
- * thread and time into a scratch file that the thread being converted reads
- * front to back as its switches come (a thread's records are in time order
- * in its stream). Only the creation sites and the thread team's ranks stay
- * in memory. */
+ * than kept in a table of every task: the first pass writes the creations
+ * to a scratch file by id, the first of each id only (a thread creates its
+ * tasks in id order and the pass reads one stream after another: they come
+ * in order), or, once one comes out of order, puts them through an
+ * external sort by id that fills the file when the first switch is
+ * converted. A task switch then looks its tasks up
+ * there, where it is converted: through a few cached blocks of the file
+ * (a thread's switches name tasks created near one another, so most
+ * look-ups find their block cached), else a binary search over an index of
+ * the blocks' first ids (of every block up to 512 blocks, of every other
+ * one up to 1,024, ...: a constant size) and the blocks between two of its
+ * entries. Only the creation sites, the cached blocks, the index and the
+ * thread team's ranks stay in memory. */
 
 typedef struct task_creation {
     uint64_t id, seq, codeptr, parent; /* seq: the first pass's order, so that a repeated id keeps its first */
     uint32_t flags, unused;
 } task_creation;
 
-enum { PRIOR_TASK, NEXT_TASK };
+/* A task's creation as the switches look it up: the creations' file, by id. */
+typedef struct known_task {
+    uint64_t id, codeptr, parent;
+    uint32_t flags, unused;
+} known_task;
 
-typedef struct task_question {
-    uint64_t id, time, prior, next; /* about task id, asked by the switch (thread, time, prior, next) */
-    uint32_t thread, role;
-} task_question;
+#define BLOCK_TASKS 256u  /* known tasks read at once: 8 KiB */
+#define CACHED_BLOCKS 8u  /* 64 KiB */
+#define INDEX_ENTRIES 512u /* first ids of blocks: 4 KiB, however many tasks (past 131,072 every other block, ...) */
 
-typedef struct task_answer {
-    uint64_t time, prior, next, codeptr, parent;
-    uint32_t thread, role, flags, unused;
-} task_answer;
-
-typedef struct thread_start {
-    uint32_t thread;
-    uint64_t first; /* index of its first answer in the scratch file */
-} thread_start;
-
-#define ANSWER_WINDOW 1024u /* answers read at a time */
+typedef struct task_block {
+    uint64_t first; /* the index of items[0] in the file */
+    size_t len;     /* 0: holds nothing */
+    uint64_t used;  /* when it last served, for the replacement */
+    known_task items[BLOCK_TASKS];
+} task_block;
 
 typedef struct site_entry {
     uint64_t codeptr;
@@ -79,21 +82,21 @@ typedef struct site_entry {
 } site_entry;
 
 struct ot_host_task_table {
-    ot_external_sort *creations, *questions; /* filled by the first pass */
     uint64_t creation_count;
-    uint64_t first_asked; /* the earliest question's time (asker_key) */
     int built, failed;
-    ot_spill_file *answers; /* task_answer, by thread, time, prior, next, role */
-    uint64_t answer_count;
-    thread_start *starts; /* one per thread with answers, by thread */
-    size_t start_count;
-    /* the thread being read: window of answers[window_first, window_first + window_len) */
-    task_answer window[ANSWER_WINDOW];
-    uint64_t window_first, position, thread_end;
-    uint64_t last_time, last_prior, last_next; /* the last question asked */
-    size_t window_len;
-    uint32_t window_thread;
-    int window_valid;
+    ot_spill_file *known; /* known_task, by id, one per id */
+    uint64_t known_count, last_known; /* and the last one's id */
+    int sorting; /* the creations came out of order: they wait in creations, sorted when read */
+    ot_external_sort *creations;
+    task_block blocks[CACHED_BLOCKS];
+    task_block *last_served; /* one of blocks */
+    uint64_t index[INDEX_ENTRIES]; /* the first id of every index_stride-th block */
+    size_t index_count;
+    uint64_t index_stride;
+    uint64_t look_ups;
+    uint64_t asked_last; /* look_up's last question (0: none), whether it was known, and its answer */
+    int asked_last_known;
+    known_task answered_last;
     site_entry *sites; /* open addressing by codeptr + 1 */
     size_t site_capacity, site_count;
     /* the thread team: host thread indices in rank order (as trace_writer.c
@@ -101,6 +104,9 @@ struct ot_host_task_table {
     uint64_t *ranks;
     size_t rank_count;
     int ranks_ready, team_open;
+    int rank_asked_valid; /* the last thread index rank_of was asked about, and its answer */
+    uint64_t rank_asked;
+    int64_t rank_answered;
 };
 
 static size_t slot_of(uint64_t key, size_t capacity)
@@ -122,44 +128,6 @@ static int by_id_then_seq(const void *a, const void *b)
     return x->id != y->id ? cmp_u64(x->id, y->id) : cmp_u64(x->seq, y->seq);
 }
 
-static int by_asked_id(const void *a, const void *b)
-{
-    const task_question *x = a, *y = b;
-    return cmp_u64(x->id, y->id);
-}
-
-/* Answers in the order a thread's pass asks: thread, time, prior, next, role. */
-static int answer_vs(const task_answer *x, uint32_t thread, uint64_t time, uint64_t prior, uint64_t next)
-{
-    if (x->thread != thread)
-        return x->thread < thread ? -1 : 1;
-    if (x->time != time)
-        return cmp_u64(x->time, time);
-    if (x->prior != prior)
-        return cmp_u64(x->prior, prior);
-    return cmp_u64(x->next, next);
-}
-
-static int by_asker(const void *a, const void *b)
-{
-    const task_answer *x = a, *y = b;
-    int cmp = answer_vs(x, y->thread, y->time, y->prior, y->next);
-    return cmp ? cmp : (x->role > y->role) - (x->role < y->role);
-}
-
-/* by_asker's order in 64 bits, for the sort's integer comparisons
- * (ot_es_add_keyed): the thread in the top 20 bits, the time since the
- * first question in the low 44 (4.8 hours). Threads from 2^20 - 1 on and
- * later times share the largest key, and by_asker tells them apart. */
-static uint64_t asker_key(const struct ot_host_task_table *t, uint32_t thread, uint64_t time)
-{
-    const uint64_t most = (1ull << 44) - 1;
-    if (thread >= (1u << 20) - 1)
-        return UINT64_MAX;
-    uint64_t since = time > t->first_asked ? time - t->first_asked : 0;
-    return (uint64_t)thread << 44 | (since < most ? since : most);
-}
-
 static struct ot_host_task_table *table_of(converter *c)
 {
     if (c->tasks)
@@ -167,173 +135,229 @@ static struct ot_host_task_table *table_of(converter *c)
     struct ot_host_task_table *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq);
-    t->questions = ot_es_new(c->dir, sizeof(task_question), by_asked_id);
-    t->first_asked = UINT64_MAX;
-    if (!t->creations || !t->questions) {
-        ot_es_free(t->creations);
-        ot_es_free(t->questions);
-        free(t);
-        return NULL;
-    }
+    t->last_served = &t->blocks[0];
+    t->index_stride = 1;
     return c->tasks = t;
 }
 
-static int ask(struct ot_host_task_table *t, uint64_t id, const offtrace_raw_record *r, uint32_t thread,
-               uint32_t role)
+/* Block \p block of the creations' file begins with task \p id: into the
+ * index if it is one of every index_stride-th; a full index keeps every
+ * other entry and doubles its stride. */
+static void index_block(struct ot_host_task_table *t, uint64_t block, uint64_t id)
 {
-    if (!id)
-        return 0;
-    if (r->time < t->first_asked)
-        t->first_asked = r->time;
-    return ot_es_add_keyed(t->questions, &(task_question){id, r->time, r->id, r->target_id, thread, role}, id);
+    if (block % t->index_stride)
+        return;
+    if (t->index_count == INDEX_ENTRIES) {
+        for (size_t i = 0; i < INDEX_ENTRIES / 2; i++)
+            t->index[i] = t->index[2 * i];
+        t->index_count = INDEX_ENTRIES / 2;
+        t->index_stride *= 2;
+        if (block % t->index_stride)
+            return;
+    }
+    t->index[t->index_count++] = id;
+}
+
+/* Append \p k to the creations' file (opened at the first), the first of
+ * its id: \p k's id is not below the last one's. */
+static int append_known(struct ot_host_task_table *t, const char *dir, const known_task *k)
+{
+    if (t->known_count && k->id == t->last_known)
+        return 0; /* a repeated id is a damaged record: the first one counts */
+    if (!t->known && !(t->known = ot_spill_open(dir)))
+        return errno ? -errno : -ENOMEM;
+    if (t->known_count % BLOCK_TASKS == 0)
+        index_block(t, t->known_count / BLOCK_TASKS, k->id);
+    int rc = ot_spill_append(t->known, k, sizeof *k);
+    if (!rc) {
+        t->known_count++;
+        t->last_known = k->id;
+    }
+    return rc;
+}
+
+/* A creation came with an id below the last one's: the creations go
+ * through the sort from now on, those in the file first (in their order,
+ * so a later repeat of an id still comes after them), and the file and its
+ * index start over when the sort is read. */
+static int start_sorting(converter *c, struct ot_host_task_table *t)
+{
+    if (!(t->creations = ot_es_new(c->dir, sizeof(task_creation), by_id_then_seq)))
+        return -ENOMEM;
+    t->sorting = 1;
+    known_task *window = t->blocks[0].items; /* no look-up before the file is written again */
+    int rc = 0;
+    for (uint64_t first = 0; !rc && first < t->known_count; first += BLOCK_TASKS) {
+        uint64_t left = t->known_count - first;
+        size_t len = left < BLOCK_TASKS ? (size_t)left : BLOCK_TASKS;
+        rc = ot_spill_read(t->known, first * sizeof *window, window, len * sizeof *window);
+        for (size_t i = 0; !rc && i < len; i++) {
+            const known_task *k = &window[i];
+            task_creation sorted = {k->id, first + i, k->codeptr, k->parent, k->flags, 0};
+            rc = ot_es_add_keyed(t->creations, &sorted, k->id);
+        }
+    }
+    ot_spill_close(t->known);
+    t->known = NULL;
+    t->known_count = t->index_count = 0;
+    t->index_stride = 1;
+    return rc;
 }
 
 int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
 {
-    int create = r->event == OFFTRACE_RAW_OMP_TASK_CREATE && r->id;
-    int schedule = r->event == OFFTRACE_RAW_OMP_TASK_SCHEDULE && (r->id || r->target_id);
-    if (!create && !schedule)
+    (void)thread; /* a switch looks its tasks up where it is converted */
+    if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
         return 0;
     struct ot_host_task_table *t = table_of(c);
     if (!t)
         return -ENOMEM;
-    if (t->built) /* too late: the answers are written */
+    if (t->built) /* too late: the creations' file is written */
         return 0;
-    if (create) {
+    int rc = 0;
+    /* in id order (each thread creates its tasks so, one stream after another) straight into the file */
+    if (!t->sorting && t->known_count && r->id < t->last_known)
+        rc = start_sorting(c, t);
+    if (!rc && !t->sorting)
+        rc = append_known(t, c->dir, &(known_task){r->id, r->codeptr, r->target_id, (uint32_t)r->bytes, 0});
+    else if (!rc) {
         task_creation k = {r->id, t->creation_count, r->codeptr, r->target_id, (uint32_t)r->bytes, 0};
-        int rc = ot_es_add_keyed(t->creations, &k, k.id);
-        t->creation_count += rc == 0;
-        return rc;
+        rc = ot_es_add_keyed(t->creations, &k, k.id);
     }
-    /* on_schedule asks of the prior task only whether it was created, and only at its completion */
-    int rc = r->subkind == ompt_task_complete ? ask(t, r->id, r, thread, PRIOR_TASK) : 0;
-    return rc ? rc : ask(t, r->target_id, r, thread, NEXT_TASK);
+    t->creation_count += rc == 0;
+    return rc;
 }
 
-static int grow_starts(struct ot_host_task_table *t, size_t *capacity)
-{
-    if (t->start_count < *capacity)
-        return 0;
-    size_t more = *capacity ? *capacity * 2 : 16;
-    thread_start *starts = realloc(t->starts, more * sizeof *starts);
-    if (!starts)
-        return -ENOMEM;
-    t->starts = starts;
-    *capacity = more;
-    return 0;
-}
-
-/* Join the creations and the questions, both by id, into \p by_asker_sort. */
-static int join(struct ot_host_task_table *t, ot_external_sort *by_asker_sort)
+/* The sorted creations into the creations' file. */
+static int write_known(struct ot_host_task_table *t, const char *dir)
 {
     int rc = ot_es_finish(t->creations);
-    if (!rc)
-        rc = ot_es_finish(t->questions);
-    /* k: the first creation of its id (a repeated id is a damaged record: the first one counts) */
-    const task_creation *k = rc ? NULL : ot_es_next(t->creations);
-    const task_question *q;
-    while (!rc && (q = ot_es_next(t->questions))) {
-        while (k && k->id < q->id) {
-            uint64_t id = k->id;
-            while ((k = ot_es_next(t->creations)) && k->id == id)
-                ;
-        }
-        if (k && k->id == q->id)
-            rc = ot_es_add_keyed(by_asker_sort,
-                                 &(task_answer){q->time, q->prior, q->next, k->codeptr, k->parent, q->thread, q->role,
-                                                k->flags, 0},
-                                 asker_key(t, q->thread, q->time));
-    }
-    if (!rc)
-        rc = ot_es_error(t->creations);
-    return rc ? rc : ot_es_error(t->questions);
-}
-
-/* The answers, by thread, into the scratch file, and where each thread's begin. */
-static int write_answers(struct ot_host_task_table *t, ot_external_sort *by_asker_sort, const char *dir)
-{
-    int rc = ot_es_finish(by_asker_sort);
-    if (!rc && !(t->answers = ot_spill_open(dir)))
-        rc = errno ? -errno : -ENOMEM;
-    size_t start_capacity = 0;
-    const task_answer *a;
-    while (!rc && (a = ot_es_next(by_asker_sort))) {
-        if ((!t->start_count || t->starts[t->start_count - 1].thread != a->thread) &&
-            !(rc = grow_starts(t, &start_capacity)))
-            t->starts[t->start_count++] = (thread_start){a->thread, t->answer_count};
-        if (!rc && !(rc = ot_spill_append(t->answers, a, sizeof *a)))
-            t->answer_count++;
-    }
-    return rc ? rc : ot_es_error(by_asker_sort);
+    const task_creation *k;
+    while (!rc && (k = ot_es_next(t->creations)))
+        rc = append_known(t, dir, &(known_task){k->id, k->codeptr, k->parent, k->flags, 0});
+    return rc ? rc : ot_es_error(t->creations);
 }
 
 static void build(converter *c, struct ot_host_task_table *t)
 {
     t->built = 1;
-    ot_external_sort *by_asker_sort = ot_es_new(c->dir, sizeof(task_answer), by_asker);
-    int rc = by_asker_sort ? join(t, by_asker_sort) : -ENOMEM;
+    t->failed = t->sorting && write_known(t, c->dir) != 0;
     ot_es_free(t->creations);
-    ot_es_free(t->questions);
-    t->creations = t->questions = NULL;
-    if (!rc)
-        rc = write_answers(t, by_asker_sort, c->dir);
-    ot_es_free(by_asker_sort);
-    t->failed = rc != 0;
+    t->creations = NULL;
 }
 
-/* Read from \p thread's first answer again. */
-static int rewind_thread(struct ot_host_task_table *t, uint32_t thread)
+/* The known task \p id in \p b, which covers it; NULL when it has none. */
+static const known_task *find_in_block(const task_block *b, uint64_t id)
 {
-    size_t lo = 0, hi = t->start_count;
+    /* the last item whose id is not above id (items[0]'s is not: b covers
+     * id), halving the range by a data dependency rather than a branch: the
+     * ids a thread asks about jump around the block */
+    const known_task *base = b->items;
+    for (size_t n = b->len; n > 1; n -= n / 2)
+        base = base[n / 2].id <= id ? base + n / 2 : base;
+    return base->id == id ? base : NULL;
+}
+
+/* A cached block covers id when id lies between its first and last: the file is sorted. */
+static int covers(const task_block *b, uint64_t id)
+{
+    return b->len && b->items[0].id <= id && id <= b->items[b->len - 1].id;
+}
+
+static int read_id(struct ot_host_task_table *t, uint64_t index, uint64_t *id)
+{
+    return ot_spill_read(t->known, index * sizeof(known_task), id, sizeof *id);
+}
+
+/* The creation of task \p id, NULL when none was recorded (or the file
+ * cannot be read: then no task is known, as when the build failed). */
+static const known_task *look_up_in_file(struct ot_host_task_table *t, uint64_t id)
+{
+    t->look_ups++;
+    /* the block that served last first (consecutive switches name nearby tasks) */
+    if (covers(t->last_served, id)) {
+        t->last_served->used = t->look_ups;
+        return find_in_block(t->last_served, id);
+    }
+    task_block *victim = &t->blocks[0];
+    for (size_t i = 0; i < CACHED_BLOCKS; i++) {
+        task_block *b = &t->blocks[i];
+        if (covers(b, id)) {
+            b->used = t->look_ups;
+            t->last_served = b;
+            return find_in_block(b, id);
+        }
+        if (!b->len || b->used < victim->used)
+            victim = b;
+    }
+    /* the first block whose first id is after id (the one before it holds
+     * id if anything does): between two index entries, then by reading the
+     * first ids of the blocks between them */
+    size_t entry = 0, entries = t->index_count;
+    while (entry < entries) {
+        size_t mid = entry + (entries - entry) / 2;
+        if (t->index[mid] <= id)
+            entry = mid + 1;
+        else
+            entries = mid;
+    }
+    if (!entry) /* before the first known task */
+        return NULL;
+    uint64_t blocks = (t->known_count + BLOCK_TASKS - 1) / BLOCK_TASKS, first;
+    uint64_t lo = (entry - 1) * t->index_stride + 1, hi = entry * t->index_stride;
+    if (hi > blocks)
+        hi = blocks;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->starts[mid].thread < thread)
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (read_id(t, mid * BLOCK_TASKS, &first) != 0) {
+            t->failed = 1;
+            return NULL;
+        }
+        if (first <= id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    t->window_valid = 0;
-    if (lo == t->start_count || t->starts[lo].thread != thread)
-        return -ENOENT;
-    t->window_thread = thread;
-    t->position = t->starts[lo].first;
-    t->thread_end = lo + 1 < t->start_count ? t->starts[lo + 1].first : t->answer_count;
-    t->window_first = t->position;
-    t->window_len = 0;
-    t->window_valid = 1;
-    return 0;
+    uint64_t index = (lo - 1) * BLOCK_TASKS, left = t->known_count - index;
+    size_t len = left < BLOCK_TASKS ? (size_t)left : BLOCK_TASKS;
+    if (ot_spill_read(t->known, index * sizeof(known_task), victim->items, len * sizeof(known_task)) != 0) {
+        victim->len = 0;
+        t->failed = 1;
+        return NULL;
+    }
+    victim->first = index;
+    victim->len = len;
+    victim->used = t->look_ups;
+    t->last_served = victim;
+    return find_in_block(victim, id);
 }
 
-/* The answer at \p index (of the thread read), or NULL past its last. */
-static const task_answer *answer_at(struct ot_host_task_table *t, uint64_t index)
+/* look_up_in_file, but the task asked last again at once: a task that
+ * creates none is asked as the next task when it starts and as the prior
+ * one when it completes, with no other question between. */
+static const known_task *look_up(struct ot_host_task_table *t, uint64_t id)
 {
-    if (index >= t->thread_end)
+    if (!id || t->failed || !t->known_count)
         return NULL;
-    if (index < t->window_first || index >= t->window_first + t->window_len) {
-        uint64_t left = t->thread_end - index;
-        size_t len = left < ANSWER_WINDOW ? (size_t)left : ANSWER_WINDOW;
-        if (ot_spill_read(t->answers, index * sizeof *t->window, t->window, len * sizeof *t->window) != 0) {
-            t->window_valid = 0;
-            return NULL;
-        }
-        t->window_first = index;
-        t->window_len = len;
+    if (id != t->asked_last) {
+        const known_task *k = look_up_in_file(t, id);
+        t->asked_last = id;
+        t->asked_last_known = k != NULL;
+        if (k)
+            t->answered_last = *k;
     }
-    return &t->window[index - t->window_first];
+    return t->asked_last_known ? &t->answered_last : NULL;
 }
 
 typedef struct switch_facts {
-    int prior_known;          /* the prior task's creation was recorded */
-    const task_answer *next; /* the next task's creation, NULL if not recorded */
-    task_answer next_copy;
+    int prior_known;         /* the prior task's creation was recorded */
+    const known_task *next; /* the next task's creation, NULL if not recorded */
+    known_task next_copy;
 } switch_facts;
 
-/* What the task switch \p r on \p thread needs of its tasks' creations.
- * Asked in time order per thread, it reads on where the last question
- * stopped; asked out of order or for another thread, it starts over at the
- * thread's first answer. */
-static switch_facts facts_of(converter *c, const offtrace_raw_record *r, uint32_t thread)
+/* What the task switch \p r needs of its tasks' creations (of the prior
+ * task only whether it was created, and only at its completion). */
+static switch_facts facts_of(converter *c, const offtrace_raw_record *r)
 {
     switch_facts f = {0};
     struct ot_host_task_table *t = c->tasks;
@@ -343,25 +367,11 @@ static switch_facts facts_of(converter *c, const offtrace_raw_record *r, uint32_
         build(c, t);
     if (t->failed)
         return f;
-    int before_last = r->time != t->last_time ? r->time < t->last_time
-                      : r->id != t->last_prior ? r->id < t->last_prior
-                                               : r->target_id < t->last_next;
-    if ((!t->window_valid || t->window_thread != thread || before_last) && rewind_thread(t, thread) != 0)
-        return f;
-    t->last_time = r->time;
-    t->last_prior = r->id;
-    t->last_next = r->target_id;
-    const task_answer *a;
-    while ((a = answer_at(t, t->position)) && answer_vs(a, thread, r->time, r->id, r->target_id) < 0)
-        t->position++;
-    for (uint64_t i = t->position; (a = answer_at(t, i)) && answer_vs(a, thread, r->time, r->id, r->target_id) == 0;
-         i++) {
-        if (a->role == PRIOR_TASK)
-            f.prior_known = 1;
-        else {
-            f.next_copy = *a;
-            f.next = &f.next_copy;
-        }
+    f.prior_known = r->subkind == ompt_task_complete && look_up(t, r->id) != NULL;
+    const known_task *next = look_up(t, r->target_id);
+    if (next) {
+        f.next_copy = *next;
+        f.next = &f.next_copy;
     }
     return f;
 }
@@ -371,9 +381,7 @@ void ot_host_tasks_free(converter *c)
     if (!c->tasks)
         return;
     ot_es_free(c->tasks->creations);
-    ot_es_free(c->tasks->questions);
-    ot_spill_close(c->tasks->answers);
-    free(c->tasks->starts);
+    ot_spill_close(c->tasks->known);
     free(c->tasks->sites);
     free(c->tasks->ranks);
     free(c->tasks);
@@ -478,8 +486,13 @@ static int64_t rank_of(converter *c, uint64_t index)
     struct ot_host_task_table *t = c->tasks;
     if (!t->ranks_ready && make_ranks(c) != 0)
         return -1;
+    if (t->rank_asked_valid && t->rank_asked == index) /* a thread's events name its own tasks, mostly */
+        return t->rank_answered;
     const uint64_t *at = bsearch(&index, t->ranks, t->rank_count, sizeof *t->ranks, by_value);
-    return at ? at - t->ranks : -1;
+    t->rank_asked = index;
+    t->rank_answered = at ? at - t->ranks : -1;
+    t->rank_asked_valid = 1;
+    return t->rank_answered;
 }
 
 typedef enum task_event { TASK_CREATED, TASK_SWITCHED_TO, TASK_COMPLETED } task_event;
@@ -555,10 +568,10 @@ static void on_schedule(struct thread_pass *p, const offtrace_raw_record *r, uin
         OTF2_AttributeList_AddUint64(ot_hp_attributes(p), OT_ATTR_TASK_END, r->subkind);
         ot_hp_close_innermost(p, t);
     }
-    switch_facts f = facts_of(c, r, ot_hp_thread_index(p));
+    switch_facts f = facts_of(c, r);
     if (r->id && r->subkind == ompt_task_complete && f.prior_known)
         task_event_of(p, TASK_COMPLETED, r->id, t);
-    const task_answer *task = f.next;
+    const known_task *task = f.next;
     /* OTF2: the thread runs this task now (0: its implicit one), but after a
      * `taskwait depend`'s own task (next: none) the task that waited goes on */
     if (task || (!r->target_id && r->subkind != ompt_taskwait_complete))

@@ -6,10 +6,9 @@
  *
  * A task runs on any thread of its team, so the creation site, flags and
  * parent of a task are gathered first, over every thread's stream
- * (ot_host_tasks_note, from the converter's first pass), joined with the
- * task switches that name the task in bounded memory (external sorts and a
- * scratch file read front to back), and read when a thread's pass meets one
- * of its periods.
+ * (ot_host_tasks_note, from the converter's first pass) into a scratch file
+ * by task id, in bounded memory (an external sort), and looked up there
+ * when a thread's pass meets a task switch.
  */
 #ifndef OT_CONVERT_HOST_TASKS_H
 #define OT_CONVERT_HOST_TASKS_H
@@ -23,8 +22,8 @@
 struct converter;
 struct thread_pass;
 
-/** \brief Remember a task's creation, or what a task switch of host thread
- *  \p thread will ask of its tasks' creations (any other record is ignored).
+/** \brief Remember a task's creation (any other record is ignored; \p thread,
+ *  the stream's host thread, is not needed by it).
  *  \return 0, or a negative errno. */
 int ot_host_tasks_note(struct converter *c, const offtrace_raw_record *r, uint32_t thread);
 

@@ -157,6 +157,15 @@ const otf2_attribute_def *otf2_defs_attribute(const otf2_definitions *d, OTF2_At
     return ref < d->attribute_count && d->attributes[ref].name != OTF2_UNDEFINED_STRING ? &d->attributes[ref] : NULL;
 }
 
+OTF2_AttributeRef otf2_defs_attribute_named(const otf2_definitions *d, const char *name, OTF2_Type type)
+{
+    for (size_t i = 0; i < d->attribute_count; i++)
+        if (d->attributes[i].name != OTF2_UNDEFINED_STRING && d->attributes[i].type == type &&
+            !strcmp(otf2_defs_string(d, d->attributes[i].name), name))
+            return (OTF2_AttributeRef)i;
+    return UINT32_MAX;
+}
+
 const otf2_metric_member_def *otf2_defs_metric_member(const otf2_definitions *d, OTF2_MetricRef metric)
 {
     if (metric >= d->class_count || d->class_member[metric] >= d->member_count)

@@ -89,6 +89,8 @@ int otf2_defs_is_user_region(const otf2_definitions *d, OTF2_RegionRef ref);
 size_t otf2_defs_location_index(const otf2_definitions *d, OTF2_LocationRef id);
 /** \brief Attribute \p ref, or NULL where undefined. */
 const otf2_attribute_def *otf2_defs_attribute(const otf2_definitions *d, OTF2_AttributeRef ref);
+/** \brief The attribute defined with this name and type; UINT32_MAX when none is. */
+OTF2_AttributeRef otf2_defs_attribute_named(const otf2_definitions *d, const char *name, OTF2_Type type);
 /** \brief The member of the one-member metric class \p metric, or NULL where there is none. */
 const otf2_metric_member_def *otf2_defs_metric_member(const otf2_definitions *d, OTF2_MetricRef metric);
 /** \brief Free the table; it is empty afterwards. */

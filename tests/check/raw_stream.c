@@ -16,6 +16,17 @@ void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes)
     h->chunk_bytes = chunk_bytes;
 }
 
+void raw_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes, uint32_t thread)
+{
+    raw_main_thread_header(h, chunk_bytes);
+    if (!thread)
+        return;
+    h->thread_index = thread;
+    h->thread_kind = OFFTRACE_RAW_THREAD_WORKER;
+    h->os_tid = 4242 + (int32_t)thread;
+    h->is_process_main = 0;
+}
+
 int raw_two_clock_pairs(char *out, size_t size, unsigned long long ticks0, unsigned long long ns0)
 {
     const unsigned long long realtime = 1700000000000000000ull;

@@ -4,12 +4,18 @@
 #define OT_TEST_RAW_STREAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "offtrace/raw_format.h"
 
 /** \brief A zeroed \p h made the header of thread 0, the process's main
  *         thread (os tid 4242), whose chunks are \p chunk_bytes. */
 void raw_main_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes);
+
+/** \brief A zeroed \p h made the header of host thread \p thread: the main
+ *         thread's (raw_main_thread_header) for 0, else a worker's (os tid
+ *         4242 + \p thread). */
+void raw_thread_header(offtrace_raw_stream_header *h, size_t chunk_bytes, uint32_t thread);
 
 /** \brief clock.pairs' text for two pairs a second apart: (\p ticks0,
  *         \p ns0) and 2e9 ticks later 1e9 ns later (a 2 GHz tick), each
