@@ -95,13 +95,15 @@ static void note_device_and_task_kinds(converter *c)
 }
 
 /* Each record as the counting pass reads it (ot_raw_count): the explicit
- * tasks' creations and schedules, known before any stream is written. */
+ * tasks' creations, known before any stream is written (a schedule is one
+ * of the task kinds for the probe and the host pass's stops; the task
+ * table ignores it and looks its tasks up where it is converted). */
 static int note_tasks(void *context, const ot_raw_stream *s, const offtrace_raw_record *r)
 {
     converter *c = context;
     if (!(c->task_kinds[r->event >> 6] >> (r->event & 63) & 1))
         return 0;
-    return ot_host_tasks_note(c, r, s->header.thread_index) != 0 ? -ENOMEM : 0;
+    return ot_host_tasks_note(c, r) != 0 ? -ENOMEM : 0;
 }
 
 /* A device's accelerator group, timeline and RDMA location (a member of the

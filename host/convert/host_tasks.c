@@ -204,9 +204,8 @@ static int start_sorting(converter *c, struct ot_host_task_table *t)
     return rc;
 }
 
-int ot_host_tasks_note(converter *c, const offtrace_raw_record *r, uint32_t thread)
+int ot_host_tasks_note(converter *c, const offtrace_raw_record *r)
 {
-    (void)thread; /* a switch looks its tasks up where it is converted */
     if (r->event != OFFTRACE_RAW_OMP_TASK_CREATE || !r->id)
         return 0;
     struct ot_host_task_table *t = table_of(c);

@@ -22,10 +22,9 @@
 struct converter;
 struct thread_pass;
 
-/** \brief Remember a task's creation (any other record is ignored; \p thread,
- *  the stream's host thread, is not needed by it).
+/** \brief Remember a task's creation (any other record is ignored).
  *  \return 0, or a negative errno. */
-int ot_host_tasks_note(struct converter *c, const offtrace_raw_record *r, uint32_t thread);
+int ot_host_tasks_note(struct converter *c, const offtrace_raw_record *r);
 
 /** \brief Write one OMP_TASK_* record of a host thread's pass at time \p t. */
 void ot_host_tasks_convert(struct thread_pass *p, const offtrace_raw_record *r, uint64_t t);
